@@ -1,0 +1,64 @@
+"""Reverse-mode automatic differentiation: the graph, the engine, gradient checks.
+
+- ``function.py``: ``Function`` (one op: forward/backward on arrays) and ``Node``.
+- ``engine.py``: the backward pass (iterative topological order).
+- ``grad_mode.py``: ``no_grad`` / ``enable_grad`` (thread-local).
+- ``gradcheck.py``: ``gradcheck``, ``numerical_grad``, ``GradcheckError``.
+"""
+
+from __future__ import annotations
+
+from .engine import run_backward
+from .function import Function, Node
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, numerical_grad
+
+__all__ = [
+    "Function",
+    "Node",
+    "GradcheckError",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "is_grad_enabled",
+    "no_grad",
+    "numerical_grad",
+    "set_grad_enabled",
+]
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_unused: bool = False) -> tuple:
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned instead of stored in ``.grad``.
+
+    Args:
+        outputs: a Tensor or a sequence of Tensors.
+        inputs: a Tensor or a sequence of Tensors that require grad.
+        grad_outputs: d(loss)/d(output) for each output (may be omitted for
+            single-element outputs).
+        retain_graph: keep the graph for another backward pass.
+        allow_unused: return None for an input the outputs do not depend on
+            (otherwise that raises ``RuntimeError``).
+
+    Returns:
+        A tuple of Tensors (or None), one per input.
+    """
+    from ..tensor import Tensor, _seed_grad
+
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError(f"grad: expected {len(outputs)} grad_outputs (one per output), got {len(grad_outputs)}")
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError(f"grad: inputs[{i}] does not require grad")
+    for i, o in enumerate(outputs):
+        if not o.requires_grad:
+            raise RuntimeError(f"grad: outputs[{i}] does not require grad and has no grad_fn")
+    seeds = [_seed_grad(o, g, "grad_outputs") for o, g in zip(outputs, grad_outputs)]
+    grads = run_backward(outputs, seeds, retain_graph, capture=inputs)
+    for i, g in enumerate(grads):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"grad: inputs[{i}] was not used to compute the outputs; pass allow_unused=True")
+    return tuple(None if g is None else Tensor._make(g, False, None) for g in grads)

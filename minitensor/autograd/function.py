@@ -1,0 +1,119 @@
+"""``Function``: one differentiable operation, and ``Node``: its place in the graph.
+
+An op is written once, on plain NumPy arrays, as a pair of static methods::
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):            # x: ndarray
+            y = np.exp(x)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):        # grad: ndarray shaped like y
+            (y,) = ctx.saved_tensors
+            return grad * y             # one gradient per positional input
+
+    y = Exp.apply(x)                    # x: Tensor -> y: Tensor with y.grad_fn
+
+``apply`` unwraps Tensors into arrays, runs ``forward`` and, when grad mode is
+on and some input requires grad, returns a Tensor whose ``grad_fn`` is the
+``ctx`` object: a ``Node`` named after the op (``ExpBackward``) that remembers
+its parents.  Positional arguments of ``apply`` are the op's inputs (Tensors,
+arrays or Python scalars); keyword arguments are settings (``dim=...``).
+
+``backward`` returns one gradient per positional input (``None`` for inputs
+that need none) with the *broadcast* shape the op computed; the engine sums
+it back to each input's shape in one place (``engine._reduce_to_shape``).
+"""
+
+from __future__ import annotations
+
+from .grad_mode import is_grad_enabled
+
+
+class Node:
+    """A recorded op in the graph; it is also the ``ctx`` its Function saw.
+
+    Attributes:
+        parents: one entry per positional input of the op: the input's
+            ``grad_fn`` (a Node), the input itself when it is a leaf that
+            requires grad, or None when no gradient flows there.
+        shape, dtype: of the op's output, to check the incoming gradient.
+        needs_input_grad: tuple of bools, one per positional input.
+    """
+
+    __slots__ = ("parents", "needs_input_grad", "shape", "dtype", "saved_tensors", "freed", "__dict__")
+    function: type = None  # the Function subclass, set per generated Node class
+
+    def save_for_backward(self, *arrays) -> None:
+        """Keep arrays for ``backward``; released after backward unless retain_graph."""
+        self.saved_tensors = arrays
+
+    @property
+    def next_functions(self) -> tuple:
+        """The parents of this node (for inspecting a graph, as in PyTorch)."""
+        return self.parents
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def release(self) -> None:
+        """Free the arrays kept for backward; a later backward through here raises."""
+        self.saved_tensors = ()
+        self.__dict__.clear()
+        self.freed = True
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class Function:
+    """Base class of differentiable ops; subclasses define ``forward`` and ``backward``."""
+
+    _node_cls: type = Node
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        # The graph node class is named after the op, e.g. Matmul -> MatmulBackward.
+        cls._node_cls = type(f"{cls.__name__}Backward", (Node,), {"__slots__": (), "function": cls})
+
+    @staticmethod
+    def forward(ctx: Node, *inputs, **settings):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Node, grad):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *inputs, **settings):
+        """Run the op on Tensors (or arrays/scalars) and record it when needed."""
+        record = is_grad_enabled()
+        arrays = []
+        parents = []
+        needs_grad = False
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x.data)
+                if record and x._requires_grad:
+                    needs_grad = True
+                    parents.append(x.grad_fn or x)
+                    continue
+            else:
+                arrays.append(x)
+            parents.append(None)
+        ctx = cls._node_cls()
+        ctx.needs_input_grad = tuple(p is not None for p in parents)
+        ctx.saved_tensors = ()
+        out = cls.forward(ctx, *arrays, **settings)
+        if not needs_grad:
+            return Tensor._make(out, False, None)
+        ctx.parents = tuple(parents)
+        ctx.shape = out.shape
+        ctx.dtype = out.dtype
+        ctx.freed = False
+        return Tensor._make(out, True, ctx)
+
+
+from ..tensor import Tensor  # noqa: E402  (tensor.py imports the ops, which import this module)

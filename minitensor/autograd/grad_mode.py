@@ -1,0 +1,81 @@
+"""Grad mode: whether new operations are recorded in the autograd graph.
+
+The flag is thread-local, so ``with mt.no_grad():`` in one thread never changes
+what another thread records.  ``no_grad`` / ``enable_grad`` / ``set_grad_enabled``
+work both as context managers and as decorators::
+
+    with mt.no_grad():
+        y = x * 2          # y.requires_grad is False
+
+    @mt.no_grad()
+    def evaluate(model, x): ...
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    """True when operations on tensors that require grad are recorded (per thread)."""
+    return getattr(_state, "enabled", True)
+
+
+def _set_enabled(mode: bool) -> None:
+    _state.enabled = bool(mode)
+
+
+class _GradMode:
+    """Base of the grad-mode switches: sets ``mode`` on enter, restores on exit."""
+
+    mode = True
+
+    def __enter__(self) -> None:
+        self._prev = is_grad_enabled()
+        _set_enabled(self.mode)
+
+    def __exit__(self, *exc) -> None:
+        _set_enabled(self._prev)
+
+    def __call__(self, fn):
+        """Use as a decorator: every call of ``fn`` runs inside a fresh switch."""
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self._clone():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def _clone(self) -> "_GradMode":
+        return type(self)()
+
+
+class no_grad(_GradMode):
+    """Disable graph recording: results of ops do not require grad."""
+
+    mode = False
+
+
+class enable_grad(_GradMode):
+    """Re-enable graph recording, e.g. inside a ``no_grad`` block."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradMode):
+    """``set_grad_enabled(False)`` works like ``no_grad()``; called bare it sets the mode."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        self._prev = is_grad_enabled()
+        _set_enabled(self.mode)
+
+    def __enter__(self) -> None:
+        _set_enabled(self.mode)
+
+    def _clone(self) -> "_GradMode":
+        return enable_grad() if self.mode else no_grad()

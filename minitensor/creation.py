@@ -1,0 +1,103 @@
+"""Ways to make tensors: from data, filled with a value, or random.
+
+Shapes may be given as separate ints or as one tuple: ``mt.zeros(2, 3)`` and
+``mt.zeros((2, 3))`` are the same.  Float tensors get the default dtype
+(``mt.get_default_dtype()``, float32 unless changed) unless ``dtype`` is given.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes, random
+from .tensor import Tensor, _shape_arg
+
+
+def _float_dtype(dtype) -> np.dtype:
+    return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+
+
+def _check_shape(shape: tuple, fn: str) -> tuple:
+    shape = _shape_arg(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"{fn}: sizes must be non-negative, got shape {shape}")
+    return shape
+
+
+def _new(data: np.ndarray, requires_grad: bool) -> Tensor:
+    t = Tensor._make(data, False, None)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (Python numbers, lists, arrays).
+
+    >>> mt.tensor([[1.0, 2.0]]).shape
+    (1, 2)
+    """
+    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array`` (keeps its dtype)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+    return Tensor._make(array, False, None)
+
+
+def zeros(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.zeros(_check_shape(shape, "zeros"), _float_dtype(dtype)), requires_grad)
+
+
+def ones(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.ones(_check_shape(shape, "ones"), _float_dtype(dtype)), requires_grad)
+
+
+def empty(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.empty(_check_shape(shape, "empty"), _float_dtype(dtype)), requires_grad)
+
+
+def full(shape, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+    shape = _check_shape((shape,) if isinstance(shape, int) else tuple(shape), "full")
+    if dtype is None and isinstance(fill_value, (bool, np.bool_)):
+        dtype = dtypes.bool
+    elif dtype is None and isinstance(fill_value, (int, np.integer)):
+        dtype = dtypes.int64
+    return _new(np.full(shape, fill_value, _float_dtype(dtype)), requires_grad)
+
+
+def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.zeros(t.shape, t.dtype if dtype is None else dtypes.as_dtype(dtype)), requires_grad)
+
+
+def ones_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.ones(t.shape, t.dtype if dtype is None else dtypes.as_dtype(dtype)), requires_grad)
+
+
+def randn(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal samples from minitensor's generator (see ``mt.manual_seed``)."""
+    shape = _check_shape(shape, "randn")
+    return _new(random.generator().standard_normal(shape).astype(_float_dtype(dtype)), requires_grad)
+
+
+def rand(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Uniform samples in [0, 1) from minitensor's generator."""
+    shape = _check_shape(shape, "rand")
+    return _new(random.generator().random(shape).astype(_float_dtype(dtype)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` (0 if only one bound is given) up to ``end``, exclusive."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must be non-zero, got 0")
+    if dtype is None:
+        ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = dtypes.int64 if ints else dtypes.get_default_dtype()
+    return _new(np.arange(start, end, step, dtype=dtypes.as_dtype(dtype)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+    _check_shape((n, n if m is None else m), "eye")
+    return _new(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)

@@ -1,0 +1,99 @@
+"""Module-level functions: ``mt.cat``, ``mt.stack``, ``mt.where`` and the
+function forms of Tensor methods (``mt.exp(x)`` is ``x.exp()``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .ops import shape as S
+from .tensor import Tensor, _dim, _operand, _shape_of, matmul  # noqa: F401  (matmul re-exported)
+
+
+def _tensor_list(tensors, fn: str) -> list:
+    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else None
+    if not tensors:
+        raise ValueError(f"{fn}: expected a non-empty list or tuple of tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fn}: tensors[{i}] must be a Tensor, got {type(t).__name__}")
+    return tensors
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing ``dim``; the other dims must match."""
+    tensors = _tensor_list(tensors, "cat")
+    first = tensors[0]
+    d = _dim(dim, first.ndim)
+    for i, t in enumerate(tensors):
+        if t.ndim != first.ndim or t.shape[:d] + t.shape[d + 1 :] != first.shape[:d] + first.shape[d + 1 :]:
+            raise ValueError(
+                f"cat: tensors[{i}] has shape {t.shape}, which does not match tensors[0]'s shape {first.shape} "
+                f"outside dim {d}"
+            )
+    return S.Cat.apply(*tensors, dim=d)
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join equally shaped tensors along a new ``dim``."""
+    tensors = _tensor_list(tensors, "stack")
+    first = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.shape != first.shape:
+            raise ValueError(f"stack: tensors[{i}] has shape {t.shape}, expected tensors[0]'s shape {first.shape}")
+    return S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1))
+
+
+def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
+    """``input`` where ``condition`` (bool) is True, else ``other``; all three broadcast."""
+    cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != dtypes.bool:
+        raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
+    a, b = _operand(input), _operand(other)
+    try:
+        np.broadcast_shapes(cond.shape, _shape_of(a), _shape_of(b))
+    except ValueError:
+        raise ValueError(
+            f"where: condition {cond.shape}, input {_shape_of(a)} and other {_shape_of(b)} cannot be broadcast together"
+        ) from None
+    return S.Where.apply(cond, a, b)
+
+
+def _method(name: str):
+    def fn(input: Tensor, *args, **kwargs):  # noqa: A002
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``mt.{name}(x, ...)`` is ``x.{name}(...)``."
+    return fn
+
+
+exp = _method("exp")
+log = _method("log")
+sqrt = _method("sqrt")
+abs = _method("abs")  # noqa: A001
+tanh = _method("tanh")
+sigmoid = _method("sigmoid")
+relu = _method("relu")
+clamp = _method("clamp")
+softmax = _method("softmax")
+log_softmax = _method("log_softmax")
+sum = _method("sum")  # noqa: A001
+mean = _method("mean")
+var = _method("var")
+std = _method("std")
+amax = _method("amax")
+amin = _method("amin")
+logsumexp = _method("logsumexp")
+max = _method("max")  # noqa: A001
+min = _method("min")  # noqa: A001
+argmax = _method("argmax")
+argmin = _method("argmin")
+reshape = _method("reshape")
+transpose = _method("transpose")
+permute = _method("permute")
+flatten = _method("flatten")
+squeeze = _method("squeeze")
+unsqueeze = _method("unsqueeze")

@@ -1,0 +1,1 @@
+"""Differentiable ops: one Function per op, grouped by family (see each module)."""

@@ -1,0 +1,49 @@
+"""Matrix multiplication with NumPy's ``matmul`` semantics.
+
+Batch dims broadcast; a 1-D left operand acts as a row vector, a 1-D right
+operand as a column vector, and the added dim is removed from the result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+
+
+def _swap(x: np.ndarray) -> np.ndarray:
+    return np.swapaxes(x, -1, -2)
+
+
+class Matmul(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        if a.ndim == 1 and b.ndim == 1:  # dot product: grad is a scalar
+            return (grad * b if need_a else None), (grad * a if need_b else None)
+        if a.ndim == 1:  # (k) @ (..., k, n) -> (..., n)
+            ga = np.matmul(grad[..., None, :], _swap(b))[..., 0, :] if need_a else None
+            gb = a[:, None] * grad[..., None, :] if need_b else None
+            return ga, gb
+        if b.ndim == 1:  # (..., m, k) @ (k) -> (..., m)
+            ga = grad[..., :, None] * b if need_a else None
+            gb = np.matmul(_swap(a), grad[..., :, None])[..., 0] if need_b else None
+            return ga, gb
+        ga = np.matmul(grad, _swap(b)) if need_a else None
+        gb = _weight_grad(a, b, grad) if need_b else None
+        return ga, gb
+
+
+def _weight_grad(a: np.ndarray, b: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """aᵀ @ grad; for a batched ``a`` and a 2-D ``b`` (a shared weight), one GEMM
+    over the flattened batch instead of a batch of GEMMs that are summed later."""
+    if b.ndim == 2 and a.ndim > 2:
+        k, n = a.shape[-1], grad.shape[-1]
+        return np.matmul(a.reshape(-1, k).T, grad.reshape(-1, n))
+    return np.matmul(_swap(a), grad)

@@ -1,0 +1,130 @@
+"""Reductions: sum, mean, var, amax/amin, max/min along a dim, logsumexp.
+
+``axis`` is a normalised tuple of non-negative dims (``None`` never reaches
+these ops; the Tensor methods turn it into all dims).  The backward of a
+reduction first puts the reduced dims back (``_unsqueeze``) so the gradient
+broadcasts against the input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+
+
+def _unsqueeze(grad: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
+    """Re-insert the reduced dims (as size 1) unless they were kept."""
+    return grad if keepdim else np.expand_dims(grad, axis)
+
+
+def _count(shape: tuple, axis: tuple) -> int:
+    n = 1
+    for d in axis:
+        n *= shape[d]
+    return n
+
+
+class Sum(Function):
+    @staticmethod
+    def forward(ctx, x, axis=(), keepdim=False):
+        ctx.shape_in, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
+        return np.sum(x, axis=axis, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.broadcast_to(_unsqueeze(grad, ctx.axis, ctx.keepdim), ctx.shape_in)
+
+
+class Mean(Function):
+    @staticmethod
+    def forward(ctx, x, axis=(), keepdim=False):
+        ctx.shape_in, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
+        return np.mean(x, axis=axis, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = _unsqueeze(grad, ctx.axis, ctx.keepdim) / _count(ctx.shape_in, ctx.axis)
+        return np.broadcast_to(g, ctx.shape_in)
+
+
+class Var(Function):
+    """Variance with ``correction`` (1 = unbiased, as PyTorch's default)."""
+
+    @staticmethod
+    def forward(ctx, x, axis=(), keepdim=False, correction=1):
+        centred = x - np.mean(x, axis=axis, keepdims=True)
+        ctx.save_for_backward(centred)
+        ctx.axis, ctx.keepdim = axis, keepdim
+        ctx.dof = _count(x.shape, axis) - correction
+        return np.sum(centred * centred, axis=axis, keepdims=keepdim) / ctx.dof
+
+    @staticmethod
+    def backward(ctx, grad):
+        (centred,) = ctx.saved_tensors
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (2 / ctx.dof) * centred
+
+
+class _Extremum(Function):
+    """amax/amin: ties share the gradient evenly, as PyTorch's amax does."""
+
+    reduce = None
+
+    @classmethod
+    def forward(cls, ctx, x, axis=(), keepdim=False):
+        out = cls.reduce(x, axis=axis, keepdims=True)
+        ctx.save_for_backward(x == out)
+        ctx.axis, ctx.keepdim = axis, keepdim
+        return out if keepdim else np.squeeze(out, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (winners,) = ctx.saved_tensors
+        share = winners / np.sum(winners, axis=ctx.axis, keepdims=True)
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * share.astype(grad.dtype, copy=False)
+
+
+class Amax(_Extremum):
+    reduce = staticmethod(np.max)
+
+
+class Amin(_Extremum):
+    reduce = staticmethod(np.min)
+
+
+class TakeAlongDim(Function):
+    """Values at ``index`` along ``dim`` (index from argmax/argmin: one winner per row).
+
+    Used by ``max(dim)``/``min(dim)`` and by ``max()``/``min()``: on ties the
+    single chosen index gets the whole gradient.
+    """
+
+    @staticmethod
+    def forward(ctx, x, index=None, dim=0, keepdim=False):
+        ctx.shape_in, ctx.index, ctx.dim, ctx.keepdim = x.shape, index, dim, keepdim
+        out = np.take_along_axis(x, index, axis=dim)
+        return out if keepdim else np.squeeze(out, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = np.zeros(ctx.shape_in, dtype=grad.dtype)
+        np.put_along_axis(g, ctx.index, _unsqueeze(grad, (ctx.dim,), ctx.keepdim), axis=ctx.dim)
+        return g
+
+
+class LogSumExp(Function):
+    """log(sum(exp(x))) computed stably by shifting with the max."""
+
+    @staticmethod
+    def forward(ctx, x, axis=(), keepdim=False):
+        m = np.max(x, axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        lse = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        ctx.save_for_backward(x, lse)
+        ctx.axis, ctx.keepdim = axis, keepdim
+        return lse if keepdim else np.squeeze(lse, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, lse = ctx.saved_tensors
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * np.exp(x - lse)

@@ -1,0 +1,117 @@
+"""Shape ops: reshape, permute, expand, indexing, cat, stack, where.
+
+None of these compute anything: their backward moves the gradient back to
+where each input element came from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+
+
+class Reshape(Function):
+    """Also serves view, flatten, squeeze and unsqueeze."""
+
+    @staticmethod
+    def forward(ctx, x, shape=()):
+        ctx.shape_in = x.shape
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.reshape(grad, ctx.shape_in)
+
+
+class Permute(Function):
+    """Reorder dims (transpose is a permute of two dims)."""
+
+    @staticmethod
+    def forward(ctx, x, dims=()):
+        ctx.dims = dims
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return np.transpose(grad, np.argsort(ctx.dims))
+
+
+class Expand(Function):
+    """Broadcast to a larger shape without copying; the engine sums the gradient back."""
+
+    @staticmethod
+    def forward(ctx, x, shape=()):
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _is_advanced(key) -> bool:
+    """Does an index use integer/bool arrays (which may repeat or select)?"""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (np.ndarray, list)) for k in parts)
+
+
+class Index(Function):
+    """``x[key]``; repeated integer indices accumulate their gradients."""
+
+    @staticmethod
+    def forward(ctx, x, key=None):
+        ctx.shape_in, ctx.key = x.shape, key
+        return np.asarray(x[key])
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = np.zeros(ctx.shape_in, dtype=grad.dtype)
+        if _is_advanced(ctx.key):
+            np.add.at(g, ctx.key, grad)
+        else:
+            g[ctx.key] = grad
+        return g
+
+
+class Cat(Function):
+    """Concatenate inputs along ``dim``."""
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.dim = dim
+        ctx.splits = np.cumsum([x.shape[dim] for x in xs])[:-1]
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(np.split(grad, ctx.splits, axis=ctx.dim))
+
+
+class Stack(Function):
+    """Stack equally shaped inputs along a new ``dim``."""
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.dim = dim
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(np.moveaxis(grad, ctx.dim, 0))
+
+
+class Where(Function):
+    """``where(cond, a, b)``: a where cond is True, else b; cond gets no gradient."""
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.save_for_backward(cond)
+        return np.where(cond, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (cond,) = ctx.saved_tensors
+        zero = np.zeros((), dtype=grad.dtype)
+        ga = np.where(cond, grad, zero) if ctx.needs_input_grad[1] else None
+        gb = np.where(cond, zero, grad) if ctx.needs_input_grad[2] else None
+        return None, ga, gb

@@ -1,0 +1,624 @@
+"""``Tensor``: a NumPy array plus what autograd needs to know about it.
+
+A Tensor holds
+
+- ``data``: the ``numpy.ndarray`` with the values;
+- ``requires_grad``: whether gradients should flow to it;
+- ``grad_fn``: the graph node of the op that made it (None for leaves);
+- ``grad``: for leaves, the accumulated gradient after ``backward()``.
+
+Every operator and method below is a thin wrapper that checks its arguments
+and calls one ``Function`` from ``minitensor.ops``; the math lives there.
+
+>>> import minitensor as mt
+>>> x = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y.backward()
+>>> x.grad
+tensor([2., 4., 6.])
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from . import dtypes
+
+MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
+
+
+def _as_array(data, dtype=None) -> np.ndarray:
+    """A fresh array for ``mt.tensor(data)``: floats become the default dtype."""
+    if isinstance(data, Tensor):
+        data = data.data
+    if dtype is not None:
+        return np.array(data, dtype=dtypes.as_dtype(dtype))
+    arr = np.array(data)
+    if arr.dtype.kind == "f" and arr.dtype != dtypes.float32:
+        return arr.astype(dtypes.get_default_dtype())
+    if arr.dtype.kind == "f" or arr.dtype.kind == "b":
+        return arr
+    if arr.dtype.kind in "iu":
+        return arr.astype(dtypes.int64, copy=False)
+    raise TypeError(f"tensor: data must be numbers, bools or arrays of them, got dtype {arr.dtype}")
+
+
+def _dim(dim, ndim: int, name: str = "dim") -> int:
+    """Normalise one dim index into [0, ndim)."""
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, builtins.bool):
+        raise TypeError(f"{name} must be an int, got {type(dim).__name__}")
+    if not -max(ndim, 1) <= dim < max(ndim, 1):
+        raise ValueError(f"{name} out of range: expected a dim in [{-max(ndim, 1)}, {max(ndim, 1) - 1}], got {dim}")
+    return int(dim) % max(ndim, 1)
+
+
+def _axes(dim, ndim: int) -> tuple:
+    """``dim`` (None, int or tuple of ints) -> a sorted tuple of dims in [0, ndim)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    axes = tuple(sorted({_dim(d, ndim) for d in dims}))
+    if ndim == 0:
+        return ()
+    if len(axes) != len(dims):
+        raise ValueError(f"dim contains a repeated dim: {dim}")
+    return axes
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _operand(x):
+    """Turn the other side of a binary op into a Tensor or a Python scalar."""
+    if isinstance(x, Tensor) or type(x) in (float, int, builtins.bool):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, (np.ndarray, list, tuple)):
+        return Tensor(x)
+    raise TypeError(f"unsupported operand type for a Tensor op: {type(x).__name__}")
+
+
+def _shape_of(x) -> tuple:
+    return x.shape if isinstance(x, Tensor) else ()
+
+
+def _binary(cls, a, b, name: str):
+    """Apply a broadcasting binary op, with a clear error for mismatched shapes."""
+    a, b = _operand(a), _operand(b)
+    try:
+        out = cls.apply(a, b)
+    except ValueError:
+        try:
+            np.broadcast_shapes(_shape_of(a), _shape_of(b))
+        except ValueError:
+            raise ValueError(
+                f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together"
+            ) from None
+        raise
+    if out.data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
+        out.data = out.data.astype(dtypes.get_default_dtype())  # int op float -> default float
+    return out
+
+
+def _is_f64(x) -> bool:
+    return isinstance(x, Tensor) and x.data.dtype == dtypes.float64
+
+
+def _compare(ufunc, a, b) -> "Tensor":
+    b = _operand(b)
+    return Tensor._make(ufunc(a.data, b.data if isinstance(b, Tensor) else b), False, None)
+
+
+def _index_key(key):
+    """Tensors inside an index become arrays; lists become integer/bool arrays."""
+    if isinstance(key, tuple):
+        return tuple(_index_key(k) for k in key)
+    if isinstance(key, Tensor):
+        return key.data
+    if isinstance(key, list):
+        return np.asarray(key)
+    return key
+
+
+class Tensor:
+    """An n-dimensional array that records the ops applied to it for autograd."""
+
+    __slots__ = ("data", "grad", "grad_fn", "_requires_grad", "_version", "__weakref__")
+    __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray + Tensor -> Tensor
+    __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
+
+    def __init__(self, data, dtype=None, requires_grad: bool = False) -> None:
+        self.data = _as_array(data, dtype)
+        self.grad = None
+        self.grad_fn = None
+        self._requires_grad = False
+        self._version = 0
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data: np.ndarray, requires_grad: bool, grad_fn) -> "Tensor":
+        """Internal fast constructor: wraps ``data`` as it is (no copy, no checks)."""
+        t = object.__new__(Tensor)
+        t.data = data
+        t.grad = None
+        t.grad_fn = grad_fn
+        t._requires_grad = requires_grad
+        t._version = 0
+        return t
+
+    # ----------------------------------------------------------- attributes
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def shape(self) -> tuple:
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def T(self) -> "Tensor":
+        return self.permute(*reversed(range(self.ndim)))
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of one dim."""
+        return self.shape if dim is None else self.shape[_dim(dim, self.ndim)]
+
+    def numel(self) -> int:
+        return self.data.size
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        extra = ""
+        if self.data.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool):
+            extra += f", dtype={self.data.dtype}"
+        if self.grad_fn is not None:
+            extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
+        elif self._requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({body}{extra})"
+
+    # ------------------------------------------------------ conversion
+    def numpy(self) -> np.ndarray:
+        """The underlying array (no copy); never part of the graph."""
+        return self.data
+
+    def item(self):
+        if self.data.size != 1:
+            raise ValueError(
+                f"item(): expected a tensor with exactly 1 element, got {self.data.size} elements (shape {self.shape})"
+            )
+        return self.data.item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise RuntimeError(f"Boolean value of a Tensor with {self.data.size} elements is ambiguous")
+        return bool(self.data.item())
+
+    def to(self, dtype) -> "Tensor":
+        """A copy with another dtype (differentiable between float dtypes)."""
+        dtype = dtypes.as_dtype(dtype)
+        if dtype == self.data.dtype:
+            return self
+        return E.Cast.apply(self, dtype=dtype)
+
+    def float(self) -> "Tensor":
+        return self.to(dtypes.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(dtypes.float64)
+
+    def long(self) -> "Tensor":
+        return self.to(dtypes.int64)
+
+    # -------------------------------------------------------- autograd
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` on a leaf; only float tensors can require grad."""
+        if requires_grad and self.data.dtype.kind != "f":
+            raise TypeError(f"requires_grad: only float tensors can require gradients, got dtype {self.data.dtype}")
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("requires_grad: can only be changed on leaf tensors; use .detach() instead")
+        self._requires_grad = builtins.bool(requires_grad)
+        return self
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing the data, outside the graph."""
+        return Tensor._make(self.data, False, None)
+
+    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into ``.grad`` of every leaf that requires grad.
+
+        Args:
+            gradient: d(loss)/d(self), shaped like self; may be omitted only for
+                a single-element tensor (then it is 1).
+            retain_graph: keep the graph's saved arrays for another backward.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("backward: this tensor does not require grad and has no grad_fn")
+        grad = _seed_grad(self, gradient, "gradient")
+        run_backward([self], [grad], retain_graph)
+
+    # ------------------------------------------------- in-place helpers
+    def _check_inplace(self, op: str) -> None:
+        if self._requires_grad and is_grad_enabled():
+            kind = "a leaf tensor that requires grad" if self.grad_fn is None else "a tensor that is part of a graph"
+            raise RuntimeError(f"{op}: {kind} cannot be modified in place; wrap the update in mt.no_grad()")
+        self._version += 1
+
+    def zero_(self) -> "Tensor":
+        self._check_inplace("zero_")
+        self.data[...] = 0
+        return self
+
+    def fill_(self, value) -> "Tensor":
+        self._check_inplace("fill_")
+        self.data[...] = value
+        return self
+
+    def copy_(self, src) -> "Tensor":
+        self._check_inplace("copy_")
+        self.data[...] = src.data if isinstance(src, Tensor) else src
+        return self
+
+    def uniform_(self, low: float = 0.0, high: float = 1.0) -> "Tensor":
+        self._check_inplace("uniform_")
+        self.data[...] = random.generator().uniform(low, high, self.shape)
+        return self
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0) -> "Tensor":
+        self._check_inplace("normal_")
+        self.data[...] = random.generator().normal(mean, std, self.shape)
+        return self
+
+    def __setitem__(self, key, value) -> None:
+        self._check_inplace("__setitem__")
+        self.data[_index_key(key)] = value.data if isinstance(value, Tensor) else value
+
+    def _inplace(self, ufunc, other, op: str) -> "Tensor":
+        """``a += b``: in place outside the graph; a new graph node for a non-leaf."""
+        other = _operand(other)
+        if self._requires_grad and is_grad_enabled() and self.grad_fn is not None:
+            return {"+=": self.__add__, "-=": self.__sub__, "*=": self.__mul__, "/=": self.__truediv__}[op](other)
+        self._check_inplace(op)
+        ufunc(self.data, other.data if isinstance(other, Tensor) else other, out=self.data, casting="same_kind")
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace(np.add, other, "+=")
+
+    def __isub__(self, other):
+        return self._inplace(np.subtract, other, "-=")
+
+    def __imul__(self, other):
+        return self._inplace(np.multiply, other, "*=")
+
+    def __itruediv__(self, other):
+        return self._inplace(np.divide, other, "/=")
+
+    # ------------------------------------------------------- arithmetic
+    def __add__(self, other):
+        return _binary(E.Add, self, other, "add")
+
+    def __radd__(self, other):
+        return _binary(E.Add, other, self, "add")
+
+    def __sub__(self, other):
+        return _binary(E.Sub, self, other, "sub")
+
+    def __rsub__(self, other):
+        return _binary(E.Sub, other, self, "sub")
+
+    def __mul__(self, other):
+        return _binary(E.Mul, self, other, "mul")
+
+    def __rmul__(self, other):
+        return _binary(E.Mul, other, self, "mul")
+
+    def __truediv__(self, other):
+        return _binary(E.Div, self, other, "div")
+
+    def __rtruediv__(self, other):
+        return _binary(E.Div, other, self, "div")
+
+    def __pow__(self, other):
+        return _binary(E.Pow, self, other, "pow")
+
+    def __rpow__(self, other):
+        return _binary(E.Pow, other, self, "pow")
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    def __neg__(self):
+        return E.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return E.Abs.apply(self)
+
+    # Comparisons give bool tensors and are not differentiable.
+    def __lt__(self, other):
+        return _compare(np.less, self, other)
+
+    def __le__(self, other):
+        return _compare(np.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _compare(np.greater, self, other)
+
+    def __ge__(self, other):
+        return _compare(np.greater_equal, self, other)
+
+    def __eq__(self, other):
+        return _compare(np.equal, self, other)
+
+    def __ne__(self, other):
+        return _compare(np.not_equal, self, other)
+
+    # ------------------------------------------------------ elementwise
+    def exp(self):
+        return E.Exp.apply(self)
+
+    def log(self):
+        return E.Log.apply(self)
+
+    def sqrt(self):
+        return E.Sqrt.apply(self)
+
+    def abs(self):
+        return E.Abs.apply(self)
+
+    def tanh(self):
+        return E.Tanh.apply(self)
+
+    def sigmoid(self):
+        return E.Sigmoid.apply(self)
+
+    def relu(self):
+        return E.Relu.apply(self)
+
+    def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's names)
+        """Clip values to [min, max]; either bound may be None."""
+        if min is None and max is None:
+            raise ValueError("clamp: at least one of min and max must be given, got both None")
+        return E.Clamp.apply(self, low=min, high=max)
+
+    def softmax(self, dim: int):
+        return N.Softmax.apply(self, dim=_dim(dim, self.ndim))
+
+    def log_softmax(self, dim: int):
+        return N.LogSoftmax.apply(self, dim=_dim(dim, self.ndim))
+
+    # ------------------------------------------------------- reductions
+    def sum(self, dim=None, keepdim: bool = False):
+        return R.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def mean(self, dim=None, keepdim: bool = False):
+        x = self if self.data.dtype.kind == "f" else self.to(dtypes.get_default_dtype())
+        return R.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
+        """Variance over ``dim``; ``unbiased=True`` divides by n - 1 (PyTorch's default)."""
+        correction = (1 if unbiased else 0) if correction is None else correction
+        return R.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
+        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+
+    def amax(self, dim=None, keepdim: bool = False):
+        """Max over ``dim``; tied maxima share the gradient evenly (as PyTorch's amax)."""
+        return R.Amax.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def amin(self, dim=None, keepdim: bool = False):
+        return R.Amin.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def logsumexp(self, dim=None, keepdim: bool = False):
+        return R.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def max(self, dim=None, keepdim: bool = False):
+        """``max()`` -> 0-d tensor; ``max(dim)`` -> ``(values, indices)``. One winner per tie."""
+        return self._extremum(np.argmax, MaxResult, dim, keepdim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return self._extremum(np.argmin, MinResult, dim, keepdim)
+
+    def _extremum(self, arg, result, dim, keepdim):
+        if self.data.size == 0:
+            raise ValueError(f"max/min: expected a non-empty tensor, got shape {self.shape}")
+        if dim is None:
+            flat = self.reshape(-1)
+            index = np.array([arg(flat.data)])
+            return R.TakeAlongDim.apply(flat, index=index, dim=0, keepdim=False)
+        d = _dim(dim, self.ndim)
+        index = np.expand_dims(arg(self.data, axis=d), d)
+        values = R.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
+        return result(values, Tensor._make(index if keepdim else np.squeeze(index, d), False, None))
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        return self._arg(np.argmax, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        return self._arg(np.argmin, dim, keepdim)
+
+    def _arg(self, arg, dim, keepdim):
+        if dim is None:
+            return Tensor._make(np.asarray(arg(self.data), dtype=dtypes.int64), False, None)
+        d = _dim(dim, self.ndim)
+        return Tensor._make(arg(self.data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
+
+    # ------------------------------------------------------- shape ops
+    def reshape(self, *shape):
+        shape = _shape_arg(shape)
+        try:
+            return S.Reshape.apply(self, shape=shape)
+        except ValueError:
+            raise ValueError(
+                f"reshape: cannot reshape a tensor of shape {self.shape} ({self.numel()} elements) into shape {shape}"
+            ) from None
+
+    view = reshape
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = _dim(start_dim, self.ndim, "start_dim"), _dim(end_dim, self.ndim, "end_dim")
+        if s > e:
+            raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
+        return self.reshape(self.shape[:s] + (-1,) + self.shape[e + 1 :])
+
+    def unsqueeze(self, dim: int):
+        d = _dim(dim, self.ndim + 1)
+        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
+
+    def squeeze(self, dim=None):
+        """Drop size-1 dims (only ``dim`` when given; a no-op if its size is not 1)."""
+        axes = _axes(dim, self.ndim)
+        return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in axes and s == 1)))
+
+    def permute(self, *dims):
+        dims = _shape_arg(dims)
+        if sorted(_dim(d, self.ndim) for d in dims) != list(range(self.ndim)):
+            raise ValueError(f"permute: dims must be a permutation of 0..{self.ndim - 1}, got {dims}")
+        return S.Permute.apply(self, dims=tuple(_dim(d, self.ndim) for d in dims))
+
+    def transpose(self, dim0: int, dim1: int):
+        dims = list(range(self.ndim))
+        a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
+        dims[a], dims[b] = dims[b], dims[a]
+        return S.Permute.apply(self, dims=tuple(dims))
+
+    def expand(self, *sizes):
+        """Broadcast to ``sizes`` without copying; -1 keeps a dim's size."""
+        sizes = _shape_arg(sizes)
+        lead = len(sizes) - self.ndim
+        shape = tuple(s if s != -1 else self.shape[i - lead] for i, s in enumerate(sizes))
+        try:
+            if lead < 0 or np.broadcast_shapes(self.shape, shape) != shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"expand: cannot expand a tensor of shape {self.shape} to shape {sizes}") from None
+        return S.Expand.apply(self, shape=shape)
+
+    def contiguous(self):
+        """A no-op: NumPy handles strided data everywhere."""
+        return self
+
+    def __getitem__(self, key):
+        return S.Index.apply(self, key=_index_key(key))
+
+    def chunk(self, chunks: int, dim: int = 0) -> list:
+        """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""
+        d = _dim(dim, self.ndim)
+        step = -(-self.shape[d] // chunks)
+        return self.split(step, d)
+
+    def split(self, size: int, dim: int = 0) -> list:
+        """Pieces of ``size`` along ``dim`` (the last may be smaller)."""
+        d = _dim(dim, self.ndim)
+        lead = (slice(None),) * d
+        return [self[lead + (slice(i, i + size),)] for i in range(0, self.shape[d], size)]
+
+    def masked_fill(self, mask, value):
+        """Where ``mask`` (bool, broadcastable to self) is True, put ``value``."""
+        mask_arr = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+        if mask_arr.dtype != dtypes.bool:
+            raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask_arr.dtype}")
+        try:
+            if np.broadcast_shapes(mask_arr.shape, self.shape) != self.shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
+            ) from None
+        return S.Where.apply(mask_arr, value, self)
+
+
+def _seed_grad(t: Tensor, gradient, name: str) -> np.ndarray:
+    """The starting gradient of a backward pass from ``t``."""
+    if gradient is None:
+        if t.data.size != 1:
+            raise RuntimeError(
+                f"backward: grad can be implicitly created only for a single-element output, got shape {t.shape}; "
+                f"pass {name}= with the same shape"
+            )
+        return np.ones(t.shape, dtype=t.dtype)
+    grad = np.asarray(gradient.data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
+    if grad.shape != t.shape:
+        raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {grad.shape}")
+    return grad
+
+
+def matmul(a, b) -> Tensor:
+    """Matrix product with ``np.matmul`` semantics (batch dims broadcast, 1-D operands)."""
+    a, b = _operand(a), _operand(b)
+    sa, sb = _shape_of(a), _shape_of(b)
+    if len(sa) == 0 or len(sb) == 0:
+        raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
+    k_b = sb[0] if len(sb) == 1 else sb[-2]
+    if sa[-1] != k_b:
+        raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")
+    try:
+        return L.Matmul.apply(a, b)
+    except ValueError:
+        raise ValueError(f"matmul: batch dims of shapes {sa} and {sb} cannot be broadcast together") from None
+
+
+# The ops and the engine import Tensor, so they are imported after it is defined.
+from . import random  # noqa: E402
+from .autograd.engine import run_backward  # noqa: E402
+from .autograd.grad_mode import is_grad_enabled  # noqa: E402
+from .ops import elementwise as E  # noqa: E402
+from .ops import linalg as L  # noqa: E402
+from .ops import nn_ops as N  # noqa: E402
+from .ops import reduce as R  # noqa: E402
+from .ops import shape as S  # noqa: E402

@@ -1,0 +1,26 @@
+"""Shared test set-up: hypothesis profiles and the optional PyTorch oracle.
+
+``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) runs more examples per property.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "dev", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+settings.register_profile(
+    "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A seeded NumPy generator, fresh for each test."""
+    return np.random.default_rng(1234)
