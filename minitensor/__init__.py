@@ -45,6 +45,7 @@ from .functions import (  # noqa: A004
     var,
     where,
 )
+from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .random import manual_seed
 
 __version__ = "0.1.0"
