@@ -1,0 +1,197 @@
+"""Per-op overhead: forward + backward of a 10-op chain, minitensor vs NumPy vs PyTorch.
+
+The chain (x, w, c: (n, n); b: (n,); all float32, all needing gradients)::
+
+    h = x @ w;  a = h + b;  t = tanh(a);  u = t * c;  e = exp(u)
+    s = e + 1;  q = u / s;  r = q - t;    loss = sum(r * r)
+
+is timed three ways, each computing the loss and the gradients of x, w, b, c:
+
+- minitensor: the ops above on Tensors, then ``loss.backward()``;
+- NumPy: the same arithmetic with a hand-written backward (no autograd at all),
+  the floor that any autograd on NumPy pays on top of;
+- PyTorch (when installed, 2 threads): the ops above, then ``loss.backward()``.
+
+Each sample times a loop of iterations after a warm-up; the table shows the
+median over ``--repeat`` samples, in µs per iteration and per op (10 ops), and
+ratios to NumPy and to PyTorch from the same run.  Nothing is asserted: these
+are measurements.  The gradients of the three versions are compared once
+before timing, so the three really do the same work.
+
+Run:  python benchmarks/bench_ops.py [--repeat 25] [--sizes 16 128]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import minitensor as mt
+
+try:
+    import torch
+except ImportError:  # the benchmark runs without PyTorch; its column is left out
+    torch = None
+
+N_OPS = 10
+
+
+def make_inputs(n: int, seed: int = 0) -> dict:
+    """x, w, c of shape (n, n) and b of shape (n,), float32, scaled to keep tanh/exp tame."""
+    rng = np.random.default_rng(seed)
+    scale = np.float32(1 / np.sqrt(n))
+    return {
+        "x": rng.standard_normal((n, n), dtype=np.float32),
+        "w": rng.standard_normal((n, n), dtype=np.float32) * scale,
+        "b": rng.standard_normal(n, dtype=np.float32),
+        "c": rng.standard_normal((n, n), dtype=np.float32),
+    }
+
+
+def step_numpy(x, w, b, c) -> tuple:
+    """Loss and gradients (dx, dw, db, dc) with a hand-written backward."""
+    a = x @ w + b
+    t = np.tanh(a)
+    u = t * c
+    e = np.exp(u)
+    s = e + 1
+    q = u / s
+    r = q - t
+    loss = np.sum(r * r)
+    dr = 2 * r
+    du = dr / s
+    ds = -dr * u / (s * s)
+    du += ds * e
+    dt = du * c - dr
+    dc = du * t
+    da = dt * (1 - t * t)
+    return loss, da @ w.T, x.T @ da, da.sum(axis=0), dc
+
+
+def step_minitensor(x, w, b, c) -> tuple:
+    """The same chain on minitensor Tensors; gradients via ``backward()``."""
+    for p in (x, w, b, c):
+        p.grad = None
+    h = x @ w
+    a = h + b
+    t = a.tanh()
+    u = t * c
+    e = u.exp()
+    s = e + 1.0
+    q = u / s
+    r = q - t
+    loss = (r * r).sum()
+    loss.backward()
+    return loss, x.grad, w.grad, b.grad, c.grad
+
+
+def step_torch(x, w, b, c) -> tuple:
+    """The same chain in PyTorch."""
+    for p in (x, w, b, c):
+        p.grad = None
+    h = x @ w
+    a = h + b
+    t = a.tanh()
+    u = t * c
+    e = u.exp()
+    s = e + 1.0
+    q = u / s
+    r = q - t
+    loss = (r * r).sum()
+    loss.backward()
+    return loss, x.grad, w.grad, b.grad, c.grad
+
+
+def implementations(arrays: dict) -> dict:
+    """name -> (step function, its arguments) for every available implementation."""
+    args = [arrays[k] for k in "xwbc"]
+    impls = {
+        "NumPy (hand-written backward)": (step_numpy, args),
+        "minitensor": (step_minitensor, [mt.tensor(a, requires_grad=True) for a in args]),
+    }
+    if torch is not None:
+        impls["PyTorch"] = (step_torch, [torch.tensor(a, requires_grad=True) for a in args])
+    return impls
+
+
+def _as_float64(value) -> np.ndarray:
+    """A NumPy float64 copy of an array, a minitensor Tensor or a PyTorch tensor."""
+    if hasattr(value, "detach"):
+        value = value.detach().numpy()
+    return np.asarray(value, dtype=np.float64)
+
+
+def check_same_gradients(impls: dict) -> None:
+    """All implementations give the same float32 loss and gradients (else the timing compares different work)."""
+    labels = ["loss", "dx", "dw", "db", "dc"]
+    results = {}
+    for name, (step, args) in impls.items():
+        values = step(*args)
+        for label, v in zip(labels, values):
+            if "float32" not in str(v.dtype):
+                raise RuntimeError(f"{name}: {label} has dtype {v.dtype}, expected float32 throughout")
+        results[name] = [_as_float64(v) for v in values]
+    reference = results["NumPy (hand-written backward)"]
+    for name, values in results.items():
+        for label, got, want in zip(labels, values, reference):
+            if not np.allclose(got, want, rtol=1e-3, atol=1e-4):
+                raise RuntimeError(f"{name}: {label} differs from NumPy's by {np.max(np.abs(got - want)):.3g}")
+
+
+def time_per_iteration(step, args: list, repeat: int) -> float:
+    """Median seconds per call of ``step(*args)`` over ``repeat`` samples, after a warm-up."""
+    start = time.perf_counter()
+    for _ in range(5):
+        step(*args)
+    once = (time.perf_counter() - start) / 5
+    loops = max(1, int(0.01 / max(once, 1e-9)))  # each sample lasts about 10 ms
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(loops):
+            step(*args)
+        samples.append((time.perf_counter() - start) / loops)
+    return statistics.median(samples)
+
+
+def table(n: int, timings: dict) -> str:
+    """A Markdown table of one size's timings (seconds per iteration)."""
+    ref_np = timings["NumPy (hand-written backward)"]
+    ref_torch = timings.get("PyTorch")
+    lines = [
+        f"### {n}x{n}, float32, forward + backward of {N_OPS} ops",
+        "",
+        "| implementation | µs / iteration | µs / op | × NumPy | × PyTorch |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, sec in timings.items():
+        vs_torch = f"{sec / ref_torch:.2f}" if ref_torch else "n/a"
+        lines.append(f"| {name} | {sec * 1e6:.1f} | {sec * 1e6 / N_OPS:.1f} | {sec / ref_np:.2f} | {vs_torch} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=25, help="timed samples per implementation (median is shown)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[16, 128], help="matrix sizes n (inputs are n x n)")
+    opts = parser.parse_args()
+    if opts.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {opts.repeat}")
+    if torch is not None:
+        torch.set_num_threads(2)
+    versions = f"numpy {np.__version__}, minitensor {mt.__version__}"
+    versions += f", torch {torch.__version__} (2 threads)" if torch is not None else ", torch not installed"
+    print(f"Python {platform.python_version()}, {versions}; median of {opts.repeat} samples\n")
+    for n in opts.sizes:
+        impls = implementations(make_inputs(n))
+        check_same_gradients(impls)
+        timings = {name: time_per_iteration(step, args, opts.repeat) for name, (step, args) in impls.items()}
+        print(table(n, timings), end="\n\n")
+
+
+if __name__ == "__main__":
+    main()
