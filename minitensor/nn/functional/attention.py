@@ -1,0 +1,385 @@
+"""Attention as functions: ``scaled_dot_product_attention`` and ``multi_head_attention_forward``.
+
+Both end in the fused op ``minitensor.ops.attention.Attention``, which takes an
+*additive* float mask (0 = may attend, -inf = may not).  The functions here turn
+the user's masks into that form, and the two bool conventions differ, as in PyTorch:
+
+====================================  =================================
+function                              a bool mask's ``True`` means
+====================================  =================================
+``scaled_dot_product_attention``      the query MAY attend to the key
+``multi_head_attention_forward``,     the query may NOT attend to the key
+``nn.MultiheadAttention``, layers     (the position is masked out)
+====================================  =================================
+
+A float mask is added to the scores in both.  A query row whose keys are all
+masked gets all-zero attention weights (PyTorch gives NaN there).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import random
+from ...functions import cat
+from ...ops.attention import Attention, AttentionWeights
+from ...tensor import Tensor
+from .linear import linear
+
+__all__ = ["causal_mask", "multi_head_attention_forward", "scaled_dot_product_attention"]
+
+
+# ---------------------------------------------------------------- mask helpers
+def causal_mask(l: int, s: int, dtype=np.float32) -> np.ndarray:
+    """The additive causal mask (L, S): 0 on and below the diagonal, -inf above it.
+
+    Query i may attend to keys 0..i (the top-left aligned lower triangle, as PyTorch).
+
+    >>> causal_mask(2, 3)
+    array([[  0., -inf, -inf],
+           [  0.,   0., -inf]], dtype=float32)
+    """
+    return np.triu(np.full((l, s), -np.inf, dtype=dtype), 1)
+
+
+def _additive_mask(mask, name: str, dtype, true_means_masked: bool) -> np.ndarray | None:
+    """A bool or float mask (Tensor or array) -> an additive float array in ``dtype``."""
+    if mask is None:
+        return None
+    array = _array(mask)
+    if array.dtype == np.bool_:
+        blocked = array if true_means_masked else ~array
+        return np.where(blocked, np.array(-np.inf, dtype), np.array(0, dtype))
+    if array.dtype.kind != "f":
+        raise TypeError(f"{name} must be a bool or float mask, got dtype {array.dtype}")
+    return array.astype(dtype, copy=False)
+
+
+def _dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
+    """Inverted-dropout multipliers: 0 with probability p, else 1 / (1 - p)."""
+    if p >= 1.0:
+        return np.zeros(shape, dtype)
+    keep = random.generator().random(shape, dtype=np.float32) >= p
+    return keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype)
+
+
+def _check_dropout(p: float, name: str) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {p}")
+
+
+def _check_tensor(x, name: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name} must be a Tensor, got {type(x).__name__}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"{name} must be a float tensor, got dtype {x.dtype}")
+
+
+# ------------------------------------------------- scaled dot-product attention
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask=None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    """softmax(query @ keyᵀ * scale + mask) @ value, as PyTorch's function of the same name.
+
+    Args:
+        query: (..., L, E).
+        key: (..., S, E).
+        value: (..., S, Ev).  The leading dims of the three broadcast.
+        attn_mask: broadcastable to (..., L, S).  A **bool** mask's True means
+            the query MAY attend to the key (PyTorch's convention for this
+            function, the opposite of ``nn.MultiheadAttention``'s); a float
+            mask is added to the scores.  The mask receives no gradient.
+        dropout_p: dropout probability on the attention weights (always
+            applied when > 0: pass 0.0 in evaluation).
+        is_causal: apply the causal mask (query i sees keys 0..i); may not be
+            combined with ``attn_mask``.
+        scale: factor on the dot products; default ``1 / sqrt(E)``.
+
+    Returns:
+        (..., L, Ev).  Rows whose keys are all masked are 0.
+
+    >>> q = mt.randn(2, 4, 5, 8)      # (N, heads, L, E)
+    >>> k, v = mt.randn(2, 4, 6, 8), mt.randn(2, 4, 6, 3)
+    >>> F.scaled_dot_product_attention(q, k, v).shape
+    (2, 4, 5, 3)
+    """
+    for x, name in ((query, "query"), (key, "key"), (value, "value")):
+        _check_tensor(x, name)
+        if x.ndim < 2:
+            raise ValueError(f"scaled_dot_product_attention: {name} must have at least 2 dims, got shape {x.shape}")
+    if key.dtype != query.dtype or value.dtype != query.dtype:
+        raise TypeError(
+            f"scaled_dot_product_attention: query, key and value must have the same dtype, "
+            f"got {query.dtype}, {key.dtype} and {value.dtype}"
+        )
+    if key.shape[-1] != query.shape[-1]:
+        raise ValueError(
+            f"scaled_dot_product_attention: key's last dim must equal query's ({query.shape[-1]}), "
+            f"got key shape {key.shape}"
+        )
+    if value.shape[-2] != key.shape[-2]:
+        raise ValueError(
+            f"scaled_dot_product_attention: value must have as many positions as key ({key.shape[-2]}), "
+            f"got value shape {value.shape}"
+        )
+    try:
+        batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"scaled_dot_product_attention: the leading dims of query {query.shape}, key {key.shape} "
+            f"and value {value.shape} cannot be broadcast together"
+        ) from None
+    _check_dropout(dropout_p, "dropout_p")
+    l, s = query.shape[-2], key.shape[-2]
+    mask = _additive_mask(attn_mask, "attn_mask", query.dtype, true_means_masked=False)
+    if is_causal:
+        if mask is not None:
+            raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
+        mask = causal_mask(l, s, query.dtype)
+    scores_shape = batch + (l, s)
+    if mask is not None and _broadcasts_to(mask.shape, scores_shape) is False:
+        raise ValueError(f"attn_mask of shape {mask.shape} cannot broadcast to the scores' shape {scores_shape}")
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    drop = _dropout_mask(scores_shape, dropout_p, query.dtype) if dropout_p > 0 else None
+    return Attention.apply(query, key, value, mask=mask, scale=scale, dropout_mask=drop)
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+# ------------------------------------------------------ multi-head attention
+def multi_head_attention_forward(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight: Tensor | None,
+    in_proj_bias: Tensor | None,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None,
+    training: bool = True,
+    key_padding_mask=None,
+    need_weights: bool = True,
+    attn_mask=None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None,
+    static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+    *,
+    batch_first: bool = False,
+) -> tuple:
+    """Multi-head attention with given weights (PyTorch's signature; what ``nn.MultiheadAttention`` runs).
+
+    Shapes (N batch, L target length, S source length, E = ``embed_dim_to_check``,
+    H = ``num_heads``): query (L, N, E), key (S, N, kdim), value (S, N, vdim);
+    with ``batch_first=True`` (a minitensor extra, keyword only) the batch comes
+    first: (N, L, E) etc.  Unbatched inputs (L, E), (S, kdim), (S, vdim) work too.
+
+    Steps: project q, k, v (one fused GEMM when ``query is key is value``),
+    split E into H heads of E/H, run scaled dot-product attention per head,
+    join the heads and apply the output projection.
+
+    Masks (a **bool** True means the position is masked OUT, the opposite of
+    ``scaled_dot_product_attention``; a float mask is added to the scores):
+
+    - ``attn_mask``: (L, S), or (N*H, L, S) (unbatched: (H, L, S));
+    - ``key_padding_mask``: (N, S) (unbatched: (S,)), True (or -inf) at padding keys;
+    - ``is_causal=True`` with no ``attn_mask`` applies the causal mask.
+
+    A query row whose keys are all masked gets all-zero weights: its output
+    is ``out_proj_bias`` (PyTorch gives NaN).  The masks receive no gradient.
+
+    Other arguments as PyTorch: ``bias_k``/``bias_v`` (1, 1, E) are appended to
+    the keys/values, ``add_zero_attn`` appends a zero key/value per head,
+    ``static_k``/``static_v`` (N*H, S, E/H) replace the projected keys/values,
+    dropout on the weights runs only when ``training``.
+
+    Returns:
+        ``(attn_output, attn_weights)``: output shaped like ``query``, weights
+        (N, L, S) averaged over heads, or (N, H, L, S) with
+        ``average_attn_weights=False`` (no N for unbatched input), or None
+        when ``need_weights=False``.
+    """
+    for x, name in ((query, "query"), (key, "key"), (value, "value")):
+        _check_tensor(x, name)
+    if not query.ndim == key.ndim == value.ndim or query.ndim not in (2, 3):
+        raise ValueError(
+            "multi_head_attention_forward: query, key and value must all be 3-D (batched) or all 2-D "
+            f"(unbatched), got shapes {query.shape}, {key.shape} and {value.shape}"
+        )
+    if query.ndim == 2:  # unbatched: add a batch dim of 1 and remove it at the end
+        b = 0 if batch_first else 1
+        if key_padding_mask is not None and np.ndim(_array(key_padding_mask)) == 1:
+            key_padding_mask = _array(key_padding_mask)[None]
+        out, weights = multi_head_attention_forward(
+            *(x.unsqueeze(b) for x in (query, key, value)),
+            embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+            dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask,
+            use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v,
+            average_attn_weights, is_causal, batch_first=batch_first,
+        )  # fmt: skip
+        return out.squeeze(b), None if weights is None else weights.squeeze(0)
+
+    n, l, e, s = _check_shapes(query, key, value, embed_dim_to_check, num_heads, batch_first)
+    h = num_heads
+    w = q_proj_weight if use_separate_proj_weight else in_proj_weight
+    if w is not None and w.dtype != query.dtype:
+        raise TypeError(f"multi_head_attention_forward: query has dtype {query.dtype} but the weights have {w.dtype}")
+    _check_dropout(dropout_p, "dropout_p")
+    mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, query.dtype)
+
+    separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
+    q, k, v = _project_heads(query, key, value, in_proj_weight, in_proj_bias, separate, n, h, batch_first)
+    if bias_k is not None and bias_v is not None:  # one more key/value position, learned
+        k, v = cat([k, _as_head_row(bias_k, k)], dim=2), cat([v, _as_head_row(bias_v, v)], dim=2)
+        mask = None if mask is None else _pad_keys(mask)
+    if static_k is not None:
+        k = static_k.reshape(n, h, -1, e // h)
+    if static_v is not None:
+        v = static_v.reshape(n, h, -1, e // h)
+    if add_zero_attn:  # one more key/value position, all zeros
+        k, v = cat([k, _zero_row(k)], dim=2), cat([v, _zero_row(v)], dim=2)
+        mask = None if mask is None else _pad_keys(mask)
+
+    scale = 1.0 / math.sqrt(e // h)
+    p = dropout_p if training else 0.0
+    drop = _dropout_mask((n, h, l, k.shape[2]), p, query.dtype) if p > 0 else None
+    if need_weights:
+        weights = AttentionWeights.apply(q, k, mask=mask, scale=scale)
+        if drop is not None:
+            weights = weights * Tensor._make(drop, False, None)
+        heads = weights @ v
+    else:
+        weights = None
+        heads = Attention.apply(q, k, v, mask=mask, scale=scale, dropout_mask=drop)
+    out = linear(_merge_heads(heads, batch_first), out_proj_weight, out_proj_bias)
+    if weights is not None and average_attn_weights:
+        weights = weights.mean(dim=1)
+    return out, weights
+
+
+def _array(x) -> np.ndarray:
+    return x.data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _check_shapes(query: Tensor, key: Tensor, value: Tensor, e: int, h: int, batch_first: bool) -> tuple:
+    """Validate 3-D query/key/value; return (N, L, E, S)."""
+    if query.shape[-1] != e:
+        raise ValueError(
+            f"multi_head_attention_forward: query's last dim must be embed_dim={e}, got shape {query.shape}"
+        )
+    if e % h != 0:
+        raise ValueError(f"multi_head_attention_forward: embed_dim ({e}) must be divisible by num_heads ({h})")
+    nb = 0 if batch_first else 1
+    n = query.shape[nb]
+    if key.shape[nb] != n or value.shape[nb] != n:
+        raise ValueError(
+            f"multi_head_attention_forward: key and value must have query's batch size {n}, "
+            f"got shapes {key.shape} and {value.shape}"
+        )
+    if key.shape[1 - nb] != value.shape[1 - nb]:
+        raise ValueError(
+            f"multi_head_attention_forward: key and value must have the same length, got shapes {key.shape} and "
+            f"{value.shape}"
+        )
+    return n, query.shape[1 - nb], e, key.shape[1 - nb]
+
+
+def _merged_mask(attn_mask, key_padding_mask, is_causal: bool, n: int, h: int, l: int, s: int, dtype):
+    """attn_mask and key_padding_mask -> one additive mask broadcastable to (N, H, L, S), or None."""
+    mask = _additive_mask(attn_mask, "attn_mask", dtype, true_means_masked=True)
+    if mask is None and is_causal:
+        mask = causal_mask(l, s, dtype)
+    elif mask is not None:
+        if mask.shape == (n * h, l, s):
+            mask = mask.reshape(n, h, l, s)
+        elif mask.shape != (l, s):
+            raise ValueError(f"attn_mask must have shape {(l, s)} or {(n * h, l, s)}, got {mask.shape}")
+    pad = _additive_mask(key_padding_mask, "key_padding_mask", dtype, true_means_masked=True)
+    if pad is not None:
+        if pad.shape != (n, s):
+            raise ValueError(f"key_padding_mask must have shape (N, S) = {(n, s)}, got {pad.shape}")
+        pad = pad.reshape(n, 1, 1, s)
+        mask = pad if mask is None else mask + pad
+    return mask
+
+
+def _project_heads(query, key, value, w, b, separate, n: int, h: int, batch_first: bool) -> list:
+    """The input projections, split into heads: q, k, v each (N, H, L or S, E/H).
+
+    Self-attention (``query is key is value``) with the packed weight is ONE
+    GEMM with the (3E, E) weight; cross-attention splits the packed weight.
+    """
+    if separate is not None:
+        e = separate[0].shape[0]
+        biases = (None, None, None) if b is None else (b[:e], b[e : 2 * e], b[2 * e :])
+        return [
+            _split_heads(linear(x, wx, bx), n, h, batch_first, 1)[0]
+            for x, wx, bx in zip((query, key, value), separate, biases)
+        ]
+    e = w.shape[1]
+    if query is key and key is value:
+        return _split_heads(linear(query, w, b), n, h, batch_first, 3)
+    bq, bkv = (None, None) if b is None else (b[:e], b[e:])
+    q = _split_heads(linear(query, w[:e], bq), n, h, batch_first, 1)
+    if key is value:
+        return q + _split_heads(linear(key, w[e:], bkv), n, h, batch_first, 2)
+    bk, bv = (None, None) if bkv is None else (bkv[:e], bkv[e:])
+    k = _split_heads(linear(key, w[e : 2 * e], bk), n, h, batch_first, 1)
+    return q + k + _split_heads(linear(value, w[2 * e :], bv), n, h, batch_first, 1)
+
+
+def _split_heads(x: Tensor, n: int, h: int, batch_first: bool, parts: int) -> list:
+    """(N, L, parts*E) or (L, N, parts*E) -> ``parts`` tensors (N, H, L, E/H), all views."""
+    if batch_first:
+        x = x.reshape(n, x.shape[1], parts, h, -1).permute(2, 0, 3, 1, 4)
+    else:
+        x = x.reshape(x.shape[0], n, parts, h, -1).permute(2, 1, 3, 0, 4)
+    if parts == 1:
+        return [x.reshape(x.shape[1:])]
+    return [x[i] for i in range(parts)]
+
+
+def _as_head_row(bias: Tensor, x: Tensor) -> Tensor:
+    """A learned (1, 1, E) key or value -> one position (N, H, 1, E/H) to append to ``x``."""
+    n, h, _, d = x.shape
+    return bias.reshape(1, h, 1, d).expand(n, h, 1, d)
+
+
+def _zero_row(x: Tensor) -> Tensor:
+    n, h, _, d = x.shape
+    return Tensor._make(np.zeros((n, h, 1, d), x.dtype), False, None)
+
+
+def _pad_keys(mask: np.ndarray) -> np.ndarray:
+    """One more key position that every query may attend to (a 0 column)."""
+    return np.concatenate([mask, np.zeros(mask.shape[:-1] + (1,), mask.dtype)], axis=-1)
+
+
+def _merge_heads(x: Tensor, batch_first: bool) -> Tensor:
+    """(N, H, L, E/H) -> (N, L, E) or (L, N, E)."""
+    n, h, l, d = x.shape
+    if batch_first:
+        return x.permute(0, 2, 1, 3).reshape(n, l, h * d)
+    return x.permute(2, 0, 1, 3).reshape(l, n, h * d)
