@@ -1,0 +1,17 @@
+# ruff: noqa: F401  (this file re-exports)
+"""Neural-network layers: ``import minitensor.nn as nn``.
+
+``Module`` is the base class; layers live one family per file and are
+re-exported here.  ``nn.functional`` holds their stateless forms and
+``nn.init`` the weight initialisers.
+"""
+
+from . import functional, init
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .dropout import Dropout
+from .embedding import Embedding
+from .linear import Identity, Linear
+from .module import Module
+from .normalization import LayerNorm
+from .parameter import Parameter

@@ -1,0 +1,30 @@
+"""Small helpers shared by the layers' constructors: size and dtype checks, empty parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from .parameter import Parameter
+
+
+def check_size(value, name: str, layer: str) -> int:
+    """A positive int size, or ValueError/TypeError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{layer}: {name} must be an int, got {type(value).__name__}")
+    if value <= 0:
+        raise ValueError(f"{layer}: {name} must be positive, got {value}")
+    return int(value)
+
+
+def float_dtype(dtype, layer: str) -> np.dtype:
+    """The parameter dtype of a new layer: the default float dtype when None."""
+    dtype = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    if not dtypes.is_floating(dtype):
+        raise TypeError(f"{layer}: dtype must be a float dtype (mt.float32 or mt.float64), got {dtype}")
+    return dtype
+
+
+def empty_parameter(shape: tuple, dtype: np.dtype) -> Parameter:
+    """A Parameter of ``shape`` to be filled by an init function."""
+    return Parameter(np.empty(shape, dtype=dtype))

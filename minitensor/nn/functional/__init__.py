@@ -1,0 +1,12 @@
+# ruff: noqa: F401  (this file re-exports)
+"""Stateless versions of the layers: ``import minitensor.nn.functional as F``.
+
+One file per family (activation, linear, normalization, dropout, embedding, ...);
+this package re-exports their functions, so ``F.linear(x, w, b)`` works.
+"""
+
+from .activation import gelu, log_softmax, relu, sigmoid, softmax, tanh
+from .dropout import dropout
+from .embedding import embedding
+from .linear import linear
+from .normalization import layer_norm

@@ -1,0 +1,52 @@
+"""``layer_norm``: normalise over the trailing dims, one fused op (``ops.nn_ops.LayerNorm``)."""
+
+from __future__ import annotations
+
+from ...ops import nn_ops
+from ...tensor import Tensor
+from ._checks import check_float, check_same_dtype, check_tensor
+
+
+def _as_shape(normalized_shape) -> tuple:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape or any(not isinstance(s, int) or s <= 0 for s in shape):
+        raise ValueError(f"layer_norm: normalized_shape must be positive ints, got {normalized_shape!r}")
+    return shape
+
+
+def layer_norm(
+    input: Tensor,  # noqa: A002
+    normalized_shape,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each slice over the trailing ``normalized_shape`` dims to mean 0 and variance 1.
+
+    y = (x - mean) / sqrt(var + eps) * weight + bias, with the biased variance.
+
+    Args:
+        input: (..., *normalized_shape).
+        normalized_shape: an int or a tuple: the trailing dims to normalise over.
+        weight, bias: (*normalized_shape) or None.
+        eps: added to the variance.
+
+    >>> y = F.layer_norm(mt.randn(2, 5), (5,))
+    >>> bool(abs(y.mean(-1)).amax() < 1e-5)
+    True
+    """
+    check_tensor(input, "input", "layer_norm")
+    check_float(input, "layer_norm")
+    shape = _as_shape(normalized_shape)
+    if input.ndim < len(shape) or input.shape[input.ndim - len(shape) :] != shape:
+        raise ValueError(
+            f"layer_norm: input's trailing dims must equal normalized_shape={shape}, got input of shape {input.shape}"
+        )
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is None:
+            continue
+        check_tensor(param, name, "layer_norm")
+        if param.shape != shape:
+            raise ValueError(f"layer_norm: {name} must have shape normalized_shape={shape}, got {param.shape}")
+        check_same_dtype(input, param, name, "layer_norm")
+    return nn_ops.LayerNorm.apply(input, weight, bias, n_dims=len(shape), eps=float(eps))

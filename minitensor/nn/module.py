@@ -1,0 +1,396 @@
+"""``Module``: the base class of every layer and model.
+
+A Module owns three ordered dicts, filled automatically by ``__setattr__``:
+
+- ``_parameters``: name -> ``Parameter`` (learnable weights),
+- ``_buffers``: name -> ``Tensor`` (state that is not learned, e.g. running stats),
+- ``_modules``: name -> sub-``Module``.
+
+Everything else (``parameters()``, ``state_dict()``, ``train()``, ``to()``, the
+nested ``repr``) walks these dicts, in insertion order, exactly as PyTorch does,
+so state dict keys are PyTorch's (``"encoder.layers.0.linear1.weight"``).
+
+A plain list/tuple of Modules assigned as an attribute becomes a ``ModuleList``
+(and a dict of Modules a ``ModuleDict``), so its parameters are never lost
+silently.
+
+>>> class MLP(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.fc1 = nn.Linear(4, 8)
+...         self.fc2 = nn.Linear(8, 2)
+...     def forward(self, x):
+...         return self.fc2(self.fc1(x).relu())
+>>> [name for name, _ in MLP().named_parameters()]
+['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from .parameter import Parameter
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def _addindent(text: str, spaces: int) -> str:
+    """Indent every line of ``text`` but the first."""
+    lines = text.split("\n")
+    return "\n".join(lines[:1] + [" " * spaces + line for line in lines[1:]])
+
+
+def _check_name(name, kind: str, module: Module) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name must be a str, got {type(name).__name__}")
+    if name == "" or "." in name:
+        raise KeyError(f'{kind} name must be a non-empty string without ".", got {name!r}')
+    registered = (module._parameters, module._buffers, module._modules)
+    if hasattr(module, name) and not any(name in d for d in registered):
+        raise KeyError(f"attribute {name!r} already exists on {type(module).__name__}")
+
+
+class Module:
+    """Base class of layers and models: subclass it, set layers in ``__init__``, write ``forward``.
+
+    Attributes:
+        training: True in training mode (dropout active), False after ``eval()``.
+    """
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # ------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, (list, tuple, dict)):
+            value = _as_container(value)
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as parameter {name!r} (nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("cannot assign a sub-module before Module.__init__() call")
+            self._forget(name)
+            self._modules[name] = value
+        elif params is not None and name in self._modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as child module {name!r} (Module or None expected)"
+                )
+            self._modules[name] = value
+        elif params is not None and name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} as buffer {name!r} (Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        """Remove ``name`` from wherever it is registered, before it is registered anew."""
+        self.__dict__.pop(name, None)
+        for store in (self._parameters, self._buffers, self._modules):
+            store.pop(name, None)
+        self._non_persistent_buffers.discard(name)
+
+    def __getattr__(self, name: str):
+        # Only called when normal lookup fails: look in the three registries.
+        for store in ("_parameters", "_buffers", "_modules"):
+            registry = self.__dict__.get(store)
+            if registry is not None and name in registry:
+                return registry[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list:
+        names = list(super().__dir__()) + list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(set(names))
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter (or a None placeholder, e.g. ``bias=False``) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameters before Module.__init__() call")
+        _check_name(name, "parameter", self)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign {type(param).__name__} as parameter {name!r} (nn.Parameter or None expected)"
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer: a Tensor that is state but not learned.
+
+        Persistent buffers are saved in ``state_dict()``; all buffers follow ``to()``.
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name(name, "buffer", self)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign {type(tensor).__name__} as buffer {name!r} (Tensor or None expected)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a sub-module under ``name`` (same as setting the attribute)."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: {name!r} must be a Module or None, got {type(module).__name__}")
+        _check_name(name, "module", self)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # --------------------------------------------------------------- traversal
+    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True) -> Iterator:
+        """(dotted name, module) for this module and every sub-module, depth first, self first."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub_prefix = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub_prefix, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator:
+        """(name, module) for the direct sub-modules (each module once)."""
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, store: str, prefix: str, recurse: bool, remove_duplicate: bool) -> Iterator:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        seen = set()
+        for module_prefix, module in modules:
+            for name, value in getattr(module, store).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator:
+        """(dotted name, Parameter) pairs; a parameter shared by two layers appears once."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator:
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call ``fn`` on every sub-module (children first) and then on self; returns self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # -------------------------------------------------------------------- modes
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode on self and all sub-modules; returns self."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train: mode must be a bool, got {mode!r}")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode (same as ``train(False)``); returns self."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set ``requires_grad`` on every parameter (freeze with False); returns self."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear the gradients of all parameters (to None, or to zeros in place)."""
+        for param in self.parameters():
+            if param.grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                param.grad.data[...] = 0
+
+    # -------------------------------------------------------------------- dtype
+    def to(self, dtype) -> Module:
+        """Convert float parameters, their gradients and float buffers to ``dtype``, in place.
+
+        The Parameter objects stay the same (only their arrays change), so an
+        optimizer built before ``to()`` still updates them.  The device ``"cpu"``
+        is accepted and changes nothing.  Returns self.
+        """
+        if isinstance(dtype, str) and dtype == "cpu":
+            return self
+        dtype = dtypes.as_dtype(dtype)
+        if not dtypes.is_floating(dtype):
+            raise TypeError(f"to: dtype must be a float dtype such as mt.float64, got {dtype}")
+        for tensor in list(self.parameters()) + list(self.buffers()):
+            if dtypes.is_floating(tensor.dtype) and tensor.dtype != dtype:
+                tensor.data = tensor.data.astype(dtype)
+                if tensor.grad is not None:
+                    tensor.grad.data = tensor.grad.data.astype(dtype)
+        return self
+
+    def float(self) -> Module:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Module:
+        return self.to(dtypes.float64)
+
+    # --------------------------------------------------------------- state dict
+    def _state_tensors(self, prefix: str = "") -> OrderedDict[str, Tensor]:
+        """Dotted name -> Tensor of everything ``state_dict`` saves, in PyTorch's order."""
+        out = OrderedDict()
+        stack = [(prefix, self)]
+        while stack:
+            module_prefix, module = stack.pop()
+            for name, param in module._parameters.items():
+                if param is not None:
+                    out[module_prefix + name] = param
+            for name, buf in module._buffers.items():
+                if buf is not None and name not in module._non_persistent_buffers:
+                    out[module_prefix + name] = buf
+            children = [(module_prefix + name + ".", m) for name, m in module._modules.items() if m is not None]
+            stack.extend(reversed(children))
+        return out
+
+    def state_dict(self, prefix: str = "") -> OrderedDict[str, np.ndarray]:
+        """An ordered dict of dotted name -> a copy of the array, parameters then persistent buffers per module.
+
+        >>> list(nn.Linear(2, 3).state_dict())
+        ['weight', 'bias']
+        """
+        return OrderedDict((name, t.data.copy()) for name, t in self._state_tensors(prefix).items())
+
+    def load_state_dict(self, state_dict, strict: bool = True) -> IncompatibleKeys:
+        """Copy arrays (NumPy arrays or Tensors) into the parameters and buffers.
+
+        Every key and shape is checked first: with ``strict=True`` a missing or
+        unexpected key, and always a shape mismatch, raises ``RuntimeError``
+        naming the keys, and nothing is changed.  Values are cast to each
+        parameter's dtype; the Parameter objects stay the same.
+
+        Returns:
+            ``(missing_keys, unexpected_keys)`` as a named tuple.
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError(f"load_state_dict: expected a dict of arrays, got {type(state_dict).__name__}")
+        targets = self._state_tensors()
+        missing = [k for k in targets if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in targets]
+        errors = []
+        if strict and unexpected:
+            errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+        if strict and missing:
+            errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+        values = {}
+        for key, value in state_dict.items():
+            if key not in targets:
+                continue
+            if not isinstance(value, (np.ndarray, Tensor)):
+                raise TypeError(
+                    f"load_state_dict: value of {key!r} must be a numpy array or Tensor, got {type(value).__name__}"
+                )
+            array = value.data if isinstance(value, Tensor) else value
+            if array.shape != targets[key].shape:
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
+                    f"the shape in current model is {targets[key].shape}."
+                )
+            values[key] = array
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        for key, array in values.items():
+            target = targets[key]
+            target.data[...] = array
+            target._version += 1
+        return IncompatibleKeys(missing, unexpected)
+
+    # --------------------------------------------------------------------- repr
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr; override in layers."""
+        return ""
+
+    def _child_lines(self) -> list:
+        return [f"({name}): " + _addindent(repr(module), 2) for name, module in self._modules.items()]
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = self._child_lines()
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{type(self).__name__}({body})"
+
+
+def _as_container(value):
+    """A list/tuple of Modules -> ModuleList, a str-keyed dict of Modules -> ModuleDict; else unchanged."""
+    if not value:
+        return value
+    if isinstance(value, dict):
+        if all(isinstance(k, str) and isinstance(v, Module) for k, v in value.items()):
+            return ModuleDict(value)
+        return value
+    return ModuleList(value) if all(isinstance(item, Module) for item in value) else value
+
+
+from .container import ModuleDict, ModuleList  # noqa: E402  (container.py subclasses Module)
