@@ -6,6 +6,7 @@ this package re-exports their functions, so ``F.linear(x, w, b)`` works.
 """
 
 from .activation import gelu, log_softmax, relu, sigmoid, softmax, tanh
+from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .dropout import dropout
 from .embedding import embedding
 from .linear import linear
