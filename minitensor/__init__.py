@@ -48,5 +48,7 @@ from .functions import (  # noqa: A004
 from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .random import manual_seed
 from . import nn  # noqa: E402  (after the core: nn builds on it)
+from . import optim
+from .serialization import load, save
 
 __version__ = "0.1.0"

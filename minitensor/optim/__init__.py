@@ -1,0 +1,24 @@
+"""Optimizers and learning-rate schedules.
+
+- ``optimizer.py``: ``Optimizer``, the base (parameter groups, state, state dicts).
+- ``sgd.py``: ``SGD`` (momentum, Nesterov, weight decay).
+- ``adam.py``: ``Adam`` and ``AdamW``.
+- ``lr_scheduler.py``: ``StepLR``, ``LambdaLR``, ``LinearLR``, linear warmup.
+
+A training step::
+
+    opt = mt.optim.AdamW(model.parameters(), lr=1e-3)
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+"""
+
+from __future__ import annotations
+
+from . import lr_scheduler
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Adam", "AdamW", "Optimizer", "SGD", "lr_scheduler"]

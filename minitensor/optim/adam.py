@@ -1,0 +1,130 @@
+"""Adam and AdamW: gradient steps scaled by running estimates of the gradient's moments.
+
+PyTorch's update rule, for each parameter ``p`` with gradient ``g`` at step ``t`` (from 1)::
+
+    g = -g                                     if maximize
+    p = p * (1 - lr * weight_decay)            AdamW (decoupled weight decay)
+    g = g + weight_decay * p                   Adam  (L2 penalty in the gradient)
+    m = beta1 * m + (1 - beta1) * g            first moment (mean)
+    v = beta2 * v + (1 - beta2) * g * g        second moment (uncentred variance)
+    v_max = max(v_max, v)                      if amsgrad; then v_max replaces v below
+    p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+
+The state of a parameter is ``step`` (an int), ``exp_avg`` (m), ``exp_avg_sq`` (v)
+and, with amsgrad, ``max_exp_avg_sq``; the arrays have the parameter's dtype.
+
+>>> import minitensor as mt
+>>> w = mt.tensor([1.0, -2.0], requires_grad=True)
+>>> opt = mt.optim.Adam([w], lr=0.1)
+>>> (w * w).sum().backward()
+>>> opt.step()              # the first Adam step moves each entry by about lr
+>>> w.numpy().round(4)
+array([ 0.9, -1.9], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from .optimizer import Optimizer, check_number
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba, 2015), with optional AMSGrad and decoupled weight decay.
+
+    Args:
+        params: Tensors to optimize, or dicts of parameter groups.
+        lr: learning rate (>= 0).
+        betas: decay rates of the first and second moment estimates, each in [0, 1).
+        eps: added to the denominator for numerical stability (>= 0).
+        weight_decay: weight decay coefficient (>= 0); an L2 penalty added to the
+            gradient, or with ``decoupled_weight_decay=True`` a shrinking of the weights (AdamW).
+        amsgrad: use the running maximum of the second moment (AMSGrad).
+        maximize: ascend the objective instead of descending it.
+        decoupled_weight_decay: apply weight decay as AdamW does.
+    """
+
+    def __init__(
+        self,
+        params: Iterable,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        defaults = dict(
+            lr=lr,
+            betas=tuple(betas) if isinstance(betas, (list, tuple)) else betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
+        super().__init__(params, defaults)
+
+    def _validate(self, settings: dict) -> None:
+        check_number("lr", settings["lr"])
+        betas = settings["betas"]
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+        check_number("betas[0]", betas[0], high=1.0)
+        check_number("betas[1]", betas[1], high=1.0)
+        check_number("eps", settings["eps"])
+        check_number("weight_decay", settings["weight_decay"])
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
+        lr, weight_decay, (beta1, beta2) = group["lr"], group["weight_decay"], group["betas"]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(param)
+            state["exp_avg_sq"] = np.zeros_like(param)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = np.zeros_like(param)
+        if group["maximize"]:
+            grad = -grad
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param *= 1 - lr * weight_decay
+            else:
+                grad = grad + weight_decay * param
+        state["step"] += 1
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m *= beta1
+        m += (1 - beta1) * grad
+        v *= beta2
+        v += (1 - beta2) * (grad * grad)
+        if group["amsgrad"]:
+            v = np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
+        denom = np.sqrt(v)
+        denom /= math.sqrt(1 - beta2 ** state["step"])
+        denom += group["eps"]
+        step_size = lr / (1 - beta1 ** state["step"])
+        param -= step_size * (m / denom)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter, 2019): ``p *= 1 - lr * weight_decay``.
+
+    Same arguments as ``Adam``, except that ``weight_decay`` defaults to 1e-2.
+    """
+
+    def __init__(
+        self,
+        params: Iterable,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, decoupled_weight_decay=True)
