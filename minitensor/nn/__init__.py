@@ -16,3 +16,10 @@ from .linear import Identity, Linear
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
