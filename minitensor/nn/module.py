@@ -83,7 +83,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep=params)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -94,7 +94,7 @@ class Module:
         elif isinstance(value, Module):
             if params is None:
                 raise AttributeError("cannot assign a sub-module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep=self._modules)
             self._modules[name] = value
         elif params is not None and name in self._modules:
             if value is not None:
@@ -109,11 +109,15 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` from wherever it is registered, before it is registered anew."""
+    def _forget(self, name: str, keep: dict) -> None:
+        """Remove ``name`` from the other registries before it is (re)registered in ``keep``.
+
+        ``keep`` itself is untouched, so a replaced entry keeps its place in the order.
+        """
         self.__dict__.pop(name, None)
         for store in (self._parameters, self._buffers, self._modules):
-            store.pop(name, None)
+            if store is not keep:
+                store.pop(name, None)
         self._non_persistent_buffers.discard(name)
 
     def __getattr__(self, name: str):

@@ -1,0 +1,466 @@
+"""The Module system: registration, traversal order, modes, dtype, state dicts, repr, containers."""
+
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+import minitensor.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim: int = 4) -> None:
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.norm = nn.LayerNorm(dim)
+        self.register_buffer("steps", mt.zeros(1))
+        self.register_buffer("cache", mt.zeros(2), persistent=False)
+
+    def forward(self, x):
+        return self.norm(self.fc(x))
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Linear(3, 4)
+        self.blocks = nn.ModuleList([Block(), Block()])
+        self.head = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2, bias=False))
+        self.scale = nn.Parameter(mt.ones(1))
+
+    def forward(self, x):
+        x = self.embed(x)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x) * self.scale
+
+
+NET_KEYS = [
+    "scale",
+    "embed.weight",
+    "embed.bias",
+    "blocks.0.steps",
+    "blocks.0.fc.weight",
+    "blocks.0.fc.bias",
+    "blocks.0.norm.weight",
+    "blocks.0.norm.bias",
+    "blocks.1.steps",
+    "blocks.1.fc.weight",
+    "blocks.1.fc.bias",
+    "blocks.1.norm.weight",
+    "blocks.1.norm.bias",
+    "head.0.weight",
+    "head.0.bias",
+    "head.2.weight",
+]
+
+
+# ------------------------------------------------------------------ Parameter
+def test_parameter_is_a_leaf_that_requires_grad_and_shares_tensor_data():
+    t = mt.zeros(2, 3)
+    p = nn.Parameter(t)
+    assert isinstance(p, mt.Tensor) and p.requires_grad and p.is_leaf
+    p.data[0, 0] = 5.0
+    assert t.data[0, 0] == 5.0
+    assert repr(p).startswith("Parameter containing:\ntensor(")
+    assert not nn.Parameter(mt.zeros(2), requires_grad=False).requires_grad
+
+
+def test_parameter_from_array_keeps_dtype_and_from_list_gets_default_dtype():
+    assert nn.Parameter(np.zeros(3)).dtype == mt.float64
+    assert nn.Parameter([1.0, 2.0]).dtype == mt.get_default_dtype()
+    with pytest.raises(TypeError, match="float"):
+        nn.Parameter(np.arange(3))
+
+
+def test_ops_on_parameters_give_plain_tensors_and_gradients_reach_the_parameter():
+    p = nn.Parameter(mt.tensor([1.0, 2.0]))
+    y = p * p
+    assert type(y) is mt.Tensor
+    y.sum().backward()
+    np.testing.assert_allclose(p.grad.data, [2.0, 4.0])
+
+
+# --------------------------------------------------------------- registration
+def test_named_parameters_follow_pytorch_order():
+    names = [n for n, _ in Net().named_parameters()]
+    assert names == [k for k in NET_KEYS if not k.endswith("steps")]
+
+
+def test_registration_by_assignment_and_replacement():
+    m = nn.Module()
+    m.w = nn.Parameter(mt.zeros(2))
+    m.sub = nn.Linear(2, 2)
+    assert list(m._parameters) == ["w"] and list(m._modules) == ["sub"]
+    m.w = None  # a registered parameter may become None
+    assert m.w is None and [n for n, _ in m.named_parameters()] == ["sub.weight", "sub.bias"]
+    with pytest.raises(TypeError, match="parameter 'w'"):
+        m.w = mt.zeros(2)
+    m.sub = nn.ReLU()
+    assert list(m.parameters()) == []
+    m.sub = nn.Parameter(mt.zeros(1))  # a name moves from _modules to _parameters
+    assert "sub" not in m._modules and "sub" in m._parameters
+
+
+def test_unknown_attribute_raises_attribute_error():
+    m = nn.Linear(2, 3)
+    with pytest.raises(AttributeError, match="'Linear' object has no attribute 'wieght'"):
+        _ = m.wieght
+    assert not hasattr(m, "missing")
+
+
+def test_assigning_parameter_before_init_raises():
+    class Broken(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(mt.zeros(1))
+
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        Broken()
+
+
+def test_delattr_unregisters_and_dir_lists_registered_names():
+    m = Block()
+    assert {"fc", "norm", "steps", "forward"} <= set(dir(m))
+    del m.fc
+    del m.steps
+    assert "fc" not in m._modules and "steps" not in m._buffers
+    with pytest.raises(AttributeError):
+        _ = m.fc
+
+
+def test_register_buffer_and_parameter_validate_names_and_types():
+    m = nn.Module()
+    with pytest.raises(TypeError, match="buffer 'b'"):
+        m.register_buffer("b", np.zeros(2))
+    with pytest.raises(KeyError, match='without "."'):
+        m.register_buffer("a.b", mt.zeros(1))
+    with pytest.raises(TypeError, match="parameter 'p'"):
+        m.register_parameter("p", mt.zeros(1))
+    m.plain = 3
+    with pytest.raises(KeyError, match="already exists"):
+        m.register_buffer("plain", mt.zeros(1))
+    m.register_buffer("b", mt.zeros(2))
+    m.b = mt.ones(2)  # assigning a Tensor to a buffer name replaces the buffer
+    assert m._buffers["b"].data.tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="buffer 'b'"):
+        m.b = 1.0
+
+
+def test_plain_lists_and_dicts_of_modules_become_registered_containers():
+    m = nn.Module()
+    m.layers = [nn.Linear(2, 2), nn.Linear(2, 2)]
+    m.named = {"a": nn.Linear(2, 1)}
+    m.numbers = [1, 2]
+    assert isinstance(m.layers, nn.ModuleList) and isinstance(m.named, nn.ModuleDict)
+    assert m.numbers == [1, 2]
+    assert [n for n, _ in m.named_parameters()] == [
+        "layers.0.weight",
+        "layers.0.bias",
+        "layers.1.weight",
+        "layers.1.bias",
+        "named.a.weight",
+        "named.a.bias",
+    ]
+
+
+def test_shared_parameters_and_modules_are_listed_once():
+    shared = nn.Linear(2, 2)
+    m = nn.Sequential(shared, nn.ReLU(), shared)
+    assert len(list(m.parameters())) == 2
+    assert len(list(m.modules())) == 3  # Sequential, Linear, ReLU
+    tied = nn.Module()
+    tied.a = nn.Linear(3, 3)
+    tied.b = nn.Linear(3, 3)
+    tied.b.weight = tied.a.weight
+    assert [n for n, _ in tied.named_parameters()] == ["a.weight", "a.bias", "b.bias"]
+    # state_dict keeps both names of a tied weight, as PyTorch does
+    assert list(tied.state_dict()) == ["a.weight", "a.bias", "b.weight", "b.bias"]
+
+
+def test_traversal_methods():
+    net = Net()
+    assert [n for n, _ in net.named_children()] == ["embed", "blocks", "head"]
+    assert list(net.children())[1] is net.blocks
+    names = [n for n, _ in net.named_modules()]
+    assert names[:6] == ["", "embed", "blocks", "blocks.0", "blocks.0.fc", "blocks.0.norm"]
+    assert names[-4:] == ["head", "head.0", "head.1", "head.2"]
+    buffers = ["blocks.0.steps", "blocks.0.cache", "blocks.1.steps", "blocks.1.cache"]
+    assert [n for n, _ in net.named_buffers()] == buffers
+    assert len(list(net.buffers())) == 4
+    assert [n for n, _ in net.named_parameters(recurse=False)] == ["scale"]
+    assert [n for n, _ in net.blocks[0].named_parameters(prefix="x")][0] == "x.fc.weight"
+
+
+def test_forward_missing_raises_not_implemented():
+    with pytest.raises(NotImplementedError, match="forward"):
+        nn.Module()(mt.zeros(1))
+
+
+# --------------------------------------------------------------------- modes
+def test_train_eval_recurse_and_return_self():
+    net = Net()
+    assert net.eval() is net
+    assert all(not m.training for m in net.modules())
+    assert net.train() is net
+    assert all(m.training for m in net.modules())
+    net.blocks.train(False)
+    assert net.training and not net.blocks[1].norm.training
+    with pytest.raises(ValueError, match="bool"):
+        net.train("yes")
+
+
+def test_apply_visits_children_first_and_returns_self():
+    seen = []
+    net = Net()
+    assert net.apply(lambda m: seen.append(type(m).__name__)) is net
+    assert seen[-1] == "Net" and seen[0] == "Linear"
+    assert len(seen) == len(list(net.modules()))
+
+    def zero_linear(m):
+        if isinstance(m, nn.Linear):
+            nn.init.zeros_(m.weight)
+
+    net.apply(zero_linear)
+    assert not net.head[2].weight.data.any()
+
+
+def test_zero_grad_to_none_or_zeros():
+    net = Net()
+    net(mt.randn(5, 3)).sum().backward()
+    params = list(net.parameters())
+    assert all(p.grad is not None for p in params)
+    net.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.data.any() for p in params)
+    net.zero_grad()
+    assert all(p.grad is None for p in params)
+
+
+def test_requires_grad_freezes_parameters():
+    net = Net().requires_grad_(False)
+    assert not any(p.requires_grad for p in net.parameters())
+
+
+# --------------------------------------------------------------------- dtype
+def test_to_float64_converts_in_place_and_keeps_parameter_identity():
+    net = Net()
+    net(mt.randn(2, 3)).sum().backward()
+    before = {n: p for n, p in net.named_parameters()}
+    values = {n: p.data.copy() for n, p in before.items()}
+    assert net.double() is net
+    for name, p in net.named_parameters():
+        assert p is before[name] and p.dtype == mt.float64 and p.grad.dtype == mt.float64
+        np.testing.assert_array_equal(p.data, values[name].astype(np.float64))
+    assert all(b.dtype == mt.float64 for b in net.buffers())
+    y = net(mt.randn(2, 3, dtype=mt.float64))
+    assert y.dtype == mt.float64
+    net.float()
+    assert all(p.dtype == mt.float32 for p in net.parameters())
+    assert net.to("cpu") is net
+    with pytest.raises(TypeError, match="float dtype"):
+        net.to(mt.int64)
+
+
+def test_to_leaves_integer_buffers_alone():
+    m = nn.Module()
+    m.register_buffer("ids", mt.arange(3))
+    m.to(mt.float64)
+    assert m.ids.dtype == mt.int64
+
+
+def test_deepcopy_copies_parameters():
+    net = Net()
+    twin = copy.deepcopy(net)
+    for (n1, p1), (n2, p2) in zip(net.named_parameters(), twin.named_parameters()):
+        assert n1 == n2 and p1 is not p2 and isinstance(p2, nn.Parameter)
+        np.testing.assert_array_equal(p1.data, p2.data)
+    twin.embed.weight.data[...] = 0
+    assert net.embed.weight.data.any()
+
+
+# ----------------------------------------------------------------- state dict
+def test_state_dict_keys_order_and_copies():
+    net = Net()
+    sd = net.state_dict()
+    assert isinstance(sd, OrderedDict) and list(sd) == NET_KEYS
+    assert all(isinstance(v, np.ndarray) for v in sd.values())
+    sd["embed.weight"][...] = 7.0
+    assert not (net.embed.weight.data == 7.0).any()
+
+
+def test_load_state_dict_roundtrip_from_arrays_and_tensors():
+    a, b = Net(), Net()
+    sd = a.state_dict()
+    weight = b.embed.weight
+    result = b.load_state_dict(sd)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert b.embed.weight is weight
+    for key, value in b.state_dict().items():
+        np.testing.assert_array_equal(value, sd[key])
+    x = mt.randn(2, 3)
+    np.testing.assert_array_equal(a(x).data, b(x).data)
+    c = Net()
+    c.load_state_dict({k: mt.tensor(v) for k, v in sd.items()})
+    np.testing.assert_array_equal(c.head[0].weight.data, sd["head.0.weight"])
+
+
+def test_load_state_dict_casts_to_the_parameter_dtype():
+    layer = nn.Linear(2, 2)
+    layer.load_state_dict({"weight": np.ones((2, 2)), "bias": np.zeros(2)})
+    assert layer.weight.dtype == mt.float32 and layer.weight.data.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (lambda sd: sd.pop("blocks.1.fc.bias"), r'Missing key\(s\) in state_dict: "blocks.1.fc.bias"'),
+        (lambda sd: sd.__setitem__("extra.weight", np.zeros(1)), r'Unexpected key\(s\) in state_dict: "extra.weight"'),
+        (lambda sd: sd.__setitem__("head.0.weight", np.zeros((4, 5))), "size mismatch for head.0.weight"),
+    ],
+)
+def test_load_state_dict_strict_errors_change_nothing(edit, match):
+    net, other = Net(), Net()
+    sd = other.state_dict()
+    edit(sd)
+    before = net.state_dict()
+    with pytest.raises(RuntimeError, match=match):
+        net.load_state_dict(sd)
+    for key, value in net.state_dict().items():
+        np.testing.assert_array_equal(value, before[key])
+
+
+def test_load_state_dict_shape_mismatch_listed_with_missing_keys_in_one_error():
+    net = Net()
+    sd = net.state_dict()
+    sd.pop("scale")
+    sd["embed.bias"] = np.zeros(9)
+    with pytest.raises(RuntimeError) as info:
+        net.load_state_dict(sd)
+    assert '"scale"' in str(info.value) and "size mismatch for embed.bias" in str(info.value)
+
+
+def test_load_state_dict_non_strict_reports_keys_and_loads_the_rest():
+    net, other = Net(), Net()
+    sd = other.state_dict()
+    sd.pop("scale")
+    sd["junk"] = np.zeros(1)
+    result = net.load_state_dict(sd, strict=False)
+    assert result == (["scale"], ["junk"])
+    assert result.missing_keys == ["scale"] and result.unexpected_keys == ["junk"]
+    np.testing.assert_array_equal(net.embed.weight.data, other.embed.weight.data)
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        net.load_state_dict({"embed.bias": np.zeros(3)}, strict=False)
+
+
+def test_load_state_dict_rejects_non_arrays_before_changing_anything():
+    layer = nn.Linear(2, 2)
+    before = layer.weight.data.copy()
+    with pytest.raises(TypeError, match="'bias'"):
+        layer.load_state_dict(OrderedDict([("weight", np.zeros((2, 2))), ("bias", [0.0, 0.0])]))
+    np.testing.assert_array_equal(layer.weight.data, before)
+
+
+def test_non_persistent_buffers_are_not_saved_but_follow_to():
+    block = Block()
+    assert "cache" not in block.state_dict() and "steps" in block.state_dict()
+    block.double()
+    assert block.cache.dtype == mt.float64
+
+
+# ---------------------------------------------------------------------- repr
+def test_repr_is_nested_like_pytorch():
+    net = Net()
+    net.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)] + [nn.ReLU()])
+    expected = (
+        "Net(\n"
+        "  (embed): Linear(in_features=3, out_features=4, bias=True)\n"
+        "  (blocks): ModuleList(\n"
+        "    (0-2): 3 x Linear(in_features=4, out_features=4, bias=True)\n"
+        "    (3): ReLU()\n"
+        "  )\n"
+        "  (head): Sequential(\n"
+        "    (0): Linear(in_features=4, out_features=4, bias=True)\n"
+        "    (1): ReLU()\n"
+        "    (2): Linear(in_features=4, out_features=2, bias=False)\n"
+        "  )\n"
+        ")"
+    )
+    assert repr(net) == expected
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
+
+
+def test_extra_repr_with_children_goes_on_its_own_line():
+    class WithExtra(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Identity()
+
+        def extra_repr(self):
+            return "size=3"
+
+    assert repr(WithExtra()) == "WithExtra(\n  size=3\n  (fc): Identity()\n)"
+
+
+# ---------------------------------------------------------------- containers
+def test_sequential_runs_in_order_and_supports_indexing():
+    seq = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    x = mt.randn(5, 3)
+    manual = seq[2](seq[1](seq[0](x)))
+    np.testing.assert_allclose(seq(x).data, manual.data)
+    assert len(seq) == 3 and seq[-1] is seq[2]
+    assert [type(m).__name__ for m in seq] == ["Linear", "ReLU", "Linear"]
+    head = seq[:2]
+    assert isinstance(head, nn.Sequential) and len(head) == 2 and head[0] is seq[0]
+    with pytest.raises(IndexError, match="out of range"):
+        seq[3]
+    seq.append(nn.Tanh())
+    assert len(seq) == 4 and isinstance(seq[3], nn.Tanh)
+    del seq[1]
+    assert list(seq._modules) == ["0", "1", "2"] and isinstance(seq[1], nn.Linear)
+    seq[0] = nn.Identity()
+    assert isinstance(seq[0], nn.Identity)
+
+
+def test_sequential_from_ordered_dict_keeps_names():
+    seq = nn.Sequential(OrderedDict([("fc", nn.Linear(2, 3)), ("act", nn.ReLU())]))
+    assert list(seq.state_dict()) == ["fc.weight", "fc.bias"]
+    assert seq.fc is seq[0]
+
+
+def test_module_list_operations():
+    layers = nn.ModuleList([nn.Linear(2, 2)])
+    layers.append(nn.ReLU())
+    layers.extend([nn.Tanh()])
+    layers.insert(1, nn.Identity())
+    assert [type(m).__name__ for m in layers] == ["Linear", "Identity", "ReLU", "Tanh"]
+    assert list(layers._modules) == ["0", "1", "2", "3"]
+    assert isinstance(layers[-1], nn.Tanh) and len(layers) == 4
+    assert isinstance(layers[1:3], nn.ModuleList) and len(layers[1:3]) == 2
+    layers += [nn.Sigmoid()]
+    del layers[0]
+    assert [type(m).__name__ for m in layers] == ["Identity", "ReLU", "Tanh", "Sigmoid"]
+    layers[0] = nn.Linear(1, 1)
+    assert len(list(layers.parameters())) == 2
+    with pytest.raises(IndexError):
+        layers[10]
+    with pytest.raises(NotImplementedError):
+        layers(mt.zeros(1))
+
+
+def test_module_dict_operations():
+    d = nn.ModuleDict({"a": nn.Linear(2, 2)})
+    d["b"] = nn.ReLU()
+    assert list(d) == ["a", "b"] and "a" in d and len(d) == 2
+    assert [k for k, _ in d.items()] == ["a", "b"] and list(d.keys()) == ["a", "b"]
+    assert isinstance(d.pop("b"), nn.ReLU) and len(list(d.values())) == 1
+    del d["a"]
+    assert len(d) == 0
+
+
+def test_identity_returns_its_input():
+    x = mt.randn(2)
+    assert nn.Identity(3, flag=True)(x) is x
