@@ -91,7 +91,7 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 elif p.grad is not None:
-                    p.grad.data.fill(0)
+                    p.grad.data = np.zeros_like(p.data)
 
     def step(self, closure: Callable | None = None):
         """Update every parameter that has a gradient.

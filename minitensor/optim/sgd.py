@@ -85,7 +85,7 @@ class SGD(Optimizer):
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = grad.copy()
+                buf = state["momentum_buffer"] = np.array(grad)  # a copy (and an array even for 0-d grads)
             else:
                 buf *= momentum
                 buf += (1 - group["dampening"]) * grad
