@@ -82,6 +82,8 @@ class Attention(Function):
     @staticmethod
     def forward(ctx, q, k, v, mask=None, scale=1.0, dropout_mask=None):
         p = attention_probs(q, k, mask, scale)
+        if dropout_mask is not None:
+            dropout_mask = dropout_mask.astype(p.dtype, copy=False)
         pd = p if dropout_mask is None else p * dropout_mask
         ctx.save_for_backward(q, k, v, p)
         ctx.scale, ctx.dropout_mask = scale, dropout_mask
