@@ -10,4 +10,5 @@ from .attention import multi_head_attention_forward, scaled_dot_product_attentio
 from .dropout import dropout
 from .embedding import embedding
 from .linear import linear
+from .loss import cross_entropy, mse_loss, nll_loss
 from .normalization import layer_norm

@@ -1,0 +1,192 @@
+"""Loss functions: ``cross_entropy``, ``nll_loss``, ``mse_loss`` (each one op from ``ops.loss``).
+
+Shapes, with C classes: ``input`` is (N, C), (N, C, d1, ...) or one unbatched
+sample (C,); class-index ``target`` is (N,), (N, d1, ...) or () and holds
+integers in [0, C) or ``ignore_index``.  ``reduction`` is ``'mean'`` (PyTorch's
+weighted mean over the counted targets), ``'sum'`` or ``'none'`` (one loss per
+target, shaped like it).
+
+>>> logits = mt.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 0.0]], requires_grad=True)
+>>> loss = F.cross_entropy(logits, mt.tensor([0, 1]))
+>>> loss.backward()              # logits.grad = (softmax(logits) - onehot(target)) / 2
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...ops import loss as L
+from ...tensor import Tensor
+from ._checks import check_float, check_tensor
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def cross_entropy(
+    input: Tensor,  # noqa: A002
+    target,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross-entropy between logits and targets: ``-log softmax(input)[target]``, fused in one op.
+
+    Args:
+        input: unnormalised scores (logits), (N, C), (N, C, d1, ...) or (C,).
+        target: class indices (int64), shaped like ``input`` without the class
+            dim; or class probabilities (float), shaped like ``input``.
+        weight: optional (C,) rescaling of each class's loss.
+        ignore_index: a target value that contributes neither loss nor gradient
+            (class-index targets only).
+        reduction: ``'mean'`` (divided by the summed weight of the counted
+            targets; 0 when there are none, where PyTorch gives NaN), ``'sum'`` or ``'none'``.
+        label_smoothing: in [0, 1]; the target becomes ``(1 - s) * onehot + s / C``.
+
+    Returns:
+        A 0-d Tensor, or with ``reduction='none'`` the per-target losses.
+
+    >>> F.cross_entropy(mt.zeros(2, 4), mt.tensor([1, 3])).item()  # log(4)  # doctest: +ELLIPSIS
+    1.3862943...
+    """
+    fn = "cross_entropy"
+    n_classes = _check_input(input, fn)
+    _check_options(reduction, fn)
+    if not (isinstance(label_smoothing, (int, float)) and 0.0 <= label_smoothing <= 1.0):
+        raise ValueError(f"{fn}: label_smoothing must be a number in [0, 1], got {label_smoothing!r}")
+    weights = _weight(weight, n_classes, input, fn)
+    target_array = target.data if isinstance(target, Tensor) else np.asarray(target)
+    if target_array.dtype.kind == "f":
+        if target_array.shape != input.shape:
+            raise ValueError(
+                f"{fn}: class-probability (float) targets must have the input's shape {input.shape}, "
+                f"got {target_array.shape}; class-index targets must be int64"
+            )
+        target = _same_dtype(target, input, fn)
+        return L.SoftCrossEntropy.apply(
+            input, target, weight=weights, reduction=reduction, label_smoothing=float(label_smoothing)
+        )
+    target_array = _class_indices(target_array, input, n_classes, ignore_index, fn)
+    return L.CrossEntropy.apply(
+        input,
+        target_array,
+        weight=weights,
+        ignore_index=ignore_index,
+        reduction=reduction,
+        label_smoothing=float(label_smoothing),
+    )
+
+
+def nll_loss(
+    input: Tensor,  # noqa: A002
+    target,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood ``-input[target]`` of log-probabilities (e.g. ``F.log_softmax`` output).
+
+    Args:
+        input: log-probabilities, (N, C), (N, C, d1, ...) or (C,).
+        target: int64 class indices, shaped like ``input`` without the class dim.
+        weight, ignore_index, reduction: as in ``cross_entropy``.
+
+    >>> logits, target = mt.randn(4, 3), mt.tensor([0, 2, 1, 0])
+    >>> loss = F.nll_loss(F.log_softmax(logits, dim=1), target)  # the same as F.cross_entropy(logits, target)
+    """
+    fn = "nll_loss"
+    n_classes = _check_input(input, fn)
+    _check_options(reduction, fn)
+    weights = _weight(weight, n_classes, input, fn)
+    target_array = target.data if isinstance(target, Tensor) else np.asarray(target)
+    target_array = _class_indices(target_array, input, n_classes, ignore_index, fn)
+    return L.NLLLoss.apply(input, target_array, weight=weights, ignore_index=ignore_index, reduction=reduction)
+
+
+def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """Mean squared error ``(input - target) ** 2``, averaged (``'mean'``), summed or elementwise.
+
+    ``target`` should have the input's shape; other broadcastable shapes work
+    with a warning, as in PyTorch (an (N, 1) input against an (N,) target makes
+    an (N, N) difference, rarely what was meant).
+
+    >>> F.mse_loss(mt.tensor([1.0, 2.0]), mt.tensor([0.0, 0.0])).item()
+    2.5
+    """
+    fn = "mse_loss"
+    check_tensor(input, "input", fn)
+    check_float(input, fn)
+    _check_options(reduction, fn)
+    target = _same_dtype(target, input, fn)
+    target_shape = target.shape if isinstance(target, Tensor) else np.shape(target)
+    if target_shape != input.shape:
+        try:
+            np.broadcast_shapes(input.shape, target_shape)
+        except ValueError:
+            raise ValueError(
+                f"{fn}: target shape {target_shape} cannot broadcast against input shape {input.shape}"
+            ) from None
+        warnings.warn(
+            f"{fn}: target shape {target_shape} differs from input shape {input.shape}; they will be broadcast",
+            UserWarning,
+            stacklevel=2,
+        )
+    return L.MSELoss.apply(input, target, reduction=reduction)
+
+
+# ---------------------------------------------------------------- checks
+def _check_input(input, fn: str) -> int:  # noqa: A002
+    """Check the scores/log-probabilities and return the number of classes."""
+    check_tensor(input, "input", fn)
+    check_float(input, fn)
+    if input.ndim == 0:
+        raise ValueError(f"{fn}: input must be (C,), (N, C) or (N, C, d1, ...), got a 0-d tensor")
+    return input.shape[L.class_axis(input.data)]
+
+
+def _check_options(reduction: str, fn: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{fn}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _weight(weight, n_classes: int, input: Tensor, fn: str) -> np.ndarray | None:  # noqa: A002
+    """The class weights as a (C,) array of the input's dtype (no gradient flows to them)."""
+    if weight is None:
+        return None
+    array = weight.data if isinstance(weight, Tensor) else np.asarray(weight)
+    if array.shape != (n_classes,):
+        raise ValueError(f"{fn}: weight must have shape ({n_classes},) (one per class), got {array.shape}")
+    if array.dtype.kind not in "fiu":
+        raise TypeError(f"{fn}: weight must be a float tensor, got dtype {array.dtype}")
+    return array.astype(input.dtype, copy=False)
+
+
+def _class_indices(target: np.ndarray, input: Tensor, n_classes: int, ignore_index: int, fn: str) -> np.ndarray:  # noqa: A002
+    """Check an integer target's dtype, shape and values."""
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {target.dtype}")
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer)):
+        raise TypeError(f"{fn}: ignore_index must be an int, got {type(ignore_index).__name__}")
+    expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
+    if target.shape != expected:
+        raise ValueError(
+            f"{fn}: target must have shape {expected} for input of shape {input.shape}, got {target.shape}"
+        )
+    counted = target[target != ignore_index]
+    if counted.size and (counted.min() < 0 or counted.max() >= n_classes):
+        bad = counted.min() if counted.min() < 0 else counted.max()
+        raise ValueError(
+            f"{fn}: target holds class index {bad}, outside [0, {n_classes - 1}] (and not ignore_index={ignore_index})"
+        )
+    return target
+
+
+def _same_dtype(target, input: Tensor, fn: str):  # noqa: A002
+    """A float target in the input's dtype: arrays/numbers are converted, a Tensor must already match."""
+    if isinstance(target, Tensor):
+        if target.dtype != input.dtype:
+            raise TypeError(f"{fn}: target dtype {target.dtype} does not match input dtype {input.dtype}")
+        return target
+    return np.asarray(target, dtype=input.dtype)

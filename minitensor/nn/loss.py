@@ -1,0 +1,99 @@
+"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``.
+
+Each holds its options and calls the function of the same name in
+``nn.functional``; the class weights of the first two are a buffer (saved in
+``state_dict()`` as ``'weight'``, like PyTorch's).  Options after ``weight``
+are keyword-only (PyTorch's positional order still has the deprecated
+``size_average`` and ``reduce``).
+
+>>> criterion = nn.CrossEntropyLoss(label_smoothing=0.1)
+>>> loss = criterion(model(x), y)      # model(x): (N, C) logits, y: (N,) int64 classes
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import functional as F
+from .functional.loss import _check_options
+from .module import Module
+
+
+class _Loss(Module):
+    def __init__(self, reduction: str) -> None:
+        super().__init__()
+        _check_options(reduction, type(self).__name__)
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight, reduction: str) -> None:
+        super().__init__(reduction)
+        if weight is not None and not isinstance(weight, Tensor):
+            weight = Tensor(np.asarray(weight))
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy of logits (N, C[, d1, ...]) or (C,) against class indices or class probabilities.
+
+    Args:
+        weight: optional (C,) rescaling of each class.
+        ignore_index: a target value that is skipped (no loss, no gradient).
+        reduction: ``'mean'``, ``'sum'`` or ``'none'``.
+        label_smoothing: in [0, 1], mixes the target with the uniform distribution.
+
+    See ``F.cross_entropy`` for the shapes and the exact formula.
+    """
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        *,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of log-probabilities (e.g. after ``nn.LogSoftmax(dim=1)``).
+
+    Args:
+        weight, ignore_index, reduction: as in ``CrossEntropyLoss``.
+    """
+
+    def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100, reduction: str = "mean") -> None:
+        super().__init__(weight, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """Mean squared error between input and target (same shapes).
+
+    Args:
+        reduction: ``'mean'``, ``'sum'`` or ``'none'``.
+    """
+
+    def __init__(self, *, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.mse_loss(input, target, reduction=self.reduction)
