@@ -390,7 +390,7 @@ def test_repr_is_nested_like_pytorch():
     )
     assert repr(net) == expected
     assert repr(nn.ModuleList()) == "ModuleList()"
-    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)"
 
 
 def test_extra_repr_with_children_goes_on_its_own_line():
