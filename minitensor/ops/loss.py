@@ -35,11 +35,16 @@ def class_axis(x: np.ndarray) -> int:
 
 
 def _log_softmax_parts(x: np.ndarray, axis: int) -> tuple:
-    """``z = x - max``, ``lse = log(sum(exp(z)))`` (keepdims) and the softmax ``p``."""
+    """``z = x - max``, ``lse = log(sum(exp(z)))`` (keepdims) and the softmax ``p``.
+
+    A row of only ``-inf`` logits gets ``p = 0`` and ``lse = 0``: its loss is
+    inf, or 0 with no gradient when the row is ignored.
+    """
     m = np.max(x, axis=axis, keepdims=True)
     z = x - np.where(np.isfinite(m), m, 0)
     p = np.exp(z)
     total = np.sum(p, axis=axis, keepdims=True)
+    total[total == 0] = 1
     p /= total
     return z, np.log(total), p
 
@@ -139,7 +144,9 @@ class SoftCrossEntropy(Function):
     def backward(ctx, grad):
         p, wq, logp = ctx.saved_tensors
         axis, weight, reduction, eps, rows = ctx.settings
-        scale = np.expand_dims(grad / rows if reduction == "mean" else grad, axis)
+        scale = grad / rows if reduction == "mean" else grad
+        if reduction == "none":
+            scale = np.expand_dims(scale, axis)
         dx = (p * np.sum(wq, axis=axis, keepdims=True) - wq) * scale if ctx.needs_input_grad[0] else None
         dtarget = None
         if ctx.needs_input_grad[1]:

@@ -108,9 +108,9 @@ def nll_loss(
 def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:  # noqa: A002
     """Mean squared error ``(input - target) ** 2``, averaged (``'mean'``), summed or elementwise.
 
-    ``target`` should have the input's shape; other broadcastable shapes work
-    with a warning, as in PyTorch (an (N, 1) input against an (N,) target makes
-    an (N, N) difference, rarely what was meant).
+    ``target`` should have the input's shape, or be a number; other
+    broadcastable shapes work with a warning, as in PyTorch (an (N, 1) input
+    against an (N,) target makes an (N, N) difference, rarely what was meant).
 
     >>> F.mse_loss(mt.tensor([1.0, 2.0]), mt.tensor([0.0, 0.0])).item()
     2.5
@@ -121,7 +121,7 @@ def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:  # noqa:
     _check_options(reduction, fn)
     target = _same_dtype(target, input, fn)
     target_shape = target.shape if isinstance(target, Tensor) else np.shape(target)
-    if target_shape != input.shape:
+    if target_shape not in (input.shape, ()):
         try:
             np.broadcast_shapes(input.shape, target_shape)
         except ValueError:
