@@ -17,16 +17,18 @@ After a warm-up, each implementation is timed in ``--repeat`` samples of about
 ratios of medians to NumPy and to PyTorch from the same run, and the best
 sample.  A large gap between median and best means the machine was busy: on a
 loaded 2-core machine PyTorch's two OpenMP threads can stall for a scheduler
-time slice (10-20 ms) per iteration.  Nothing is asserted: these
-are measurements.  The gradients of the three versions are compared once
-before timing, so the three really do the same work.
+time slice (10-20 ms) per iteration (the header shows the load average; try
+``--torch-threads 1`` to see the difference).  Nothing is asserted: these are
+measurements.  The gradients of the three versions are compared once before
+timing, so the three really do the same work.
 
-Run:  python benchmarks/bench_ops.py [--repeat 25] [--sizes 16 128]
+Run:  python benchmarks/bench_ops.py [--repeat 25] [--sizes 16 128] [--torch-threads 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -199,14 +201,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=25, help="timed samples per implementation (median is shown)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 128], help="matrix sizes n (inputs are n x n)")
+    parser.add_argument("--torch-threads", type=int, default=2, help="torch.set_num_threads (default 2)")
     opts = parser.parse_args()
     if opts.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {opts.repeat}")
-    if torch is not None:
-        torch.set_num_threads(2)
+    if opts.torch_threads < 1:
+        parser.error(f"--torch-threads must be at least 1, got {opts.torch_threads}")
     versions = f"numpy {np.__version__}, minitensor {mt.__version__}"
-    versions += f", torch {torch.__version__} (2 threads)" if torch is not None else ", torch not installed"
-    print(f"Python {platform.python_version()}, {versions}; median of {opts.repeat} samples\n")
+    if torch is not None:
+        torch.set_num_threads(opts.torch_threads)
+        versions += f", torch {torch.__version__} ({opts.torch_threads} threads)"
+    else:
+        versions += ", torch not installed"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"Python {platform.python_version()}, {versions}; {os.cpu_count()} CPUs, load average {load:.1f}")
+    print(f"median of {opts.repeat} samples per implementation\n")
     for n in opts.sizes:
         impls = implementations(make_inputs(n))
         check_same_gradients(impls)
