@@ -133,15 +133,21 @@ class Gelu(Function):
 
     @staticmethod
     def forward(ctx, x):
-        cdf = 0.5 * (1.0 + erf(x * _SQRT_HALF))
+        cdf = erf(x * _SQRT_HALF)
+        cdf += 1.0
+        cdf *= 0.5
         ctx.save_for_backward(x, cdf)
         return x * cdf
 
     @staticmethod
     def backward(ctx, grad):
         x, cdf = ctx.saved_tensors
-        pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-        return grad * (cdf + x * pdf)
+        d = x * x
+        d *= -0.5
+        np.exp(d, out=d)
+        d *= _INV_SQRT_2PI * x  # x * pdf(x)
+        d += cdf
+        return grad * d
 
 
 class GeluTanh(Function):
