@@ -45,6 +45,7 @@ class Optimizer:
     """
 
     def __init__(self, params: Iterable, defaults: dict) -> None:
+        defaults = {k: _plain(v) for k, v in defaults.items()}
         self._validate(defaults)
         self.defaults = defaults
         self.param_groups: list[dict] = []
@@ -77,7 +78,8 @@ class Optimizer:
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if len({id(p) for p in params}) != len(params) or any(id(p) in seen for p in params):
             raise ValueError("params: some parameters appear more than once (in one group or in several groups)")
-        group = {**self.defaults, **param_group, "params": params}
+        settings = {k: _plain(v) for k, v in param_group.items() if k != "params"}
+        group = {**self.defaults, **settings, "params": params}
         self._validate(group)
         self.param_groups.append(group)
 
@@ -155,7 +157,7 @@ class Optimizer:
                     f"{len(group['params'])} in this optimizer"
                 )
             position_of.update((int(i), len(position_of)) for i in saved["params"])
-            settings = {k: tuple(v) if isinstance(self.defaults.get(k), tuple) else v for k, v in saved.items()}
+            settings = {k: _plain(tuple(v) if isinstance(self.defaults.get(k), tuple) else v) for k, v in saved.items()}
             new_groups.append({**settings, "params": group["params"]})
         for group in new_groups:
             self._validate(group)
@@ -174,6 +176,15 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def _plain(value):
+    """A setting with NumPy scalars made Python numbers: a float64 ``lr`` must not upcast float32 updates."""
+    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(v) for v in value)
+    return value
 
 
 def _load_value(key: str, value, param: Tensor):

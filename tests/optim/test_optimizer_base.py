@@ -260,3 +260,14 @@ def test_load_state_dict_rejects_a_mismatched_optimizer():
 def test_repr_lists_the_groups():
     text = repr(optim.SGD(_params(), lr=0.25, momentum=0.5))
     assert text.startswith("SGD (") and "Parameter Group 0" in text and "lr: 0.25" in text
+
+
+def test_numpy_scalar_settings_become_python_numbers(tmp_path):
+    params = _params(dtype=mt.float32)
+    opt = optim.Adam(params, lr=np.float64(0.01), betas=(np.float64(0.8), 0.9))
+    group = opt.param_groups[0]
+    assert type(group["lr"]) is float and type(group["betas"][0]) is float
+    _train(params, opt, steps=2)
+    opt.load_state_dict(mt.load(mt.save(opt.state_dict(), tmp_path / "opt")))
+    _train(params, opt, steps=1)
+    assert all(p.dtype == mt.float32 for p in params)

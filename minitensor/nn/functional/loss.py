@@ -14,6 +14,7 @@ target, shaped like it).
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def cross_entropy(
     fn = "cross_entropy"
     n_classes = _check_input(input, fn)
     _check_options(reduction, fn)
-    if not (isinstance(label_smoothing, (int, float)) and 0.0 <= label_smoothing <= 1.0):
+    if isinstance(label_smoothing, bool) or not (isinstance(label_smoothing, Real) and 0 <= label_smoothing <= 1):
         raise ValueError(f"{fn}: label_smoothing must be a number in [0, 1], got {label_smoothing!r}")
     weights = _weight(weight, n_classes, input, fn)
     target_array = target.data if isinstance(target, Tensor) else np.asarray(target)
