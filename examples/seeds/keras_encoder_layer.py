@@ -20,13 +20,8 @@ class TransformerEncoderLayer(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, dff: int, dropout_rate: float = 0.1, name: str = "") -> None:
         super().__init__()
-        self.d_model, self.num_heads, self.dff, self.dropout_rate, self.name = (
-            d_model,
-            num_heads,
-            dff,
-            dropout_rate,
-            name,
-        )
+        self.d_model, self.num_heads, self.dff = d_model, num_heads, dff
+        self.dropout_rate, self.name = dropout_rate, name
         self.layer = nn.TransformerEncoderLayer(
             d_model, num_heads, dff, dropout_rate, batch_first=True, layer_norm_eps=1e-6
         )
