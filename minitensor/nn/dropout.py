@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 from ..tensor import Tensor
 from . import functional as F
 from .module import Module
@@ -25,7 +27,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
             raise ValueError(f"Dropout: p must be a probability in [0, 1], got {p!r}")
         self.p = float(p)
 

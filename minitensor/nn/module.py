@@ -322,7 +322,7 @@ class Module:
         return OrderedDict((name, t.data.copy()) for name, t in self._state_tensors(prefix).items())
 
     def load_state_dict(self, state_dict, strict: bool = True) -> IncompatibleKeys:
-        """Copy arrays (NumPy arrays or Tensors) into the parameters and buffers.
+        """Copy arrays (NumPy arrays, Tensors, or anything with ``__array__``) into the parameters and buffers.
 
         Every key and shape is checked first: with ``strict=True`` a missing or
         unexpected key, and always a shape mismatch, raises ``RuntimeError``
@@ -346,11 +346,7 @@ class Module:
         for key, value in state_dict.items():
             if key not in targets:
                 continue
-            if not isinstance(value, (np.ndarray, Tensor)):
-                raise TypeError(
-                    f"load_state_dict: value of {key!r} must be a numpy array or Tensor, got {type(value).__name__}"
-                )
-            array = value.data if isinstance(value, Tensor) else value
+            array = _as_state_array(key, value)
             if array.shape != targets[key].shape:
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
@@ -384,6 +380,18 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{type(self).__name__}({body})"
+
+
+def _as_state_array(key: str, value) -> np.ndarray:
+    """A state dict value as an array: a Tensor's data, a NumPy array, or ``np.asarray`` of an array-like
+    with ``__array__`` (e.g. a detached torch tensor)."""
+    if isinstance(value, Tensor):
+        return value.data
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "__array__"):
+        return np.asarray(value)
+    raise TypeError(f"load_state_dict: value of {key!r} must be a numpy array or Tensor, got {type(value).__name__}")
 
 
 def _as_container(value):

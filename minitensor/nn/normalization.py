@@ -36,8 +36,8 @@ class LayerNorm(Module):
         if not shape:
             raise ValueError("LayerNorm: normalized_shape must have at least one dim, got ()")
         self.normalized_shape = tuple(check_size(s, "normalized_shape", "LayerNorm") for s in shape)
-        if eps <= 0:
-            raise ValueError(f"LayerNorm: eps must be positive, got {eps}")
+        if not eps > 0:
+            raise ValueError(f"LayerNorm: eps must be positive (a constant row would give NaN), got {eps}")
         self.eps = float(eps)
         self.elementwise_affine = elementwise_affine
         dtype = float_dtype(dtype, "LayerNorm")

@@ -140,6 +140,8 @@ def test_layer_norm_validation(rng):
         F.layer_norm(x, (4,), None, _t(rng, 4, dtype=mt.float32))
     with pytest.raises(ValueError, match="positive ints"):
         F.layer_norm(x, (0,))
+    with pytest.raises(ValueError, match="eps must be positive"):
+        F.layer_norm(x, (4,), eps=0.0)
     with pytest.raises(TypeError, match="float tensor"):
         F.layer_norm(mt.tensor([[1, 2]]), (2,))
 

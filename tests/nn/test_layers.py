@@ -231,7 +231,11 @@ def test_dropout_eval_p0_p1_and_reproducibility():
     assert not np.array_equal(a, drop(x).data)  # a fresh mask per call
 
 
-@pytest.mark.parametrize("p", [-0.1, 1.5, "0.5", True])
+def test_dropout_accepts_numpy_probabilities():
+    assert nn.Dropout(np.float32(0.25)).p == 0.25
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.5, "0.5", True, float("nan")])
 def test_dropout_rejects_bad_p(p):
     with pytest.raises(ValueError, match="p must be a probability"):
         nn.Dropout(p)

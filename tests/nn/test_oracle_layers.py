@@ -156,6 +156,13 @@ def test_nested_state_dict_keys_order_and_counts_equal_torch():
         assert value.shape == tuple(theirs.state_dict()[key].shape), key
 
 
+def test_torch_state_dict_loads_directly():
+    ours, theirs = _nested(nn), _nested(torch.nn)
+    ours.load_state_dict(theirs.state_dict())  # torch tensors have __array__
+    for key, value in ours.state_dict().items():
+        np.testing.assert_array_equal(value, theirs.state_dict()[key].numpy())
+
+
 def test_weights_roundtrip_between_torch_and_minitensor():
     ours, theirs = _nested(nn).double(), _nested(torch.nn).double()
     copy_weights(ours, theirs)

@@ -38,6 +38,8 @@ def layer_norm(
     check_tensor(input, "input", "layer_norm")
     check_float(input, "layer_norm")
     shape = _as_shape(normalized_shape)
+    if not eps > 0:
+        raise ValueError(f"layer_norm: eps must be positive (a constant row would give NaN), got {eps}")
     if input.ndim < len(shape) or input.shape[input.ndim - len(shape) :] != shape:
         raise ValueError(
             f"layer_norm: input's trailing dims must equal normalized_shape={shape}, got input of shape {input.shape}"
