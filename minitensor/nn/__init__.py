@@ -9,7 +9,7 @@ re-exported here.  ``nn.functional`` holds their stateless forms and
 from . import functional, init
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import MultiheadAttention
-from .container import ModuleDict, ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
 from .embedding import Embedding
 from .linear import Identity, Linear

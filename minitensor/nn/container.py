@@ -1,4 +1,5 @@
-"""Containers that hold sub-modules: ``Sequential``, ``ModuleList``, ``ModuleDict``.
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict`` hold sub-modules;
+``ParameterList``, ``ParameterDict`` hold parameters.
 
 Their items are registered like attributes, under the keys "0", "1", ... (or
 the dict's keys), so state dict keys read ``"layers.0.weight"`` as in PyTorch.
@@ -17,7 +18,9 @@ import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 
+from ..tensor import Tensor
 from .module import Module, _addindent
+from .parameter import Parameter
 
 
 def _index(idx, size: int, kind: str) -> int:
@@ -188,6 +191,104 @@ class ModuleDict(Module):
         pairs = modules.items() if hasattr(modules, "items") else modules
         for key, module in pairs:
             self.add_module(key, module)
+
+
+def _as_parameter(value) -> Parameter:
+    """Parameters stay as they are; a plain Tensor becomes a Parameter sharing its data (as PyTorch)."""
+    if isinstance(value, Parameter):
+        return value
+    if isinstance(value, Tensor):
+        return Parameter(value)
+    raise TypeError(f"expected a Parameter or Tensor, got {type(value).__name__}")
+
+
+def _parameter_lines(items) -> str:
+    return "\n".join(f"({key}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]" for key, p in items)
+
+
+class ParameterList(Module):
+    """A list of parameters, registered under "0", "1", ... so optimizers and state dicts see them.
+
+    >>> weights = nn.ParameterList([nn.Parameter(mt.zeros(2)) for _ in range(3)])
+    >>> [name for name, _ in weights.named_parameters()]
+    ['0', '1', '2']
+    """
+
+    def __init__(self, values: Iterable | None = None) -> None:
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(self._parameters.values())
+
+    def __getitem__(self, idx: int) -> Parameter:
+        return self._parameters[str(_index(idx, len(self), "ParameterList"))]
+
+    def __setitem__(self, idx: int, value) -> None:
+        self.register_parameter(str(_index(idx, len(self), "ParameterList")), _as_parameter(value))
+
+    def __iadd__(self, values: Iterable) -> ParameterList:
+        return self.extend(values)
+
+    def append(self, value) -> ParameterList:
+        self.register_parameter(str(len(self)), _as_parameter(value))
+        return self
+
+    def extend(self, values: Iterable) -> ParameterList:
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return _parameter_lines(self._parameters.items())
+
+
+class ParameterDict(Module):
+    """A dict of parameters (string keys, insertion order), registered so optimizers and state dicts see them."""
+
+    def __init__(self, parameters=None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Parameter:
+        return self._parameters[key]
+
+    def __setitem__(self, key: str, value) -> None:
+        self.register_parameter(key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._parameters[key]
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parameters)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def update(self, parameters) -> None:
+        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return _parameter_lines(self._parameters.items())
 
 
 def _renumber(modules: OrderedDict) -> None:

@@ -11,8 +11,10 @@ nested ``repr``) walks these dicts, in insertion order, exactly as PyTorch does,
 so state dict keys are PyTorch's (``"encoder.layers.0.linear1.weight"``).
 
 A plain list/tuple of Modules assigned as an attribute becomes a ``ModuleList``
-(and a dict of Modules a ``ModuleDict``), so its parameters are never lost
-silently.
+(a dict of Modules a ``ModuleDict``; a list or dict of Parameters a
+``ParameterList`` / ``ParameterDict``), so parameters are never lost silently.
+(PyTorch ignores plain lists; use the containers explicitly in code meant to
+run on both.)
 
 >>> class MLP(nn.Module):
 ...     def __init__(self):
@@ -395,14 +397,19 @@ def _as_state_array(key: str, value) -> np.ndarray:
 
 
 def _as_container(value):
-    """A list/tuple of Modules -> ModuleList, a str-keyed dict of Modules -> ModuleDict; else unchanged."""
+    """A non-empty list/tuple of Modules (Parameters) -> ModuleList (ParameterList), a str-keyed dict
+    of them -> ModuleDict (ParameterDict); anything else is returned unchanged."""
     if not value:
         return value
-    if isinstance(value, dict):
-        if all(isinstance(k, str) and isinstance(v, Module) for k, v in value.items()):
-            return ModuleDict(value)
+    is_dict = isinstance(value, dict)
+    if is_dict and not all(isinstance(k, str) for k in value):
         return value
-    return ModuleList(value) if all(isinstance(item, Module) for item in value) else value
+    items = list(value.values()) if is_dict else value
+    if all(isinstance(item, Module) for item in items):
+        return ModuleDict(value) if is_dict else ModuleList(value)
+    if all(isinstance(item, Parameter) for item in items):
+        return ParameterDict(value) if is_dict else ParameterList(value)
+    return value
 
 
-from .container import ModuleDict, ModuleList  # noqa: E402  (container.py subclasses Module)
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: E402  (they subclass Module)

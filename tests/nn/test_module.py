@@ -167,6 +167,34 @@ def test_plain_lists_and_dicts_of_modules_become_registered_containers():
     ]
 
 
+def test_plain_lists_and_dicts_of_parameters_become_parameter_containers():
+    m = nn.Module()
+    m.ws = [nn.Parameter(mt.zeros(2)), nn.Parameter(mt.zeros(3))]
+    m.named = {"alpha": nn.Parameter(mt.ones(1))}
+    m.mixed = [nn.Parameter(mt.zeros(1)), 3]
+    assert isinstance(m.ws, nn.ParameterList) and isinstance(m.named, nn.ParameterDict)
+    assert isinstance(m.mixed, list)
+    assert list(m.state_dict()) == ["ws.0", "ws.1", "named.alpha"]
+
+
+def test_parameter_list_and_dict_operations():
+    plist = nn.ParameterList([nn.Parameter(mt.zeros(2))])
+    plist.append(mt.ones(3))  # a plain Tensor is wrapped as a Parameter
+    plist += [nn.Parameter(mt.zeros(1))]
+    assert len(plist) == 3 and isinstance(plist[1], nn.Parameter) and plist[-1].shape == (1,)
+    plist[0] = nn.Parameter(mt.ones(4))
+    assert [p.shape for p in plist] == [(4,), (3,), (1,)]
+    assert repr(plist).splitlines()[1].strip() == "(0): Parameter containing: [float32 of size (4,)]"
+    with pytest.raises(TypeError, match="Parameter or Tensor"):
+        plist.append(3.0)
+    pdict = nn.ParameterDict({"a": nn.Parameter(mt.zeros(1))})
+    pdict["b"] = mt.ones(2)
+    assert list(pdict) == ["a", "b"] and "b" in pdict and len(pdict) == 2
+    assert [k for k, _ in pdict.items()] == list(pdict.keys()) and len(list(pdict.values())) == 2
+    del pdict["a"]
+    assert list(pdict.named_parameters()) == [("b", pdict["b"])]
+
+
 def test_shared_parameters_and_modules_are_listed_once():
     shared = nn.Linear(2, 2)
     m = nn.Sequential(shared, nn.ReLU(), shared)

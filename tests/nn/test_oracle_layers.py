@@ -141,6 +141,9 @@ def _nested(lib):
             self.head = lib.Sequential(lib.LayerNorm(4), lib.Linear(4, 2), lib.ReLU())
             self.gate = lib.Parameter((mt if lib is nn else torch).ones(2))
             self.ff = lib.Sequential(lib.Linear(4, 4, bias=False), lib.Identity())
+            zeros = (mt if lib is nn else torch).zeros
+            self.extras = lib.ParameterList([lib.Parameter(zeros(3)), lib.Parameter(zeros(2, 2))])
+            self.named = lib.ParameterDict({"alpha": lib.Parameter(zeros(1))})
 
     return Model()
 
