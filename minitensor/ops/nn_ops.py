@@ -62,19 +62,21 @@ class Linear(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias=None):
-        y = x.reshape(-1, x.shape[-1]) @ weight.T
+        rows = x.reshape(-1, x.shape[-1])  # (M, in): a view unless x is non-contiguous
+        y = rows @ weight.T
         if bias is not None:
             y += bias
-        ctx.save_for_backward(x, weight)
+        ctx.save_for_backward(rows, weight)
+        ctx.x_shape = x.shape
         return y.reshape(x.shape[:-1] + (weight.shape[0],))
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        g = grad.reshape(-1, weight.shape[0])
+        rows, weight = ctx.saved_tensors
+        g = grad.reshape(-1, weight.shape[0])  # (M, out)
         need_x, need_w, need_b = ctx.needs_input_grad
-        gx = (g @ weight).reshape(x.shape) if need_x else None
-        gw = g.T @ x.reshape(-1, x.shape[-1]) if need_w else None
+        gx = (g @ weight).reshape(ctx.x_shape) if need_x else None
+        gw = g.T @ rows if need_w else None
         gb = g.sum(axis=0) if need_b else None
         return gx, gw, gb
 
