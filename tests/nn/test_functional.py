@@ -229,3 +229,41 @@ def test_embedding_function_validation(rng):
     with pytest.raises(ValueError, match="padding_idx"):
         F.embedding(np.array([0]), w, padding_idx=9)
     assert F.embedding(np.zeros((0,), dtype=np.int64), w).shape == (0, 2)
+
+
+# ------------------------------------------------- random shapes and layouts
+def _laid_out(rng, shape, layout):
+    """A float64 leaf of ``shape`` whose memory is C-ordered, transposed or strided (no copy)."""
+    if layout == "transposed":
+        array = rng.standard_normal(shape[::-1]).T
+    elif layout == "strided":
+        array = rng.standard_normal(tuple(2 * s for s in shape))[tuple(slice(None, None, 2) for _ in shape)]
+    else:
+        array = rng.standard_normal(shape)
+    return mt.from_numpy(array).requires_grad_()
+
+
+layouts = st.sampled_from(["contiguous", "transposed", "strided"])
+lead_shapes = st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple)
+
+
+@given(lead=lead_shapes, n_in=st.integers(1, 4), n_out=st.integers(1, 3), layout=layouts, seed=st.integers(0, 2**16))
+def test_linear_random_shapes_and_layouts(lead, n_in, n_out, layout, seed):
+    rng = np.random.default_rng(seed)
+    x = _laid_out(rng, lead + (n_in,), layout)
+    w, b = _laid_out(rng, (n_out, n_in), layout), _laid_out(rng, (n_out,), "contiguous")
+    np.testing.assert_allclose(F.linear(x, w, b).data, x.data @ w.data.T + b.data, rtol=1e-12, atol=1e-12)
+    assert gradcheck(F.linear, [x, w, b])
+
+
+@given(lead=lead_shapes, norm=st.lists(st.integers(2, 4), min_size=1, max_size=2).map(tuple), layout=layouts,
+       seed=st.integers(0, 2**16))  # fmt: skip
+def test_layer_norm_random_shapes_and_layouts(lead, norm, layout, seed):
+    rng = np.random.default_rng(seed)
+    x = _laid_out(rng, lead + norm, layout)
+    w, b = _laid_out(rng, norm, layout), _laid_out(rng, norm, "contiguous")
+    axes = tuple(range(len(lead), len(lead) + len(norm)))
+    a = x.data
+    ref = (a - a.mean(axes, keepdims=True)) / np.sqrt(a.var(axes, keepdims=True) + 1e-5) * w.data + b.data
+    np.testing.assert_allclose(F.layer_norm(x, norm, w, b).data, ref, rtol=1e-10, atol=1e-12)
+    assert gradcheck(lambda x, w, b: F.layer_norm(x, norm, w, b), [x, w, b])
