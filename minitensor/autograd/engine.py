@@ -75,7 +75,7 @@ def _accumulate_leaf(leaf, grad: np.ndarray) -> None:
     if leaf.grad is None:
         leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
     else:
-        leaf.grad.data = leaf.grad.data + grad
+        leaf.grad.data = np.asarray(leaf.grad.data + grad)  # 0-d + 0-d gives a NumPy scalar
 
 
 def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: list | None = None) -> list | None:
