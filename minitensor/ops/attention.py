@@ -1,7 +1,7 @@
-"""Scaled dot-product attention as one fused op, on NumPy arrays.
+"""Scaled dot-product attention as fused ops, on NumPy arrays.
 
 For queries ``q`` (..., L, D), keys ``k`` (..., S, D) and values ``v`` (..., S, Dv)
-(the leading dims are usually batch and heads, or batch*heads flattened)::
+(the leading dims are usually batch and heads)::
 
     scores = scale * q @ kᵀ + mask          (..., L, S)
     P      = softmax(scores, over S)        each row sums to 1
@@ -23,10 +23,16 @@ Backward, with ``G = d(loss)/d(out)`` and ``Pd = P * dropout_mask``::
     dQ = scale * dS @ k
     dK = scale * dSᵀ @ q
 
-``Attention`` computes ``out`` without handing ``P`` to the graph (the fast path
-that layers use); ``AttentionWeights`` returns ``P`` itself, for callers that
-must also return the attention weights.  Both use the two helpers below, which
-are the NumPy reference for the compiled kernel.
+The math lives in ``attention_forward`` / ``attention_backward`` (the NumPy
+reference for the compiled kernel); three Functions use it:
+
+- ``Attention(q, k, v)``: the op itself, on arrays already split into heads;
+- ``MultiheadAttentionCore(*projections)``: the same, but it takes the input
+  projections of a multi-head layer as they come out of the GEMMs (heads not
+  split, q/k/v possibly packed in one array) and returns the heads merged
+  again.  Splitting and merging are free NumPy views inside one op, and the
+  gradient of a packed projection is written in place into one array;
+- ``AttentionWeights(q, k)``: P itself, for callers that return the weights.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ def _swap(x: np.ndarray) -> np.ndarray:
     return np.swapaxes(x, -1, -2)
 
 
+# ------------------------------------------------------------------- the math
 def attention_probs(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None, scale: float) -> np.ndarray:
     """P = softmax(scale * q @ kᵀ + mask) over the last dim; fully masked rows give zeros.
 
@@ -54,12 +61,16 @@ def attention_probs(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None, scale
     """
     s = np.matmul(q, _swap(k))
     s *= scale
-    if mask is not None:
-        s += mask
-    row_max = np.max(s, axis=-1, keepdims=True)
+    if mask is None:  # finite scores: the plain stable softmax
+        s -= s.max(axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=-1, keepdims=True)
+        return s
+    s += mask
+    row_max = s.max(axis=-1, keepdims=True)
     s -= np.where(np.isfinite(row_max), row_max, 0)  # a row of all -inf stays -inf
     np.exp(s, out=s)
-    total = np.sum(s, axis=-1, keepdims=True)
+    total = s.sum(axis=-1, keepdims=True)
     s /= np.where(total > 0, total, 1)  # all-masked row: 0 / 1 = 0, not 0 / 0
     return s
 
@@ -71,6 +82,36 @@ def softmax_backward(p: np.ndarray, dp: np.ndarray) -> np.ndarray:
     return dp
 
 
+def attention_forward(q, k, v, mask, scale: float, dropout_mask, out=None) -> tuple:
+    """(out, P): out = (P * dropout_mask) @ v, written into ``out`` when given."""
+    p = attention_probs(q, k, mask, scale)
+    pd = p if dropout_mask is None else p * dropout_mask
+    return np.matmul(pd, v, out=out), p
+
+
+def attention_backward(grad, q, k, v, p, scale: float, dropout_mask, need=(True, True, True), out=(None, None, None)):
+    """(dq, dk, dv) from d(loss)/d(out); each written into its ``out`` array when given, None when not needed."""
+    need_q, need_k, need_v = need
+    dq = dk = dv = None
+    if need_v:
+        pd = p if dropout_mask is None else p * dropout_mask
+        dv = np.matmul(_swap(pd), grad, out=out[2])
+    if need_q or need_k:
+        dp = np.matmul(grad, _swap(v))
+        if dropout_mask is not None:
+            dp *= dropout_mask
+        ds = softmax_backward(p, dp)
+        ds *= scale
+        dq = np.matmul(ds, k, out=out[0]) if need_q else None
+        dk = np.matmul(_swap(ds), q, out=out[1]) if need_k else None
+    return dq, dk, dv
+
+
+def _cast(dropout_mask, dtype):
+    return None if dropout_mask is None else dropout_mask.astype(dtype, copy=False)
+
+
+# ------------------------------------------------------------------ the ops
 class Attention(Function):
     """out = (softmax(scale * q @ kᵀ + mask) * dropout_mask) @ v, fused.
 
@@ -81,32 +122,79 @@ class Attention(Function):
 
     @staticmethod
     def forward(ctx, q, k, v, mask=None, scale=1.0, dropout_mask=None):
-        p = attention_probs(q, k, mask, scale)
-        if dropout_mask is not None:
-            dropout_mask = dropout_mask.astype(p.dtype, copy=False)
-        pd = p if dropout_mask is None else p * dropout_mask
+        dropout_mask = _cast(dropout_mask, q.dtype)
+        out, p = attention_forward(q, k, v, mask, scale, dropout_mask)
         ctx.save_for_backward(q, k, v, p)
         ctx.scale, ctx.dropout_mask = scale, dropout_mask
-        return np.matmul(pd, v)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         q, k, v, p = ctx.saved_tensors
-        need_q, need_k, need_v = ctx.needs_input_grad
-        dm = ctx.dropout_mask
-        dv = None
-        if need_v:
-            dv = np.matmul(_swap(p if dm is None else p * dm), grad)
-        if not (need_q or need_k):
-            return None, None, dv
-        dp = np.matmul(grad, _swap(v))
-        if dm is not None:
-            dp *= dm
-        ds = softmax_backward(p, dp)
-        ds *= ctx.scale
-        dq = np.matmul(ds, k) if need_q else None
-        dk = np.matmul(_swap(ds), q) if need_k else None
-        return dq, dk, dv
+        return attention_backward(grad, q, k, v, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
+
+
+def split_heads(x: np.ndarray, heads: int, parts: int, batch_first: bool) -> list:
+    """(N, L, parts*E) or (L, N, parts*E) -> ``parts`` views (N, heads, L, E/heads).
+
+    Part i holds features [i*E, (i+1)*E) of the last dim (e.g. q, k, v of a
+    packed projection); head h of a part holds its features [h*d, (h+1)*d).
+    """
+    if batch_first:
+        n, l = x.shape[0], x.shape[1]
+        x = x.reshape(n, l, parts, heads, -1).transpose(2, 0, 3, 1, 4)
+    else:
+        l, n = x.shape[0], x.shape[1]
+        x = x.reshape(l, n, parts, heads, -1).transpose(2, 1, 3, 0, 4)
+    return list(x)
+
+
+class MultiheadAttentionCore(Function):
+    """Multi-head attention between input projections, heads split and merged inside the op.
+
+    Call as ``MultiheadAttentionCore.apply(*projections, heads=H, batch_first=b,
+    mask=m, scale=s, dropout_mask=d)``.  ``projections`` are in the layer's
+    layout, (N, L, .) with ``batch_first`` else (L, N, .), and are one of:
+
+    - ``(qkv,)``: q, k and v packed along the last dim, (..., 3E) (self-attention);
+    - ``(q, kv)``: q (..., E) and k, v packed, (..., 2E) (key is value);
+    - ``(q, k, v)``: three arrays (..., E).
+
+    ``m`` broadcasts to (N, H, L, S); ``d`` is (N, H, L, S) or None.
+    Returns the heads' outputs merged back, (N, L, E) or (L, N, E).
+    """
+
+    @staticmethod
+    def forward(ctx, *projections, heads=1, batch_first=False, mask=None, scale=1.0, dropout_mask=None):
+        q, k, v = _unpack(projections, heads, batch_first)
+        dropout_mask = _cast(dropout_mask, q.dtype)
+        n, h, l, d = q.shape
+        merged = np.empty((n, l, h * d) if batch_first else (l, n, h * d), dtype=q.dtype)
+        _, p = attention_forward(q, k, v, mask, scale, dropout_mask, out=split_heads(merged, heads, 1, batch_first)[0])
+        ctx.save_for_backward(*projections, p)
+        ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
+        return merged
+
+    @staticmethod
+    def backward(ctx, grad):
+        *projections, p = ctx.saved_tensors
+        heads, batch_first = ctx.heads, ctx.batch_first
+        q, k, v = _unpack(projections, heads, batch_first)
+        grads = [np.empty_like(x) if need else None for x, need in zip(projections, ctx.needs_input_grad)]
+        targets = _unpack(grads, heads, batch_first)  # views into grads (None where not needed)
+        g = split_heads(grad, heads, 1, batch_first)[0]
+        need = tuple(t is not None for t in targets)
+        attention_backward(g, q, k, v, p, ctx.scale, ctx.dropout_mask, need, out=targets)
+        return tuple(grads)
+
+
+def _unpack(arrays, heads: int, batch_first: bool) -> list:
+    """q, k, v (N, H, L or S, d) views of 1, 2 or 3 projection arrays (None stays None)."""
+    parts = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}[len(arrays)]
+    views = []
+    for x, n in zip(arrays, parts):
+        views.extend([None] * n if x is None else split_heads(x, heads, n, batch_first))
+    return views
 
 
 class AttentionWeights(Function):

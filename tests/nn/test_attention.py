@@ -17,7 +17,7 @@ import minitensor as mt
 import minitensor.nn as nn
 import minitensor.nn.functional as F
 from minitensor.autograd import gradcheck
-from minitensor.ops.attention import Attention, AttentionWeights
+from minitensor.ops.attention import Attention, AttentionWeights, MultiheadAttentionCore, split_heads
 
 E, H, N, L, S = 4, 2, 2, 3, 5
 
@@ -106,6 +106,47 @@ class TestAttentionOp:
     def test_grad_fn_name(self, rng):
         q = t64(rng, 1, 2, 2)
         assert type(Attention.apply(q, q, q).grad_fn).__name__ == "AttentionBackward"
+
+
+class TestMultiheadAttentionCore:
+    """The multi-head op on unsplit projections: packed qkv, q + packed kv, or q, k, v; both layouts."""
+
+    @staticmethod
+    def projections(rng, packing: str, batch_first: bool) -> list:
+        def shape(length, width):
+            return (N, length, width) if batch_first else (length, N, width)
+
+        if packing == "qkv":
+            return [t64(rng, *shape(L, 3 * E))]
+        if packing == "q_kv":
+            return [t64(rng, *shape(L, E)), t64(rng, *shape(S, 2 * E))]
+        return [t64(rng, *shape(L, E)), t64(rng, *shape(S, E)), t64(rng, *shape(S, E))]
+
+    @pytest.mark.parametrize("packing", ["qkv", "q_kv", "q_k_v"])
+    @pytest.mark.parametrize("batch_first", [False, True])
+    def test_equals_attention_on_split_heads_and_gradcheck(self, rng, packing, batch_first):
+        projections = self.projections(rng, packing, batch_first)
+        s = L if packing == "qkv" else S
+        mask = np.where(rng.random((N, 1, L, s)) < 0.3, -np.inf, 0.0)
+        mask[..., 0] = 0.0
+        mask[1, 0, 2] = -np.inf  # a fully masked query row
+        drop = (rng.random((N, H, L, s)) > 0.25) / 0.75
+        kwargs = {"heads": H, "batch_first": batch_first, "mask": mask, "scale": 0.8, "dropout_mask": drop}
+        out = MultiheadAttentionCore.apply(*projections, **kwargs)
+        assert out.shape == ((N, L, E) if batch_first else (L, N, E))
+        parts = {"qkv": (3,), "q_kv": (1, 2), "q_k_v": (1, 1, 1)}[packing]
+        q, k, v = [h for x, n in zip(projections, parts) for h in split_heads(x.data, H, n, batch_first)]
+        heads = Attention.apply(q, k, v, mask=mask, scale=0.8, dropout_mask=drop).data  # (N, H, L, d)
+        expected = heads.transpose(0, 2, 1, 3) if batch_first else heads.transpose(2, 0, 1, 3)
+        np.testing.assert_allclose(out.data, expected.reshape(out.shape), rtol=1e-12)
+        assert gradcheck(lambda *xs: MultiheadAttentionCore.apply(*xs, **kwargs), projections)
+
+    def test_only_the_needed_gradients(self, rng):
+        q, k, v = self.projections(rng, "q_k_v", False)
+        k.requires_grad_(False)
+        out = MultiheadAttentionCore.apply(q, k, v, heads=H)
+        out.backward(np.ones(out.shape))
+        assert q.grad is not None and v.grad is not None and k.grad is None
 
 
 # ------------------------------------------------- scaled_dot_product_attention
@@ -289,18 +330,19 @@ class TestMultiheadAttention:
         assert np.all(w.data[..., -1] == 0)
 
     @pytest.mark.parametrize("self_attention", [True, False])
-    def test_gradcheck_inputs_and_all_parameters(self, rng, self_attention):
+    @pytest.mark.parametrize("need_weights", [True, False])
+    def test_gradcheck_inputs_and_all_parameters(self, rng, self_attention, need_weights):
         m = mha64(batch_first=True)
         q, kv = t64(rng, N, L, E), t64(rng, N, S, E)
         pad = np.zeros((N, S), dtype=bool)
         pad[1, -2:] = True
         params = list(m.parameters())
         if self_attention:
-            fn = lambda x, *ps: m(x, x, x)[0]  # noqa: E731
+            fn = lambda x, *ps: m(x, x, x, need_weights=need_weights)[0]  # noqa: E731
             assert gradcheck(fn, [q, *params])
         else:
             v = t64(rng, N, S, E)
-            fn = lambda q, k, v, *ps: m(q, k, v, key_padding_mask=pad)[0]  # noqa: E731
+            fn = lambda q, k, v, *ps: m(q, k, v, key_padding_mask=pad, need_weights=need_weights)[0]  # noqa: E731
             assert gradcheck(fn, [q, kv, v, *params])
 
     def test_gradcheck_weights_output_and_separate_projections(self, rng):

@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import random
 from ...functions import cat
-from ...ops.attention import Attention, AttentionWeights
+from ...ops.attention import Attention, AttentionWeights, MultiheadAttentionCore
 from ...tensor import Tensor
 from .linear import linear
 
@@ -250,7 +250,19 @@ def multi_head_attention_forward(
     mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, query.dtype)
 
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
-    q, k, v = _project_heads(query, key, value, in_proj_weight, in_proj_bias, separate, n, h, batch_first)
+    projections = _in_projections(query, key, value, in_proj_weight, in_proj_bias, separate)
+    scale = 1.0 / math.sqrt(e // h)
+    p = dropout_p if training else 0.0
+    extras = bias_k is not None or add_zero_attn or static_k is not None or static_v is not None
+    if not need_weights and not extras:  # the fast path: one fused op between the two projections
+        drop = _dropout_mask((n, h, l, s), p, query.dtype) if p > 0 else None
+        heads = MultiheadAttentionCore.apply(
+            *projections, heads=h, batch_first=batch_first, mask=mask, scale=scale, dropout_mask=drop
+        )
+        return linear(heads, out_proj_weight, out_proj_bias), None
+
+    # The explicit path, step by step: split the heads, attend, merge the heads.
+    q, k, v = _split_heads(projections, h, batch_first)  # (N, H, L or S, E/H)
     if bias_k is not None and bias_v is not None:  # one more key/value position, learned
         k, v = cat([k, _as_head_row(bias_k, k)], dim=2), cat([v, _as_head_row(bias_v, v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
@@ -261,12 +273,9 @@ def multi_head_attention_forward(
     if add_zero_attn:  # one more key/value position, all zeros
         k, v = cat([k, _zero_row(k)], dim=2), cat([v, _zero_row(v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
-
-    scale = 1.0 / math.sqrt(e // h)
-    p = dropout_p if training else 0.0
     drop = _dropout_mask((n, h, l, k.shape[2]), p, query.dtype) if p > 0 else None
     if need_weights:
-        weights = AttentionWeights.apply(q, k, mask=mask, scale=scale)
+        weights = AttentionWeights.apply(q, k, mask=mask, scale=scale)  # (N, H, L, S)
         if drop is not None:
             weights = weights * Tensor._make(drop, False, None)
         heads = weights @ v
@@ -325,8 +334,8 @@ def _merged_mask(attn_mask, key_padding_mask, is_causal: bool, n: int, h: int, l
     return mask
 
 
-def _project_heads(query, key, value, w, b, separate, n: int, h: int, batch_first: bool) -> list:
-    """The input projections, split into heads: q, k, v each (N, H, L or S, E/H).
+def _in_projections(query, key, value, w, b, separate) -> list:
+    """The input projections, heads not yet split: [qkv] (..., 3E), [q, kv] or [q, k, v].
 
     Self-attention (``query is key is value``) with the packed weight is ONE
     GEMM with the (3E, E) weight; cross-attention splits the packed weight.
@@ -334,31 +343,29 @@ def _project_heads(query, key, value, w, b, separate, n: int, h: int, batch_firs
     if separate is not None:
         e = separate[0].shape[0]
         biases = (None, None, None) if b is None else (b[:e], b[e : 2 * e], b[2 * e :])
-        return [
-            _split_heads(linear(x, wx, bx), n, h, batch_first, 1)[0]
-            for x, wx, bx in zip((query, key, value), separate, biases)
-        ]
+        return [linear(x, wx, bx) for x, wx, bx in zip((query, key, value), separate, biases)]
     e = w.shape[1]
     if query is key and key is value:
-        return _split_heads(linear(query, w, b), n, h, batch_first, 3)
+        return [linear(query, w, b)]
     bq, bkv = (None, None) if b is None else (b[:e], b[e:])
-    q = _split_heads(linear(query, w[:e], bq), n, h, batch_first, 1)
+    q = linear(query, w[:e], bq)
     if key is value:
-        return q + _split_heads(linear(key, w[e:], bkv), n, h, batch_first, 2)
+        return [q, linear(key, w[e:], bkv)]
     bk, bv = (None, None) if bkv is None else (bkv[:e], bkv[e:])
-    k = _split_heads(linear(key, w[e : 2 * e], bk), n, h, batch_first, 1)
-    return q + k + _split_heads(linear(value, w[2 * e :], bv), n, h, batch_first, 1)
+    return [q, linear(key, w[e : 2 * e], bk), linear(value, w[2 * e :], bv)]
 
 
-def _split_heads(x: Tensor, n: int, h: int, batch_first: bool, parts: int) -> list:
-    """(N, L, parts*E) or (L, N, parts*E) -> ``parts`` tensors (N, H, L, E/H), all views."""
-    if batch_first:
-        x = x.reshape(n, x.shape[1], parts, h, -1).permute(2, 0, 3, 1, 4)
-    else:
-        x = x.reshape(x.shape[0], n, parts, h, -1).permute(2, 1, 3, 0, 4)
-    if parts == 1:
-        return [x.reshape(x.shape[1:])]
-    return [x[i] for i in range(parts)]
+def _split_heads(projections: list, h: int, batch_first: bool) -> list:
+    """[qkv], [q, kv] or [q, k, v] in the layer's layout -> q, k, v, each (N, H, L or S, E/H)."""
+    parts = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}[len(projections)]
+    heads = []
+    for x, n_parts in zip(projections, parts):
+        if batch_first:  # (N, L, parts*E) -> (parts, N, H, L, E/H)
+            x = x.reshape(x.shape[0], x.shape[1], n_parts, h, -1).permute(2, 0, 3, 1, 4)
+        else:  # (L, N, parts*E) -> (parts, N, H, L, E/H)
+            x = x.reshape(x.shape[0], x.shape[1], n_parts, h, -1).permute(2, 1, 3, 0, 4)
+        heads.extend([x.reshape(x.shape[1:])] if n_parts == 1 else [x[i] for i in range(n_parts)])
+    return heads
 
 
 def _as_head_row(bias: Tensor, x: Tensor) -> Tensor:
