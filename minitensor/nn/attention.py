@@ -133,23 +133,28 @@ class MultiheadAttention(Module):
             when unbatched), or None with ``need_weights=False`` (faster: the
             fused attention op, no weights kept).
         """
-        self._check_inputs(query, key, value)
+        params = self._parameters  # one dict lookup each, not Module.__getattr__
+        out_proj = self.out_proj
+        self._check_inputs(query, key, value, out_proj.weight.dtype)
         return multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
-            None, None, False, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            query, key, value, self.embed_dim, self.num_heads, params["in_proj_weight"], params["in_proj_bias"],
+            None, None, False, self.dropout, out_proj.weight, out_proj.bias,
             training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
             attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
-            average_attn_weights=average_attn_weights, is_causal=is_causal, batch_first=self.batch_first,
+            q_proj_weight=params["q_proj_weight"], k_proj_weight=params["k_proj_weight"],
+            v_proj_weight=params["v_proj_weight"], average_attn_weights=average_attn_weights, is_causal=is_causal,
+            batch_first=self.batch_first,
         )  # fmt: skip
 
-    def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:
+    def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor, dtype) -> None:
         """Ranks, feature sizes and dtypes, with messages that name the argument."""
         for x, name, size, size_name in (
             (query, "query", self.embed_dim, "embed_dim"),
             (key, "key", self.kdim, "kdim"),
             (value, "value", self.vdim, "vdim"),
         ):
+            if x is query and name != "query" and self._qkv_same_embed_dim:
+                continue  # self-attention: already checked
             if not isinstance(x, Tensor):
                 raise TypeError(f"MultiheadAttention: {name} must be a Tensor, got {type(x).__name__}")
             if x.ndim not in (2, 3):
@@ -160,8 +165,8 @@ class MultiheadAttention(Module):
                 raise ValueError(
                     f"MultiheadAttention: {name}'s last dim must be {size_name}={size}, got shape {x.shape}"
                 )
-            if x.dtype != self.out_proj.weight.dtype:
+            if x.dtype != dtype:
                 raise TypeError(
                     f"MultiheadAttention: {name} has dtype {x.dtype} but the parameters have "
-                    f"{self.out_proj.weight.dtype}; convert one of them (module.to(...) or x.to(...))"
+                    f"{dtype}; convert one of them (module.to(...) or x.to(...))"
                 )
