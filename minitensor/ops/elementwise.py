@@ -72,7 +72,8 @@ class Pow(Function):
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
         ga = grad * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
-        gb = grad * out * np.log(a) if ctx.needs_input_grad[1] else None
+        # dtype=: a Python-scalar base must not turn a float32 gradient into float64
+        gb = grad * out * np.log(a, dtype=out.dtype) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 

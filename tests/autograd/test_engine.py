@@ -1,0 +1,287 @@
+"""The backward engine: composite graphs, deep chains, accumulation,
+``retain_graph`` and ``mt.autograd.grad``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+from minitensor.autograd import gradcheck
+
+
+def f64(values, requires_grad: bool = True) -> mt.Tensor:
+    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
+
+
+# ------------------------------------------------------- composite graphs
+def test_square_by_self_product():
+    a = f64([1.0, -2.0, 3.0])
+    (a * a).backward(f64([1.0, 2.0, 3.0], False))
+    np.testing.assert_allclose(a.grad.data, 2 * a.data * [1.0, 2.0, 3.0], rtol=1e-12)
+    assert gradcheck(lambda t: t * t, a)
+
+
+def test_self_sum():
+    a = f64([[1.0, 2.0], [3.0, 4.0]])
+    (a + a).backward(f64([[1.0, 2.0], [3.0, 4.0]], False))
+    np.testing.assert_allclose(a.grad.data, [[2.0, 4.0], [6.0, 8.0]])
+    assert gradcheck(lambda t: t + t + t, a)
+
+
+def test_diamond():
+    """x -> (b = 2x, c = x^2) -> d = b * c: d = 2x^3, dd/dx = 6x^2."""
+    x = f64([0.5, -1.5, 2.0])
+    b = x * 2.0
+    c = x * x
+    (b * c).sum().backward()
+    np.testing.assert_allclose(x.grad.data, 6 * x.data**2, rtol=1e-12)
+    assert gradcheck(lambda t: (t * 2.0) * (t * t), x)
+
+
+def test_nested_exp_graph():
+    """x = s + exp(s); y = x + exp(x): dy/ds = (1 + e^x)(1 + e^s)."""
+    s = f64([-0.5, 0.1, 0.7])
+    x = s + s.exp()
+    y = x + x.exp()
+    y.backward(mt.ones(3, dtype=mt.float64))
+    xs = s.data + np.exp(s.data)
+    np.testing.assert_allclose(s.grad.data, (1 + np.exp(xs)) * (1 + np.exp(s.data)), rtol=1e-12)
+
+    def fn(t):
+        u = t + t.exp()
+        return u + u.exp()
+
+    assert gradcheck(fn, s)
+
+
+def test_reused_subexpression():
+    """h = tanh(W x) used three times: loss = sum(h * h) + sum(h) * sum(h)."""
+    rng = np.random.default_rng(0)
+    w = f64(rng.standard_normal((3, 4)))
+    x = f64(rng.standard_normal(4))
+
+    def fn(w, x):
+        h = (w @ x).tanh()
+        return (h * h).sum() + h.sum() * h.sum()
+
+    fn(w, x).backward()
+    h = np.tanh(w.data @ x.data)
+    dh = 2 * h + 2 * h.sum()
+    dz = dh * (1 - h * h)
+    np.testing.assert_allclose(w.grad.data, np.outer(dz, x.data), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.data, w.data.T @ dz, rtol=1e-12)
+    assert gradcheck(fn, (w, x))
+
+
+def test_node_reached_by_two_paths_with_different_broadcasting():
+    """u (3, 1) reaches the output once broadcast over rows, once over columns."""
+    u = f64([[1.0], [2.0], [-1.0]])
+    v = f64([[0.5, -2.0, 3.0]])
+
+    def fn(u, v):
+        e = u.exp()  # (3, 1), one node with two consumers
+        return e * v + e.reshape(1, 3) * u  # (3, 3) + (1, 3) * (3, 1)
+
+    g = np.arange(9.0).reshape(3, 3)
+    fn(u, v).backward(g)
+    e = np.exp(u.data)
+    # d/du of sum(g * (e v)) = e * sum_j g_ij v_j; of sum(g * e^T u) = e_i * sum_j g_ji u_j + sum_j g_ij e_j
+    expected = e[:, 0] * (g * v.data).sum(1) + e[:, 0] * (g.T @ u.data[:, 0]) + g @ e[:, 0]
+    np.testing.assert_allclose(u.grad.data[:, 0], expected, rtol=1e-12)
+    np.testing.assert_allclose(v.grad.data[0], (g * e).sum(0), rtol=1e-12)
+    assert gradcheck(fn, (u, v))
+
+
+def test_shared_array_is_not_modified_in_place():
+    """Add.backward hands the same array to both parents; summing must not alias it."""
+    a = f64([1.0, 2.0])
+    b = a * 1.0
+    c = b + b  # both inputs are the same node
+    d = c + a  # a receives from two paths
+    d.backward(f64([1.0, 1.0], False))
+    np.testing.assert_array_equal(a.grad.data, [3.0, 3.0])
+
+
+def test_leaf_used_as_root():
+    a = f64([2.0])
+    a.backward()
+    np.testing.assert_array_equal(a.grad.data, [1.0])
+
+
+# ----------------------------------------------------------- deep chains
+def test_chain_of_100000_ops_has_no_recursion_error():
+    x = f64([1.0, 2.0])
+    y = x
+    c = 1.0 + 1e-6
+    for _ in range(100_000):
+        y = y * c
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.data, [c**100_000] * 2, rtol=1e-9)
+    del y  # freeing a 100,000-deep graph must not overflow the stack either
+
+
+def test_deep_chain_freed_without_backward():
+    x = f64([1.0])
+    y = x
+    for _ in range(100_000):
+        y = y + 1.0
+    assert y.item() == 100_001.0
+    del y
+
+
+# ------------------------------------------------------------ accumulation
+def test_grad_accumulates_over_two_backward_calls():
+    x = f64([1.0, 2.0, 3.0])
+    (x * x).sum().backward()
+    (x * 3.0).sum().backward()
+    np.testing.assert_allclose(x.grad.data, 2 * x.data + 3.0)
+    x.grad = None
+    (x * 3.0).sum().backward()
+    np.testing.assert_allclose(x.grad.data, [3.0, 3.0, 3.0])
+
+
+def test_grad_zero_in_place_then_accumulate():
+    x = f64([1.0, 2.0])
+    x.exp().sum().backward()
+    x.grad.zero_()
+    x.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [1.0, 1.0])
+
+
+def test_grad_is_its_own_array():
+    """The first gradient stored must not alias an array the graph still uses."""
+    x = f64([1.0, 2.0])
+    g = f64([5.0, 6.0], False)
+    x.backward(g)
+    x.backward(g)
+    np.testing.assert_array_equal(g.data, [5.0, 6.0])
+    np.testing.assert_array_equal(x.grad.data, [10.0, 12.0])
+
+
+def test_non_leaf_has_no_grad():
+    x = f64([1.0, 2.0])
+    y = x * 2.0
+    (y * y).sum().backward()
+    assert y.grad is None and not y.is_leaf and x.is_leaf
+
+
+# ------------------------------------------------------------ retain_graph
+def test_retain_graph_allows_a_second_backward():
+    x = f64([1.0, 2.0])
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    first = x.grad.data.copy()
+    y.backward()
+    np.testing.assert_allclose(x.grad.data, 2 * first, rtol=1e-12)
+
+
+def test_second_backward_without_retain_graph_raises():
+    x = f64([1.0, 2.0])
+    y = (x.exp() * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="retain_graph"):
+        y.backward()
+
+
+def test_partial_graph_reuse_after_free_raises():
+    x = f64([1.0, 2.0])
+    h = x.tanh()
+    h.sum().backward()
+    with pytest.raises(RuntimeError, match="retain_graph"):
+        (h * 2.0).sum().backward()
+
+
+# --------------------------------------------------------- autograd.grad
+def test_autograd_grad_does_not_touch_dot_grad():
+    x = f64([1.0, 2.0, 3.0])
+    y = (x * x).sum()
+    (gx,) = mt.autograd.grad(y, x)
+    np.testing.assert_allclose(gx.data, 2 * x.data)
+    assert x.grad is None
+    assert not gx.requires_grad
+
+
+def test_autograd_grad_for_non_leaf_input():
+    x = f64([0.5, -1.0])
+    h = x.exp()
+    y = (h * h).sum()
+    gh, gx = mt.autograd.grad(y, [h, x])
+    np.testing.assert_allclose(gh.data, 2 * h.data, rtol=1e-12)
+    np.testing.assert_allclose(gx.data, 2 * h.data * h.data, rtol=1e-12)
+    assert x.grad is None and h.grad is None
+
+
+def test_autograd_grad_with_grad_outputs_and_several_outputs():
+    x = f64([1.0, 2.0])
+    a, b = x * 3.0, x * x
+    (gx,) = mt.autograd.grad([a, b], x, [f64([1.0, 1.0], False), f64([2.0, 0.5], False)])
+    np.testing.assert_allclose(gx.data, 3.0 + np.array([2.0, 0.5]) * 2 * x.data)
+
+
+def test_autograd_grad_allow_unused():
+    x, z = f64([1.0]), f64([2.0])
+    y = (x * 2.0).sum()
+    with pytest.raises(RuntimeError, match="allow_unused"):
+        mt.autograd.grad(y, [x, z], retain_graph=True)
+    gx, gz = mt.autograd.grad(y, [x, z], allow_unused=True)
+    assert gz is None and gx.tolist() == [2.0]
+
+
+def test_autograd_grad_retain_graph():
+    x = f64([1.0, 2.0])
+    y = x.exp().sum()
+    mt.autograd.grad(y, x, retain_graph=True)
+    (g,) = mt.autograd.grad(y, x)
+    np.testing.assert_allclose(g.data, np.exp(x.data))
+    with pytest.raises(RuntimeError, match="retain_graph"):
+        mt.autograd.grad(y, x)
+
+
+def test_autograd_grad_of_non_scalar_needs_grad_outputs():
+    x = f64([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="grad_outputs"):
+        mt.autograd.grad(x * 2.0, x)
+
+
+def test_autograd_grad_input_without_grad_raises():
+    x = f64([1.0, 2.0])
+    c = f64([1.0, 2.0], False)
+    with pytest.raises(RuntimeError, match="inputs\\[1\\]"):
+        mt.autograd.grad((x * c).sum(), [x, c])
+
+
+# -------------------------------------------------------------- graph API
+def test_grad_fn_names_and_next_functions():
+    a, b = f64([[1.0, 2.0]]), f64([[3.0], [4.0]])
+    c = a @ b
+    d = c.exp().sum()
+    assert type(c.grad_fn).__name__ == "MatmulBackward"
+    assert type(d.grad_fn).__name__ == "SumBackward"
+    assert type(d.grad_fn.next_functions[0]).__name__ == "ExpBackward"
+    assert d.grad_fn.next_functions[0].next_functions == (c.grad_fn,)
+    assert c.grad_fn.next_functions == (a, b)
+    assert a.grad_fn is None
+
+
+def test_backward_of_non_scalar_without_gradient_raises():
+    x = f64([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="gradient"):
+        (x * 2.0).backward()
+
+
+def test_backward_gradient_of_wrong_shape_raises():
+    x = f64([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"\(2,\)"):
+        (x * 2.0).backward(f64([1.0, 2.0, 3.0], False))
+
+
+def test_backward_on_tensor_without_grad_raises():
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        f64([1.0], False).backward()
+
+
+def test_detach_stops_gradient():
+    x = f64([1.0, 2.0])
+    (x * x.detach()).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, x.data)

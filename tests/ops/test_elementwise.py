@@ -1,0 +1,163 @@
+"""Gradient checks (float64) of the elementwise ops on hypothesis-generated inputs.
+
+Binary ops get broadcast shape pairs; every input may be contiguous,
+transposed or strided.  Inputs stay away from each op's kinks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import broadcast_pairs, layouts, leaf, seeds, shapes, values
+
+import minitensor as mt
+from minitensor.autograd import gradcheck
+from minitensor.ops import elementwise as E
+
+BINARY = {
+    "add": (lambda a, b: a + b, {}, {}),
+    "sub": (lambda a, b: a - b, {}, {}),
+    "mul": (lambda a, b: a * b, {}, {}),
+    "div": (lambda a, b: a / b, {}, {"away": 0.5}),
+    "pow": (lambda a, b: a**b, {"low": 0.5, "high": 2.0}, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@given(pair=broadcast_pairs(), seed=seeds, layout_a=layouts, layout_b=layouts)
+def test_binary_gradcheck_broadcast(name, pair, seed, layout_a, layout_b):
+    fn, kw_a, kw_b = BINARY[name]
+    a = leaf(seed, pair[0], layout_a, **kw_a)
+    b = leaf(seed + 7, pair[1], layout_b, **kw_b)
+    out = fn(a, b)
+    assert out.shape == np.broadcast_shapes(pair[0], pair[1])
+    np.testing.assert_allclose(out.data, fn(a.data, b.data), rtol=1e-12, atol=0)
+    assert gradcheck(fn, (a, b))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@given(pair=broadcast_pairs(), seed=seeds)
+def test_binary_gradcheck_one_side_only(name, pair, seed):
+    """Only one operand requires grad: the other gets no gradient and no error."""
+    fn, kw_a, kw_b = BINARY[name]
+    a = leaf(seed, pair[0], **kw_a)
+    b = leaf(seed + 3, pair[1], requires_grad=False, **kw_b)
+    assert gradcheck(fn, (a, b))
+    fn(a, b).sum().backward()
+    assert b.grad is None and a.grad.shape == a.shape
+
+
+SCALAR_RIGHT = {
+    "add": lambda x, s: x + s,
+    "sub": lambda x, s: x - s,
+    "mul": lambda x, s: x * s,
+    "div": lambda x, s: x / s,
+    "radd": lambda x, s: s + x,
+    "rsub": lambda x, s: s - x,
+    "rmul": lambda x, s: s * x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_RIGHT))
+@given(shape=shapes(), seed=seeds, layout=layouts, s=st.sampled_from([-2.5, -1, 0.5, 3]))
+def test_scalar_operand_gradcheck(name, shape, seed, layout, s):
+    fn = SCALAR_RIGHT[name]
+    x = leaf(seed, shape, layout)
+    np.testing.assert_allclose(fn(x, s).data, fn(x.data, s), rtol=1e-12)
+    assert gradcheck(lambda t: fn(t, s), x)
+
+
+@given(shape=shapes(), seed=seeds, layout=layouts, s=st.sampled_from([-2.0, 0.5, 3.0]))
+def test_rdiv_scalar_gradcheck(shape, seed, layout, s):
+    x = leaf(seed, shape, layout, away=0.5)
+    np.testing.assert_allclose((s / x).data, s / x.data, rtol=1e-12)
+    assert gradcheck(lambda t: s / t, x)
+
+
+@given(shape=shapes(), seed=seeds, layout=layouts, p=st.sampled_from([2, 3, 0.5, -1.5, 1.7]))
+def test_pow_tensor_scalar_gradcheck(shape, seed, layout, p):
+    # integer powers are smooth everywhere, fractional ones need a positive base
+    kw = {} if isinstance(p, int) else {"low": 0.3, "high": 2.0}
+    x = leaf(seed, shape, layout, **kw)
+    np.testing.assert_allclose((x**p).data, x.data**p, rtol=1e-12)
+    assert gradcheck(lambda t: t**p, x)
+
+
+@given(shape=shapes(), seed=seeds, layout=layouts, base=st.sampled_from([2.0, 0.5, np.e, 3]))
+def test_pow_scalar_tensor_gradcheck(shape, seed, layout, base):
+    x = leaf(seed, shape, layout)
+    np.testing.assert_allclose((base**x).data, base**x.data, rtol=1e-12)
+    assert gradcheck(lambda t: base**t, x)
+
+
+def test_pow_gradients_by_hand():
+    a = mt.tensor([0.5, 2.0, 3.0], dtype=mt.float64, requires_grad=True)
+    b = mt.tensor([2.0, -1.0, 0.5], dtype=mt.float64, requires_grad=True)
+    (a**b).backward(mt.ones(3, dtype=mt.float64))
+    np.testing.assert_allclose(a.grad.data, b.data * a.data ** (b.data - 1), rtol=1e-12)
+    np.testing.assert_allclose(b.grad.data, a.data**b.data * np.log(a.data), rtol=1e-12)
+
+
+UNARY = {
+    "neg": (lambda t: -t, np.negative, {}),
+    "exp": (lambda t: t.exp(), np.exp, {}),
+    "log": (lambda t: t.log(), np.log, {"low": 0.1, "high": 3.0}),
+    "sqrt": (lambda t: t.sqrt(), np.sqrt, {"low": 0.1, "high": 3.0}),
+    "abs": (lambda t: t.abs(), np.abs, {"away": 0.1}),
+    "builtin_abs": (lambda t: abs(t), np.abs, {"away": 0.1}),
+    "tanh": (lambda t: t.tanh(), np.tanh, {}),
+    "sigmoid": (lambda t: t.sigmoid(), lambda a: 1 / (1 + np.exp(-a)), {"low": -6.0, "high": 6.0}),
+    "relu": (lambda t: t.relu(), lambda a: np.maximum(a, 0), {"away": 0.1}),
+    "mt.exp": (mt.exp, np.exp, {}),
+    "mt.relu": (mt.relu, lambda a: np.maximum(a, 0), {"away": 0.1}),
+    "cast_f64": (lambda t: E.Cast.apply(t, dtype=mt.float64), lambda a: a, {}),
+    "to_f64": (lambda t: t.to(mt.float64) * 1.0, lambda a: a, {}),
+    "double": (lambda t: t.double().tanh(), np.tanh, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@given(shape=shapes(), seed=seeds, layout=layouts)
+def test_unary_gradcheck(name, shape, seed, layout):
+    fn, ref, kw = UNARY[name]
+    x = leaf(seed, shape, layout, **kw)
+    out = fn(x)
+    assert out.shape == x.shape and out.dtype == mt.float64
+    np.testing.assert_allclose(out.data, ref(x.data), rtol=1e-12, atol=1e-300)
+    assert gradcheck(fn, x)
+
+
+@given(shape=shapes(), seed=seeds, layout=layouts, bounds=st.sampled_from([(-0.5, 0.5), (None, 0.3), (-0.2, None)]))
+def test_clamp_gradcheck_away_from_bounds(shape, seed, layout, bounds):
+    low, high = bounds
+    x = values(seed, shape, -1.5, 1.5)
+    for bound in (low, high):
+        if bound is not None:  # push values at least 0.05 away from each bound
+            x = np.where(np.abs(x - bound) < 0.05, bound + 0.05 * np.sign(x - bound + 1e-12), x)
+    t = mt.from_numpy(x if layout == "contiguous" else np.asfortranarray(x)).requires_grad_()
+    out = t.clamp(low, high)
+    np.testing.assert_array_equal(out.data, np.clip(x, low, high))
+    assert gradcheck(lambda a: a.clamp(min=low, max=high), t)
+
+
+def test_clamp_gradient_is_one_inside_zero_outside():
+    x = mt.tensor([-2.0, -0.3, 0.0, 0.4, 2.0], dtype=mt.float64, requires_grad=True)
+    x.clamp(-0.5, 0.5).backward(mt.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=mt.float64))
+    np.testing.assert_array_equal(x.grad.data, [0.0, 2.0, 3.0, 4.0, 0.0])
+
+
+def test_relu_and_abs_gradient_at_zero_is_zero():
+    x = mt.tensor([-1.0, 0.0, 2.0], dtype=mt.float64, requires_grad=True)
+    (x.relu() + x.abs()).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [-1.0, 0.0, 2.0])
+
+
+def test_sigmoid_is_stable_for_large_inputs():
+    x = mt.tensor([-1000.0, -30.0, 0.0, 30.0, 1000.0], dtype=mt.float64, requires_grad=True)
+    y = x.sigmoid()
+    assert np.all(np.isfinite(y.data))
+    np.testing.assert_allclose(y.data, [0.0, 1 / (1 + np.exp(30)), 0.5, 1 / (1 + np.exp(-30)), 1.0], rtol=1e-12)
+    y.sum().backward()
+    assert np.all(np.isfinite(x.grad.data))
