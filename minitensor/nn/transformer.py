@@ -220,6 +220,15 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
+    def extra_repr(self) -> str:
+        """The layer's configuration (as on the Lucid page); the sub-layers follow in the repr."""
+        activation = getattr(self.activation, "__name__", None) or repr(self.activation)
+        return (
+            f"d_model={self.d_model}, nhead={self.nhead}, dim_feedforward={self.linear1.out_features}, "
+            f"dropout={self.dropout1.p}, activation={activation}, batch_first={self.batch_first}, "
+            f"norm_first={self.norm_first}"
+        )
+
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout(SelfAttn(x))."""
         x = self.self_attn(
@@ -242,6 +251,9 @@ class TransformerEncoder(Module):
         num_layers: how many layers.
         norm: a final module applied to the output (e.g. ``nn.LayerNorm``,
             usual with Pre-LN layers), or None.
+        enable_nested_tensor, mask_check: accepted so that PyTorch code runs
+            unchanged; they only select PyTorch's fast paths, and minitensor
+            has one path (the output is the same).
 
     >>> layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)
     >>> encoder = nn.TransformerEncoder(layer, num_layers=3, norm=nn.LayerNorm(8))
@@ -249,7 +261,14 @@ class TransformerEncoder(Module):
     (2, 5, 8)
     """
 
-    def __init__(self, encoder_layer: Module, num_layers: int, norm: Module | None = None) -> None:
+    def __init__(
+        self,
+        encoder_layer: Module,
+        num_layers: int,
+        norm: Module | None = None,
+        enable_nested_tensor: bool = True,
+        mask_check: bool = True,
+    ) -> None:
         super().__init__()
         if not isinstance(encoder_layer, Module):
             raise TypeError(f"TransformerEncoder: encoder_layer must be a Module, got {type(encoder_layer).__name__}")

@@ -198,6 +198,10 @@ class TestEncoderLayer:
         text = repr(nn.TransformerEncoderLayer(8, 2, 16))
         for name in ("self_attn", "linear1", "linear2", "norm1", "norm2", "dropout1", "dropout2", "dropout3"):
             assert f"({name}):" in text
+        assert "d_model=8, nhead=2, dim_feedforward=16, dropout=0.1, activation=relu" in text
+        assert "activation=gelu, batch_first=True, norm_first=True" in repr(
+            nn.TransformerEncoderLayer(8, 2, activation="gelu", batch_first=True, norm_first=True)
+        )
 
     @pytest.mark.parametrize(
         "args, kwargs, error, match",
@@ -284,6 +288,13 @@ class TestEncoder:
         randomise(encoder, 3)
         x = t64(rng, S, 1, E)
         assert gradcheck(lambda x, *ps: encoder(x), [x, *encoder.parameters()])
+
+    def test_pytorch_only_arguments_are_accepted(self, rng):
+        layer = encoder_layer()
+        a = nn.TransformerEncoder(layer, 2, None, enable_nested_tensor=False, mask_check=False)
+        b = nn.TransformerEncoder(layer, 2)
+        x = t64(rng, S, N, E)
+        np.testing.assert_array_equal(a(x).data, b(x).data)
 
     def test_errors(self):
         with pytest.raises(ValueError, match="num_layers must be positive"):
