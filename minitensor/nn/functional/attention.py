@@ -1,6 +1,7 @@
 """Attention as functions: ``scaled_dot_product_attention`` and ``multi_head_attention_forward``.
 
-Both end in the fused op ``minitensor.ops.attention.Attention``, which takes an
+Both end in the fused ops of ``minitensor.ops.attention`` (``Attention``, and
+``MultiheadAttentionCore`` for the multi-head fast path), which take an
 *additive* float mask (0 = may attend, -inf = may not).  The functions here turn
 the user's masks into that form, and the two bool conventions differ, as in PyTorch:
 
