@@ -7,7 +7,7 @@ import numpy as np
 
 from . import dtypes
 from .ops import shape as S
-from .tensor import Tensor, _dim, _operand, _shape_of, matmul  # noqa: F401  (matmul re-exported)
+from .tensor import Tensor, _dim, _is_f64, _operand, _shape_of, matmul  # noqa: F401  (matmul re-exported)
 
 
 def _tensor_list(tensors, fn: str) -> list:
@@ -49,14 +49,17 @@ def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
     cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != dtypes.bool:
         raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
-    a, b = _operand(input), _operand(other)
+    a, b = _operand(input, other), _operand(other, input)
     try:
         np.broadcast_shapes(cond.shape, _shape_of(a), _shape_of(b))
     except ValueError:
         raise ValueError(
             f"where: condition {cond.shape}, input {_shape_of(a)} and other {_shape_of(b)} cannot be broadcast together"
         ) from None
-    return S.Where.apply(cond, a, b)
+    out = S.Where.apply(cond, a, b)
+    if out.data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
+        out.data = out.data.astype(dtypes.get_default_dtype())  # Python floats / ints -> default float
+    return out
 
 
 def _method(name: str):

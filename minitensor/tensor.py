@@ -76,14 +76,19 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(int(s) for s in shape)
 
 
-def _operand(x):
-    """Turn the other side of a binary op into a Tensor or a Python scalar."""
+def _operand(x, like=None):
+    """Turn the other side of a binary op into a Tensor or a Python scalar.
+
+    A float array next to a float Tensor ``like`` takes ``like``'s dtype, so it
+    neither upcasts a float32 op nor loses precision in a float64 one.
+    """
     if isinstance(x, Tensor) or type(x) in (float, int, builtins.bool):
         return x
     if isinstance(x, np.generic):
         return x.item()
     if isinstance(x, (np.ndarray, list, tuple)):
-        return Tensor(x)
+        floats = isinstance(like, Tensor) and like.dtype.kind == "f" and np.asarray(x).dtype.kind == "f"
+        return Tensor(x, dtype=like.dtype if floats else None)
     raise TypeError(f"unsupported operand type for a Tensor op: {type(x).__name__}")
 
 
@@ -93,7 +98,7 @@ def _shape_of(x) -> tuple:
 
 def _binary(cls, a, b, name: str):
     """Apply a broadcasting binary op, with a clear error for mismatched shapes."""
-    a, b = _operand(a), _operand(b)
+    a, b = _operand(a, b), _operand(b, a)
     try:
         out = cls.apply(a, b)
     except ValueError:
@@ -114,7 +119,7 @@ def _is_f64(x) -> bool:
 
 
 def _compare(ufunc, a, b) -> "Tensor":
-    b = _operand(b)
+    b = _operand(b, a)
     return Tensor._make(ufunc(a.data, b.data if isinstance(b, Tensor) else b), False, None)
 
 
@@ -321,7 +326,7 @@ class Tensor:
 
     def _inplace(self, ufunc, other, op: str) -> "Tensor":
         """``a += b``: in place outside the graph; a new graph node for a non-leaf."""
-        other = _operand(other)
+        other = _operand(other, self)
         if self._requires_grad and is_grad_enabled() and self.grad_fn is not None:
             return {"+=": self.__add__, "-=": self.__sub__, "*=": self.__mul__, "/=": self.__truediv__}[op](other)
         self._check_inplace(op)
@@ -600,7 +605,7 @@ def _seed_grad(t: Tensor, gradient, name: str) -> np.ndarray:
 
 def matmul(a, b) -> Tensor:
     """Matrix product with ``np.matmul`` semantics (batch dims broadcast, 1-D operands)."""
-    a, b = _operand(a), _operand(b)
+    a, b = _operand(a, b), _operand(b, a)
     sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) == 0 or len(sb) == 0:
         raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")

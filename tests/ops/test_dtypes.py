@@ -189,3 +189,37 @@ def test_dtypes_are_numpy_dtypes():
     assert mt.int64 == np.int64 and mt.bool == np.bool_
     t = mt.zeros(2)
     assert t.dtype == t.numpy().dtype
+
+
+@pytest.mark.parametrize(
+    "fn, expected",
+    [
+        (lambda x, a: x + a, 1.0 + 0.1),
+        (lambda x, a: a - x, 0.1 - 1.0),
+        (lambda x, a: x * a, 0.1),
+        (lambda x, a: a / x, 0.1),
+        (lambda x, a: x @ a.reshape(1, 1), 0.1),
+        (lambda x, a: a.reshape(1, 1) @ x, 0.1),
+        (lambda x, a: mt.where(np.array([False]), x, a), 0.1),
+        (lambda x, a: x + a.tolist(), 1.0 + 0.1),
+    ],
+)
+def test_float64_array_operand_keeps_float64_precision(fn, expected):
+    """A float64 array next to a float64 tensor is not rounded through float32."""
+    out = fn(mt.ones(1, dtype=mt.float64), np.array([0.1]))
+    assert out.dtype == mt.float64
+    assert out.numpy().ravel()[0] == expected
+
+
+def test_float64_array_comparison_is_exact():
+    x = mt.tensor([0.1, 0.2], dtype=mt.float64)
+    assert (x == np.array([0.1, 0.2])).tolist() == [True, True]
+    assert (np.array([0.1, 0.3]) == x).tolist() == [True, False]
+
+
+def test_where_of_python_scalars_is_the_default_dtype():
+    cond = np.array([True, False])
+    assert mt.where(cond, 0.5, 1.0).dtype == mt.float32
+    assert mt.where(cond, mt.tensor([1, 2]), 0.5).dtype == mt.float32
+    assert mt.where(cond, mt.tensor([1, 2]), 3).dtype == mt.int64
+    assert mt.where(cond, mt.zeros(2, dtype=mt.float64), 0.5).dtype == mt.float64

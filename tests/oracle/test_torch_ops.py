@@ -1,0 +1,191 @@
+"""PyTorch as an oracle: every core op, same inputs, same upstream gradient.
+
+Each case is written once as ``fn(lib, *inputs)`` where ``lib`` is ``minitensor``
+or ``torch`` (the APIs agree), so the very same expression runs in both.
+Forward values and the gradient of every input must match: within 1e-10 in
+float64, within 1e-5 (relative to the tensor's scale) in float32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+
+torch = pytest.importorskip("torch")
+
+
+def _values(rng: np.random.Generator, shape: tuple, kind: str) -> np.ndarray:
+    """float64 values of ``kind``: normal, positive, away from 0, distinct, away from +-0.5."""
+    if kind == "pos":
+        return rng.uniform(0.5, 2.0, shape)
+    x = rng.standard_normal(shape)
+    if kind == "away":  # relu, abs, division
+        return np.where(x >= 0, x + 0.1, x - 0.1)
+    if kind == "distinct":  # max/min without ties
+        n = int(np.prod(shape))
+        return ((rng.permutation(n) + rng.uniform(0.1, 0.3, n)) / max(n, 1) * 4 - 2).reshape(shape)
+    if kind == "clamp":  # at least 0.05 away from the bounds -0.5 and 0.5
+        return np.where(np.abs(np.abs(x) - 0.5) < 0.05, x * 1.3, x)
+    return x
+
+
+MASK = np.array([[True, False, True, False], [False, False, True, True], [True, True, False, False]])
+COND = np.array([[True], [False], [True]])
+INDEX = np.array([2, 0, 2, 2, 1])
+
+# id -> (fn(lib, *xs), [(shape, kind), ...])
+CASES = {
+    # elementwise, broadcasting
+    "add": (lambda L, a, b: a + b, [((3, 1, 4), "n"), ((2, 4), "n")]),
+    "sub": (lambda L, a, b: a - b, [((4,), "n"), ((3, 4), "n")]),
+    "mul": (lambda L, a, b: a * b, [((3, 4), "n"), ((3, 1), "n")]),
+    "div": (lambda L, a, b: a / b, [((2, 3, 4), "n"), ((1, 4), "away")]),
+    "pow": (lambda L, a, b: a**b, [((3, 4), "pos"), ((4,), "n")]),
+    "pow_scalar": (lambda L, a: a**2.5, [((3, 4), "pos")]),
+    "pow_int": (lambda L, a: a**3, [((3, 4), "n")]),
+    "rpow": (lambda L, a: 2.0**a, [((3, 4), "n")]),
+    "rsub": (lambda L, a: 1.5 - a, [((3, 4), "n")]),
+    "rdiv": (lambda L, a: 2.0 / a, [((3, 4), "away")]),
+    "neg": (lambda L, a: -a, [((3, 4), "n")]),
+    "exp": (lambda L, a: a.exp(), [((3, 4), "n")]),
+    "log": (lambda L, a: a.log(), [((3, 4), "pos")]),
+    "sqrt": (lambda L, a: a.sqrt(), [((3, 4), "pos")]),
+    "abs": (lambda L, a: a.abs(), [((3, 4), "away")]),
+    "tanh": (lambda L, a: a.tanh(), [((3, 4), "n")]),
+    "sigmoid": (lambda L, a: a.sigmoid(), [((3, 4), "n")]),
+    "relu": (lambda L, a: a.relu(), [((3, 4), "away")]),
+    "clamp": (lambda L, a: a.clamp(-0.5, 0.5), [((3, 4), "clamp")]),
+    "clamp_min": (lambda L, a: a.clamp(min=-0.5), [((3, 4), "clamp")]),
+    "composite": (lambda L, a, b: (a * b + a.exp()).tanh() * a, [((3, 4), "n"), ((4,), "n")]),
+    # reductions
+    "sum": (lambda L, a: a.sum(), [((3, 4), "n")]),
+    "sum_dim": (lambda L, a: a.sum(1), [((2, 3, 4), "n")]),
+    "sum_dims_keepdim": (lambda L, a: a.sum((0, -1), keepdim=True), [((2, 3, 4), "n")]),
+    "mean": (lambda L, a: a.mean(), [((3, 4), "n")]),
+    "mean_dim": (lambda L, a: a.mean(-1, keepdim=True), [((2, 3, 4), "n")]),
+    "var": (lambda L, a: a.var(), [((3, 4), "n")]),
+    "var_dim_biased": (lambda L, a: a.var(1, unbiased=False), [((2, 3, 4), "n")]),
+    "var_dims_keepdim": (lambda L, a: a.var((0, 2), keepdim=True), [((2, 3, 4), "n")]),
+    "std": (lambda L, a: a.std(), [((3, 4), "n")]),
+    "std_dim_biased": (lambda L, a: a.std(0, unbiased=False), [((3, 4), "n")]),
+    "amax": (lambda L, a: a.amax(1), [((3, 4), "distinct")]),
+    "amax_dims": (lambda L, a: a.amax((0, 2), keepdim=True), [((2, 3, 4), "distinct")]),
+    "amin": (lambda L, a: a.amin(-1), [((3, 4), "distinct")]),
+    "max": (lambda L, a: a.max(), [((3, 4), "distinct")]),
+    "min": (lambda L, a: a.min(), [((3, 4), "distinct")]),
+    "max_dim": (lambda L, a: a.max(1).values, [((3, 4), "distinct")]),
+    "min_dim_keepdim": (lambda L, a: a.min(0, keepdim=True).values, [((3, 4), "distinct")]),
+    "logsumexp": (lambda L, a: a.logsumexp(-1), [((3, 4), "n")]),
+    "logsumexp_dims": (lambda L, a: a.logsumexp((0, 1), keepdim=True), [((2, 3, 4), "n")]),
+    "softmax": (lambda L, a: a.softmax(-1), [((2, 3, 4), "n")]),
+    "softmax_dim0": (lambda L, a: a.softmax(0), [((3, 4), "n")]),
+    "log_softmax": (lambda L, a: a.log_softmax(1), [((2, 3, 4), "n")]),
+    # shape ops
+    "reshape": (lambda L, a: a.reshape(4, -1), [((2, 3, 4), "n")]),
+    "view": (lambda L, a: a.view(2, 12), [((2, 3, 4), "n")]),
+    "flatten": (lambda L, a: a.flatten(1), [((2, 3, 4), "n")]),
+    "squeeze": (lambda L, a: a.squeeze(1), [((3, 1, 4), "n")]),
+    "unsqueeze": (lambda L, a: a.unsqueeze(-1), [((3, 4), "n")]),
+    "permute": (lambda L, a: a.permute(2, 0, 1), [((2, 3, 4), "n")]),
+    "transpose": (lambda L, a: a.transpose(0, -1), [((2, 3, 4), "n")]),
+    "T": (lambda L, a: a.T, [((3, 4), "n")]),
+    "expand": (lambda L, a: a.expand(2, 3, 4), [((3, 1), "n")]),
+    "getitem_basic": (lambda L, a: a[1:, None, ..., 0], [((3, 4, 2), "n")]),
+    "getitem_int": (lambda L, a: a[-1, 2], [((3, 4), "n")]),
+    "getitem_repeated": (lambda L, a: a[L.tensor(INDEX)], [((3, 4), "n")]),
+    "getitem_list": (lambda L, a: a[:, [3, 3, 0]], [((3, 4), "n")]),
+    "getitem_mask": (lambda L, a: a[L.tensor(MASK)], [((3, 4), "n")]),
+    "chunk": (lambda L, a: a.chunk(3, 1), [((2, 5), "n")]),
+    "split": (lambda L, a: a.split(2, 0), [((5, 3), "n")]),
+    "cat": (lambda L, a, b: L.cat([a, b, a], 1), [((2, 3), "n"), ((2, 1), "n")]),
+    "stack": (lambda L, a, b: L.stack([a, b], -1), [((2, 3), "n"), ((2, 3), "n")]),
+    "where": (lambda L, a, b: L.where(L.tensor(COND), a, b), [((3, 4), "n"), ((4,), "n")]),
+    "masked_fill": (lambda L, a: a.masked_fill(L.tensor(MASK), -1.5), [((3, 4), "n")]),
+    # matmul
+    "matmul_2d": (lambda L, a, b: a @ b, [((3, 4), "n"), ((4, 2), "n")]),
+    "matmul_batched": (lambda L, a, b: a @ b, [((2, 1, 3, 4), "n"), ((5, 4, 2), "n")]),
+    "matmul_batch_weight": (lambda L, a, b: a @ b, [((2, 3, 4), "n"), ((4, 5), "n")]),
+    "matmul_weight_batch": (lambda L, a, b: a @ b, [((3, 4), "n"), ((2, 4, 5), "n")]),
+    "matmul_vec_left": (lambda L, a, b: a @ b, [((4,), "n"), ((2, 4, 3), "n")]),
+    "matmul_vec_right": (lambda L, a, b: a @ b, [((2, 3, 4), "n"), ((4,), "n")]),
+    "matmul_dot": (lambda L, a, b: L.matmul(a, b), [((4,), "n"), ((4,), "n")]),
+}
+
+
+def _as_tuple(out) -> tuple:
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _run_both(name: str, dtype: np.dtype, seed: int):
+    """Forward and gradients of case ``name`` in minitensor and in torch."""
+    fn, specs = CASES[name]
+    rng = np.random.default_rng(seed)
+    arrays = [_values(rng, shape, kind).astype(dtype) for shape, kind in specs]
+    mt_in = [mt.tensor(a, dtype=dtype, requires_grad=True) for a in arrays]
+    th_in = [torch.tensor(a, requires_grad=True) for a in arrays]
+    mt_out, th_out = _as_tuple(fn(mt, *mt_in)), _as_tuple(fn(torch, *th_in))
+    upstream = [rng.standard_normal(tuple(o.shape)).astype(dtype) for o in th_out]
+    mt_grads = mt.autograd.grad(mt_out, mt_in, [mt.tensor(g, dtype=dtype) for g in upstream], allow_unused=True)
+    th_grads = torch.autograd.grad(th_out, th_in, [torch.tensor(g) for g in upstream], allow_unused=True)
+    return mt_out, th_out, mt_grads, th_grads, arrays
+
+
+def _close(actual: np.ndarray, expected: np.ndarray, dtype: np.dtype, what: str) -> None:
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != torch's {expected.shape}"
+    assert actual.dtype == dtype, f"{what}: dtype {actual.dtype}, expected {dtype}"
+    if dtype == np.float64:
+        np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-10, err_msg=what)
+    else:
+        scale = float(np.max(np.abs(expected), initial=1.0))
+        np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5 * scale, err_msg=what)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name, seed, dtype):
+    dtype = np.dtype(dtype)
+    mt_out, th_out, mt_grads, th_grads, arrays = _run_both(name, dtype, seed)
+    assert len(mt_out) == len(th_out)
+    for k, (m, t) in enumerate(zip(mt_out, th_out)):
+        _close(m.numpy(), t.detach().numpy(), dtype, f"{name}: output {k}")
+    for i, (gm, gt) in enumerate(zip(mt_grads, th_grads)):
+        expected = np.zeros_like(arrays[i]) if gt is None else gt.numpy()
+        actual = np.zeros_like(arrays[i]) if gm is None else gm.numpy()
+        _close(actual, expected, dtype, f"{name}: gradient of input {i}")
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, a: a.max(1).indices,
+        lambda L, a: a.min(0, keepdim=True).indices,
+        lambda L, a: a.argmax(),
+        lambda L, a: a.argmin(1),
+        lambda L, a: a.argmax(-1, keepdim=True),
+        lambda L, a: a > 0.1,
+        lambda L, a: 0.2 <= a,
+        lambda L, a: a == a[0],
+    ],
+)
+def test_non_differentiable_results_match_torch(fn):
+    a = _values(np.random.default_rng(5), (3, 4), "distinct")
+    mine, theirs = fn(mt, mt.tensor(a, dtype=mt.float64)), fn(torch, torch.tensor(a))
+    np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+    assert not mine.requires_grad
+
+
+def test_backward_accumulates_like_torch():
+    """``.backward`` twice (retain_graph) and a diamond graph: the same ``.grad`` as torch."""
+    a = np.random.default_rng(6).standard_normal((3, 4))
+    grads = []
+    for lib, dtype in ((mt, mt.float64), (torch, torch.float64)):
+        x = lib.tensor(a, dtype=dtype, requires_grad=True)
+        h = x.tanh()
+        y = (h * x.exp() + h.softmax(-1) * h).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        grads.append(x.grad.numpy() if lib is mt else x.grad.detach().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
