@@ -49,6 +49,30 @@ def _count_dependencies(roots: list) -> dict:
     return counts
 
 
+def _needed_nodes(roots: list, wanted: set) -> set:
+    """ids of the nodes whose backward ``autograd.grad`` must run: those from
+    which a wanted tensor can be reached.  The rest of the graph is left alone
+    (it may even have been freed by an earlier backward)."""
+    order = []  # post-order: every node comes after all of its parents
+    seen = set()
+    stack = [(r, False) for r in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((p, False) for p in node.parents if isinstance(p, Node) and id(p) not in seen)
+    needed = set()
+    for node in order:
+        if any(p is not None and (id(p) in wanted or id(p) in needed) for p in node.parents):
+            needed.add(id(node))
+    return needed
+
+
 def _reduce_to_shape(grad: np.ndarray, shape: tuple, dtype, node: Node) -> np.ndarray:
     """Sum a broadcast gradient back to ``shape`` and cast it to ``dtype``.
 
@@ -104,6 +128,7 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
         elif all(n is not target for n in nodes):
             nodes.append(target)
     counts = _count_dependencies(nodes)
+    needed = None if wanted is None else _needed_nodes(nodes, wanted)
     ready = [n for n in nodes if counts.get(id(n), 0) == 0]
     while ready:
         node = ready.pop()
@@ -111,7 +136,8 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
         if grad is not None:
             if wanted is not None and id(node) in wanted:
                 captured[id(node)] = grad
-            _propagate(node, grad, grads, wanted, captured, retain_graph)
+            if needed is None or id(node) in needed:
+                _propagate(node, grad, grads, wanted, captured, retain_graph)
         for parent in node.parents:
             if isinstance(parent, Node):
                 key = id(parent)
