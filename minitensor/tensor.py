@@ -56,6 +56,13 @@ def _dim(dim, ndim: int, name: str = "dim") -> int:
     return int(dim) % max(ndim, 1)
 
 
+def _positive_int(value, name: str) -> None:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, builtins.bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be positive, got {value}")
+
+
 def _axes(dim, ndim: int) -> tuple:
     """``dim`` (None, int or tuple of ints) -> a sorted tuple of dims in [0, ndim)."""
     if dim is None:
@@ -546,9 +553,9 @@ class Tensor:
         """Broadcast to ``sizes`` without copying; -1 keeps a dim's size."""
         sizes = _shape_arg(sizes)
         lead = len(sizes) - self.ndim
-        shape = tuple(s if s != -1 else self.shape[i - lead] for i, s in enumerate(sizes))
+        shape = tuple(s if s != -1 or i < lead else self.shape[i - lead] for i, s in enumerate(sizes))
         try:
-            if lead < 0 or np.broadcast_shapes(self.shape, shape) != shape:
+            if lead < 0 or min(shape, default=0) < 0 or np.broadcast_shapes(self.shape, shape) != shape:
                 raise ValueError
         except ValueError:
             raise ValueError(f"expand: cannot expand a tensor of shape {self.shape} to shape {sizes}") from None
@@ -563,12 +570,14 @@ class Tensor:
 
     def chunk(self, chunks: int, dim: int = 0) -> list:
         """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""
+        _positive_int(chunks, "chunk: chunks")
         d = _dim(dim, self.ndim)
-        step = -(-self.shape[d] // chunks)
+        step = max(-(-self.shape[d] // chunks), 1)
         return self.split(step, d)
 
     def split(self, size: int, dim: int = 0) -> list:
         """Pieces of ``size`` along ``dim`` (the last may be smaller)."""
+        _positive_int(size, "split: size")
         d = _dim(dim, self.ndim)
         lead = (slice(None),) * d
         return [self[lead + (slice(i, i + size),)] for i in range(0, self.shape[d], size)]

@@ -309,3 +309,26 @@ def test_other_bad_arguments():
         mt.stack([x, np.zeros((2, 3))])
     with pytest.raises(ValueError, match="non-empty"):
         mt.zeros(0).max()
+
+
+def test_expand_minus_one_only_for_existing_dims():
+    assert mt.zeros(1, 3).expand(2, -1, -1).shape == (2, 1, 3)
+    with pytest.raises(ValueError, match=r"\(-1, 3\)"):
+        mt.zeros(3).expand(-1, 3)
+    with pytest.raises(ValueError, match="expand"):
+        mt.zeros(1, 3).expand(-2, 3)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda x: x.chunk(0), ValueError, "chunks must be positive, got 0"),
+        (lambda x: x.chunk(2.0), TypeError, "chunks must be an int"),
+        (lambda x: x.split(0), ValueError, "size must be positive, got 0"),
+        (lambda x: x.split(-2, 1), ValueError, "size must be positive, got -2"),
+        (lambda x: x.split(None), TypeError, "size must be an int"),
+    ],
+)
+def test_chunk_split_bad_sizes(call, error, match):
+    with pytest.raises(error, match=match):
+        call(mt.zeros(4, 3))

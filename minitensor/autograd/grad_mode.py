@@ -77,5 +77,9 @@ class set_grad_enabled(_GradMode):
     def __enter__(self) -> None:
         _set_enabled(self.mode)
 
+    def __call__(self, fn):
+        _set_enabled(self._prev)  # used as a decorator: do not switch the mode at decoration time
+        return super().__call__(fn)
+
     def _clone(self) -> "_GradMode":
         return enable_grad() if self.mode else no_grad()

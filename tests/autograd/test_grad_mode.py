@@ -94,6 +94,17 @@ def test_set_grad_enabled():
     assert mt.is_grad_enabled()
 
 
+def test_set_grad_enabled_as_decorator_does_not_switch_at_decoration_time():
+    @mt.set_grad_enabled(False)
+    def double(t):
+        assert not mt.is_grad_enabled()
+        return t * 2
+
+    assert mt.is_grad_enabled()
+    assert not double(_leaf()).requires_grad
+    assert mt.is_grad_enabled()
+
+
 def test_grad_mode_is_per_thread():
     """Thread A holds no_grad open while thread B records a graph, and the other way round."""
     a_inside = threading.Event()
