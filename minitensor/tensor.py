@@ -465,7 +465,9 @@ class Tensor:
         return R.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
 
     def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
-        return self.var(dim, unbiased, keepdim, correction=correction).sqrt()
+        """Standard deviation over ``dim``; ``unbiased`` as in ``var``."""
+        correction = (1 if unbiased else 0) if correction is None else correction
+        return R.Std.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
 
     def amax(self, dim=None, keepdim: bool = False):
         """Max over ``dim``; tied maxima share the gradient evenly (as PyTorch's amax)."""
@@ -487,6 +489,9 @@ class Tensor:
     def _extremum(self, arg, result, dim, keepdim):
         if self.data.size == 0:
             raise ValueError(f"max/min: expected a non-empty tensor, got shape {self.shape}")
+        if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
+            _dim(dim, 0)
+            return self.reshape(1)._extremum(arg, result, 0, False)
         if dim is None:
             flat = self.reshape(-1)
             index = np.array([arg(flat.data)])
@@ -506,6 +511,8 @@ class Tensor:
         if dim is None:
             return Tensor._make(np.asarray(arg(self.data), dtype=dtypes.int64), False, None)
         d = _dim(dim, self.ndim)
+        if self.ndim == 0:  # as PyTorch: index 0
+            return Tensor._make(np.zeros((), dtypes.int64), False, None)
         return Tensor._make(arg(self.data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
 
     # ------------------------------------------------------- shape ops

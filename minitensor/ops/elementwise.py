@@ -72,9 +72,16 @@ class Pow(Function):
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
         ga = grad * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
-        # dtype=: a Python-scalar base must not turn a float32 gradient into float64
-        gb = grad * out * np.log(a, dtype=out.dtype) if ctx.needs_input_grad[1] else None
+        gb = grad * _exponent_grad(a, b, out) if ctx.needs_input_grad[1] else None
         return ga, gb
+
+
+def _exponent_grad(a, b, out: np.ndarray) -> np.ndarray:
+    """d(a ** b)/db = a ** b * log(a); 0 where a == 0 and b >= 0 (as PyTorch), not NaN."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # dtype=: a Python-scalar base must not turn a float32 gradient into float64
+        d = out * np.log(a, dtype=out.dtype)
+    return np.where(np.equal(a, 0) & np.greater_equal(b, 0), np.zeros((), out.dtype), d)
 
 
 class Neg(Function):

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, var, amax/amin, max/min along a dim, logsumexp.
+"""Reductions: sum, mean, var, std, amax/amin, max/min along a dim, logsumexp.
 
 ``axis`` is a normalised tuple of non-negative dims (``None`` never reaches
 these ops; the Tensor methods turn it into all dims).  The backward of a
@@ -63,6 +63,25 @@ class Var(Function):
     def backward(ctx, grad):
         (centred,) = ctx.saved_tensors
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (2 / ctx.dof) * centred
+
+
+class Std(Function):
+    """sqrt(var); where the spread is 0 the gradient is 0 (as PyTorch), not NaN."""
+
+    @staticmethod
+    def forward(ctx, x, axis=(), keepdim=False, correction=1):
+        centred = x - np.mean(x, axis=axis, keepdims=True)
+        ctx.dof = _count(x.shape, axis) - correction
+        std = np.sqrt(np.sum(centred * centred, axis=axis, keepdims=True) / ctx.dof)
+        ctx.save_for_backward(centred, std)
+        ctx.axis, ctx.keepdim = axis, keepdim
+        return std if keepdim else np.squeeze(std, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        centred, std = ctx.saved_tensors
+        std = np.where(std == 0, np.inf, std)  # centred is 0 there too: 0 / inf = 0
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * centred / (ctx.dof * std)
 
 
 class _Extremum(Function):

@@ -161,3 +161,14 @@ def test_sigmoid_is_stable_for_large_inputs():
     np.testing.assert_allclose(y.data, [0.0, 1 / (1 + np.exp(30)), 0.5, 1 / (1 + np.exp(-30)), 1.0], rtol=1e-12)
     y.sum().backward()
     assert np.all(np.isfinite(x.grad.data))
+
+
+def test_pow_exponent_gradient_at_zero_base_is_zero_not_nan():
+    """d(a**b)/db = a**b log(a) is 0 at a == 0 for b >= 0 (as PyTorch), not 0 * -inf."""
+    a = mt.tensor([0.0, 0.0, 2.0], dtype=mt.float64)
+    b = mt.tensor([2.0, 0.0, 3.0], dtype=mt.float64, requires_grad=True)
+    (a**b).sum().backward()
+    np.testing.assert_allclose(b.grad.data, [0.0, 0.0, 8 * np.log(2.0)], rtol=1e-12)
+    x = mt.tensor([0.0, 1.0], requires_grad=True)
+    (0.0**x).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and x.grad.dtype == mt.float32

@@ -192,3 +192,25 @@ def test_repeated_dim_raises():
     x = mt.zeros(2, 3)
     with pytest.raises(ValueError, match="repeated"):
         x.sum((1, -1))
+
+
+def test_std_of_a_constant_has_zero_gradient_not_nan():
+    x = mt.tensor([[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]], dtype=mt.float64, requires_grad=True)
+    s = x.std(1)
+    assert s.tolist()[0] == 0.0
+    s.backward(mt.tensor([1.0, 1.0], dtype=mt.float64))
+    assert np.all(np.isfinite(x.grad.data))
+    np.testing.assert_array_equal(x.grad.data[0], [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(x.grad.data[1], [-0.5, 0.0, 0.5], rtol=1e-12)
+
+
+def test_max_min_argmax_of_a_0d_tensor_along_dim_0():
+    x = mt.tensor(3.0, requires_grad=True)
+    values, indices = x.max(0)
+    assert values.shape == () and values.item() == 3.0 and indices.shape == () and indices.item() == 0
+    assert x.min(-1, keepdim=True).values.shape == ()
+    assert x.argmax(0).item() == 0 and x.argmin(-1).shape == ()
+    values.backward()
+    assert x.grad.item() == 1.0
+    with pytest.raises(ValueError, match="dim"):
+        x.max(1)

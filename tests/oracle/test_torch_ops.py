@@ -46,6 +46,10 @@ CASES = {
     "pow_scalar": (lambda L, a: a**2.5, [((3, 4), "pos")]),
     "pow_int": (lambda L, a: a**3, [((3, 4), "n")]),
     "rpow": (lambda L, a: 2.0**a, [((3, 4), "n")]),
+    "pow_zero_base": (
+        lambda L, a, b: (a * L.tensor(np.array([0.0, 1.0, 0.0, 1.0]))) ** (b + 0.5),
+        [((4,), "pos"), ((4,), "pos")],
+    ),
     "rsub": (lambda L, a: 1.5 - a, [((3, 4), "n")]),
     "rdiv": (lambda L, a: 2.0 / a, [((3, 4), "away")]),
     "neg": (lambda L, a: -a, [((3, 4), "n")]),
@@ -70,6 +74,7 @@ CASES = {
     "var_dims_keepdim": (lambda L, a: a.var((0, 2), keepdim=True), [((2, 3, 4), "n")]),
     "std": (lambda L, a: a.std(), [((3, 4), "n")]),
     "std_dim_biased": (lambda L, a: a.std(0, unbiased=False), [((3, 4), "n")]),
+    "std_constant_row": (lambda L, a: (a * L.tensor(np.array([[0.0], [1.0], [1.0]]))).std(1), [((3, 4), "n")]),
     "amax": (lambda L, a: a.amax(1), [((3, 4), "distinct")]),
     "amax_dims": (lambda L, a: a.amax((0, 2), keepdim=True), [((2, 3, 4), "distinct")]),
     "amin": (lambda L, a: a.amin(-1), [((3, 4), "distinct")]),
