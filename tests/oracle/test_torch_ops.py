@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import minitensor as mt
 
@@ -194,3 +197,73 @@ def test_backward_accumulates_like_torch():
         y.backward()
         grads.append(x.grad.numpy() if lib is mt else x.grad.detach().numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+BROADCAST_OPS = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b.abs() + 0.5),
+    "pow": lambda a, b: (a.abs() + 0.5) ** b,
+    "composite": lambda a, b: (a * b).tanh() + a.exp() * b,
+}
+
+
+def _grads_both(fn, arrays: list, upstream_seed: int):
+    """fn on float64 copies in both libraries; returns (outputs, grads) for each."""
+    results = []
+    for lib in (mt, torch):
+        xs = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays]
+        out = fn(*xs)
+        g = np.random.default_rng(upstream_seed).standard_normal(tuple(out.shape))
+        grads = lib.autograd.grad([out], xs, [lib.tensor(g, dtype=lib.float64)])
+        results.append((out.detach().numpy(), [x.detach().numpy() for x in grads]))
+    return results
+
+
+@pytest.mark.parametrize("name", sorted(BROADCAST_OPS))
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=3), seed=st.integers(0, 2**16))
+def test_broadcast_binary_ops_match_torch(name, shapes, seed):
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s) for s in shapes.input_shapes]
+    (out_m, grads_m), (out_t, grads_t) = _grads_both(BROADCAST_OPS[name], arrays, seed)
+    np.testing.assert_allclose(out_m, out_t, rtol=1e-10, atol=1e-10)
+    for gm, gt in zip(grads_m, grads_t):
+        assert gm.shape == gt.shape
+        np.testing.assert_allclose(gm, gt, rtol=1e-10, atol=1e-10)
+
+
+@given(
+    batch=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3),
+    mkn=st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4)),
+    vec=st.sampled_from(["none", "left", "right", "both"]),
+    seed=st.integers(0, 2**16),
+)
+def test_matmul_matches_torch(batch, mkn, vec, seed):
+    m, k, n = mkn
+    sa = (k,) if vec in ("left", "both") else batch.input_shapes[0] + (m, k)
+    sb = (k,) if vec in ("right", "both") else batch.input_shapes[1] + (k, n)
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(sa), rng.standard_normal(sb)]
+    (out_m, grads_m), (out_t, grads_t) = _grads_both(lambda a, b: a @ b, arrays, seed)
+    np.testing.assert_allclose(out_m, out_t, rtol=1e-10, atol=1e-10)
+    for gm, gt in zip(grads_m, grads_t):
+        assert gm.shape == gt.shape
+        np.testing.assert_allclose(gm, gt, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "var", "std", "amax", "logsumexp"])
+@given(shape=hnp.array_shapes(min_dims=1, max_dims=4, max_side=3), data=st.data(), seed=st.integers(0, 2**16))
+def test_reductions_over_random_dims_match_torch(op, shape, data, seed):
+    ndim = len(shape)
+    dims = tuple(
+        data.draw(st.lists(st.integers(-ndim, ndim - 1), min_size=1, max_size=ndim, unique_by=lambda d: d % ndim))
+    )
+    keepdim = data.draw(st.booleans())
+    if op in ("var", "std"):  # at least 2 elements per output: no division by zero
+        assume(int(np.prod([shape[d] for d in dims])) >= 2)
+    rng = np.random.default_rng(seed)
+    a = _values(rng, shape, "distinct")
+    (out_m, (gm,)), (out_t, (gt,)) = _grads_both(lambda x: getattr(x, op)(dims, keepdim=keepdim), [a], seed)
+    np.testing.assert_allclose(out_m, out_t, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(gm, gt, rtol=1e-10, atol=1e-10)
