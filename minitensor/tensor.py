@@ -112,9 +112,7 @@ def _binary(cls, a, b, name: str):
         try:
             np.broadcast_shapes(_shape_of(a), _shape_of(b))
         except ValueError:
-            raise ValueError(
-                f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together"
-            ) from None
+            raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
     if out.data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
         out.data = out.data.astype(dtypes.get_default_dtype())  # int op float -> default float
@@ -125,7 +123,7 @@ def _is_f64(x) -> bool:
     return isinstance(x, Tensor) and x.data.dtype == dtypes.float64
 
 
-def _compare(ufunc, a, b) -> "Tensor":
+def _compare(ufunc, a, b) -> Tensor:
     b = _operand(b, a)
     return Tensor._make(ufunc(a.data, b.data if isinstance(b, Tensor) else b), False, None)
 
@@ -158,7 +156,7 @@ class Tensor:
             self.requires_grad_(True)
 
     @classmethod
-    def _make(cls, data: np.ndarray, requires_grad: bool, grad_fn) -> "Tensor":
+    def _make(cls, data: np.ndarray, requires_grad: bool, grad_fn) -> Tensor:
         """Internal fast constructor: wraps ``data`` as it is (no copy, no checks)."""
         t = object.__new__(Tensor)
         t.data = data
@@ -194,7 +192,7 @@ class Tensor:
         return self.data.dtype
 
     @property
-    def T(self) -> "Tensor":
+    def T(self) -> Tensor:
         return self.permute(*reversed(range(self.ndim)))
 
     def dim(self) -> int:
@@ -252,24 +250,24 @@ class Tensor:
             raise RuntimeError(f"Boolean value of a Tensor with {self.data.size} elements is ambiguous")
         return bool(self.data.item())
 
-    def to(self, dtype) -> "Tensor":
+    def to(self, dtype) -> Tensor:
         """A copy with another dtype (differentiable between float dtypes)."""
         dtype = dtypes.as_dtype(dtype)
         if dtype == self.data.dtype:
             return self
         return E.Cast.apply(self, dtype=dtype)
 
-    def float(self) -> "Tensor":
+    def float(self) -> Tensor:
         return self.to(dtypes.float32)
 
-    def double(self) -> "Tensor":
+    def double(self) -> Tensor:
         return self.to(dtypes.float64)
 
-    def long(self) -> "Tensor":
+    def long(self) -> Tensor:
         return self.to(dtypes.int64)
 
     # -------------------------------------------------------- autograd
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf; only float tensors can require grad."""
         if requires_grad and self.data.dtype.kind != "f":
             raise TypeError(f"requires_grad: only float tensors can require gradients, got dtype {self.data.dtype}")
@@ -278,7 +276,7 @@ class Tensor:
         self._requires_grad = builtins.bool(requires_grad)
         return self
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """A tensor sharing the data, outside the graph."""
         return Tensor._make(self.data, False, None)
 
@@ -302,27 +300,27 @@ class Tensor:
             raise RuntimeError(f"{op}: {kind} cannot be modified in place; wrap the update in mt.no_grad()")
         self._version += 1
 
-    def zero_(self) -> "Tensor":
+    def zero_(self) -> Tensor:
         self._check_inplace("zero_")
         self.data[...] = 0
         return self
 
-    def fill_(self, value) -> "Tensor":
+    def fill_(self, value) -> Tensor:
         self._check_inplace("fill_")
         self.data[...] = value
         return self
 
-    def copy_(self, src) -> "Tensor":
+    def copy_(self, src) -> Tensor:
         self._check_inplace("copy_")
         self.data[...] = src.data if isinstance(src, Tensor) else src
         return self
 
-    def uniform_(self, low: float = 0.0, high: float = 1.0) -> "Tensor":
+    def uniform_(self, low: float = 0.0, high: float = 1.0) -> Tensor:
         self._check_inplace("uniform_")
         self.data[...] = random.generator().uniform(low, high, self.shape)
         return self
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> "Tensor":
+    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
         self._check_inplace("normal_")
         self.data[...] = random.generator().normal(mean, std, self.shape)
         return self
@@ -331,7 +329,7 @@ class Tensor:
         self._check_inplace("__setitem__")
         self.data[_index_key(key)] = value.data if isinstance(value, Tensor) else value
 
-    def _inplace(self, ufunc, other, op: str) -> "Tensor":
+    def _inplace(self, ufunc, other, op: str) -> Tensor:
         """``a += b``: in place outside the graph; a new graph node for a non-leaf."""
         other = _operand(other, self)
         if self._requires_grad and is_grad_enabled() and self.grad_fn is not None:

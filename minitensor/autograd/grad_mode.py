@@ -50,7 +50,7 @@ class _GradMode:
 
         return wrapper
 
-    def _clone(self) -> "_GradMode":
+    def _clone(self) -> _GradMode:
         return type(self)()
 
 
@@ -81,5 +81,5 @@ class set_grad_enabled(_GradMode):
         _set_enabled(self._prev)  # used as a decorator: do not switch the mode at decoration time
         return super().__call__(fn)
 
-    def _clone(self) -> "_GradMode":
+    def _clone(self) -> _GradMode:
         return enable_grad() if self.mode else no_grad()

@@ -44,7 +44,9 @@ def _outputs(fn, inputs: list) -> list:
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     for i, o in enumerate(outs):
         if not isinstance(o, Tensor):
-            raise TypeError(f"gradcheck: fn must return a Tensor or a tuple of Tensors; output {i} is {type(o).__name__}")
+            raise TypeError(
+                f"gradcheck: fn must return a Tensor or a tuple of Tensors; output {i} is {type(o).__name__}"
+            )
     return outs
 
 
@@ -98,11 +100,15 @@ def _analytic_rows(fn, inputs: list, checked: list, probes: np.ndarray) -> list:
             rows.append([np.zeros(t.shape) for t in checked])
             continue
         gs = grad([o for o, _ in targets], checked, [g for _, g in targets], retain_graph=True, allow_unused=True)
-        rows.append([np.zeros(t.shape) if g is None else np.asarray(g.data, dtype=np.float64) for g, t in zip(gs, checked)])
+        rows.append(
+            [np.zeros(t.shape) if g is None else np.asarray(g.data, dtype=np.float64) for g, t in zip(gs, checked)]
+        )
     return rows
 
 
-def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+def gradcheck(
+    fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True
+) -> bool:
     """Check the gradients of ``fn`` at ``inputs`` against central differences.
 
     Args:
@@ -125,7 +131,8 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
     checked = [t for t in inputs if t.requires_grad]
     for i, t in enumerate(inputs):
         if t.requires_grad and t.dtype != dtypes.float64:
-            warnings.warn(f"gradcheck: input {i} is {t.dtype}, not float64; the check may fail from rounding alone")
+            msg = f"gradcheck: input {i} is {t.dtype}, not float64; the check may fail from rounding alone"
+            warnings.warn(msg, stacklevel=2)
     n_out = _flat_output(fn, inputs).size
     probes = _probes(n_out)
     analytic = _analytic_rows(fn, inputs, checked, probes)
