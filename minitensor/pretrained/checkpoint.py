@@ -16,8 +16,8 @@ The checkpoint names each weight after the PyTorch module that held it in
     embeddings.{word,position,token_type}_embeddings   -> the same names
 
 Hugging Face's LayerNorm parameters may be called ``gamma``/``beta`` in old
-checkpoints; they are renamed to ``weight``/``bias``.  The pooler and the
-``position_ids`` buffer are not used.
+checkpoints; they are renamed to ``weight``/``bias``.  The pooler, the
+pre-training heads (``cls.*``) and the ``position_ids`` buffer are not used.
 
 >>> names = {"encoder.layer.0.output.dense.weight": 0, "embeddings.LayerNorm.gamma": 0}
 >>> [rename(name) for name in names]
@@ -44,11 +44,11 @@ _LAYER_NAMES = {
 }
 _LAYER = re.compile(r"encoder\.layer\.(\d+)\.(.+)\.(weight|bias)$")
 _QKV = ("query", "key", "value")
-_UNUSED = re.compile(r"(pooler\..*|embeddings\.position_ids)$")
+_UNUSED = re.compile(r"(pooler\..*|cls\..*|embeddings\.position_ids)$")
 
 
 def rename(name: str) -> str | None:
-    """The minitensor name of a checkpoint weight; None for unused ones (pooler, position ids, Q/K/V parts).
+    """The minitensor name of a checkpoint weight; None for unused ones (pooler, heads, position ids, Q/K/V parts).
 
     Raises ValueError for a name that belongs to no known BERT module.
     """

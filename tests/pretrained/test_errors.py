@@ -108,7 +108,11 @@ def _model():
     [
         (lambda w: w.pop("encoder.layer.1.attention.self.key.bias"), "attention.self.key.bias"),
         (lambda w: w.pop("encoder.layer.0.output.dense.weight"), "layers.0.linear2.weight"),
-        (lambda w: w.update({"cls.predictions.bias": np.zeros(3, np.float32)}), "cls.predictions.bias"),
+        (lambda w: w.update({"embeddings.extra.weight": np.zeros(3, np.float32)}), "embeddings.extra.weight"),
+        (
+            lambda w: w.update({"encoder.layer.0.attention.self.distance_embedding.weight": np.zeros(3, np.float32)}),
+            "distance_embedding",
+        ),
         (lambda w: w.update({"embeddings.word_embeddings.weight": np.zeros((5, 8), np.float32)}), "size mismatch"),
     ],
 )
