@@ -139,10 +139,28 @@ def _index_key(key):
     return key
 
 
+class VersionCounter:
+    """How many times some data was modified in place: the safety net of saved tensors.
+
+    A tensor gets its counter on first need (most never do); the views an op
+    makes of it (``x[0]``, ``x.reshape(...)``, ``x.T``) and ``x.detach()``
+    share it, since they share the data.  An op that saves an input (or its
+    output) for backward records the counter's value; the engine checks it
+    before running that op's backward and raises if the data changed since.
+    The graph node holds the counter, not the tensor, so no reference cycle
+    is made.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
 class Tensor:
     """An n-dimensional array that records the ops applied to it for autograd."""
 
-    __slots__ = ("data", "grad", "grad_fn", "_requires_grad", "_version", "__weakref__")
+    __slots__ = ("data", "grad", "grad_fn", "_requires_grad", "_version_counter", "__weakref__")
     __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray + Tensor -> Tensor
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
 
@@ -151,7 +169,7 @@ class Tensor:
         self.grad = None
         self.grad_fn = None
         self._requires_grad = False
-        self._version = 0
+        self._version_counter = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -163,7 +181,7 @@ class Tensor:
         t.grad = None
         t.grad_fn = grad_fn
         t._requires_grad = requires_grad
-        t._version = 0
+        t._version_counter = None
         return t
 
     # ----------------------------------------------------------- attributes
@@ -174,6 +192,23 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
         self.requires_grad_(flag)
+
+    @property
+    def _version(self) -> int:
+        """How many in-place modifications this tensor's data has had (shared with its views)."""
+        counter = self._version_counter
+        return 0 if counter is None else counter.value
+
+    @_version.setter
+    def _version(self, value: int) -> None:
+        self._counter().value = value
+
+    def _counter(self) -> VersionCounter:
+        """This tensor's version counter, made on first need."""
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = VersionCounter()
+        return counter
 
     @property
     def is_leaf(self) -> bool:
@@ -277,8 +312,10 @@ class Tensor:
         return self
 
     def detach(self) -> Tensor:
-        """A tensor sharing the data, outside the graph."""
-        return Tensor._make(self.data, False, None)
+        """A tensor sharing the data (and so the version counter), outside the graph."""
+        t = Tensor._make(self.data, False, None)
+        t._version_counter = self._counter()
+        return t
 
     def backward(self, gradient=None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into ``.grad`` of every leaf that requires grad.
@@ -298,7 +335,7 @@ class Tensor:
         if self._requires_grad and is_grad_enabled():
             kind = "a leaf tensor that requires grad" if self.grad_fn is None else "a tensor that is part of a graph"
             raise RuntimeError(f"{op}: {kind} cannot be modified in place; wrap the update in mt.no_grad()")
-        self._version += 1
+        self._counter().value += 1
 
     def zero_(self) -> Tensor:
         self._check_inplace("zero_")

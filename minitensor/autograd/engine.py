@@ -153,6 +153,9 @@ def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_gra
     """Run one node's backward and hand each input its share of the gradient."""
     if node.freed:
         raise RuntimeError(_FREED_MESSAGE)
+    for position, counter, version, shape in node.saved_versions:
+        if counter.value != version:
+            raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
     in_grads = node.function.backward(node, grad)
     if not isinstance(in_grads, tuple):
         in_grads = (in_grads,)
@@ -161,12 +164,27 @@ def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_gra
     for parent, g in zip(node.parents, in_grads):
         if parent is None or g is None:
             continue
-        g = _reduce_to_shape(np.asarray(g), parent.shape, parent.dtype, node)
+        if type(g) is not np.ndarray:
+            g = np.asarray(g)
+        shape, dtype = parent.shape, parent.dtype
+        if g.shape != shape or g.dtype != dtype:
+            g = _reduce_to_shape(g, shape, dtype, node)
         if isinstance(parent, Node):
             key = id(parent)
             grads[key] = g if key not in grads else grads[key] + g
         else:
             _deliver_leaf(parent, g, wanted, captured)
+
+
+def _modified_message(node: Node, position: int, now: int, saved: int, shape: tuple) -> str:
+    """The error for a saved tensor that was modified in place before ``node``'s backward ran."""
+    what = "its output" if position < 0 else f"input {position}"
+    return (
+        f"{node.name()}: {what} (a tensor of shape {shape}) was modified in place after it was saved "
+        f"for backward (version {now}, expected {saved}), so its gradient would be wrong. "
+        "Use an out-of-place op (x = x + 1, not x += 1), or make the change after backward() "
+        "(optimizer.step() changes the parameters in place)."
+    )
 
 
 def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:

@@ -25,9 +25,18 @@ arrays or Python scalars); keyword arguments are settings (``dim=...``).
 ``backward`` returns one gradient per positional input (``None`` for inputs
 that need none) with the *broadcast* shape the op computed; the engine sums
 it back to each input's shape in one place (``engine._reduce_to_shape``).
+
+In-place safety: when ``forward`` saves an input's array (or a view of it),
+or the output's, ``apply`` records that tensor's version (its count of
+in-place modifications, ``Tensor._version``) in ``ctx.saved_versions``; the
+engine compares before running ``backward`` and raises ``RuntimeError``
+instead of computing a gradient from changed data.  An output that is a view
+of an input (``x[0]``, ``x.reshape(..)``) shares the input's version counter.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .grad_mode import is_grad_enabled
 
@@ -41,9 +50,20 @@ class Node:
             requires grad, or None when no gradient flows there.
         shape, dtype: of the op's output, to check the incoming gradient.
         needs_input_grad: tuple of bools, one per positional input.
+        saved_versions: ``(position, counter, version, shape)`` for each
+            tensor whose data ``forward`` saved (position -1: the output).
     """
 
-    __slots__ = ("parents", "needs_input_grad", "shape", "dtype", "saved_tensors", "freed", "__dict__")
+    __slots__ = (
+        "parents",
+        "needs_input_grad",
+        "shape",
+        "dtype",
+        "saved_tensors",
+        "saved_versions",
+        "freed",
+        "__dict__",
+    )
     function: type = None  # the Function subclass, set per generated Node class
 
     def save_for_backward(self, *arrays) -> None:
@@ -61,6 +81,7 @@ class Node:
     def release(self) -> None:
         """Free the arrays kept for backward; a later backward through here raises."""
         self.saved_tensors = ()
+        self.saved_versions = ()
         self.__dict__.clear()
         self.freed = True
 
@@ -104,16 +125,65 @@ class Function:
                 arrays.append(x)
             parents.append(None)
         ctx = cls._node_cls()
-        ctx.needs_input_grad = tuple(p is not None for p in parents)
+        ctx.needs_input_grad = tuple([p is not None for p in parents])
         ctx.saved_tensors = ()
         out = cls.forward(ctx, *arrays, **settings)
         if not needs_grad:
-            return Tensor._make(out, False, None)
-        ctx.parents = tuple(parents)
-        ctx.shape = out.shape
-        ctx.dtype = out.dtype
-        ctx.freed = False
-        return Tensor._make(out, True, ctx)
+            result = Tensor._make(out, False, None)
+        else:
+            ctx.parents = tuple(parents)
+            ctx.shape = out.shape
+            ctx.dtype = out.dtype
+            ctx.freed = False
+            result = Tensor._make(out, True, ctx)
+            saved = ctx.saved_tensors
+            ctx.saved_versions = _saved_versions(saved, inputs, result) if saved else ()
+        if out.base is not None:  # a view: it shares the version counter of the input it views
+            _share_counter(result, inputs)
+        return result
 
 
-from ..tensor import Tensor  # noqa: E402  (tensor.py imports the ops, which import this module)
+def _saved_versions(saved: tuple, inputs: tuple, out: Tensor) -> tuple:
+    """``(position, counter, version, shape)`` of each input tensor (position >= 0) or the
+    output (-1) whose data ``forward`` saved, itself or as a view of the same memory.
+
+    (Kept lean, helpers inlined: it runs for every recorded op that saves arrays.)
+    """
+    records = []
+    for array in saved:
+        if not isinstance(array, np.ndarray):
+            continue
+        owner = array.base  # the array that owns the memory
+        if owner is None:
+            owner = array
+        position = 0
+        for x in inputs:
+            if isinstance(x, Tensor):
+                data = x.data
+                if data is owner or data.base is owner:
+                    break
+            position += 1
+        else:
+            x, position = out, -1
+            data = out.data
+            if not (data is owner or data.base is owner):
+                continue
+        counter = x._version_counter
+        if counter is None:
+            counter = x._version_counter = VersionCounter()
+        records.append((position, counter, counter.value, data.shape))
+    return tuple(records)
+
+
+def _share_counter(result: Tensor, inputs: tuple) -> None:
+    """Give a view the version counter of the input whose memory it looks at."""
+    base = result.data.base
+    for x in inputs:
+        if isinstance(x, Tensor):
+            data = x.data
+            if data is base or data.base is base:
+                result._version_counter = x._counter()
+                return
+
+
+from ..tensor import Tensor, VersionCounter  # noqa: E402  (tensor.py imports the ops, which import this module)

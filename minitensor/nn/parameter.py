@@ -44,7 +44,7 @@ class Parameter(Tensor):
         self.grad = None
         self.grad_fn = None
         self._requires_grad = False
-        self._version = 0
+        self._version_counter = None
         self.requires_grad_(requires_grad)
 
     def __repr__(self) -> str:
