@@ -87,8 +87,10 @@ class SentenceEncoder:
             (N, hidden_size) float32, row i the embedding of ``sentences[i]``.
         """
         sentences = _check_sentences(sentences)
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValueError(f"encode: batch_size must be a positive int, got {batch_size!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise TypeError(f"encode: batch_size must be an int, got {type(batch_size).__name__}")
+        if batch_size <= 0:
+            raise ValueError(f"encode: batch_size must be positive, got {batch_size}")
         ids = self.tokenizer.encode(sentences)
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))  # longest first, as sentence-transformers
         out = np.empty((len(ids), self.model.config.hidden_size), dtype=np.float32)

@@ -144,8 +144,8 @@ def test_load_missing_file(tmp_path):
         ("a cat", {}, TypeError, r"wrap a single sentence as \[sentence\]"),
         (["a cat", 3], {}, TypeError, "every sentence must be a str, got a int"),
         (np.array(["a cat"]), {}, TypeError, "got ndarray"),
-        (["a cat"], {"batch_size": 0}, ValueError, "batch_size must be a positive int, got 0"),
-        (["a cat"], {"batch_size": 2.0}, ValueError, "batch_size"),
+        (["a cat"], {"batch_size": 0}, ValueError, "batch_size must be positive, got 0"),
+        (["a cat"], {"batch_size": 2.0}, TypeError, "batch_size must be an int, got float"),
     ],
 )
 def test_encode_bad_input(tiny_dir, sentences, kwargs, error, match):

