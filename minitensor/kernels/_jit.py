@@ -32,6 +32,8 @@ def jit_enabled() -> bool:
 
 def set_jit_enabled(enabled: bool) -> None:
     """Switch every kernel between its numba version (True) and its NumPy reference (False)."""
+    if not isinstance(enabled, (bool, int)):
+        raise TypeError(f"set_jit_enabled: enabled must be a bool, got {type(enabled).__name__}")
     _state["enabled"] = bool(enabled)
 
 

@@ -13,6 +13,12 @@ from . import functional as F
 from .module import Module
 
 
+def _check_dim(dim, layer: str) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"{layer}: dim must be an int, got {type(dim).__name__} {dim!r}")
+    return dim
+
+
 class ReLU(Module):
     """max(x, 0), elementwise."""
 
@@ -51,7 +57,7 @@ class Softmax(Module):
 
     def __init__(self, dim: int) -> None:
         super().__init__()
-        self.dim = dim
+        self.dim = _check_dim(dim, "Softmax")
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.softmax(input, self.dim)
@@ -65,7 +71,7 @@ class LogSoftmax(Module):
 
     def __init__(self, dim: int) -> None:
         super().__init__()
-        self.dim = dim
+        self.dim = _check_dim(dim, "LogSoftmax")
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.log_softmax(input, self.dim)
