@@ -246,7 +246,7 @@ class Module:
     def train(self, mode: bool = True) -> Module:
         """Set training mode on self and all sub-modules; returns self."""
         if not isinstance(mode, bool):
-            raise TypeError(f"train: mode must be a bool, got {mode!r}")
+            raise ValueError(f"train: mode must be a bool, got {mode!r}")
         self.training = mode
         for module in self.children():
             module.train(mode)
