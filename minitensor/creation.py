@@ -17,8 +17,21 @@ def _float_dtype(dtype) -> np.dtype:
     return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
 
 
+def _random_dtype(dtype, fn: str) -> np.dtype:
+    """The dtype of random samples: a float dtype (default: the default float dtype)."""
+    dtype = _float_dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"{fn}: dtype must be a float dtype (mt.float32 or mt.float64), got {dtype}")
+    return dtype
+
+
+def _check_like(t, fn: str) -> None:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fn}: expected a Tensor to take the shape of, got {type(t).__name__}")
+
+
 def _check_shape(shape: tuple, fn: str) -> tuple:
-    shape = _shape_arg(shape)
+    shape = _shape_arg(shape, fn)
     if any(s < 0 for s in shape):
         raise ValueError(f"{fn}: sizes must be non-negative, got shape {shape}")
     return shape
@@ -41,7 +54,7 @@ def tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with ``array`` (keeps its dtype)."""
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+        raise TypeError(f"from_numpy: array must be a numpy.ndarray, got {type(array).__name__}")
     return Tensor._make(array, False, None)
 
 
@@ -58,7 +71,7 @@ def empty(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
 
 
 def full(shape, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    shape = _check_shape((shape,) if isinstance(shape, int) else tuple(shape), "full")
+    shape = _check_shape(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,), "full")
     if dtype is None and isinstance(fill_value, (bool, np.bool_)):
         dtype = dtypes.bool
     elif dtype is None and isinstance(fill_value, (int, np.integer)):
@@ -67,29 +80,36 @@ def full(shape, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
 
 
 def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    _check_like(t, "zeros_like")
     return _new(np.zeros(t.shape, t.dtype if dtype is None else dtypes.as_dtype(dtype)), requires_grad)
 
 
 def ones_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    _check_like(t, "ones_like")
     return _new(np.ones(t.shape, t.dtype if dtype is None else dtypes.as_dtype(dtype)), requires_grad)
 
 
 def randn(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples from minitensor's generator (see ``mt.manual_seed``)."""
     shape = _check_shape(shape, "randn")
-    return _new(random.generator().standard_normal(shape).astype(_float_dtype(dtype)), requires_grad)
+    dtype = _random_dtype(dtype, "randn")
+    return _new(random.generator().standard_normal(shape).astype(dtype), requires_grad)
 
 
 def rand(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
     """Uniform samples in [0, 1) from minitensor's generator."""
     shape = _check_shape(shape, "rand")
-    return _new(random.generator().random(shape).astype(_float_dtype(dtype)), requires_grad)
+    dtype = _random_dtype(dtype, "rand")
+    return _new(random.generator().random(shape).astype(dtype), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` (0 if only one bound is given) up to ``end``, exclusive."""
     if end is None:
         start, end = 0, start
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"arange: {name} must be a number, got {type(value).__name__}")
     if step == 0:
         raise ValueError("arange: step must be non-zero, got 0")
     if dtype is None:

@@ -11,9 +11,11 @@ from .tensor import Tensor, _dim, _is_f64, _operand, _shape_of, matmul  # noqa: 
 
 
 def _tensor_list(tensors, fn: str) -> list:
-    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else None
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fn}: tensors must be a list or tuple of Tensors, got {type(tensors).__name__}")
     if not tensors:
-        raise ValueError(f"{fn}: expected a non-empty list or tuple of tensors")
+        raise ValueError(f"{fn}: tensors must be a non-empty list or tuple, got an empty {type(tensors).__name__}")
+    tensors = list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{fn}: tensors[{i}] must be a Tensor, got {type(t).__name__}")

@@ -12,11 +12,14 @@ _generator = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> None:
-    """Seed minitensor's generator (init, randn/rand, dropout)."""
+    """Seed minitensor's generator (init, randn/rand, dropout).
+
+    Any int works; a negative seed is taken modulo 2**64, as PyTorch does.
+    """
     global _generator
-    if not isinstance(seed, (int, np.integer)):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"manual_seed: seed must be an int, got {type(seed).__name__}")
-    _generator = np.random.default_rng(int(seed))
+    _generator = np.random.default_rng(int(seed) % 2**64)
 
 
 def generator() -> np.random.Generator:

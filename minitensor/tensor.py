@@ -21,6 +21,7 @@ tensor([2., 4., 6.])
 from __future__ import annotations
 
 import builtins
+import operator
 from collections import namedtuple
 
 import numpy as np
@@ -35,9 +36,12 @@ def _as_array(data, dtype=None) -> np.ndarray:
     """A fresh array for ``mt.tensor(data)``: floats become the default dtype."""
     if isinstance(data, Tensor):
         data = data.data
+    try:
+        arr = np.array(data) if dtype is None else np.array(data, dtype=dtypes.as_dtype(dtype))
+    except ValueError as e:  # ragged nested lists, or strings that are not numbers
+        raise ValueError(f"tensor: data must be a number or a rectangular nested list of numbers ({e})") from None
     if dtype is not None:
-        return np.array(data, dtype=dtypes.as_dtype(dtype))
-    arr = np.array(data)
+        return arr
     if arr.dtype.kind == "f" and arr.dtype != dtypes.float32:
         return arr.astype(dtypes.get_default_dtype())
     if arr.dtype.kind == "f" or arr.dtype.kind == "b":
@@ -76,11 +80,15 @@ def _axes(dim, ndim: int) -> tuple:
     return axes
 
 
-def _shape_arg(shape: tuple) -> tuple:
-    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike."""
+def _shape_arg(shape: tuple, fn: str) -> tuple:
+    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike; every size must be an int."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    try:
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        bad = next(s for s in shape if not hasattr(s, "__index__"))
+        raise TypeError(f"{fn}: sizes must be ints, got {type(bad).__name__} {bad!r} in {shape}") from None
 
 
 def _operand(x, like=None):
@@ -552,7 +560,7 @@ class Tensor:
 
     # ------------------------------------------------------- shape ops
     def reshape(self, *shape):
-        shape = _shape_arg(shape)
+        shape = _shape_arg(shape, "reshape")
         try:
             return S.Reshape.apply(self, shape=shape)
         except ValueError:
@@ -580,7 +588,7 @@ class Tensor:
         return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in axes and s == 1)))
 
     def permute(self, *dims):
-        dims = _shape_arg(dims)
+        dims = _shape_arg(dims, "permute")
         if sorted(_dim(d, self.ndim) for d in dims) != list(range(self.ndim)):
             raise ValueError(f"permute: dims must be a permutation of 0..{self.ndim - 1}, got {dims}")
         return S.Permute.apply(self, dims=tuple(_dim(d, self.ndim) for d in dims))
@@ -593,7 +601,7 @@ class Tensor:
 
     def expand(self, *sizes):
         """Broadcast to ``sizes`` without copying; -1 keeps a dim's size."""
-        sizes = _shape_arg(sizes)
+        sizes = _shape_arg(sizes, "expand")
         lead = len(sizes) - self.ndim
         shape = tuple(s if s != -1 or i < lead else self.shape[i - lead] for i, s in enumerate(sizes))
         try:

@@ -50,6 +50,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_u
         grad_outputs = [grad_outputs] * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise ValueError(f"grad: expected {len(outputs)} grad_outputs (one per output), got {len(grad_outputs)}")
+    for kind, items in (("outputs", outputs), ("inputs", inputs)):
+        for i, t in enumerate(items):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"grad: {kind}[{i}] must be a Tensor, got {type(t).__name__}")
     for i, t in enumerate(inputs):
         if not t.requires_grad:
             raise RuntimeError(f"grad: inputs[{i}] does not require grad")

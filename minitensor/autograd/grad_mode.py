@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 import threading
 
+import numpy as np
+
 _state = threading.local()
 
 
@@ -70,6 +72,8 @@ class set_grad_enabled(_GradMode):
     """``set_grad_enabled(False)`` works like ``no_grad()``; called bare it sets the mode."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, (bool, np.bool_)):
+            raise TypeError(f"set_grad_enabled: mode must be a bool, got {type(mode).__name__}")
         self.mode = bool(mode)
         self._prev = is_grad_enabled()
         _set_enabled(self.mode)

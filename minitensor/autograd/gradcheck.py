@@ -15,6 +15,7 @@ Run it in float64: float32 differences are too coarse for eps = 1e-6.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -37,6 +38,15 @@ def _as_inputs(inputs) -> list:
         if not isinstance(t, Tensor):
             raise TypeError(f"gradcheck: inputs[{i}] must be a Tensor, got {type(t).__name__}")
     return items
+
+
+def _check_tolerances(fn: str, **values: float) -> None:
+    """eps must be a positive finite number; atol and rtol non-negative finite numbers."""
+    for name, value in values.items():
+        low_ok = value > 0 if name == "eps" else value >= 0
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and low_ok):
+            expected = "a positive" if name == "eps" else "a non-negative"
+            raise ValueError(f"{fn}: {name} must be {expected} finite number, got {value!r}")
 
 
 def _outputs(fn, inputs: list) -> list:
@@ -127,6 +137,7 @@ def gradcheck(
     >>> gradcheck(lambda t: t.softmax(-1), x)
     True
     """
+    _check_tolerances("gradcheck", eps=eps, atol=atol, rtol=rtol)
     inputs = _as_inputs(inputs)
     checked = [t for t in inputs if t.requires_grad]
     for i, t in enumerate(inputs):
@@ -164,8 +175,10 @@ def numerical_grad(fn, inputs, eps: float = 1e-6):
     >>> x = mt.tensor([1.0, 2.0], dtype=mt.float64)
     >>> numerical_grad(lambda t: (t * t).sum(), x)     # ~ [2., 4.]
     """
+    _check_tolerances("numerical_grad", eps=eps)
     items = _as_inputs(inputs)
-    if _flat_output(fn, items).size != 1:
-        raise ValueError("numerical_grad: fn must return a single-element tensor")
+    n_out = _flat_output(fn, items).size
+    if n_out != 1:
+        raise ValueError(f"numerical_grad: fn must return a single-element tensor, got {n_out} elements")
     grads = [_numeric_jacobian(fn, items, t, eps).reshape(t.shape) for t in items]
     return grads[0] if isinstance(inputs, Tensor) else tuple(grads)

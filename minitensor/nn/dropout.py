@@ -8,10 +8,9 @@
 
 from __future__ import annotations
 
-import numbers
-
 from ..tensor import Tensor
 from . import functional as F
+from .functional._checks import check_probability
 from .module import Module
 
 
@@ -27,9 +26,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
-        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout: p must be a probability in [0, 1], got {p!r}")
-        self.p = float(p)
+        self.p = check_probability(p, "p", "Dropout")
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.dropout(input, self.p, self.training)

@@ -34,6 +34,8 @@ class Embedding(Module):
         self.num_embeddings = check_size(num_embeddings, "num_embeddings", "Embedding")
         self.embedding_dim = check_size(embedding_dim, "embedding_dim", "Embedding")
         if padding_idx is not None:
+            if isinstance(padding_idx, bool) or not isinstance(padding_idx, int):
+                raise TypeError(f"Embedding: padding_idx must be an int or None, got {type(padding_idx).__name__}")
             if not -self.num_embeddings <= padding_idx < self.num_embeddings:
                 raise ValueError(
                     f"Embedding: padding_idx must be in [{-self.num_embeddings}, {self.num_embeddings - 1}], "
@@ -53,9 +55,12 @@ class Embedding(Module):
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None) -> Embedding:
         """An Embedding whose weight is a copy of ``embeddings`` (V, D); frozen unless ``freeze=False``."""
-        if not isinstance(embeddings, Tensor) or embeddings.ndim != 2:
+        if not isinstance(embeddings, Tensor):
+            raise TypeError(f"Embedding.from_pretrained: embeddings must be a Tensor, got {type(embeddings).__name__}")
+        if embeddings.ndim != 2:
             raise ValueError(
-                "Embedding.from_pretrained: embeddings must be a 2-D Tensor (num_embeddings, embedding_dim)"
+                "Embedding.from_pretrained: embeddings must be 2-D (num_embeddings, embedding_dim), "
+                f"got shape {embeddings.shape}"
             )
         module = cls(*embeddings.shape, padding_idx=padding_idx, dtype=embeddings.dtype)
         module.weight.data[...] = embeddings.data

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import functional as F
-from .functional.loss import _check_options
+from .functional.loss import _check_ignore_index, _check_label_smoothing, _check_options
 from .module import Module
 
 
@@ -56,6 +56,8 @@ class CrossEntropyLoss(_WeightedLoss):
         label_smoothing: float = 0.0,
     ) -> None:
         super().__init__(weight, reduction)
+        _check_ignore_index(ignore_index, "CrossEntropyLoss")
+        _check_label_smoothing(label_smoothing, "CrossEntropyLoss")
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
@@ -79,6 +81,7 @@ class NLLLoss(_WeightedLoss):
 
     def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100, reduction: str = "mean") -> None:
         super().__init__(weight, reduction)
+        _check_ignore_index(ignore_index, "NLLLoss")
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002

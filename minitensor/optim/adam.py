@@ -73,7 +73,9 @@ class Adam(Optimizer):
     def _validate(self, settings: dict) -> None:
         check_number("lr", settings["lr"])
         betas = settings["betas"]
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        if not isinstance(betas, (tuple, list)):
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {type(betas).__name__} {betas!r}")
+        if len(betas) != 2:
             raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         check_number("betas[0]", betas[0], high=1.0)
         check_number("betas[1]", betas[1], high=1.0)

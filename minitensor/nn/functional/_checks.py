@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 from ...tensor import Tensor
 
 
@@ -9,6 +11,15 @@ def check_tensor(value, name: str, fn: str) -> None:
     """Raise TypeError unless ``value`` is a Tensor."""
     if not isinstance(value, Tensor):
         raise TypeError(f"{fn}: {name} must be a Tensor, got {type(value).__name__}")
+
+
+def check_probability(p, name: str, fn: str) -> float:
+    """``p`` as a float in [0, 1]: TypeError for a non-number, ValueError outside the range (or NaN)."""
+    if isinstance(p, bool) or not isinstance(p, numbers.Real):
+        raise TypeError(f"{fn}: {name} must be a probability (a number in [0, 1]), got {type(p).__name__} {p!r}")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{fn}: {name} must be a probability in [0, 1], got {p!r}")
+    return float(p)
 
 
 def check_float(input: Tensor, fn: str) -> None:  # noqa: A002

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
-
 from ...ops import nn_ops
 from ...tensor import Tensor
-from ._checks import check_float, check_tensor
+from ._checks import check_float, check_probability, check_tensor
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:  # noqa: A002
@@ -21,8 +19,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:  # 
     [0.0, 2.0]
     """
     check_tensor(input, "input", "dropout")
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
+    p = check_probability(p, "p", "dropout")
     if not training or p == 0:
         return input
     check_float(input, "dropout")

@@ -41,6 +41,8 @@ def embedding(input, weight: Tensor, padding_idx: int | None = None) -> Tensor: 
             f"embedding: index {bad} is out of range; indices must be in [0, {num - 1}] (num_embeddings={num})"
         )
     if padding_idx is not None:
+        if isinstance(padding_idx, bool) or not isinstance(padding_idx, (int, np.integer)):
+            raise TypeError(f"embedding: padding_idx must be an int or None, got {type(padding_idx).__name__}")
         if not -num <= padding_idx < num:
             raise ValueError(f"embedding: padding_idx must be in [{-num}, {num - 1}], got {padding_idx}")
         padding_idx %= num

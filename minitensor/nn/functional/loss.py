@@ -55,8 +55,7 @@ def cross_entropy(
     fn = "cross_entropy"
     n_classes = _check_input(input, fn)
     _check_options(reduction, fn)
-    if isinstance(label_smoothing, bool) or not (isinstance(label_smoothing, Real) and 0 <= label_smoothing <= 1):
-        raise ValueError(f"{fn}: label_smoothing must be a number in [0, 1], got {label_smoothing!r}")
+    _check_label_smoothing(label_smoothing, fn)
     weights = _weight(weight, n_classes, input, fn)
     target_array = target.data if isinstance(target, Tensor) else np.asarray(target)
     if target_array.dtype.kind == "f":
@@ -152,6 +151,16 @@ def _check_options(reduction: str, fn: str) -> None:
         raise ValueError(f"{fn}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
 
+def _check_label_smoothing(label_smoothing, fn: str) -> None:
+    if isinstance(label_smoothing, bool) or not (isinstance(label_smoothing, Real) and 0 <= label_smoothing <= 1):
+        raise ValueError(f"{fn}: label_smoothing must be a number in [0, 1], got {label_smoothing!r}")
+
+
+def _check_ignore_index(ignore_index, fn: str) -> None:
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer)):
+        raise TypeError(f"{fn}: ignore_index must be an int, got {type(ignore_index).__name__}")
+
+
 def _weight(weight, n_classes: int, input: Tensor, fn: str) -> np.ndarray | None:  # noqa: A002
     """The class weights as a (C,) array of the input's dtype (no gradient flows to them)."""
     if weight is None:
@@ -168,8 +177,7 @@ def _class_indices(target: np.ndarray, input: Tensor, n_classes: int, ignore_ind
     """Check an integer target's dtype, shape and values."""
     if target.dtype.kind not in "iu":
         raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {target.dtype}")
-    if isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer)):
-        raise TypeError(f"{fn}: ignore_index must be an int, got {type(ignore_index).__name__}")
+    _check_ignore_index(ignore_index, fn)
     expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
     if target.shape != expected:
         raise ValueError(
