@@ -514,10 +514,19 @@ class Tensor:
 
     def amax(self, dim=None, keepdim: bool = False):
         """Max over ``dim``; tied maxima share the gradient evenly (as PyTorch's amax)."""
-        return R.Amax.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+        return R.Amax.apply(self, axis=self._nonempty_axes(dim, "amax"), keepdim=keepdim)
 
     def amin(self, dim=None, keepdim: bool = False):
-        return R.Amin.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+        return R.Amin.apply(self, axis=self._nonempty_axes(dim, "amin"), keepdim=keepdim)
+
+    def _nonempty_axes(self, dim, fn: str) -> tuple:
+        """The reduced axes of a max/min, none of size 0 (the max of no elements is undefined)."""
+        axes = _axes(dim, self.ndim)
+        if self.data.size == 0:
+            for d in axes:
+                if self.shape[d] == 0:
+                    raise ValueError(f"{fn}: cannot reduce over dim {d}, of size 0 (input shape {self.shape})")
+        return axes
 
     def logsumexp(self, dim=None, keepdim: bool = False):
         return R.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)

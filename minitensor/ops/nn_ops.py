@@ -15,7 +15,7 @@ from .special import erf
 
 
 def _shifted(x: np.ndarray, dim: int) -> np.ndarray:
-    m = np.max(x, axis=dim, keepdims=True)
+    m = np.max(x, axis=dim, keepdims=True, initial=-np.inf)  # initial: a size-0 dim has no max
     return x - np.where(np.isfinite(m), m, 0)
 
 

@@ -44,7 +44,10 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g = _unsqueeze(grad, ctx.axis, ctx.keepdim) / _count(ctx.shape_in, ctx.axis)
+        n = _count(ctx.shape_in, ctx.axis)
+        if n == 0:  # the mean of nothing (NaN) depends on no element
+            return np.zeros(ctx.shape_in, grad.dtype)
+        g = _unsqueeze(grad, ctx.axis, ctx.keepdim) / n
         return np.broadcast_to(g, ctx.shape_in)
 
 
@@ -132,13 +135,14 @@ class TakeAlongDim(Function):
 
 
 class LogSumExp(Function):
-    """log(sum(exp(x))) computed stably by shifting with the max."""
+    """log(sum(exp(x))) computed stably by shifting with the max; -inf over no elements (log 0), as PyTorch."""
 
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
-        m = np.max(x, axis=axis, keepdims=True)
+        m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
         m = np.where(np.isfinite(m), m, 0)
-        lse = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        with np.errstate(divide="ignore"):  # log(0) = -inf: all -inf, or no elements
+            lse = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
         ctx.save_for_backward(x, lse)
         ctx.axis, ctx.keepdim = axis, keepdim
         return lse if keepdim else np.squeeze(lse, axis=axis)
