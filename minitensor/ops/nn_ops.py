@@ -42,7 +42,10 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim=-1):
         z = _shifted(x, dim)
-        y = z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+        if z.shape[dim] == 0:  # nothing to normalise (and the log of an empty sum would warn)
+            y = z
+        else:
+            y = z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -128,6 +131,7 @@ _SQRT_HALF = 0.70710678118654752440
 _INV_SQRT_2PI = 0.39894228040143267794
 _SQRT_2_OVER_PI = 0.79788456080286535588
 _GELU_CUBIC = 0.044715
+_GELU_TANH_CLIP = 50.0
 
 
 class Gelu(Function):
@@ -156,19 +160,24 @@ class GeluTanh(Function):
     """Tanh-approximated GELU: y = x/2 * (1 + tanh(u)), u = sqrt(2/pi) * (x + 0.044715 x^3).
 
     dy/dx = (1 + t)/2 + x/2 * (1 - t^2) * sqrt(2/pi) * (1 + 3 * 0.044715 x^2), t = tanh(u).
+
+    Beyond |x| = 50, t is exactly ±1 (in float32 and float64), so u is computed
+    from x clipped to [-50, 50]: x^3 cannot overflow, and the second term of
+    dy/dx is 0 there instead of 0 * inf = NaN.
     """
 
     @staticmethod
     def forward(ctx, x):
-        t = np.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x))
-        ctx.save_for_backward(x, t)
+        xc = np.clip(x, -_GELU_TANH_CLIP, _GELU_TANH_CLIP)
+        t = np.tanh(_SQRT_2_OVER_PI * (xc + _GELU_CUBIC * xc * xc * xc))
+        ctx.save_for_backward(xc, t)
         return 0.5 * x * (1.0 + t)
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
-        du = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_CUBIC * x * x)
-        return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du)
+        xc, t = ctx.saved_tensors
+        du = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_CUBIC * xc * xc)
+        return grad * (0.5 * (1.0 + t) + 0.5 * xc * (1.0 - t * t) * du)
 
 
 class Dropout(Function):

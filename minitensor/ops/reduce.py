@@ -52,19 +52,25 @@ class Mean(Function):
 
 
 class Var(Function):
-    """Variance with ``correction`` (1 = unbiased, as PyTorch's default)."""
+    """Variance with ``correction`` (1 = unbiased, as PyTorch's default).
+
+    With no degrees of freedom left (n <= correction: one element unbiased, or
+    none) the variance and its gradient are NaN, as in NumPy and PyTorch.
+    """
 
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False, correction=1):
         centred = x - np.mean(x, axis=axis, keepdims=True)
         ctx.save_for_backward(centred)
         ctx.axis, ctx.keepdim = axis, keepdim
-        ctx.dof = _count(x.shape, axis) - correction
+        ctx.dof = max(_count(x.shape, axis) - correction, 0)
         return np.sum(centred * centred, axis=axis, keepdims=keepdim) / ctx.dof
 
     @staticmethod
     def backward(ctx, grad):
         (centred,) = ctx.saved_tensors
+        if ctx.dof == 0:
+            return np.full(centred.shape, np.nan, grad.dtype)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (2 / ctx.dof) * centred
 
 
@@ -74,7 +80,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False, correction=1):
         centred = x - np.mean(x, axis=axis, keepdims=True)
-        ctx.dof = _count(x.shape, axis) - correction
+        ctx.dof = max(_count(x.shape, axis) - correction, 0)  # 0: NaN, as in Var
         std = np.sqrt(np.sum(centred * centred, axis=axis, keepdims=True) / ctx.dof)
         ctx.save_for_backward(centred, std)
         ctx.axis, ctx.keepdim = axis, keepdim
