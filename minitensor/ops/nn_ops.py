@@ -148,7 +148,7 @@ class Gelu(Function):
     @staticmethod
     def backward(ctx, grad):
         x, cdf = ctx.saved_tensors
-        d = x * x
+        d = np.multiply(x, x, out=np.empty_like(x))  # out=: an array even for a 0-d x (x * x is then a scalar)
         d *= -0.5
         np.exp(d, out=d)
         d *= _INV_SQRT_2PI * x  # x * pdf(x)
