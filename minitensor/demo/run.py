@@ -101,12 +101,12 @@ def show_attention(model: RepeatDetector, tokens: np.ndarray, out_dir: Path) -> 
     with mt.no_grad():
         p_repeat = F.softmax(model(tokens[None]), dim=-1).numpy()[0, 1]
     repeated = [label for label in dict.fromkeys(labels) if labels.count(label) > 1]
-    title = f"layer 1 attention (mean of {NHEAD} heads) on {' '.join(labels)}"
-    print(f"\nThe {title}")
+    title = f"layer 1 attention (mean of {NHEAD} heads)"
+    print(f"\nThe {title} on {' '.join(labels)}")
     print(f"({' and '.join(repeated) or 'nothing'} repeated; the model says 'repeat' with p = {p_repeat:.3f})")
     print(f"row = a query position, column = a key position; darker = more weight (@@ = {weights.max():.2f})")
     print(text_heatmap(weights, labels))
-    if save_png(weights, labels, out_dir / "attention.png", title):
+    if save_png(weights, labels, out_dir / "attention.png", f"{title}\non {' '.join(labels)}"):
         print(f"attention map written to {out_dir / 'attention.png'}")
 
 
