@@ -1,6 +1,7 @@
 """Shared test set-up: hypothesis profiles and the optional PyTorch oracle.
 
-``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) runs more examples per property.
+``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) runs more examples per property
+(and 1,000 random graphs in the fuzz tests).
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ settings.register_profile(
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
+# The random-graph fuzz tests (tests/fuzz/) run many more examples than the other
+# properties: their own profiles, "<profile>-fuzz", hold the total for the fuzz suite
+# (1,000 in CI), which tests/fuzz/ splits between its tests.
+settings.register_profile("dev-fuzz", settings.get_profile("dev"), max_examples=100)
+settings.register_profile("ci-fuzz", settings.get_profile("ci"), max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
