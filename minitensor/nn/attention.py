@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..tensor import Tensor
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
+from .functional._checks import check_probability
 from .functional.attention import multi_head_attention_forward
 from .linear import Linear
 from .module import Module
@@ -79,9 +80,7 @@ class MultiheadAttention(Module):
         self.kdim = embed_dim if kdim is None else check_size(kdim, "kdim", "MultiheadAttention")
         self.vdim = embed_dim if vdim is None else check_size(vdim, "vdim", "MultiheadAttention")
         self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"MultiheadAttention: dropout must be a probability in [0, 1], got {dropout!r}")
-        self.dropout = float(dropout)
+        self.dropout = check_probability(dropout, "dropout", "MultiheadAttention")
         self.batch_first = bool(batch_first)
         self.head_dim = embed_dim // num_heads
         dtype = float_dtype(dtype, "MultiheadAttention")

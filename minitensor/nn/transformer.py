@@ -39,6 +39,7 @@ from ._utils import check_size, float_dtype
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
+from .functional._checks import check_probability
 from .functional.activation import gelu, relu
 from .functional.attention import causal_mask
 from .linear import Linear
@@ -73,8 +74,7 @@ def _check_config(layer: str, d_model, nhead, dim_feedforward, dropout, device) 
     check_size(dim_feedforward, "dim_feedforward", layer)
     if d_model % nhead != 0:
         raise ValueError(f"{layer}: d_model ({d_model}) must be divisible by nhead ({nhead})")
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
-        raise ValueError(f"{layer}: dropout must be a probability in [0, 1], got {dropout!r}")
+    check_probability(dropout, "dropout", layer)
     if device is not None and device != "cpu":
         raise ValueError(f"{layer}: device must be None or 'cpu' (minitensor runs on the CPU), got {device!r}")
 

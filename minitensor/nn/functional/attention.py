@@ -27,6 +27,7 @@ from ... import random
 from ...functions import cat
 from ...ops.attention import Attention, AttentionWeights, MultiheadAttentionCore
 from ...tensor import Tensor
+from ._checks import check_probability
 from .linear import linear
 
 __all__ = ["causal_mask", "multi_head_attention_forward", "scaled_dot_product_attention"]
@@ -67,8 +68,7 @@ def _dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
 
 
 def _check_dropout(p: float, name: str) -> None:
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{name} must be in [0, 1], got {p}")
+    check_probability(p, name, "attention")
 
 
 def _check_tensor(x, name: str) -> None:
