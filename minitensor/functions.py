@@ -33,7 +33,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 f"cat: tensors[{i}] has shape {t.shape}, which does not match tensors[0]'s shape {first.shape} "
                 f"outside dim {d}"
             )
-    return S.Cat.apply(*tensors, dim=d)
+    return _no_upcast(S.Cat.apply(*tensors, dim=d), tensors)
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
@@ -43,7 +43,16 @@ def stack(tensors, dim: int = 0) -> Tensor:
     for i, t in enumerate(tensors):
         if t.shape != first.shape:
             raise ValueError(f"stack: tensors[{i}] has shape {t.shape}, expected tensors[0]'s shape {first.shape}")
-    return S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1))
+    return _no_upcast(S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1)), tensors)
+
+
+def _no_upcast(out: Tensor, tensors: list) -> Tensor:
+    """NumPy joins float32 and int64 into float64; keep the float dtype of the inputs instead (as PyTorch)."""
+    if out.data.dtype == dtypes.float64 and not any(_is_f64(t) for t in tensors):
+        out.data = out.data.astype(dtypes.float32)  # the float inputs are float32
+        if out.grad_fn is not None:
+            out.grad_fn.dtype = out.data.dtype  # the gradient that arrives has the output's dtype
+    return out
 
 
 def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)

@@ -665,7 +665,11 @@ def _seed_grad(t: Tensor, gradient, name: str) -> np.ndarray:
                 f"pass {name}= with the same shape"
             )
         return np.ones(t.shape, dtype=t.dtype)
-    grad = np.asarray(gradient.data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
+    try:
+        grad = np.asarray(gradient.data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
+    except (TypeError, ValueError):
+        kind = type(gradient).__name__
+        raise TypeError(f"backward: {name} must be a Tensor or an array of numbers, got {kind}") from None
     if grad.shape != t.shape:
         raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {grad.shape}")
     return grad

@@ -10,7 +10,8 @@ Exception types: ``TypeError`` for a wrong type (or dtype), ``ValueError`` for
 a wrong shape or value.  A few rows expect what PyTorch raises in the same
 place: ``RuntimeError`` for ``backward`` of a non-scalar and for state-dict key
 mismatches (SPEC), ``IndexError`` for an index out of range, ``KeyError`` for a
-bad buffer name, ``FileNotFoundError`` for a missing checkpoint.
+bad buffer name, ``AttributeError`` for a misspelt module attribute,
+``FileNotFoundError`` for a missing checkpoint.
 """
 
 from __future__ import annotations
@@ -348,6 +349,44 @@ CASES = [
     ("register-buffer-dotted", lambda: lin().register_buffer("a.b", None), KeyError, "a.b"),
     ("add-module-int", lambda: lin().add_module("act", 3), TypeError, "act", "int"),
     ("set-parameter-tensor", lambda: setattr(lin(), "weight", mt.randn(2, 4)), TypeError, "weight", "Tensor"),
+    ("sequential-index", lambda: nn.Sequential(nn.ReLU())[3], IndexError, "Sequential", "index 3"),
+    ("modulelist-index", lambda: nn.ModuleList([nn.ReLU()])[5], IndexError, "ModuleList", "index 5"),
+    ("module-misspelt-attribute", lambda: lin().wieght, AttributeError, "Linear", "wieght"),
+    ("load-state-dict-value-str", lambda: lin().load_state_dict({"weight": "abc", "bias": np.zeros(2)}), TypeError, "'weight'", "str"),
+    ("parameter-list-str", lambda: nn.ParameterList(["a"]), TypeError, "Parameter", "str"),
+    # --- more layers' forward
+    ("relu-module-str", lambda: nn.ReLU()("x"), TypeError, "input", "str"),
+    ("tanh-module-list", lambda: nn.Tanh()([1.0]), TypeError, "input", "list"),
+    ("gelu-module-int", lambda: nn.GELU()(mt.arange(3)), TypeError, "input", "int64"),
+    ("log-softmax-module-dim", lambda: nn.LogSoftmax(dim=3)(x23()), ValueError, "dim", "3"),
+    ("softmax-0d-dim", lambda: mt.tensor(1.0).softmax(dim=1), ValueError, "dim", "1"),
+    ("nll-module-target-range", lambda: nn.NLLLoss()(x23(), mt.tensor([0, 7])), ValueError, "target", "7"),
+    ("mse-module-shape", lambda: nn.MSELoss()(x23(), mt.randn(5)), ValueError, "target", "(5,)"),
+    ("ce-module-weight-shape", lambda: nn.CrossEntropyLoss(weight=mt.ones(5))(x23(), mt.tensor([0, 1])), ValueError, "weight", "(5,)"),
+    ("decoder-memory-dim", lambda: nn.TransformerDecoder(tdl(), 1)(qkv(), mt.randn(5, 2, 6)), ValueError, "memory", "(5, 2, 6)"),
+    ("transformer-tgt-mask", lambda: nn.Transformer(8, 2, 1, 1, 16)(qkv(), qkv(length=4), tgt_mask=mt.zeros(5, 5)), ValueError, "tgt_mask", "(5, 5)"),
+    ("mha-unbatched-padding", lambda: mha()(*[mt.randn(5, 8)] * 3, key_padding_mask=mt.zeros(4, dtype=mt.bool)), ValueError, "key_padding_mask", "(1, 4)"),
+    # --- nn.init
+    ("init-mode", lambda: nn.init.kaiming_uniform_(mt.empty(3, 4), mode="fan_avg"), ValueError, "mode", "'fan_avg'"),
+    ("init-nonlinearity", lambda: nn.init.kaiming_normal_(mt.empty(3, 4), nonlinearity="swish"), ValueError, "nonlinearity", "'swish'"),
+    ("init-1d-fan", lambda: nn.init.xavier_uniform_(mt.empty(4)), ValueError, "fan", "(4,)"),
+    # --- more of minitensor and autograd
+    ("stack-empty", lambda: mt.stack([]), ValueError, "tensors", "empty list"),
+    ("cat-tuple-of-int", lambda: mt.cat((x23(), 3.0)), TypeError, "tensors[1]", "float"),
+    ("eye-m-negative", lambda: mt.eye(2, -3), ValueError, "eye", "(2, -3)"),
+    ("split-float", lambda: x23().split(1.5), TypeError, "size", "float"),
+    ("manual-seed-bool", lambda: mt.manual_seed(True), TypeError, "seed", "bool"),
+    ("requires-grad-setter-int", lambda: setattr(mt.arange(2), "requires_grad", True), TypeError, "requires_grad", "int64"),
+    ("backward-gradient-str", lambda: (x23().requires_grad_() * 2).backward("x"), TypeError, "gradient", "str"),
+    ("grad-outputs-type", lambda: mt.autograd.grad([1.0], [mt.ones(2, requires_grad=True)]), TypeError, "outputs[0]", "float"),
+    ("gradcheck-atol-negative", lambda: gradcheck(lambda t: t, [mt.ones(2, dtype=mt.float64, requires_grad=True)], atol=-1.0), ValueError, "atol", "-1.0"),
+    # --- more of optim
+    ("add-param-group-missing", lambda: sgd().add_param_group({"lr": 0.1}), ValueError, "param_group", "'params'"),
+    ("add-param-group-type", lambda: sgd().add_param_group([nn.Parameter(mt.ones(2))]), TypeError, "param_group", "list"),
+    ("linear-lr-start", lambda: lr_scheduler.LinearLR(sgd(), start_factor=0.0), ValueError, "start_factor", "0"),
+    ("linear-warmup-order", lambda: lr_scheduler.LinearWarmup(sgd(), warmup_steps=10, total_steps=5), ValueError, "warmup_steps", "10"),
+    ("step-lr-gamma-nan", lambda: lr_scheduler.StepLR(sgd(), step_size=2, gamma=NAN), ValueError, "gamma", "nan"),
+    ("optim-load-state-shape", lambda: optim.SGD(params(), lr=0.1, momentum=0.9).load_state_dict({"state": {0: {"momentum_buffer": np.ones(5)}}, "param_groups": [{"lr": 0.1, "momentum": 0.9, "dampening": 0, "weight_decay": 0, "nesterov": False, "maximize": False, "params": [0]}]}), ValueError, "momentum_buffer", "(5,)"),
 ]
 # fmt: on
 
