@@ -23,8 +23,9 @@ Backward, with ``G = d(loss)/d(out)`` and ``Pd = P * dropout_mask``::
     dQ = scale * dS @ k
     dK = scale * dSᵀ @ q
 
-The math lives in ``attention_forward`` / ``attention_backward`` (the NumPy
-reference for the compiled kernel); three Functions use it:
+The math lives in ``minitensor.kernels.attention`` (NumPy's BLAS for the
+matrix products, a numba row kernel for the softmax between them, and a
+NumPy reference for it); three Functions use it:
 
 - ``Attention(q, k, v)``: the op itself, on arrays already split into heads;
 - ``MultiheadAttentionCore(*projections)``: the same, but it takes the input
@@ -40,81 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-
-
-def _swap(x: np.ndarray) -> np.ndarray:
-    return np.swapaxes(x, -1, -2)
-
-
-def _transposed(x: np.ndarray) -> np.ndarray:
-    """xᵀ over the last two dims, as a C-contiguous copy.
-
-    For stacked matrices ``np.matmul`` calls BLAS only when its second operand
-    has unit stride in the last dim; a transposed view there falls back to a
-    loop about 30x slower.  (A transposed *first* operand is fine.)
-    """
-    return np.ascontiguousarray(np.swapaxes(x, -1, -2))
-
-
-# ------------------------------------------------------------------- the math
-def attention_probs(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None, scale: float) -> np.ndarray:
-    """P = softmax(scale * q @ kᵀ + mask) over the last dim; fully masked rows give zeros.
-
-    Args:
-        q: (..., L, D) queries.
-        k: (..., S, D) keys.
-        mask: additive float mask broadcastable to the scores (..., L, S), or None.
-        scale: factor applied to the dot products.
-
-    Returns:
-        (..., L, S) probabilities in q's dtype.
-    """
-    s = np.matmul(q, _transposed(k))
-    s *= scale
-    if mask is None:  # finite scores: the plain stable softmax
-        s -= s.max(axis=-1, keepdims=True)
-        np.exp(s, out=s)
-        s /= s.sum(axis=-1, keepdims=True)
-        return s
-    s += mask
-    row_max = s.max(axis=-1, keepdims=True)
-    s -= np.where(np.isfinite(row_max), row_max, 0)  # a row of all -inf stays -inf
-    np.exp(s, out=s)
-    total = s.sum(axis=-1, keepdims=True)
-    s /= np.where(total > 0, total, 1)  # all-masked row: 0 / 1 = 0, not 0 / 0
-    return s
-
-
-def softmax_backward(p: np.ndarray, dp: np.ndarray) -> np.ndarray:
-    """dS = P * (dP - rowsum(dP * P)); overwrites and returns ``dp``."""
-    dp -= np.sum(dp * p, axis=-1, keepdims=True)
-    dp *= p
-    return dp
-
-
-def attention_forward(q, k, v, mask, scale: float, dropout_mask, out=None) -> tuple:
-    """(out, P): out = (P * dropout_mask) @ v, written into ``out`` when given."""
-    p = attention_probs(q, k, mask, scale)
-    pd = p if dropout_mask is None else p * dropout_mask
-    return np.matmul(pd, v, out=out), p
-
-
-def attention_backward(grad, q, k, v, p, scale: float, dropout_mask, need=(True, True, True), out=(None, None, None)):
-    """(dq, dk, dv) from d(loss)/d(out); each written into its ``out`` array when given, None when not needed."""
-    need_q, need_k, need_v = need
-    dq = dk = dv = None
-    if need_v:
-        pd = p if dropout_mask is None else p * dropout_mask
-        dv = np.matmul(_swap(pd), grad, out=out[2])
-    if need_q or need_k:
-        dp = np.matmul(grad, _transposed(v))
-        if dropout_mask is not None:
-            dp *= dropout_mask
-        ds = softmax_backward(p, dp)
-        ds *= scale
-        dq = np.matmul(ds, k, out=out[0]) if need_q else None
-        dk = np.matmul(_swap(ds), q, out=out[1]) if need_k else None
-    return dq, dk, dv
+from ..kernels.attention import attention_backward, attention_forward, attention_probs, softmax_scores_backward
 
 
 def _cast(dropout_mask, dtype):
@@ -225,7 +152,7 @@ class AttentionWeights(Function):
     def backward(ctx, grad):
         q, k, p = ctx.saved_tensors
         need_q, need_k = ctx.needs_input_grad
-        ds = softmax_backward(p, grad * ctx.scale)
+        ds = softmax_scores_backward(p, np.array(grad, dtype=p.dtype), None, ctx.scale)
         dq = np.matmul(ds, k) if need_q else None
-        dk = np.matmul(_swap(ds), q) if need_k else None
+        dk = np.matmul(np.swapaxes(ds, -1, -2), q) if need_k else None
         return dq, dk

@@ -1,5 +1,10 @@
 """Neural-network ops: softmax and log-softmax along one dim, and the fused
-layer ops behind ``minitensor.nn`` (linear, layer norm, GELU, dropout, embedding).
+layer ops behind ``minitensor.nn`` (linear, layer norm, GELU, dropout, embedding,
+and for the Transformer layers: linear + activation + dropout, residual + dropout + layer norm).
+
+The row-wise math runs in ``minitensor.kernels`` (numba kernels, each beside its
+NumPy reference; ``mt.set_jit_enabled(False)`` selects the references); the
+matrix products are NumPy's (BLAS).
 
 Softmax and log-softmax subtract the row max before ``exp``, so no finite input
 overflows.  A row of all ``-inf`` gives NaN in softmax (0/0), as in PyTorch and NumPy.
@@ -11,12 +16,8 @@ import numpy as np
 
 from .. import random
 from ..autograd.function import Function
-from .special import erf
-
-
-def _shifted(x: np.ndarray, dim: int) -> np.ndarray:
-    m = np.max(x, axis=dim, keepdims=True, initial=-np.inf)  # initial: a size-0 dim has no max
-    return x - np.where(np.isfinite(m), m, 0)
+from ..kernels import activation as act
+from ..kernels import layer_norm, softmax
 
 
 class Softmax(Function):
@@ -24,8 +25,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim=-1):
-        e = np.exp(_shifted(x, dim))
-        y = e / np.sum(e, axis=dim, keepdims=True)
+        y = softmax.softmax_forward(x, dim)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -33,7 +33,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return y * (grad - np.sum(grad * y, axis=ctx.dim, keepdims=True))
+        return softmax.softmax_backward(y, grad, ctx.dim)
 
 
 class LogSoftmax(Function):
@@ -41,11 +41,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim=-1):
-        z = _shifted(x, dim)
-        if z.shape[dim] == 0:  # nothing to normalise (and the log of an empty sum would warn)
-            y = z
-        else:
-            y = z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+        y = softmax.log_softmax_forward(x, dim)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -53,7 +49,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad - np.exp(y) * np.sum(grad, axis=ctx.dim, keepdims=True)
+        return softmax.log_softmax_backward(y, grad, ctx.dim)
 
 
 class Linear(Function):
@@ -92,46 +88,71 @@ class LayerNorm(Function):
     Backward, with ``g = dy * weight``:
     ``dx = rstd * (g - mean(g) - xhat * mean(g * xhat))``, ``dweight = sum(dy * xhat)``,
     ``dbias = sum(dy)`` (sums over the rows).  A constant row gives xhat = 0, not NaN.
+    Saved for backward: x, and the mean and 1/std of each row (``kernels.layer_norm``).
     """
 
     @staticmethod
     def forward(ctx, x, weight=None, bias=None, n_dims=1, eps=1e-5):
-        size = int(np.prod(x.shape[x.ndim - n_dims :]))
-        rows = x.reshape(-1, size)
-        xhat = rows - rows.mean(axis=1, keepdims=True)
-        rstd = 1.0 / np.sqrt(np.mean(xhat * xhat, axis=1, keepdims=True) + eps)
-        xhat *= rstd
-        y = xhat
-        if weight is not None:
-            y = y * weight.reshape(size)
-        if bias is not None:
-            y = y + bias.reshape(size)
-        ctx.save_for_backward(xhat, rstd, weight)
-        ctx.x_shape = x.shape
-        ctx.norm_shape = x.shape[x.ndim - n_dims :]
+        norm_shape = x.shape[x.ndim - n_dims :]
+        rows = _rows(x, int(np.prod(norm_shape)))
+        y, mean, rstd = layer_norm.layer_norm_forward(rows, weight, bias, eps)
+        ctx.save_for_backward(rows, mean, rstd, weight)
+        ctx.norm_shape = norm_shape
         return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        xhat, rstd, weight = ctx.saved_tensors
+        rows, mean, rstd, weight = ctx.saved_tensors
+        dx, dw, db = layer_norm.layer_norm_backward(grad, rows, mean, rstd, weight)
         need_x, need_w, need_b = ctx.needs_input_grad
-        g = grad.reshape(xhat.shape)
-        gw = (g * xhat).sum(axis=0).reshape(ctx.norm_shape) if need_w else None
-        gb = g.sum(axis=0).reshape(ctx.norm_shape) if need_b else None
-        gx = None
-        if need_x:
-            if weight is not None:
-                g = g * weight.reshape(-1)
-            gx = rstd * (g - g.mean(axis=1, keepdims=True) - xhat * np.mean(g * xhat, axis=1, keepdims=True))
-            gx = gx.reshape(ctx.x_shape)
-        return gx, gw, gb
+        return (
+            dx.reshape(grad.shape) if need_x else None,
+            dw.reshape(ctx.norm_shape) if need_w else None,
+            db.reshape(ctx.norm_shape) if need_b else None,
+        )
 
 
-_SQRT_HALF = 0.70710678118654752440
-_INV_SQRT_2PI = 0.39894228040143267794
-_SQRT_2_OVER_PI = 0.79788456080286535588
-_GELU_CUBIC = 0.044715
-_GELU_TANH_CLIP = 50.0
+class AddLayerNorm(Function):
+    """y = LayerNorm(x + dropout(r)) over the last dim: a Transformer's "add & norm" as one node.
+
+    Call as ``AddLayerNorm.apply(x, r, weight, bias, eps=1e-5, keep=None, scale=1.0)``
+    with x and r of the same shape (..., D), weight and bias (D,) or None, and
+    ``keep`` None or a bool dropout mask on r (kept elements scaled by ``scale``).
+    Backward: with s = x + dropout(r), ``dx`` is layer norm's input gradient at
+    s, and ``dr = dx * keep * scale``.
+    """
+
+    @staticmethod
+    def forward(ctx, x, r, weight=None, bias=None, eps=1e-5, keep=None, scale=1.0):
+        d = x.shape[-1]
+        keep_rows = None if keep is None else keep.reshape(-1, d)
+        y, s, mean, rstd = layer_norm.layer_norm_forward(
+            _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale
+        )
+        ctx.save_for_backward(s, mean, rstd, weight)
+        ctx.keep, ctx.scale = keep_rows, scale
+        return y.reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        s, mean, rstd, weight = ctx.saved_tensors
+        dx, dw, db = layer_norm.layer_norm_backward(grad, s, mean, rstd, weight)
+        need_x, need_r, need_w, need_b = ctx.needs_input_grad
+        dr = None
+        if need_r:
+            dr = dx if ctx.keep is None else dx * (ctx.keep * np.asarray(ctx.scale, dx.dtype))
+            dr = dr.reshape(grad.shape)
+        return (
+            dx.reshape(grad.shape) if need_x else None,
+            dr,
+            dw if need_w else None,
+            db if need_b else None,
+        )
+
+
+def _rows(x: np.ndarray, d: int) -> np.ndarray:
+    """x as a C-contiguous (M, d) array (a view when x is contiguous)."""
+    return np.ascontiguousarray(x).reshape(-1, d) if x.size else x.reshape(0, d)
 
 
 class Gelu(Function):
@@ -139,21 +160,11 @@ class Gelu(Function):
 
     @staticmethod
     def forward(ctx, x):
-        cdf = erf(x * _SQRT_HALF)
-        cdf += 1.0
-        cdf *= 0.5
-        ctx.save_for_backward(x, cdf)
-        return x * cdf
+        return _gelu_forward(ctx, x, "none")
 
     @staticmethod
     def backward(ctx, grad):
-        x, cdf = ctx.saved_tensors
-        d = np.multiply(x, x, out=np.empty_like(x))  # out=: an array even for a 0-d x (x * x is then a scalar)
-        d *= -0.5
-        np.exp(d, out=d)
-        d *= _INV_SQRT_2PI * x  # x * pdf(x)
-        d += cdf
-        return grad * d
+        return _gelu_backward(ctx, grad, "none")
 
 
 class GeluTanh(Function):
@@ -168,16 +179,64 @@ class GeluTanh(Function):
 
     @staticmethod
     def forward(ctx, x):
-        xc = np.clip(x, -_GELU_TANH_CLIP, _GELU_TANH_CLIP)
-        t = np.tanh(_SQRT_2_OVER_PI * (xc + _GELU_CUBIC * xc * xc * xc))
-        ctx.save_for_backward(xc, t)
-        return 0.5 * x * (1.0 + t)
+        return _gelu_forward(ctx, x, "tanh")
 
     @staticmethod
     def backward(ctx, grad):
-        xc, t = ctx.saved_tensors
-        du = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_CUBIC * xc * xc)
-        return grad * (0.5 * (1.0 + t) + 0.5 * xc * (1.0 - t * t) * du)
+        return _gelu_backward(ctx, grad, "tanh")
+
+
+def _gelu_forward(ctx, x: np.ndarray, approximate: str) -> np.ndarray:
+    rows = _rows(x, x.shape[-1] if x.ndim else 1)
+    _, y = act.gelu_forward(rows, None, None, 1.0, approximate)
+    ctx.save_for_backward(rows)
+    return y.reshape(x.shape)
+
+
+def _gelu_backward(ctx, grad: np.ndarray, approximate: str) -> np.ndarray:
+    (rows,) = ctx.saved_tensors
+    dx, _ = act.gelu_backward(rows, grad, None, 1.0, approximate, need_bias=False)
+    return dx.reshape(grad.shape)
+
+
+class LinearActivation(Function):
+    """y = dropout(act(x @ W.T + b)): a Linear layer, its activation and the dropout after it, one node.
+
+    Call as ``LinearActivation.apply(x, weight, bias, activation="relu", keep=None, scale=1.0)``;
+    ``activation`` is ``"relu"``, ``"gelu"`` (exact) or ``"gelu_tanh"``; ``keep`` is None or a
+    bool dropout mask of the output's shape (kept elements scaled by ``scale``).  The bias,
+    activation and dropout run in one pass over the GEMM's output (``kernels.activation``).
+
+    Backward: ``dpre = dy * keep * scale * act'(pre)`` and ``dbias = sum(dpre)`` in one pass,
+    then ``dx = dpre @ W`` and ``dW = dpre.T @ x``.  ReLU keeps only its output for backward.
+    """
+
+    @staticmethod
+    def forward(ctx, x, weight, bias=None, activation="relu", keep=None, scale=1.0):
+        rows = x.reshape(-1, x.shape[-1])  # (M, in): a view unless x is non-contiguous
+        z = rows @ weight.T
+        keep_rows = None if keep is None else keep.reshape(z.shape)
+        scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
+        if activation == "relu":
+            saved = out = act.relu_forward(z, bias, keep_rows, scale)
+        else:
+            saved, out = act.gelu_forward(z, bias, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
+        ctx.save_for_backward(rows, weight, saved)
+        ctx.x_shape, ctx.activation, ctx.keep, ctx.scale = x.shape, activation, keep_rows, scale
+        return out.reshape(x.shape[:-1] + (weight.shape[0],))
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, weight, saved = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        if ctx.activation == "relu":
+            dpre, db = act.relu_backward(saved, grad, ctx.scale, need_b)
+        else:
+            approximate = "tanh" if ctx.activation == "gelu_tanh" else "none"
+            dpre, db = act.gelu_backward(saved, grad, ctx.keep, ctx.scale, approximate, need_b)
+        gx = (dpre @ weight).reshape(ctx.x_shape) if need_x else None
+        gw = dpre.T @ rows if need_w else None
+        return gx, gw, db
 
 
 class Dropout(Function):

@@ -1,0 +1,250 @@
+"""ReLU and GELU (exact and tanh) of a (rows, N) array, forward and backward, fused with what
+sits around them after a matrix product: the bias before and the dropout after::
+
+    pre = z + bias                       (z: the GEMM output x @ Wᵀ; bias may be None)
+    out = act(pre) * keep * scale        (keep: a bool dropout mask, or None for no dropout)
+
+Backward, from ``g`` = d(loss)/d(out), returns ``dpre = g * keep * scale * act'(pre)`` and,
+in the same pass, ``dbias`` = the column sums of dpre (float64 accumulators).
+
+- ReLU: ``act'(pre) = [out > 0]``, so only ``out`` is saved (it can overwrite z).
+- exact GELU: ``act(x) = x * Phi(x)``, ``Phi(x) = (1 + erf(x / sqrt 2)) / 2``,
+  ``act'(x) = Phi(x) + x * phi(x)``;
+- tanh GELU: ``act(x) = x/2 * (1 + t)``, ``t = tanh(sqrt(2/pi) * (x + 0.044715 x^3))``,
+  ``act'(x) = (1 + t)/2 + x/2 * (1 - t^2) * sqrt(2/pi) * (1 + 3 * 0.044715 x^2)``;
+  beyond |x| = 50, t is exactly ±1, so u is computed from x clipped to [-50, 50]
+  (x^3 cannot overflow and the second term is 0, not 0 * inf).
+
+One pass instead of NumPy's three to twelve; numba's ``math.erf`` and ``math.tanh`` are
+scalar calls (~10 ns), still 3-4x faster than the NumPy formulas.
+
+>>> pre = np.array([[-1.0, 0.0, 2.0]])
+>>> relu_forward(pre.copy(), None, None, 1.0)
+array([[0., 0., 2.]])
+>>> gelu_forward(pre, None, None, 1.0, approximate="none")[1].round(4)
+array([[-0.1587,  0.    ,  1.9545]])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ops.special import erf
+from ._jit import choose, njit, prange
+from ._rows import chunks, row_of
+
+_SQRT_HALF = 0.70710678118654752440
+_INV_SQRT_2PI = 0.39894228040143267794
+_SQRT_2_OVER_PI = 0.79788456080286535588
+_CUBIC = 0.044715
+_TANH_CLIP = 50.0
+
+
+# ------------------------------------------------------------------ ReLU
+@njit
+def _relu_row(z, b, keep, scale, out):
+    for j in range(z.shape[0]):
+        v = z[j] if b is None else z[j] + b[j]
+        v = 0.0 if v < 0 else v  # (NaN stays NaN, as np.maximum)
+        if keep is not None:
+            v = v * (scale if keep[j] else 0.0)  # (NaN * 0 stays NaN, as in NumPy)
+        out[j] = v
+
+
+@njit
+def _relu_rows(z, b, keep, scale, out):
+    for i in range(z.shape[0]):
+        _relu_row(z[i], b, row_of(keep, i), scale, out[i])
+
+
+@njit(parallel=True)
+def _relu_rows_parallel(z, b, keep, scale, out):
+    for i in prange(z.shape[0]):
+        _relu_row(z[i], b, row_of(keep, i), scale, out[i])
+
+
+def _relu_rows_numpy(z, b, keep, scale, out) -> None:
+    np.maximum(z if b is None else np.add(z, b, out=out), 0, out=out)
+    if keep is not None:
+        out *= keep
+        out *= scale
+
+
+def relu_forward(z: np.ndarray, bias, keep, scale: float) -> np.ndarray:
+    """relu(z + bias) * keep * scale, written over ``z`` (rows, N) and returned."""
+    run = choose(z, _relu_rows_numpy, _relu_rows, _relu_rows_parallel)
+    run(z, bias, keep, z.dtype.type(scale), z)
+    return z
+
+
+@njit
+def _relu_backward_row(out, g, scale, dpre, db):
+    for j in range(out.shape[0]):
+        d = g[j] * scale if out[j] > 0 else 0.0
+        dpre[j] = d
+        if db is not None:
+            db[j] += d
+
+
+@njit
+def _relu_backward_rows(out, g, scale, dpre, db):
+    for i in range(out.shape[0]):
+        _relu_backward_row(out[i], g[i], scale, dpre[i], db)
+
+
+@njit(parallel=True)
+def _relu_backward_rows_parallel(out, g, scale, dpre, db):
+    if db is None:
+        for i in prange(out.shape[0]):
+            _relu_backward_row(out[i], g[i], scale, dpre[i], None)
+        return
+    step, count = chunks(out.shape[0])
+    parts = np.zeros((count, out.shape[1]))  # a partial dbias per block of rows
+    for c in prange(count):
+        for i in range(c * step, min(out.shape[0], (c + 1) * step)):
+            _relu_backward_row(out[i], g[i], scale, dpre[i], parts[c])
+    db += parts.sum(axis=0)
+
+
+def _relu_backward_rows_numpy(out, g, scale, dpre, db) -> None:
+    np.multiply(g, out > 0, out=dpre)
+    if scale != 1:
+        dpre *= scale
+    if db is not None:
+        db += dpre.sum(axis=0)
+
+
+def relu_backward(out: np.ndarray, grad: np.ndarray, scale: float, need_bias: bool = True) -> tuple:
+    """(dpre, dbias) from the saved ``out`` = relu(pre) * keep * scale and d(loss)/d(out) ``grad``
+    (dbias is None unless ``need_bias``)."""
+    grad = np.ascontiguousarray(grad, dtype=out.dtype).reshape(out.shape)
+    dpre = np.empty_like(out)
+    db = np.zeros(out.shape[1]) if need_bias else None
+    run = choose(out, _relu_backward_rows_numpy, _relu_backward_rows, _relu_backward_rows_parallel)
+    run(out, grad, out.dtype.type(scale), dpre, db)
+    return dpre, None if db is None else db.astype(out.dtype)
+
+
+# ------------------------------------------------------------------ GELU
+@njit(fastmath={"contract"})
+def _gelu(x, tanh):
+    """(gelu(x), gelu'(x))."""
+    if tanh:
+        xc = min(max(x, -_TANH_CLIP), _TANH_CLIP)
+        t = math.tanh(_SQRT_2_OVER_PI * (xc + _CUBIC * xc * xc * xc))
+        grad = 0.5 * (1.0 + t) + 0.5 * xc * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3.0 * _CUBIC * xc * xc)
+        return 0.5 * x * (1.0 + t), grad
+    cdf = 0.5 * (1.0 + math.erf(x * _SQRT_HALF))
+    return x * cdf, cdf + x * _INV_SQRT_2PI * math.exp(-0.5 * x * x)
+
+
+@njit
+def _gelu_row(z, b, keep, scale, tanh, pre, out):
+    for j in range(z.shape[0]):
+        if b is None:
+            v = z[j]
+        else:
+            v = z[j] + b[j]
+            pre[j] = v
+        y = _gelu(v, tanh)[0]
+        if keep is not None:
+            y = y * (scale if keep[j] else 0.0)
+        out[j] = y
+
+
+@njit(error_model="numpy")
+def _gelu_rows(z, b, keep, scale, tanh, pre, out):
+    for i in range(z.shape[0]):
+        _gelu_row(z[i], b, row_of(keep, i), scale, tanh, pre[i], out[i])
+
+
+@njit(parallel=True, error_model="numpy")
+def _gelu_rows_parallel(z, b, keep, scale, tanh, pre, out):
+    for i in prange(z.shape[0]):
+        _gelu_row(z[i], b, row_of(keep, i), scale, tanh, pre[i], out[i])
+
+
+def _gelu_numpy(x: np.ndarray, tanh: bool) -> tuple:
+    """(gelu(x), gelu'(x)) with NumPy (``special.erf``)."""
+    if tanh:
+        xc = np.clip(x, -_TANH_CLIP, _TANH_CLIP)
+        t = np.tanh(_SQRT_2_OVER_PI * (xc + _CUBIC * xc * xc * xc))
+        grad = 0.5 * (1.0 + t) + 0.5 * xc * (1.0 - t * t) * (_SQRT_2_OVER_PI * (1.0 + 3.0 * _CUBIC * xc * xc))
+        return 0.5 * x * (1.0 + t), grad
+    cdf = erf(x * _SQRT_HALF)
+    cdf += 1.0
+    cdf *= 0.5
+    with np.errstate(over="ignore"):  # x^2 overflows for |x| > 1.8e19: exp(-inf) = 0 is right
+        pdf = np.exp(-0.5 * x * x)
+    return x * cdf, cdf + x * _INV_SQRT_2PI * pdf
+
+
+def _gelu_rows_numpy(z, b, keep, scale, tanh, pre, out) -> None:
+    out[:] = _gelu_numpy(z if b is None else np.add(z, b, out=pre), tanh)[0]
+    if keep is not None:
+        out *= keep
+        out *= scale
+
+
+def gelu_forward(z: np.ndarray, bias, keep, scale: float, approximate: str) -> tuple:
+    """``(pre, out)``: pre = z + bias (written over ``z``; pre is z itself without a bias) and
+    out = gelu(pre) * keep * scale, for ``z`` (rows, N) and ``approximate`` 'none' or 'tanh'."""
+    out = np.empty_like(z)
+    run = choose(z, _gelu_rows_numpy, _gelu_rows, _gelu_rows_parallel)
+    run(z, bias, keep, z.dtype.type(scale), approximate == "tanh", z, out)
+    return z, out
+
+
+@njit
+def _gelu_backward_row(pre, g, keep, scale, tanh, dpre, db):
+    for j in range(pre.shape[0]):
+        d = g[j] * _gelu(pre[j], tanh)[1]
+        if keep is not None:
+            d = d * (scale if keep[j] else 0.0)
+        dpre[j] = d
+        if db is not None:
+            db[j] += d
+
+
+@njit(error_model="numpy")
+def _gelu_backward_rows(pre, g, keep, scale, tanh, dpre, db):
+    for i in range(pre.shape[0]):
+        _gelu_backward_row(pre[i], g[i], row_of(keep, i), scale, tanh, dpre[i], db)
+
+
+@njit(parallel=True, error_model="numpy")
+def _gelu_backward_rows_parallel(pre, g, keep, scale, tanh, dpre, db):
+    if db is None:
+        for i in prange(pre.shape[0]):
+            _gelu_backward_row(pre[i], g[i], row_of(keep, i), scale, tanh, dpre[i], None)
+        return
+    step, count = chunks(pre.shape[0])
+    parts = np.zeros((count, pre.shape[1]))  # a partial dbias per block of rows
+    for c in prange(count):
+        for i in range(c * step, min(pre.shape[0], (c + 1) * step)):
+            _gelu_backward_row(pre[i], g[i], row_of(keep, i), scale, tanh, dpre[i], parts[c])
+    db += parts.sum(axis=0)
+
+
+def _gelu_backward_rows_numpy(pre, g, keep, scale, tanh, dpre, db) -> None:
+    np.multiply(g, _gelu_numpy(pre, tanh)[1], out=dpre)
+    if keep is not None:
+        dpre *= keep
+        dpre *= scale
+    if db is not None:
+        db += dpre.sum(axis=0)
+
+
+def gelu_backward(
+    pre: np.ndarray, grad: np.ndarray, keep, scale: float, approximate: str, need_bias: bool = True
+) -> tuple:
+    """(dpre, dbias) from the saved pre-activation ``pre`` and d(loss)/d(out) ``grad``
+    (dbias is None unless ``need_bias``)."""
+    grad = np.ascontiguousarray(grad, dtype=pre.dtype).reshape(pre.shape)
+    dpre = np.empty_like(pre)
+    db = np.zeros(pre.shape[1]) if need_bias else None
+    run = choose(pre, _gelu_backward_rows_numpy, _gelu_backward_rows, _gelu_backward_rows_parallel)
+    run(pre, grad, keep, pre.dtype.type(scale), approximate == "tanh", dpre, db)
+    return dpre, None if db is None else db.astype(pre.dtype)

@@ -1,0 +1,226 @@
+"""Softmax and log-softmax along one dim, forward and backward, one fused pass per row.
+
+The kernels work on a C-contiguous (rows, D) array, the dim being the last
+one; ``softmax_forward`` and friends move any other dim there (a copy) and back.
+
+Forward (``m`` the row max; a row whose max is not finite is shifted by 0,
+as in NumPy, so a row of all -inf gives NaN, like PyTorch)::
+
+    softmax:      y = exp(x - m) / sum(exp(x - m))
+    log_softmax:  y = (x - m) - log(sum(exp(x - m)))
+
+Backward, from the saved output ``y`` and the upstream gradient ``g``::
+
+    softmax:      dx = y * (g - sum(g * y))
+    log_softmax:  dx = g - exp(y) * sum(g)
+
+NumPy needs four or five passes over the array for each (max, subtract,
+exp, sum, divide); a kernel does one row at a time while it sits in the
+L1 cache, with the SIMD ``exp`` of ``_exp.py``, and splits the rows over
+threads when the array is large.
+
+>>> y = softmax_forward(np.array([[1.0, 2.0, 3.0]]), -1)
+>>> y.round(4)
+array([[0.09  , 0.2447, 0.6652]])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._exp import exp_shifted
+from ._jit import choose, njit, prange
+from ._rows import chunks, row_dot, row_max, row_sum
+
+
+# ------------------------------------------------------------------ layout
+def _as_rows(x: np.ndarray, dim: int) -> tuple:
+    """(C-contiguous (rows, D) array with ``dim`` last, shape to restore)."""
+    if x.ndim <= 1:
+        moved = x.reshape(1, -1)
+    else:
+        moved = x if dim % x.ndim == x.ndim - 1 else np.moveaxis(x, dim, -1)
+    rows = np.ascontiguousarray(moved).reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
+    return rows, moved.shape
+
+
+def _from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray) -> np.ndarray:
+    if like.ndim <= 1:
+        return rows.reshape(like.shape)
+    return np.moveaxis(rows.reshape(moved_shape), -1, dim)
+
+
+def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray) -> np.ndarray:
+    """Apply the chosen row function of ``implementations`` = (reference, serial, parallel) to
+    ``x`` (and ``others`` of x's shape, e.g. the gradient) along ``dim``."""
+    rows, moved_shape = _as_rows(x, dim)
+    other_rows = [_as_rows(o, dim)[0] for o in others]
+    out = np.empty_like(rows)
+    choose(rows, *implementations)(rows, *other_rows, out)
+    return _from_rows(out, moved_shape, dim, x)
+
+
+# ------------------------------------------------------------------ softmax forward
+@njit(error_model="numpy")
+def _softmax_row(x, out, bits):
+    m = row_max(x)
+    if np.isfinite(m):
+        total = exp_shifted(x, m, out, bits)
+    else:  # +inf, NaN or all -inf: NumPy's semantics (shift 0), the slow way
+        total = 0.0
+        for j in range(x.shape[0]):
+            out[j] = np.exp(x[j])
+            total += out[j]
+    inv = 1.0 / total
+    for j in range(x.shape[0]):
+        out[j] *= inv
+
+
+@njit(error_model="numpy")
+def _softmax_rows(x, out):
+    bits = np.empty(x.shape[1], np.int64)
+    for i in range(x.shape[0]):
+        _softmax_row(x[i], out[i], bits)
+
+
+@njit(parallel=True, error_model="numpy")
+def _softmax_rows_parallel(x, out):
+    rows = x.shape[0]
+    step, count = chunks(rows)
+    for c in prange(count):
+        bits = np.empty(x.shape[1], np.int64)
+        for i in range(c * step, min(rows, (c + 1) * step)):
+            _softmax_row(x[i], out[i], bits)
+
+
+def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    m = np.max(x, axis=1, keepdims=True, initial=-np.inf)  # initial: a size-0 row has no max
+    np.subtract(x, np.where(np.isfinite(m), m, 0), out=out)
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+
+
+def softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
+    """softmax(x) along ``dim``, in x's dtype."""
+    return _run(x, dim, (_softmax_rows_numpy, _softmax_rows, _softmax_rows_parallel))
+
+
+# ------------------------------------------------------------------ softmax backward
+@njit
+def _softmax_backward_row(y, g, dx):
+    s = row_dot(g, y)
+    for j in range(y.shape[0]):
+        dx[j] = y[j] * (g[j] - s)
+
+
+@njit
+def _softmax_backward_rows(y, g, dx):
+    for i in range(y.shape[0]):
+        _softmax_backward_row(y[i], g[i], dx[i])
+
+
+@njit(parallel=True)
+def _softmax_backward_rows_parallel(y, g, dx):
+    for i in prange(y.shape[0]):
+        _softmax_backward_row(y[i], g[i], dx[i])
+
+
+def _softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:
+    np.multiply(g, y, out=dx)
+    s = dx.sum(axis=1, keepdims=True)
+    np.subtract(g, s, out=dx)
+    dx *= y
+
+
+def softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
+    """d(loss)/dx from the softmax output ``y`` and d(loss)/dy ``grad``."""
+    return _run(y, dim, (_softmax_backward_rows_numpy, _softmax_backward_rows, _softmax_backward_rows_parallel), grad)
+
+
+# ------------------------------------------------------------------ log-softmax forward
+@njit(error_model="numpy")
+def _log_softmax_row(x, out, bits):
+    m = row_max(x)
+    if np.isfinite(m):
+        total = exp_shifted(x, m, out, bits)  # out is scratch here
+    else:  # NumPy's semantics (shift 0), the slow way
+        m = 0.0
+        total = 0.0
+        for j in range(x.shape[0]):
+            total += np.exp(x[j])
+    log_total = np.log(total)
+    for j in range(x.shape[0]):
+        out[j] = (x[j] - m) - log_total
+
+
+@njit(error_model="numpy")
+def _log_softmax_rows(x, out):
+    bits = np.empty(x.shape[1], np.int64)
+    for i in range(x.shape[0]):
+        _log_softmax_row(x[i], out[i], bits)
+
+
+@njit(parallel=True, error_model="numpy")
+def _log_softmax_rows_parallel(x, out):
+    rows = x.shape[0]
+    step, count = chunks(rows)
+    for c in prange(count):
+        bits = np.empty(x.shape[1], np.int64)
+        for i in range(c * step, min(rows, (c + 1) * step)):
+            _log_softmax_row(x[i], out[i], bits)
+
+
+def _log_softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    m = np.max(x, axis=1, keepdims=True, initial=-np.inf)
+    np.subtract(x, np.where(np.isfinite(m), m, 0), out=out)
+    if x.shape[1]:  # (the log of an empty sum would warn)
+        out -= np.log(np.sum(np.exp(out), axis=1, keepdims=True))
+
+
+def log_softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
+    """log(softmax(x)) along ``dim``, in x's dtype."""
+    return _run(x, dim, (_log_softmax_rows_numpy, _log_softmax_rows, _log_softmax_rows_parallel))
+
+
+# ------------------------------------------------------------------ log-softmax backward
+@njit
+def _log_softmax_backward_row(y, g, dx, bits):
+    s = row_sum(g)
+    exp_shifted(y, 0.0, dx, bits)  # dx = exp(y) = softmax, y <= 0
+    for j in range(y.shape[0]):
+        dx[j] = g[j] - dx[j] * s
+
+
+@njit
+def _log_softmax_backward_rows(y, g, dx):
+    bits = np.empty(y.shape[1], np.int64)
+    for i in range(y.shape[0]):
+        _log_softmax_backward_row(y[i], g[i], dx[i], bits)
+
+
+@njit(parallel=True)
+def _log_softmax_backward_rows_parallel(y, g, dx):
+    rows = y.shape[0]
+    step, count = chunks(rows)
+    for c in prange(count):
+        bits = np.empty(y.shape[1], np.int64)
+        for i in range(c * step, min(rows, (c + 1) * step)):
+            _log_softmax_backward_row(y[i], g[i], dx[i], bits)
+
+
+def _log_softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:
+    np.exp(y, out=dx)
+    dx *= g.sum(axis=1, keepdims=True)
+    np.subtract(g, dx, out=dx)
+
+
+def log_softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
+    """d(loss)/dx from the log-softmax output ``y`` and d(loss)/dy ``grad``."""
+    implementations = (
+        _log_softmax_backward_rows_numpy,
+        _log_softmax_backward_rows,
+        _log_softmax_backward_rows_parallel,
+    )
+    return _run(y, dim, implementations, grad)

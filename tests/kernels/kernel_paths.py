@@ -1,0 +1,62 @@
+"""Run a computation on the numba kernels only, or on the NumPy references only.
+
+- ``jitted(fn)``: ``fn()`` with the JIT on and every NumPy reference of the
+  kernel modules replaced by a function that fails, so a result really
+  comes from a numba kernel (a comparison of the reference with itself
+  would pass silently otherwise).
+- ``reference(fn)``: ``fn()`` with the JIT off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import minitensor as mt
+from minitensor.kernels import activation, attention, layer_norm, softmax
+
+MODULES = (activation, attention, layer_norm, softmax)
+
+
+def _refuse(name: str):
+    def refused(*args, **kwargs):
+        raise AssertionError(f"the NumPy reference {name} ran on the JIT path")
+
+    return refused
+
+
+@contextlib.contextmanager
+def references_refused():
+    """Replace every ``*_numpy`` reference in the kernel modules by a function that raises."""
+    saved = []
+    for module in MODULES:
+        for name, value in vars(module).copy().items():
+            if name.endswith("_numpy") and callable(value):
+                saved.append((module, name, value))
+                setattr(module, name, _refuse(f"{module.__name__}.{name}"))
+    try:
+        yield
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
+
+
+def jitted(fn):
+    """fn() on the numba kernels only (JIT on, the NumPy references refused)."""
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(True)
+    try:
+        with references_refused():
+            return fn()
+    finally:
+        mt.set_jit_enabled(previous)
+
+
+def reference(fn):
+    """fn() on the NumPy references (JIT off)."""
+    with mt.jit_disabled():
+        return fn()
+
+
+def tolerance(dtype) -> dict:
+    """assert_allclose tolerances between the two paths for ``dtype``."""
+    return {"rtol": 2e-5, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-11, "atol": 1e-13}

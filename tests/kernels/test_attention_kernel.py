@@ -1,0 +1,141 @@
+"""Attention kernels (the softmax between the matrix products, and its backward): numba (serial and
+parallel) against the NumPy reference for every mask kind, fully masked rows, and float64
+gradchecks of the attention ops on the jitted path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_paths import jitted, reference, tolerance
+
+import minitensor as mt
+import minitensor.nn as nn
+from minitensor.autograd import gradcheck
+from minitensor.kernels import attention
+from minitensor.ops.attention import Attention, MultiheadAttentionCore
+
+N, H, L, S = 3, 2, 5, 7
+MASKS = ["none", "float", "bool", "key_padding", "causal", "per_head", "padding_and_causal"]
+
+
+def make_mask(rng, kind: str, dtype) -> np.ndarray | None:
+    """An additive mask of the given kind, broadcastable to (N, H, L, S), with fully masked rows
+    where the kind allows them."""
+    if kind == "none":
+        return None
+    if kind == "float":
+        return rng.standard_normal((L, S)).astype(dtype)
+    if kind == "bool":
+        blocked = rng.random((L, S)) < 0.4
+        blocked[1] = True  # query 1 may attend to no key
+        return np.where(blocked, -np.inf, 0.0).astype(dtype)
+    if kind == "causal":
+        return np.triu(np.full((L, S), -np.inf, dtype), 1)
+    pad = np.zeros((N, 1, 1, S), dtype)
+    pad[0, ..., 4:] = -np.inf
+    pad[2] = -np.inf  # every key of batch element 2 is padding
+    if kind == "key_padding":
+        return pad
+    if kind == "per_head":
+        return np.where(rng.random((N, H, L, S)) < 0.3, -np.inf, rng.standard_normal((N, H, L, S))).astype(dtype)
+    return pad + np.triu(np.full((L, S), -np.inf, dtype), 1)
+
+
+def qkv(rng, dtype, lead=(N, H), length=L):
+    return (
+        rng.standard_normal(lead + (length, 4)).astype(dtype),
+        rng.standard_normal(lead + (S, 4)).astype(dtype),
+        rng.standard_normal(lead + (S, 3)).astype(dtype),
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mask_kind", MASKS)
+@pytest.mark.parametrize("with_dropout", [False, True])
+def test_forward_and_backward_match_reference(kernel, rng, dtype, mask_kind, with_dropout) -> None:
+    q, k, v = qkv(rng, dtype)
+    mask = make_mask(rng, mask_kind, dtype)
+    drop = ((rng.random((N, H, L, S)) > 0.25) / 0.75).astype(dtype) if with_dropout else None
+    grad = rng.standard_normal((N, H, L, 3)).astype(dtype)
+
+    def run():
+        out, p = attention.attention_forward(q, k, v, mask, 0.7, drop)
+        return (out, p, *attention.attention_backward(grad, q, k, v, p, 0.7, drop))
+
+    results, expected = jitted(run), reference(run)
+    for a, b in zip(results, expected):
+        assert a.dtype == np.dtype(dtype) and np.isfinite(a).all()
+        np.testing.assert_allclose(a, b, **tolerance(dtype))
+    p = results[1]
+    if mask_kind in ("key_padding", "padding_and_causal"):
+        assert (p[2] == 0).all() and (results[0][2] == 0).all()  # fully padded batch: zero weights and output
+        assert (results[2][2] == 0).all()  # ... and no gradient to its queries
+    if mask_kind == "bool":
+        assert (p[:, :, 1] == 0).all()
+    live = ~(p == 0).all(-1)
+    np.testing.assert_allclose(p.sum(-1)[live], 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("lead", [(), (4,), (2, 3, 2)], ids=["no-batch", "one-batch-dim", "three-batch-dims"])
+def test_any_number_of_leading_dims(kernel, rng, lead) -> None:
+    q, k, v = qkv(rng, "float64", lead)
+    mask = np.where(rng.random((L, S)) < 0.3, -np.inf, 0.0)
+    results = jitted(lambda: attention.attention_forward(q, k, v, mask, 0.5, None))
+    expected = reference(lambda: attention.attention_forward(q, k, v, mask, 0.5, None))
+    for a, b in zip(results, expected):
+        np.testing.assert_allclose(a, b, **tolerance("float64"))
+
+
+def test_probabilities_match_float64_math(kernel, rng) -> None:
+    q, k, _ = qkv(rng, "float32", length=64)
+    mask = make_mask(rng, "key_padding", "float32")
+    p = jitted(lambda: attention.attention_probs(q, k, mask, 0.3))
+    s = 0.3 * np.einsum("nhld,nhsd->nhls", q.astype(np.float64), k.astype(np.float64)) + mask
+    with np.errstate(invalid="ignore"):  # (-inf - -inf in the fully padded rows)
+        e = np.exp(s - s.max(-1, keepdims=True), where=np.isfinite(s), out=np.zeros_like(s))
+        exact = np.nan_to_num(e / e.sum(-1, keepdims=True))
+    np.testing.assert_allclose(p, exact, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("mask_kind", MASKS)
+def test_attention_op_gradcheck_on_the_jit_path(kernel, rng, mask_kind) -> None:
+    q, k, v = (mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in qkv(rng, "float64", (2, 1), length=3))
+    mask = make_mask(rng, mask_kind, "float64")
+    if mask is not None:  # (N, H, L, S) masks for N=3, H=2: keep the part for N=2, H=1, L=3
+        mask = np.broadcast_to(mask, (N, H, L, S))[:2, :1, :3]
+    drop = (rng.random((2, 1, 3, S)) > 0.3) / 0.7
+
+    def fn(q, k, v):
+        return Attention.apply(q, k, v, mask=mask, scale=0.6, dropout_mask=drop)
+
+    assert jitted(lambda: gradcheck(fn, [q, k, v]))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_multihead_core_gradcheck_on_the_jit_path(kernel, rng, batch_first) -> None:
+    shape = (2, 3, 3 * 4) if batch_first else (3, 2, 3 * 4)  # (N, L, 3E) or (L, N, 3E), E = 4
+    packed = mt.tensor(rng.standard_normal(shape), dtype=mt.float64, requires_grad=True)
+    mask = np.zeros((2, 1, 1, 3))
+    mask[1, ..., 2] = -np.inf
+    drop = (rng.random((2, 2, 3, 3)) > 0.3) / 0.7
+    kwargs = {"heads": 2, "batch_first": batch_first, "mask": mask, "scale": 0.7, "dropout_mask": drop}
+    assert jitted(lambda: gradcheck(lambda x: MultiheadAttentionCore.apply(x, **kwargs), packed))
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_multihead_attention_layer_same_on_both_paths(kernel, rng, need_weights) -> None:
+    mt.manual_seed(0)
+    mha = nn.MultiheadAttention(16, 4, batch_first=True)
+    x = rng.standard_normal((3, 9, 16)).astype(np.float32)
+    pad = np.zeros((3, 9), bool)
+    pad[1, 6:] = True
+
+    def run():
+        mha.zero_grad()
+        inp = mt.tensor(x, requires_grad=True)
+        out, _ = mha(inp, inp, inp, key_padding_mask=mt.tensor(pad), need_weights=need_weights, is_causal=False)
+        out.backward(mt.ones(out.shape))
+        return [out.numpy(), inp.grad.numpy()] + [p.grad.numpy() for p in mha.parameters()]
+
+    for a, b in zip(jitted(run), reference(run)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

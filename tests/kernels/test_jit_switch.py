@@ -1,0 +1,115 @@
+"""The JIT switch, lazy loading, the choice between kernels, the SIMD exp, and running without SciPy."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+from minitensor.kernels import _exp, _jit
+
+
+def run_python(code: str, **env: str) -> dict:
+    """Run ``code`` in a fresh interpreter; return the JSON object it prints last."""
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_loads_no_numba_and_compiles_nothing() -> None:
+    code = "import json, sys, minitensor; print(json.dumps({'numba': 'numba' in sys.modules}))"
+    assert run_python(code) == {"numba": False}
+
+
+@pytest.mark.parametrize("value,expected", [("1", False), ("0", True), ("", True)])
+def test_environment_variable_sets_the_default(value: str, expected: bool) -> None:
+    code = "import json, minitensor as mt; print(json.dumps({'jit': mt.jit_enabled()}))"
+    assert run_python(code, MINITENSOR_DISABLE_JIT=value) == {"jit": expected}
+
+
+def test_switch_context_manager_and_decorator() -> None:
+    previous = mt.jit_enabled()
+    try:
+        mt.set_jit_enabled(True)
+        with mt.jit_disabled():
+            assert not mt.jit_enabled()
+        assert mt.jit_enabled()
+
+        @mt.jit_disabled()
+        def inside() -> bool:
+            return mt.jit_enabled()
+
+        assert inside() is False and mt.jit_enabled()
+        mt.set_jit_enabled(False)
+        assert not mt.jit_enabled()
+    finally:
+        mt.set_jit_enabled(previous)
+
+
+def test_choose_picks_reference_serial_or_parallel(monkeypatch) -> None:
+    monkeypatch.setattr(_jit, "PARALLEL_MIN", 100)
+    ref, serial, parallel = "reference", "serial", "parallel"
+    previous = mt.jit_enabled()
+    try:
+        mt.set_jit_enabled(True)
+        assert _jit.choose(np.zeros(99, np.float32), ref, serial, parallel) == serial
+        assert _jit.choose(np.zeros(100, np.float64), ref, serial, parallel) == parallel
+        assert _jit.choose(np.zeros(100, np.float64), ref, serial) == serial  # no parallel kernel
+        assert _jit.choose(np.zeros(0, np.float32), ref, serial, parallel) == ref  # nothing to do
+        assert _jit.choose(np.zeros(5, np.int64), ref, serial, parallel) == ref  # not a kernel dtype
+        mt.set_jit_enabled(False)
+        assert _jit.choose(np.zeros(1000, np.float32), ref, serial, parallel) == ref
+    finally:
+        mt.set_jit_enabled(previous)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_simd_exp_is_accurate(dtype) -> None:
+    x = np.concatenate([-np.logspace(-8, 2.8, 5000), [0.0, -700.0, -709.0, -1e4, -np.inf, np.nan]]).astype(dtype)
+    out = np.empty_like(x)
+    bits = np.empty(x.size, np.int64)
+    total = _exp.exp_shifted(x, 0.0, out, bits)
+    with np.errstate(under="ignore"):
+        exact = np.exp(x.astype(np.float64))
+    normal = x > (-87 if dtype == "float32" else -700)  # results in the dtype's normal range
+    rtol = 2e-7 if dtype == "float32" else 4e-16
+    np.testing.assert_allclose(out[normal], exact[normal], rtol=rtol)
+    np.testing.assert_allclose(out[~normal], exact[~normal], atol=np.finfo(dtype).tiny)  # tiny or 0
+    assert out[np.isneginf(x)] == 0 and np.isnan(out[np.isnan(x)]).all()
+    assert np.isnan(total)  # (the NaN element)
+    out2 = x[:-1].copy()  # in place, without the NaN
+    assert _exp.exp_shifted(out2, 0.0, out2, bits) == pytest.approx(exact[:-1].sum(), rel=1e-6)
+
+
+def test_kernels_run_without_scipy_and_leave_the_environment_alone() -> None:
+    """numba's np.dot needs SciPy's BLAS, which is not a dependency: every kernel must run without it."""
+    code = """
+import json, os, sys
+sys.modules["scipy"] = None  # any "import scipy" now fails
+import numpy as np
+import minitensor as mt, minitensor.nn as nn, minitensor.nn.functional as F
+from minitensor.kernels import _jit
+assert mt.jit_enabled()
+_jit.PARALLEL_MIN = 1  # the parallel kernels too
+mt.manual_seed(0)
+for activation in ("relu", "gelu"):
+    for norm_first in (False, True):
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, activation=activation, norm_first=norm_first)
+        x = mt.randn(5, 3, 8, requires_grad=True)
+        layer(x, is_causal=True).sum().backward()
+t = mt.randn(4, 6, requires_grad=True)
+(t.softmax(-1) * t.log_softmax(0) + F.gelu(t, approximate="tanh")).sum().backward()
+print(json.dumps({"scipy": sys.modules.get("scipy") is not None, "omp": os.environ.get("OMP_WAIT_POLICY"),
+                  "finite": bool(np.isfinite(x.grad.numpy()).all())}))
+"""
+    env = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"scipy": False, "omp": None, "finite": True}

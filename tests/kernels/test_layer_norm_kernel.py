@@ -1,0 +1,94 @@
+"""Layer norm kernels (plain, and fused with a residual sum and its dropout): numba (serial and
+parallel) against the NumPy reference, and float64 gradchecks of the ops on the jitted path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_paths import jitted, reference, tolerance
+
+import minitensor as mt
+import minitensor.nn.functional as F
+from minitensor.autograd import gradcheck
+from minitensor.kernels import layer_norm
+from minitensor.ops.nn_ops import AddLayerNorm
+
+SHAPES = [(3, 5), (37, 129), (5, 1), (1, 300)]
+
+
+def case(rng, shape, dtype, affine: bool, residual: str) -> dict:
+    """Keyword arguments of layer_norm_forward: weight/bias or None, residual none/plain/dropout."""
+    args = {"weight": None, "bias": None}
+    if affine:
+        args["weight"] = rng.standard_normal(shape[1]).astype(dtype)
+        args["bias"] = rng.standard_normal(shape[1]).astype(dtype)
+    if residual != "none":
+        args["residual"] = rng.standard_normal(shape).astype(dtype)
+    if residual == "dropout":
+        args["keep"] = rng.random(shape) > 0.3
+        args["scale"] = 1 / 0.7
+    return args
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("residual", ["none", "plain", "dropout"])
+def test_kernel_matches_reference(kernel, rng, dtype, shape, affine, residual) -> None:
+    x = (3 * rng.standard_normal(shape) + 1).astype(dtype)
+    args = case(rng, shape, dtype, affine, residual)
+    g = rng.standard_normal(shape).astype(dtype)
+
+    def run():
+        out = layer_norm.layer_norm_forward(x, eps=1e-5, **args)
+        s = x if residual == "none" else out[1]
+        return out, layer_norm.layer_norm_backward(g, s, out[-2], out[-1], args["weight"])
+
+    (out, grads), (out_ref, grads_ref) = jitted(run), reference(run)
+    for a, b in zip(out + grads, out_ref + grads_ref):
+        assert a.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(a, b, **tolerance(dtype))
+
+
+def test_normalised_rows_have_mean_zero_and_variance_one(kernel, rng) -> None:
+    x = (rng.standard_normal((50, 77)) * 4 + 3).astype(np.float32)
+    y, mean, rstd = jitted(lambda: layer_norm.layer_norm_forward(x, None, None, 1e-5))
+    np.testing.assert_allclose(y.mean(-1), 0.0, atol=1e-6)
+    np.testing.assert_allclose(y.astype(np.float64).var(-1), 1.0, rtol=1e-4)
+    np.testing.assert_allclose(mean, x.astype(np.float64).mean(-1), rtol=1e-6)
+    np.testing.assert_allclose(rstd, 1 / np.sqrt(x.astype(np.float64).var(-1) + 1e-5), rtol=1e-5)
+
+
+@pytest.mark.parametrize("value", [0.0, -7.5, 1e30])
+def test_constant_rows_give_the_bias_not_nan(kernel, value) -> None:
+    x = np.full((4, 6), value, np.float32)
+    b = np.arange(6, dtype=np.float32)
+    y, mean, rstd = jitted(lambda: layer_norm.layer_norm_forward(x, None, b, 1e-5))
+    np.testing.assert_array_equal(y, np.broadcast_to(b, y.shape))
+    dx, dw, db = jitted(lambda: layer_norm.layer_norm_backward(np.ones_like(x), x, mean, rstd, None))
+    assert np.isfinite(dx).all() and np.isfinite(dw).all()
+
+
+@pytest.mark.parametrize("n_dims", [1, 2])
+def test_layer_norm_gradcheck_on_the_jit_path(kernel, rng, n_dims) -> None:
+    x = mt.tensor(rng.standard_normal((3, 4, 5)), dtype=mt.float64, requires_grad=True)
+    shape = x.shape[3 - n_dims :]
+    w = mt.tensor(rng.standard_normal(shape), dtype=mt.float64, requires_grad=True)
+    b = mt.tensor(rng.standard_normal(shape), dtype=mt.float64, requires_grad=True)
+    assert jitted(lambda: gradcheck(lambda x, w, b: F.layer_norm(x, shape, w, b), [x, w, b]))
+
+
+@pytest.mark.parametrize("dropout", [False, True])
+def test_add_layer_norm_gradcheck_on_the_jit_path(kernel, rng, dropout) -> None:
+    x, r = (mt.tensor(rng.standard_normal((2, 3, 6)), dtype=mt.float64, requires_grad=True) for _ in range(2))
+    w, b = (mt.tensor(rng.standard_normal(6), dtype=mt.float64, requires_grad=True) for _ in range(2))
+    keep = rng.random((2, 3, 6)) > 0.3 if dropout else None
+
+    def fn(x, r, w, b):
+        return AddLayerNorm.apply(x, r, w, b, eps=1e-5, keep=keep, scale=1 / 0.7)
+
+    assert jitted(lambda: gradcheck(fn, [x, r, w, b]))
+    y = jitted(lambda: fn(x, r, w, b))
+    r_dropped = r.data if keep is None else r.data * keep / 0.7
+    expected = F.layer_norm(mt.tensor(x.data + r_dropped, dtype=mt.float64), (6,), w, b)
+    np.testing.assert_allclose(y.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)

@@ -1,0 +1,98 @@
+"""Softmax and log-softmax kernels: numba (serial and parallel) against the NumPy reference,
+and float64 gradchecks of the ops on the jitted path."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from kernel_paths import jitted, reference, tolerance
+
+import minitensor as mt
+from minitensor.autograd import gradcheck
+from minitensor.kernels import softmax
+
+SHAPES = [((3, 5), -1), ((4, 7, 9), 1), ((2, 3, 33, 65), -1), ((129,), 0), ((5, 1), -1), ((6, 4, 3), 0)]
+FUNCTIONS = [
+    (softmax.softmax_forward, softmax.softmax_backward),
+    (softmax.log_softmax_forward, softmax.log_softmax_backward),
+]
+
+
+def logits(rng, shape, dtype, dim) -> np.ndarray:
+    """Random logits with some -inf entries (never a whole row along ``dim``)."""
+    x = (3 * rng.standard_normal(shape)).astype(dtype)
+    x[rng.random(shape) < 0.15] = -np.inf
+    np.moveaxis(x, dim, -1)[..., 0] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", SHAPES)
+@pytest.mark.parametrize("forward,backward", FUNCTIONS, ids=["softmax", "log_softmax"])
+def test_kernel_matches_reference(kernel, rng, dtype, shape, dim, forward, backward) -> None:
+    x = logits(rng, shape, dtype, dim)
+    g = rng.standard_normal(shape).astype(dtype)
+    y = jitted(lambda: forward(x, dim))
+    dx = jitted(lambda: backward(y, g, dim))
+    y_ref = reference(lambda: forward(x, dim))
+    dx_ref = reference(lambda: backward(y_ref, g, dim))
+    assert y.dtype == dx.dtype == np.dtype(dtype) and y.shape == dx.shape == shape
+    np.testing.assert_allclose(y, y_ref, **tolerance(dtype))
+    np.testing.assert_allclose(dx, dx_ref, **tolerance(dtype))
+
+
+def test_softmax_rows_sum_to_one_and_match_float64_math(kernel, rng) -> None:
+    x = rng.standard_normal((40, 257)).astype(np.float32) * 5
+    y = jitted(lambda: softmax.softmax_forward(x, -1))
+    exact = np.exp(x.astype(np.float64) - x.max(-1, keepdims=True))
+    exact /= exact.sum(-1, keepdims=True)
+    np.testing.assert_allclose(y, exact, rtol=2e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_non_finite_rows_follow_numpy(kernel, dtype) -> None:
+    """All -inf -> NaN (0/0, as PyTorch), +inf -> NaN there and 0 elsewhere, NaN -> NaN, huge values exact."""
+    x = np.array(
+        [[-np.inf, 1, 2, -np.inf], [-np.inf] * 4, [np.inf, 1, 2, 3], [np.nan, 1, 2, 3], [1e4, -1e4, 0, 5e3]], dtype
+    )
+    for forward in (softmax.softmax_forward, softmax.log_softmax_forward):
+        y = jitted(lambda f=forward: f(x, -1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            y_ref = reference(lambda f=forward: f(x, -1))
+        np.testing.assert_array_equal(np.isnan(y), np.isnan(y_ref))
+        np.testing.assert_allclose(y, y_ref, **tolerance(dtype))
+
+
+def test_empty_inputs(kernel) -> None:
+    for shape, dim in (((0, 3), 0), ((0, 3), 1), ((2, 0), 1)):
+        x = np.zeros(shape, np.float32)
+        assert softmax.softmax_forward(x, dim).shape == shape
+        assert softmax.log_softmax_backward(x, x, dim).shape == shape
+
+
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_gradcheck_on_the_jit_path(kernel, rng, op, dim) -> None:
+    x = mt.tensor(rng.standard_normal((3, 4, 5)), dtype=mt.float64, requires_grad=True)
+    assert jitted(lambda: gradcheck(lambda t: getattr(t, op)(dim), x))
+
+
+def test_a_wrong_backward_fails_gradcheck(kernel, rng, monkeypatch) -> None:
+    """The gradcheck above can fail: a softmax backward without the row-sum term is caught."""
+
+    def wrong_backward(y, grad, dim):
+        return y * grad
+
+    monkeypatch.setattr(softmax, "softmax_backward", wrong_backward)
+    x = mt.tensor(rng.standard_normal((3, 4)), dtype=mt.float64, requires_grad=True)
+    assert not gradcheck(lambda t: t.softmax(-1), x, raise_exception=False)
+
+
+def test_float32_stays_float32(kernel, rng) -> None:
+    x = mt.tensor(rng.standard_normal((4, 6)), dtype=mt.float32, requires_grad=True)
+    y = jitted(lambda: x.log_softmax(-1))
+    y.backward(mt.ones(4, 6))
+    assert y.dtype == x.grad.dtype == mt.float32
