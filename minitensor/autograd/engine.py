@@ -16,6 +16,10 @@ Two passes, both with explicit stacks (no Python recursion, so a chain of
 Leaves (tensors created by the user with ``requires_grad=True``) receive their
 gradient into ``.grad``, adding to what is there.  Unless ``retain_graph`` is
 set, each node releases its saved arrays after its backward has run.
+
+Before a node's backward runs, the versions of the tensors whose data it saved
+are compared with the ones ``Function.apply`` recorded: a tensor changed in
+place since then (``x += 1``, an optimizer step) raises ``RuntimeError``.
 """
 
 from __future__ import annotations

@@ -184,6 +184,7 @@ def _share_counter(result: Tensor, inputs: tuple) -> None:
             if data is base or data.base is base:
                 result._version_counter = x._counter()
                 return
+                return
 
 
 from ..tensor import Tensor, VersionCounter  # noqa: E402  (tensor.py imports the ops, which import this module)
