@@ -298,6 +298,8 @@ class Tensor:
         dtype = dtypes.as_dtype(dtype)
         if dtype == self.data.dtype:
             return self
+        if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
+            return Tensor._make(self.data.astype(dtype), False, None)
         return E.Cast.apply(self, dtype=dtype)
 
     def float(self) -> Tensor:

@@ -332,3 +332,11 @@ def test_expand_minus_one_only_for_existing_dims():
 def test_chunk_split_bad_sizes(call, error, match):
     with pytest.raises(error, match=match):
         call(mt.zeros(4, 3))
+
+
+def test_cast_to_int_or_bool_leaves_the_graph():
+    x = mt.tensor([1.5, -2.0], requires_grad=True)
+    for dtype in (mt.int64, mt.bool):
+        y = x.to(dtype)
+        assert y.dtype == dtype and not y.requires_grad and y.grad_fn is None
+    assert x.long().tolist() == [1, -2]
