@@ -6,10 +6,15 @@
 Setting: float32, batch_first=True, post-LN, ReLU, dropout 0, 2 threads for
 everyone (numba, BLAS, torch).  "forward" is eval mode under no_grad (PyTorch
 on its default inference path); "fwd+bwd" is train mode, forward then backward
-of a fixed random upstream gradient.  Each time is the median of repeats after
-warm-up; all rows of a config are measured in the same run, so the ratio to
-PyTorch compares like with like.  The targets are printed as met or not, never
-asserted.
+of a fixed random upstream gradient.  Each layer is put in its mode once,
+before timing.
+
+Measurements take turns: after a warm-up, the steps of a config (minitensor
+jit, minitensor NumPy path, PyTorch; forward and fwd+bwd) run in turns of
+~50 ms each, round after round, so a change of machine load hits all rows
+alike; each time is the median over all calls.  The ratio to PyTorch compares
+times from the same run.  The targets are printed as met or not, never
+asserted.  Load average and versions are printed with the table.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ.setdefault(_var, "2")
 
 import argparse  # noqa: E402
+import datetime  # noqa: E402
+import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
@@ -42,6 +49,7 @@ CONFIGS = {
 }
 # name: (max ratio fwd+bwd, max ratio forward) — minitensor time / PyTorch time
 TARGETS = {"tiny": (0.40, 0.60), "small": (1.0, 1.3), "medium": (1.2, 1.4), "large": (1.1, 1.2)}
+JIT, NUMPY = "minitensor (jit)", "minitensor (NumPy path)"
 
 
 def layer_flops(n: int, s: int, e: int, ff: int) -> float:
@@ -50,61 +58,83 @@ def layer_flops(n: int, s: int, e: int, ff: int) -> float:
     return 2.0 * (tokens * e * 3 * e + 2 * n * s * s * e + tokens * e * e + 2 * tokens * e * ff)
 
 
-def median_ms(step, min_time: float = 1.0, min_repeats: int = 5, warmup: int = 3) -> float:
-    """Median wall time of ``step()`` in ms, after warm-up, over >= min_time seconds."""
-    for _ in range(warmup):
-        step()
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_repeats or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-        if len(times) >= 1000:
-            break
-    return 1000 * statistics.median(times)
-
-
-def minitensor_steps(cfg: tuple, state: dict, x: np.ndarray, dy: np.ndarray):
-    """(forward, fwd+bwd) closures for a minitensor layer with the given weights."""
+def minitensor_steps(cfg: tuple, state: dict, x: np.ndarray, dy: np.ndarray, jit: bool) -> tuple:
+    """(forward, fwd+bwd) closures for minitensor layers (one in eval, one in train mode) with the given weights."""
     n, s, e, h, ff = cfg
-    layer = nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, batch_first=True)
-    layer.load_state_dict(state)
-    src = mt.from_numpy(x)
+    layers = []
+    for training in (False, True):
+        layer = nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, batch_first=True)
+        layer.load_state_dict(state)
+        layers.append(layer.train(training))
+    eval_layer, train_layer = layers
+    src, grad = mt.from_numpy(x), mt.from_numpy(dy)
 
     def forward():
-        layer.eval()
+        mt.set_jit_enabled(jit)
         with mt.no_grad():
-            layer(src)
+            eval_layer(src)
 
     def train_step():
-        layer.train()
+        mt.set_jit_enabled(jit)
         inp = mt.from_numpy(x).requires_grad_()
-        layer.zero_grad()
-        layer(inp).backward(dy)
+        train_layer.zero_grad()
+        train_layer(inp).backward(grad)
 
     return forward, train_step
 
 
-def torch_steps(cfg: tuple, x: np.ndarray, dy: np.ndarray):
-    """(forward, fwd+bwd) closures and the state dict of a PyTorch layer."""
+def torch_steps(cfg: tuple, x: np.ndarray, dy: np.ndarray) -> tuple:
+    """(forward, fwd+bwd) closures and the state dict of PyTorch layers (eval and train)."""
     n, s, e, h, ff = cfg
-    layer = torch.nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, batch_first=True)
+    train_layer = torch.nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, batch_first=True).train()
+    eval_layer = torch.nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, batch_first=True).eval()
+    eval_layer.load_state_dict(train_layer.state_dict())
     src, grad = torch.from_numpy(x), torch.from_numpy(dy)
 
     def forward():
-        layer.eval()
         with torch.no_grad():
-            layer(src)
+            eval_layer(src)
 
     def train_step():
-        layer.train()
         inp = src.clone().requires_grad_()
-        layer.zero_grad(set_to_none=True)
-        layer(inp).backward(grad)
+        train_layer.zero_grad(set_to_none=True)
+        train_layer(inp).backward(grad)
 
-    state = {k: v.detach().numpy().copy() for k, v in layer.state_dict().items()}
+    state = {k: v.detach().numpy().copy() for k, v in train_layer.state_dict().items()}
     return forward, train_step, state
+
+
+def time_in_turns(steps: dict, min_time: float, turn_time: float = 0.05, warmup_time: float = 0.5) -> dict:
+    """Median wall time (ms) of one call of each step.
+
+    Warm-up: each step runs for ``warmup_time`` seconds (at least 3 calls;
+    PyTorch's first hundred steps are slow).  Then the steps take turns: a
+    turn calls one step for ``turn_time`` seconds (at least twice) and keeps
+    all calls but the first (the thread pools of the previous step may still
+    be spinning then).  Turns go round until every step has had ``min_time``
+    seconds.
+    """
+    for step in steps.values():
+        _repeat(step, warmup_time, 3)
+    times = {name: [] for name in steps}
+    spent = dict.fromkeys(steps, 0.0)
+    while min(spent.values()) < min_time:
+        for name, step in steps.items():
+            calls = _repeat(step, turn_time, 2)
+            times[name].extend(calls[1:])
+            spent[name] += sum(calls)
+    return {name: 1000 * statistics.median(ts) for name, ts in times.items()}
+
+
+def _repeat(step, seconds: float, at_least: int) -> list:
+    """Call ``step`` for ``seconds`` (at least ``at_least`` times); the duration of each call."""
+    calls = []
+    start = time.perf_counter()
+    while len(calls) < at_least or time.perf_counter() - start < seconds:
+        t0 = time.perf_counter()
+        step()
+        calls.append(time.perf_counter() - t0)
+    return calls
 
 
 def bench_config(name: str, min_time: float) -> list:
@@ -115,23 +145,27 @@ def bench_config(name: str, min_time: float) -> list:
     x = rng.standard_normal((n, s, e)).astype(np.float32)
     dy = rng.standard_normal((n, s, e)).astype(np.float32)
     flops = layer_flops(n, s, e, ff)
+    steps = {}
     if torch is not None:
         t_fwd, t_train, state = torch_steps(cfg, x, dy)
     else:
         state = nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, batch_first=True).state_dict()
-    impls = {}
-    m_fwd, m_train = minitensor_steps(cfg, state, x, dy)
-    with mt.jit_disabled():
-        impls["minitensor (NumPy path)"] = (median_ms(m_fwd, min_time), median_ms(m_train, min_time))
-    impls["minitensor (jit)"] = (median_ms(m_fwd, min_time), median_ms(m_train, min_time))
+    previous = mt.jit_enabled()
+    for impl, jit in ((JIT, True), (NUMPY, False)):
+        steps[impl, "forward"], steps[impl, "fwd+bwd"] = minitensor_steps(cfg, state, x, dy, jit)
+    torch_name = None
     if torch is not None:
-        impls["PyTorch " + torch.__version__] = (median_ms(t_fwd, min_time), median_ms(t_train, min_time))
-    ref = impls.get("PyTorch " + torch.__version__) if torch is not None else None
+        torch_name = "PyTorch " + torch.__version__
+        steps[torch_name, "forward"], steps[torch_name, "fwd+bwd"] = t_fwd, t_train
+    try:
+        ms = time_in_turns(steps, min_time)
+    finally:
+        mt.set_jit_enabled(previous)
     rows = []
-    for impl, (fwd_ms, train_ms) in impls.items():
-        for mode, ms, mult, k in (("forward", fwd_ms, 1, 0), ("fwd+bwd", train_ms, 3, 1)):
-            ratio = ms / ref[k] if ref else float("nan")
-            rows.append((name, impl, mode, ms, mult * flops / ms / 1e6, ratio))
+    for impl, mode in steps:
+        mult = 3 if mode == "fwd+bwd" else 1  # backward: two GEMMs per forward GEMM
+        ratio = ms[impl, mode] / ms[torch_name, mode] if torch_name else float("nan")
+        rows.append((name, impl, mode, ms[impl, mode], mult * flops / ms[impl, mode] / 1e6, ratio))
     return rows
 
 
@@ -139,12 +173,30 @@ def targets_report(rows: list) -> list:
     """Lines saying, per config and mode, whether minitensor (jit) met its target."""
     lines = []
     for name, impl, mode, _ms, _gf, ratio in rows:
-        if impl != "minitensor (jit)" or ratio != ratio:  # skip NaN (no PyTorch)
+        if impl != JIT or ratio != ratio:  # skip NaN (no PyTorch)
             continue
         limit = TARGETS[name][0 if mode == "fwd+bwd" else 1]
         verdict = "met" if ratio <= limit else "NOT met"
         lines.append(f"- {name} {mode}: ratio {ratio:.2f} (target <= {limit:.2f}): {verdict}")
     return lines
+
+
+def machine() -> str:
+    """One line: date, CPU, cores, load average, versions."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    import numba
+
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (
+        f"{datetime.date.today()}, {cpu}, {os.cpu_count()} cores, load average {load}; Python "
+        f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, minitensor "
+        f"{mt.__version__}, torch {torch.__version__ if torch else 'absent'}"
+    )
 
 
 def main() -> None:
@@ -156,7 +208,7 @@ def main() -> None:
     names = args.configs or (["tiny", "small"] if args.quick else list(CONFIGS))
     if torch is not None:
         torch.set_num_threads(2)
-    print(f"numpy {np.__version__}, minitensor {mt.__version__}, torch {torch.__version__ if torch else 'absent'}")
+    print(machine())
     print("| config | implementation | mode | ms | GFLOP/s | ratio to PyTorch |")
     print("|---|---|---|---:|---:|---:|")
     rows = []
@@ -166,6 +218,8 @@ def main() -> None:
             print("| {} | {} | {} | {:.3f} | {:.2f} | {:.2f} |".format(*row), flush=True)
     print()
     print("\n".join(targets_report(rows)) or "(no PyTorch: no ratios)")
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    print(f"load average at the end: {load}")
 
 
 if __name__ == "__main__":

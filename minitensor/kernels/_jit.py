@@ -17,13 +17,17 @@ one per call with ``choose(x, reference, serial, parallel)``:
 - ``mt.jit_enabled()`` says which is active.
 
 Threads.  A kernel compiled with ``parallel=True`` runs on numba's thread
-pool, right between NumPy's BLAS calls that run on OpenBLAS's pool.  With
-GNU OpenMP (numba's usual pool on Linux) the idle workers spin for a few
-milliseconds after each kernel and steal the cores from the next matrix
-product (measured on 2 cores: +50% to +100% on a GEMM, relu, GEMM chain).
-So before numba starts its pool, ``OMP_WAIT_POLICY=PASSIVE`` is set for the
-moment the pool starts (only if you have not set it yourself; the variable is
-restored afterwards, so nothing else in the process sees it).
+pool, right between NumPy's matrix products, which run on OpenBLAS's own
+threads.  On numba's usual OpenMP layer (GNU OpenMP on Linux) idle workers
+spin for milliseconds after each kernel and take the cores from the next
+matrix product: measured on 2 cores, a 64K-element softmax kernel followed
+by a 512x512 GEMM took 8 ms per pair instead of 2.  (Setting
+``OMP_WAIT_POLICY=PASSIVE`` cures it, but only before the OpenMP library is
+loaded, and PyTorch, for one, loads it at import.)  So the kernels start
+numba's pool on its "workqueue" layer, whose workers sleep on a condition
+variable, unless ``NUMBA_THREADING_LAYER`` chooses a layer or a pool already
+runs.  (workqueue does not support parallel kernels launched from several
+threads at once; minitensor's kernels hold the GIL, so they never are.)
 """
 
 from __future__ import annotations
@@ -131,12 +135,11 @@ def prange(*args):
 
 
 def _start_threads(numba) -> None:
-    """Start numba's thread pool with OpenMP's passive wait policy (see the module docstring)."""
-    if os.environ.get("OMP_WAIT_POLICY") is not None:
-        numba.get_num_threads()
-        return
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    try:
-        numba.get_num_threads()  # launches the pool (a no-op once it runs)
-    finally:
-        del os.environ["OMP_WAIT_POLICY"]
+    """Start numba's thread pool on its "workqueue" layer (see the module docstring), unless
+    ``NUMBA_THREADING_LAYER`` chooses one or the pool already runs."""
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        try:
+            numba.threading_layer()  # the running layer; ValueError while none is
+        except ValueError:
+            numba.config.THREADING_LAYER = "workqueue"
+    numba.get_num_threads()  # launches the pool (a no-op once it runs)
