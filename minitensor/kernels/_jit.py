@@ -73,19 +73,20 @@ class jit_disabled:
         return wrapper
 
 
-PARALLEL_MIN = 1 << 15  # elements; below this a parallel launch (~10-30 us) costs more than it saves
+PARALLEL_MIN = 1 << 18  # elements; a parallel launch costs ~30-90 us (threads wake up), below this it loses
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def choose(x: np.ndarray, reference, serial, parallel=None):
+def choose(x: np.ndarray, reference, serial, parallel=None, cost: float = 1):
     """The implementation to run on array ``x``: ``reference`` (NumPy) when the JIT is off, ``x`` is
-    empty or not float32/float64; else ``parallel`` for large ``x`` (when given), else ``serial``.
+    empty or not float32/float64; else ``parallel`` (when given) for ``x.size * cost >= PARALLEL_MIN``
+    (``cost``: work per element relative to a softmax), else ``serial``.
 
     The three take the same arguments, so the caller writes ``choose(x, ...)(x, out, ...)``.
     """
     if not _state["enabled"] or x.size == 0 or x.dtype not in _KERNEL_DTYPES:
         return reference
-    if parallel is not None and x.size >= PARALLEL_MIN:
+    if parallel is not None and x.size * cost >= PARALLEL_MIN:
         return parallel
     return serial
 

@@ -1,4 +1,8 @@
-"""Small helpers shared by the row kernels: reductions of one row, and optional rows.
+"""Small helpers shared by the kernels: reductions over the rows of a 2-D block, and blocks of rows.
+
+Every kernel works on a *block* of rows (a 2-D array) at a time: one call of
+a helper does one pass over all rows of the block, so the cost of a call
+(~50 ns in numba) is paid per block, not per row.
 
 The reductions are compiled with ``fastmath={"reassoc"}`` (they may add in
 any order), which lets LLVM use SIMD lanes for them; numba compiles each
@@ -10,47 +14,50 @@ from __future__ import annotations
 
 from ._jit import njit
 
-CHUNKS = 64  # a parallel kernel splits its rows into at most this many blocks, each with its own scratch
+BLOCK = 64  # rows per block of a parallel kernel (each block has its own scratch)
 
 
 @njit(fastmath={"nnan", "nsz", "reassoc"})
-def row_max(x):
-    """max(x) of a non-empty 1-D array (a NaN may be skipped: the caller's exp pass propagates it)."""
-    m = x[0]
-    for j in range(x.shape[0]):
-        v = x[j]
-        m = v if v > m else m
-    return m
+def row_max(x, out):
+    """out[i] = max(x[i]) for each row of the 2-D ``x`` (a NaN may be skipped: the callers'
+    exp pass propagates it)."""
+    for i in range(x.shape[0]):
+        m = x[i, 0]
+        for j in range(x.shape[1]):
+            v = x[i, j]
+            m = v if v > m else m
+        out[i] = m
 
 
 @njit(fastmath={"reassoc", "contract"})
-def row_sum(x):
-    """sum(x) as a float64."""
-    total = 0.0
-    for j in range(x.shape[0]):
-        total += x[j]
-    return total
+def row_sum(x, out):
+    """out[i] = sum(x[i]), accumulated in float64."""
+    for i in range(x.shape[0]):
+        total = 0.0
+        for j in range(x.shape[1]):
+            total += x[i, j]
+        out[i] = total
 
 
 @njit(fastmath={"reassoc", "contract"})
-def row_dot(x, y):
-    """sum(x * y) as a float64."""
-    total = 0.0
-    for j in range(x.shape[0]):
-        total += x[j] * y[j]
-    return total
+def row_dot(x, y, out):
+    """out[i] = sum(x[i] * y[i]), accumulated in float64."""
+    for i in range(x.shape[0]):
+        total = 0.0
+        for j in range(x.shape[1]):
+            total += x[i, j] * y[i, j]
+        out[i] = total
 
 
 @njit
-def row_of(a, i):
-    """``a[i]``, or None when ``a`` is None (numba drops the dead branch at compile time)."""
+def rows_of(a, start, stop):
+    """``a[start:stop]``, or None when ``a`` is None (numba drops the dead branch at compile time)."""
     if a is None:
         return None
-    return a[i]
+    return a[start:stop]
 
 
 @njit
-def chunks(rows):
-    """``(step, count)``: rows ``[c * step, min(rows, (c + 1) * step))`` form block ``c < count``."""
-    step = (rows + CHUNKS - 1) // CHUNKS
-    return step, (rows + step - 1) // step
+def blocks(rows):
+    """The number of blocks of ``BLOCK`` rows (the last one may be shorter)."""
+    return (rows + BLOCK - 1) // BLOCK

@@ -5,7 +5,7 @@ For queries ``q`` (..., L, D), keys ``k`` (..., S, D), values ``v`` (..., S, Dv)
 (the leading dims: batch and heads)::
 
     scores = q @ kᵀ                                  BLAS (np.matmul, one GEMM per head)
-    P      = softmax(scale * scores + mask)          row kernel, in place, parallel over rows
+    P      = softmax(scale * scores + mask)          row kernel, in place, parallel over heads x rows
     out    = (P * dropout) @ v                       BLAS
 
 ``mask`` is an additive float mask broadcastable to (..., L, S) (0: may
@@ -26,8 +26,9 @@ Why not one numba kernel with the matrix products inside (``np.dot`` in a
 not a dependency; NumPy's ``np.matmul`` on stacked matrices calls BLAS once
 per head just as well.  What a kernel wins is the softmax between the
 products: NumPy makes five passes over the (..., L, S) scores (scale+mask,
-max, subtract+exp, sum, divide), the kernel one per row while it sits in
-the L1 cache, with a SIMD ``exp`` (``_exp.py``).
+max, subtract+exp, sum, divide), the kernel makes them over blocks of 64
+rows of one head while they sit in the L1/L2 cache, with a SIMD ``exp``
+(``_exp.py``), and splits the blocks of all heads over threads.
 
 >>> q = k = v = np.eye(2)[None]               # one head, L = S = D = 2
 >>> out, p = attention_forward(q, k, v, None, 1.0, None)
@@ -42,9 +43,9 @@ import math
 
 import numpy as np
 
-from ._exp import exp_shifted
+from ._exp import exp_rows_inplace
 from ._jit import choose, njit, prange
-from ._rows import chunks, row_dot, row_max
+from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
 
 
 def _transposed(x: np.ndarray) -> np.ndarray:
@@ -70,61 +71,52 @@ def _as_4d(a: np.ndarray | None, shape: tuple) -> np.ndarray | None:
 
 # ------------------------------------------------------------------ the softmax between the GEMMs
 @njit(error_model="numpy")
-def _probs_row(s, m, scale, bits):
-    """s = softmax(scale * s + m) in place (m: a mask row or None); all-masked rows -> 0."""
-    n = s.shape[0]
-    if m is None:
+def _probs_block(s, m, scale):
+    """s = softmax(scale * s + m) in place, for a block of rows of one head (m: the mask's rows or
+    None); a row whose keys are all masked becomes 0."""
+    rows, n = s.shape
+    for i in range(rows):
         for j in range(n):
-            s[j] *= scale
-    else:
+            s[i, j] = s[i, j] * scale if m is None else s[i, j] * scale + m[i, j]
+    top = np.empty(rows)
+    total = np.empty(rows)
+    row_max(s, top)
+    exp_rows_inplace(s, top, np.empty(n, np.int64))  # (rows with a non-finite max are left alone)
+    row_sum(s, total)
+    for i in range(rows):
+        if not np.isfinite(top[i]):  # all -inf (every key masked), +inf or NaN: shift by 0, as the reference
+            total[i] = 0.0
+            for j in range(n):
+                s[i, j] = np.exp(s[i, j])
+                total[i] += s[i, j]
+        inv = 1.0 / total[i] if total[i] > 0 else 1.0  # an all-masked row: 0 * 1 = 0, not 0 / 0
         for j in range(n):
-            s[j] = s[j] * scale + m[j]
-    top = row_max(s)
-    if np.isfinite(top):
-        total = exp_shifted(s, top, s, bits)
-    else:  # all -inf (every key masked), +inf or NaN: shift by 0, as the NumPy reference
-        total = 0.0
-        for j in range(n):
-            s[j] = np.exp(s[j])
-            total += s[j]
-    inv = 1.0 / total if total > 0 else 1.0  # an all-masked row: 0 * 1 = 0, not 0 / 0
-    for j in range(n):
-        s[j] *= inv
+            s[i, j] *= inv
 
 
 @njit
-def _row_or_none(a, i, h, j):
-    """``a[i, h, j]``, or None for a None array (a dead branch numba drops)."""
+def _head_rows(a, i, h, start, stop):
+    """``a[i, h, start:stop]``, or None for a None array (a dead branch numba drops)."""
     if a is None:
         return None
-    return a[i, h, j]
-
-
-@njit
-def _row_index(r, b2, length):
-    """Row ``r`` of the flattened (B1, B2, L) rows -> (b1, b2, i)."""
-    return r // (b2 * length), (r // length) % b2, r % length
+    return a[i, h, start:stop]
 
 
 @njit(error_model="numpy")
 def _probs(s, mask, scale):
-    b1, b2, length, n = s.shape
-    bits = np.empty(n, np.int64)
-    for r in range(b1 * b2 * length):
-        i, h, j = _row_index(r, b2, length)
-        _probs_row(s[i, h, j], _row_or_none(mask, i, h, j), scale, bits)
+    b1, b2, length, _ = s.shape
+    for i in range(b1):
+        for h in range(b2):
+            _probs_block(s[i, h], _head_rows(mask, i, h, 0, length), scale)
 
 
 @njit(parallel=True, error_model="numpy")
 def _probs_parallel(s, mask, scale):
-    b1, b2, length, n = s.shape
-    rows = b1 * b2 * length
-    step, count = chunks(rows)
-    for c in prange(count):
-        bits = np.empty(n, np.int64)
-        for r in range(c * step, min(rows, (c + 1) * step)):
-            i, h, j = _row_index(r, b2, length)
-            _probs_row(s[i, h, j], _row_or_none(mask, i, h, j), scale, bits)
+    b1, b2, length, _ = s.shape
+    per_head = blocks(length)
+    for t in prange(b1 * b2 * per_head):  # blocks of rows of every head: the flattened batch x heads x rows
+        i, h, start = t // (b2 * per_head), (t // per_head) % b2, (t % per_head) * BLOCK
+        _probs_block(s[i, h, start : start + BLOCK], _head_rows(mask, i, h, start, start + BLOCK), scale)
 
 
 def _probs_numpy(s, mask, scale) -> None:
@@ -160,31 +152,36 @@ def attention_probs(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None, scale
 
 # ------------------------------------------------------------------ the softmax backward
 @njit
-def _probs_backward_row(p, dp, drop, scale):
-    """dp <- scale * p * (dp * drop - rowsum(dp * drop * p)), in place (drop: a row or None)."""
-    n = p.shape[0]
+def _probs_backward_block(p, dp, drop, scale):
+    """dp <- scale * p * (dp * drop - rowsum(dp * drop * p)), in place, for a block of rows of one head."""
+    rows, n = p.shape
     if drop is not None:
+        for i in range(rows):
+            for j in range(n):
+                dp[i, j] *= drop[i, j]
+    dots = np.empty(rows)
+    row_dot(dp, p, dots)
+    for i in range(rows):
         for j in range(n):
-            dp[j] *= drop[j]
-    total = row_dot(dp, p)
-    for j in range(n):
-        dp[j] = scale * p[j] * (dp[j] - total)
+            dp[i, j] = scale * p[i, j] * (dp[i, j] - dots[i])
 
 
 @njit
 def _probs_backward(p, dp, drop, scale):
     b1, b2, length, _ = p.shape
-    for r in range(b1 * b2 * length):
-        i, h, j = _row_index(r, b2, length)
-        _probs_backward_row(p[i, h, j], dp[i, h, j], _row_or_none(drop, i, h, j), scale)
+    for i in range(b1):
+        for h in range(b2):
+            _probs_backward_block(p[i, h], dp[i, h], _head_rows(drop, i, h, 0, length), scale)
 
 
 @njit(parallel=True)
 def _probs_backward_parallel(p, dp, drop, scale):
     b1, b2, length, _ = p.shape
-    for r in prange(b1 * b2 * length):
-        i, h, j = _row_index(r, b2, length)
-        _probs_backward_row(p[i, h, j], dp[i, h, j], _row_or_none(drop, i, h, j), scale)
+    per_head = blocks(length)
+    for t in prange(b1 * b2 * per_head):
+        i, h, start = t // (b2 * per_head), (t // per_head) % b2, (t % per_head) * BLOCK
+        stop = start + BLOCK
+        _probs_backward_block(p[i, h, start:stop], dp[i, h, start:stop], _head_rows(drop, i, h, start, stop), scale)
 
 
 def _probs_backward_numpy(p, dp, drop, scale) -> None:

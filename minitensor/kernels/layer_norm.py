@@ -13,8 +13,8 @@ backward recomputes ``xhat``.  With ``g = dy * weight``::
     dweight = sum over rows of dy * xhat      dbias = sum over rows of dy
 
 (and ``dr = dx * keep * scale`` for the residual).  NumPy needs about ten
-passes over the array for this; a kernel makes two or three passes over
-each row while it is in the L1 cache.  A constant row has ``s - mean = 0``:
+passes over the array for this; a kernel makes two or three passes over a
+block of 64 rows while it is in the L1/L2 cache.  A constant row has ``s - mean = 0``:
 ``xhat = 0``, never NaN.  Sums are accumulated in float64.
 
 >>> x = np.array([[1.0, 2.0, 4.0]])
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import choose, njit, prange
-from ._rows import chunks, row_of, row_sum
+from ._rows import BLOCK, blocks, row_sum, rows_of
 
 
 def _affine(weight: np.ndarray | None, bias: np.ndarray | None, d: int, dtype) -> tuple:
@@ -40,50 +40,61 @@ def _affine(weight: np.ndarray | None, bias: np.ndarray | None, d: int, dtype) -
 
 # ------------------------------------------------------------------ forward
 @njit(fastmath={"reassoc", "contract"})
-def _squares_about(s, mean):
-    """sum((s - mean)^2) as a float64."""
-    total = 0.0
-    for j in range(s.shape[0]):
-        c = s[j] - mean
-        total += c * c
-    return total
+def _squares_about(x, mean, out):
+    """out[i] = sum((x[i] - mean[i])^2), in float64."""
+    for i in range(x.shape[0]):
+        total = 0.0
+        for j in range(x.shape[1]):
+            c = x[i, j] - mean[i]
+            total += c * c
+        out[i] = total
 
 
 @njit
-def _normalize_row(s, w, b, eps, y):
-    """y = (s - mean) * rstd * w + b; returns (mean, rstd)."""
-    d = s.shape[0]
-    mean = row_sum(s) / d
-    rstd = 1.0 / np.sqrt(_squares_about(s, mean) / d + eps)
-    for j in range(d):
-        y[j] = (s[j] - mean) * rstd * w[j] + b[j]
-    return mean, rstd
+def _normalize_block(s, w, b, eps, y, mean, rstd):
+    """y = (s - mean) * rstd * w + b for each row of the block; mean and rstd saved."""
+    rows, d = s.shape
+    mu = np.empty(rows)
+    squares = np.empty(rows)
+    row_sum(s, mu)
+    mu /= d
+    _squares_about(s, mu, squares)
+    for i in range(rows):
+        r = 1.0 / np.sqrt(squares[i] / d + eps)
+        mean[i] = mu[i]
+        rstd[i] = r
+        for j in range(d):
+            y[i, j] = (s[i, j] - mu[i]) * r * w[j] + b[j]
 
 
 @njit
-def _forward_row(x, r, keep, scale, w, b, eps, s, y):
-    """One row: s = x + r (times scale where keep, when keep is given), then normalise s into y."""
+def _forward_block(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
+    """Normalise x, or s = x + r (times scale where keep, when keep is given) into y."""
     if r is None:
-        return _normalize_row(x, w, b, eps, y)
-    if keep is None:
-        for j in range(x.shape[0]):
-            s[j] = x[j] + r[j]
-    else:
-        for j in range(x.shape[0]):
-            s[j] = x[j] + r[j] * (scale if keep[j] else 0.0)
-    return _normalize_row(s, w, b, eps, y)
+        _normalize_block(x, w, b, eps, y, mean, rstd)
+        return
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            if keep is None:
+                s[i, j] = x[i, j] + r[i, j]
+            else:
+                s[i, j] = x[i, j] + r[i, j] * (scale if keep[i, j] else 0.0)
+    _normalize_block(s, w, b, eps, y, mean, rstd)
 
 
 @njit
 def _forward_rows(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
-    for i in range(x.shape[0]):
-        mean[i], rstd[i] = _forward_row(x[i], row_of(r, i), row_of(keep, i), scale, w, b, eps, row_of(s, i), y[i])
+    _forward_block(x, r, keep, scale, w, b, eps, s, y, mean, rstd)
 
 
 @njit(parallel=True)
 def _forward_rows_parallel(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
-    for i in prange(x.shape[0]):
-        mean[i], rstd[i] = _forward_row(x[i], row_of(r, i), row_of(keep, i), scale, w, b, eps, row_of(s, i), y[i])
+    for k in prange(blocks(x.shape[0])):
+        start, stop = k * BLOCK, (k + 1) * BLOCK
+        _forward_block(
+            x[start:stop], rows_of(r, start, stop), rows_of(keep, start, stop), scale, w, b, eps,
+            rows_of(s, start, stop), y[start:stop], mean[start:stop], rstd[start:stop],
+        )  # fmt: skip
 
 
 def _forward_rows_numpy(x, r, keep, scale, w, b, eps, s, y, mean, rstd) -> None:
@@ -126,47 +137,53 @@ def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, sc
 
 # ------------------------------------------------------------------ backward
 @njit(fastmath={"reassoc", "contract"})
-def _backward_sums(dy, s, mean, rstd, w, dw, db):
-    """(sum(g), sum(g * xhat)) with g = dy * w; adds dy * xhat to dw and dy to db."""
-    g_total = 0.0
-    gx_total = 0.0
-    for j in range(s.shape[0]):
-        xhat = (s[j] - mean) * rstd
-        g = dy[j] * w[j]
-        g_total += g
-        gx_total += g * xhat
-        dw[j] += dy[j] * xhat
-        db[j] += dy[j]
-    return g_total, gx_total
+def _backward_sums(dy, s, mean, rstd, w, g_total, gx_total, dw, db):
+    """Per row: sum(g) and sum(g * xhat) with g = dy * w; adds dy * xhat to dw and dy to db."""
+    for i in range(s.shape[0]):
+        a = 0.0
+        c = 0.0
+        for j in range(s.shape[1]):
+            xhat = (s[i, j] - mean[i]) * rstd[i]
+            g = dy[i, j] * w[j]
+            a += g
+            c += g * xhat
+            dw[j] += dy[i, j] * xhat
+            db[j] += dy[i, j]
+        g_total[i] = a
+        gx_total[i] = c
 
 
 @njit
-def _backward_row(dy, s, mean, rstd, w, dx, dw, db):
-    """dx of one row; adds the row's share to the float64 accumulators dw and db."""
-    d = s.shape[0]
-    g_total, gx_total = _backward_sums(dy, s, mean, rstd, w, dw, db)
-    g_mean = g_total / d
-    gx_mean = gx_total / d
-    for j in range(d):
-        xhat = (s[j] - mean) * rstd
-        dx[j] = rstd * (dy[j] * w[j] - g_mean - xhat * gx_mean)
+def _backward_block(dy, s, mean, rstd, w, dx, dw, db):
+    """dx of a block of rows; adds the block's share to the float64 accumulators dw and db."""
+    rows, d = s.shape
+    g_mean = np.empty(rows)
+    gx_mean = np.empty(rows)
+    _backward_sums(dy, s, mean, rstd, w, g_mean, gx_mean, dw, db)
+    g_mean /= d
+    gx_mean /= d
+    for i in range(rows):
+        for j in range(d):
+            xhat = (s[i, j] - mean[i]) * rstd[i]
+            dx[i, j] = rstd[i] * (dy[i, j] * w[j] - g_mean[i] - xhat * gx_mean[i])
 
 
 @njit
 def _backward_rows(dy, s, mean, rstd, w, dx, dw, db):
-    for i in range(s.shape[0]):
-        _backward_row(dy[i], s[i], mean[i], rstd[i], w, dx[i], dw, db)
+    _backward_block(dy, s, mean, rstd, w, dx, dw, db)
 
 
 @njit(parallel=True)
 def _backward_rows_parallel(dy, s, mean, rstd, w, dx, dw, db):
-    rows, d = s.shape
-    step, count = chunks(rows)
-    dw_parts = np.zeros((count, d))
-    db_parts = np.zeros((count, d))
-    for c in prange(count):
-        for i in range(c * step, min(rows, (c + 1) * step)):
-            _backward_row(dy[i], s[i], mean[i], rstd[i], w, dx[i], dw_parts[c], db_parts[c])
+    count = blocks(s.shape[0])
+    dw_parts = np.zeros((count, s.shape[1]))  # partial sums per block of rows
+    db_parts = np.zeros((count, s.shape[1]))
+    for k in prange(count):
+        start, stop = k * BLOCK, (k + 1) * BLOCK
+        _backward_block(
+            dy[start:stop], s[start:stop], mean[start:stop], rstd[start:stop], w, dx[start:stop],
+            dw_parts[k], db_parts[k],
+        )  # fmt: skip
     dw += dw_parts.sum(axis=0)
     db += db_parts.sum(axis=0)
 

@@ -15,9 +15,9 @@ Backward, from the saved output ``y`` and the upstream gradient ``g``::
     log_softmax:  dx = g - exp(y) * sum(g)
 
 NumPy needs four or five passes over the array for each (max, subtract,
-exp, sum, divide); a kernel does one row at a time while it sits in the
-L1 cache, with the SIMD ``exp`` of ``_exp.py``, and splits the rows over
-threads when the array is large.
+exp, sum, divide); a kernel does them on a block of 64 rows at a time while
+it sits in the L1/L2 cache, with the SIMD ``exp`` of ``_exp.py``, and splits
+the blocks over threads when the array is large.
 
 >>> y = softmax_forward(np.array([[1.0, 2.0, 3.0]]), -1)
 >>> y.round(4)
@@ -30,9 +30,9 @@ import math
 
 import numpy as np
 
-from ._exp import exp_shifted
+from ._exp import exp_rows
 from ._jit import choose, njit, prange
-from ._rows import chunks, row_dot, row_max, row_sum
+from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
 
 
 # ------------------------------------------------------------------ layout
@@ -64,35 +64,33 @@ def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray) -
 
 # ------------------------------------------------------------------ softmax forward
 @njit(error_model="numpy")
-def _softmax_row(x, out, bits):
-    m = row_max(x)
-    if np.isfinite(m):
-        total = exp_shifted(x, m, out, bits)
-    else:  # +inf, NaN or all -inf: NumPy's semantics (shift 0), the slow way
-        total = 0.0
-        for j in range(x.shape[0]):
-            out[j] = np.exp(x[j])
-            total += out[j]
-    inv = 1.0 / total
-    for j in range(x.shape[0]):
-        out[j] *= inv
+def _softmax_block(x, out):
+    rows, n = x.shape
+    top = np.empty(rows)
+    total = np.empty(rows)
+    row_max(x, top)
+    exp_rows(x, top, out, np.empty(n, np.int64))
+    row_sum(out, total)
+    for i in range(rows):
+        if not np.isfinite(top[i]):  # +inf, NaN or all -inf: NumPy's semantics (shift by 0), the slow way
+            total[i] = 0.0
+            for j in range(n):
+                out[i, j] = np.exp(x[i, j])
+                total[i] += out[i, j]
+        inv = 1.0 / total[i]
+        for j in range(n):
+            out[i, j] *= inv
 
 
 @njit(error_model="numpy")
 def _softmax_rows(x, out):
-    bits = np.empty(x.shape[1], np.int64)
-    for i in range(x.shape[0]):
-        _softmax_row(x[i], out[i], bits)
+    _softmax_block(x, out)
 
 
 @njit(parallel=True, error_model="numpy")
 def _softmax_rows_parallel(x, out):
-    rows = x.shape[0]
-    step, count = chunks(rows)
-    for c in prange(count):
-        bits = np.empty(x.shape[1], np.int64)
-        for i in range(c * step, min(rows, (c + 1) * step)):
-            _softmax_row(x[i], out[i], bits)
+    for b in prange(blocks(x.shape[0])):
+        _softmax_block(x[b * BLOCK : (b + 1) * BLOCK], out[b * BLOCK : (b + 1) * BLOCK])
 
 
 def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -109,22 +107,24 @@ def softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
 
 # ------------------------------------------------------------------ softmax backward
 @njit
-def _softmax_backward_row(y, g, dx):
-    s = row_dot(g, y)
-    for j in range(y.shape[0]):
-        dx[j] = y[j] * (g[j] - s)
+def _softmax_backward_block(y, g, dx):
+    dots = np.empty(y.shape[0])
+    row_dot(g, y, dots)
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            dx[i, j] = y[i, j] * (g[i, j] - dots[i])
 
 
 @njit
 def _softmax_backward_rows(y, g, dx):
-    for i in range(y.shape[0]):
-        _softmax_backward_row(y[i], g[i], dx[i])
+    _softmax_backward_block(y, g, dx)
 
 
 @njit(parallel=True)
 def _softmax_backward_rows_parallel(y, g, dx):
-    for i in prange(y.shape[0]):
-        _softmax_backward_row(y[i], g[i], dx[i])
+    for b in prange(blocks(y.shape[0])):
+        rows = slice(b * BLOCK, (b + 1) * BLOCK)
+        _softmax_backward_block(y[rows], g[rows], dx[rows])
 
 
 def _softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:
@@ -141,35 +141,34 @@ def softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
 
 # ------------------------------------------------------------------ log-softmax forward
 @njit(error_model="numpy")
-def _log_softmax_row(x, out, bits):
-    m = row_max(x)
-    if np.isfinite(m):
-        total = exp_shifted(x, m, out, bits)  # out is scratch here
-    else:  # NumPy's semantics (shift 0), the slow way
-        m = 0.0
-        total = 0.0
-        for j in range(x.shape[0]):
-            total += np.exp(x[j])
-    log_total = np.log(total)
-    for j in range(x.shape[0]):
-        out[j] = (x[j] - m) - log_total
+def _log_softmax_block(x, out):
+    rows, n = x.shape
+    top = np.empty(rows)
+    total = np.empty(rows)
+    row_max(x, top)
+    exp_rows(x, top, out, np.empty(n, np.int64))  # out is scratch here
+    row_sum(out, total)
+    for i in range(rows):
+        shift = top[i]
+        if not np.isfinite(shift):  # NumPy's semantics (shift by 0), the slow way
+            shift = 0.0
+            total[i] = 0.0
+            for j in range(n):
+                total[i] += np.exp(x[i, j])
+        log_total = np.log(total[i])
+        for j in range(n):
+            out[i, j] = (x[i, j] - shift) - log_total
 
 
 @njit(error_model="numpy")
 def _log_softmax_rows(x, out):
-    bits = np.empty(x.shape[1], np.int64)
-    for i in range(x.shape[0]):
-        _log_softmax_row(x[i], out[i], bits)
+    _log_softmax_block(x, out)
 
 
 @njit(parallel=True, error_model="numpy")
 def _log_softmax_rows_parallel(x, out):
-    rows = x.shape[0]
-    step, count = chunks(rows)
-    for c in prange(count):
-        bits = np.empty(x.shape[1], np.int64)
-        for i in range(c * step, min(rows, (c + 1) * step)):
-            _log_softmax_row(x[i], out[i], bits)
+    for b in prange(blocks(x.shape[0])):
+        _log_softmax_block(x[b * BLOCK : (b + 1) * BLOCK], out[b * BLOCK : (b + 1) * BLOCK])
 
 
 def _log_softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -186,28 +185,26 @@ def log_softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
 
 # ------------------------------------------------------------------ log-softmax backward
 @njit
-def _log_softmax_backward_row(y, g, dx, bits):
-    s = row_sum(g)
-    exp_shifted(y, 0.0, dx, bits)  # dx = exp(y) = softmax, y <= 0
-    for j in range(y.shape[0]):
-        dx[j] = g[j] - dx[j] * s
+def _log_softmax_backward_block(y, g, dx):
+    rows, n = y.shape
+    total = np.empty(rows)
+    row_sum(g, total)
+    exp_rows(y, np.zeros(rows), dx, np.empty(n, np.int64))  # dx = exp(y) = softmax (y <= 0)
+    for i in range(rows):
+        for j in range(n):
+            dx[i, j] = g[i, j] - dx[i, j] * total[i]
 
 
 @njit
 def _log_softmax_backward_rows(y, g, dx):
-    bits = np.empty(y.shape[1], np.int64)
-    for i in range(y.shape[0]):
-        _log_softmax_backward_row(y[i], g[i], dx[i], bits)
+    _log_softmax_backward_block(y, g, dx)
 
 
 @njit(parallel=True)
 def _log_softmax_backward_rows_parallel(y, g, dx):
-    rows = y.shape[0]
-    step, count = chunks(rows)
-    for c in prange(count):
-        bits = np.empty(y.shape[1], np.int64)
-        for i in range(c * step, min(rows, (c + 1) * step)):
-            _log_softmax_backward_row(y[i], g[i], dx[i], bits)
+    for b in prange(blocks(y.shape[0])):
+        rows = slice(b * BLOCK, (b + 1) * BLOCK)
+        _log_softmax_backward_block(y[rows], g[rows], dx[rows])
 
 
 def _log_softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:

@@ -72,20 +72,23 @@ def test_choose_picks_reference_serial_or_parallel(monkeypatch) -> None:
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_simd_exp_is_accurate(dtype) -> None:
-    x = np.concatenate([-np.logspace(-8, 2.8, 5000), [0.0, -700.0, -709.0, -1e4, -np.inf, np.nan]]).astype(dtype)
-    out = np.empty_like(x)
-    bits = np.empty(x.size, np.int64)
-    total = _exp.exp_shifted(x, 0.0, out, bits)
-    with np.errstate(under="ignore"):
-        exact = np.exp(x.astype(np.float64))
-    normal = x > (-87 if dtype == "float32" else -700)  # results in the dtype's normal range
+    row = np.concatenate([-np.logspace(-8, 2.8, 5000), [0.0, -700.0, -709.0, -1e4, -np.inf, np.nan]])
+    x = np.stack([row, row + 1.0, row]).astype(dtype)  # the second row shifted by 1, the third by +inf: skipped
+    shift = np.array([0.0, 1.0, np.inf])
+    out = np.full_like(x, 7.0)
+    _exp.exp_rows(x, shift, out, np.empty(x.shape[1], np.int64))
+    normal = row > (-87 if dtype == "float32" else -700)  # results in the dtype's normal range
     rtol = 2e-7 if dtype == "float32" else 4e-16
-    np.testing.assert_allclose(out[normal], exact[normal], rtol=rtol)
-    np.testing.assert_allclose(out[~normal], exact[~normal], atol=np.finfo(dtype).tiny)  # tiny or 0
-    assert out[np.isneginf(x)] == 0 and np.isnan(out[np.isnan(x)]).all()
-    assert np.isnan(total)  # (the NaN element)
-    out2 = x[:-1].copy()  # in place, without the NaN
-    assert _exp.exp_shifted(out2, 0.0, out2, bits) == pytest.approx(exact[:-1].sum(), rel=1e-6)
+    for got, values, s in zip(out[:2], x[:2], shift[:2]):
+        with np.errstate(under="ignore", invalid="ignore"):
+            exact = np.exp(values.astype(np.float64) - s)
+        np.testing.assert_allclose(got[normal], exact[normal], rtol=rtol)
+        np.testing.assert_allclose(got[~normal], exact[~normal], atol=np.finfo(dtype).tiny)  # tiny or 0
+        assert got[np.isneginf(row)] == 0 and np.isnan(got[np.isnan(row)]).all()
+    assert (out[2] == 7.0).all()  # a row with a non-finite shift is left alone
+    inplace = x[:2].copy()
+    _exp.exp_rows_inplace(inplace, shift[:2], np.empty(x.shape[1], np.int64))
+    np.testing.assert_array_equal(inplace, out[:2])
 
 
 def test_kernels_run_without_scipy_on_the_workqueue_pool() -> None:
