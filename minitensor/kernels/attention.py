@@ -70,14 +70,23 @@ def _as_4d(a: np.ndarray | None, shape: tuple) -> np.ndarray | None:
 
 
 # ------------------------------------------------------------------ the softmax between the GEMMs
-@njit(error_model="numpy")
-def _probs_block(s, m, scale):
-    """s = softmax(scale * s + m) in place, for a block of rows of one head (m: the mask's rows or
-    None); a row whose keys are all masked becomes 0."""
-    rows, n = s.shape
-    for i in range(rows):
+# The kernels see the scores as (B1, B2, L, S) (batch, head, query, key) and work on blocks of
+# the flattened B1*B2*L rows: one pass adds the mask (indexed per batch and head, zero strides
+# where it broadcasts), the other passes see a plain 2-D block of rows.
+@njit
+def _add_mask(s, mask, scale, start, stop):
+    """s = scale * s + mask for the flattened rows [start, stop) of the 4-D scores."""
+    _, b2, length, n = s.shape
+    for row in range(start, stop):
+        i, h, r = row // (b2 * length), (row // length) % b2, row % length
         for j in range(n):
-            s[i, j] = s[i, j] * scale if m is None else s[i, j] * scale + m[i, j]
+            s[i, h, r, j] = s[i, h, r, j] * scale if mask is None else s[i, h, r, j] * scale + mask[i, h, r, j]
+
+
+@njit(error_model="numpy")
+def _normalize_rows(s):
+    """s = softmax(s) in place for each row of the 2-D block; a row whose keys are all masked becomes 0."""
+    rows, n = s.shape
     top = np.empty(rows)
     total = np.empty(rows)
     row_max(s, top)
@@ -94,29 +103,21 @@ def _probs_block(s, m, scale):
             s[i, j] *= inv
 
 
-@njit
-def _head_rows(a, i, h, start, stop):
-    """``a[i, h, start:stop]``, or None for a None array (a dead branch numba drops)."""
-    if a is None:
-        return None
-    return a[i, h, start:stop]
-
-
 @njit(error_model="numpy")
 def _probs(s, mask, scale):
-    b1, b2, length, _ = s.shape
-    for i in range(b1):
-        for h in range(b2):
-            _probs_block(s[i, h], _head_rows(mask, i, h, 0, length), scale)
+    rows = s.shape[0] * s.shape[1] * s.shape[2]
+    _add_mask(s, mask, scale, 0, rows)
+    _normalize_rows(s.reshape(rows, s.shape[3]))
 
 
 @njit(parallel=True, error_model="numpy")
 def _probs_parallel(s, mask, scale):
-    b1, b2, length, _ = s.shape
-    per_head = blocks(length)
-    for t in prange(b1 * b2 * per_head):  # blocks of rows of every head: the flattened batch x heads x rows
-        i, h, start = t // (b2 * per_head), (t // per_head) % b2, (t % per_head) * BLOCK
-        _probs_block(s[i, h, start : start + BLOCK], _head_rows(mask, i, h, start, start + BLOCK), scale)
+    rows = s.shape[0] * s.shape[1] * s.shape[2]
+    flat = s.reshape(rows, s.shape[3])
+    for k in prange(blocks(rows)):  # the flattened batch x heads x query rows, in blocks
+        start, stop = k * BLOCK, min(rows, (k + 1) * BLOCK)
+        _add_mask(s, mask, scale, start, stop)
+        _normalize_rows(flat[start:stop])
 
 
 def _probs_numpy(s, mask, scale) -> None:
@@ -152,36 +153,33 @@ def attention_probs(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None, scale
 
 # ------------------------------------------------------------------ the softmax backward
 @njit
-def _probs_backward_block(p, dp, drop, scale):
-    """dp <- scale * p * (dp * drop - rowsum(dp * drop * p)), in place, for a block of rows of one head."""
-    rows, n = p.shape
+def _probs_backward_rows(p, dp, drop, scale, start, stop):
+    """dp <- scale * p * (dp * drop - rowsum(dp * drop * p)) in place, for the flattened rows [start, stop)."""
+    _, b2, length, n = p.shape
     if drop is not None:
-        for i in range(rows):
+        for row in range(start, stop):
+            i, h, r = row // (b2 * length), (row // length) % b2, row % length
             for j in range(n):
-                dp[i, j] *= drop[i, j]
-    dots = np.empty(rows)
-    row_dot(dp, p, dots)
-    for i in range(rows):
+                dp[i, h, r, j] *= drop[i, h, r, j]
+    rows = p.shape[0] * b2 * length
+    p2, dp2 = p.reshape(rows, n)[start:stop], dp.reshape(rows, n)[start:stop]
+    dots = np.empty(stop - start)
+    row_dot(dp2, p2, dots)
+    for i in range(stop - start):
         for j in range(n):
-            dp[i, j] = scale * p[i, j] * (dp[i, j] - dots[i])
+            dp2[i, j] = scale * p2[i, j] * (dp2[i, j] - dots[i])
 
 
 @njit
 def _probs_backward(p, dp, drop, scale):
-    b1, b2, length, _ = p.shape
-    for i in range(b1):
-        for h in range(b2):
-            _probs_backward_block(p[i, h], dp[i, h], _head_rows(drop, i, h, 0, length), scale)
+    _probs_backward_rows(p, dp, drop, scale, 0, p.shape[0] * p.shape[1] * p.shape[2])
 
 
 @njit(parallel=True)
 def _probs_backward_parallel(p, dp, drop, scale):
-    b1, b2, length, _ = p.shape
-    per_head = blocks(length)
-    for t in prange(b1 * b2 * per_head):
-        i, h, start = t // (b2 * per_head), (t // per_head) % b2, (t % per_head) * BLOCK
-        stop = start + BLOCK
-        _probs_backward_block(p[i, h, start:stop], dp[i, h, start:stop], _head_rows(drop, i, h, start, stop), scale)
+    rows = p.shape[0] * p.shape[1] * p.shape[2]
+    for k in prange(blocks(rows)):
+        _probs_backward_rows(p, dp, drop, scale, k * BLOCK, min(rows, (k + 1) * BLOCK))
 
 
 def _probs_backward_numpy(p, dp, drop, scale) -> None:
@@ -203,11 +201,38 @@ def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float
 
 
 # ------------------------------------------------------------------ forward and backward
-def attention_forward(q, k, v, mask, scale: float, dropout, out=None) -> tuple:
-    """(out, P): out = (P * dropout) @ v, written into ``out`` (e.g. a view of merged heads) when given."""
-    p = attention_probs(q, k, mask, scale)
-    pd = p if dropout is None else p * dropout
-    return np.matmul(pd, v, out=out), p
+_CHUNK_BYTES = 8 << 20  # scores per chunk when P is not kept (a few MB stay in the last-level cache)
+
+
+def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs: bool = True) -> tuple:
+    """(out, P): out = (P * dropout) @ v, written into ``out`` (e.g. a view of merged heads) when given.
+
+    With ``keep_probs=False`` (no gradient will need P) the scores are computed a few
+    batch entries at a time into one buffer, and P is None: no large temporary (for
+    8 x 8 heads of 512 x 512 scores, 64 MB that the OS would zero on every call),
+    and each chunk is still in the cache for the second product.
+    """
+    if keep_probs or q.ndim < 3:
+        p = attention_probs(q, k, mask, scale)
+        pd = p if dropout is None else p * dropout
+        return np.matmul(pd, v, out=out), p
+    k_t = _transposed(k)
+    lead = np.broadcast_shapes(q.shape[:-2], k_t.shape[:-2], v.shape[:-2])
+    shape = lead + (q.shape[-2], k_t.shape[-1])
+    q, k_t, v = (np.broadcast_to(a, lead + a.shape[-2:]) for a in (q, k_t, v))
+    mask, dropout = (None if a is None else np.broadcast_to(a, shape) for a in (mask, dropout))
+    if out is None:
+        out = np.empty(shape[:-1] + v.shape[-1:], np.result_type(q, v))
+    step = max(1, _CHUNK_BYTES // (math.prod(shape[1:]) * q.itemsize))
+    buffer = np.empty((min(step, lead[0]),) + shape[1:], q.dtype)
+    for i in range(0, lead[0], step):
+        chunk = slice(i, i + step)
+        s = np.matmul(q[chunk], k_t[chunk], out=buffer[: len(range(*chunk.indices(lead[0])))])
+        softmax_scores(s, None if mask is None else mask[chunk], scale)
+        if dropout is not None:
+            s *= dropout[chunk]
+        np.matmul(s, v[chunk], out=out[chunk])
+    return out, None
 
 
 def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True, True), out=(None, None, None)):

@@ -15,11 +15,14 @@ For each head h (E = embed_dim, H = num_heads, d = E / H)::
 
 from __future__ import annotations
 
+import math
+
+from ..ops.attention import SelfAttention
 from ..tensor import Tensor
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
 from .functional._checks import check_probability
-from .functional.attention import multi_head_attention_forward
+from .functional.attention import _dropout_mask, _merged_mask, multi_head_attention_forward
 from .linear import Linear
 from .module import Module
 
@@ -135,6 +138,8 @@ class MultiheadAttention(Module):
         params = self._parameters  # one dict lookup each, not Module.__getattr__
         out_proj = self.out_proj
         self._check_inputs(query, key, value, out_proj.weight.dtype)
+        if not need_weights and query is key and key is value and query.ndim == 3 and self._qkv_same_embed_dim:
+            return self.self_attention(query, attn_mask, key_padding_mask, is_causal), None
         return multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, params["in_proj_weight"], params["in_proj_bias"],
             None, None, False, self.dropout, out_proj.weight, out_proj.bias,
@@ -143,6 +148,25 @@ class MultiheadAttention(Module):
             q_proj_weight=params["q_proj_weight"], k_proj_weight=params["k_proj_weight"],
             v_proj_weight=params["v_proj_weight"], average_attn_weights=average_attn_weights, is_causal=is_causal,
             batch_first=self.batch_first,
+        )  # fmt: skip
+
+    def self_attention(self, x: Tensor, attn_mask=None, key_padding_mask=None, is_causal: bool = False) -> Tensor:
+        """The output of ``self(x, x, x, need_weights=False)`` for batched ``x``, as one fused op.
+
+        ``ops.attention.SelfAttention``: in-projection, attention and out-projection in one
+        graph node (the same math as ``F.multi_head_attention_forward``'s fast path).  Needs
+        the packed ``in_proj_weight`` (kdim = vdim = embed_dim).  ``x`` is checked by
+        ``forward``; this is what ``TransformerEncoderLayer`` calls.
+        """
+        n, l = (x.shape[0], x.shape[1]) if self.batch_first else (x.shape[1], x.shape[0])
+        h = self.num_heads
+        mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, l, x.dtype)
+        p = self.dropout if self.training else 0.0
+        drop = _dropout_mask((n, h, l, l), p, x.dtype) if p > 0 else None
+        params, out = self._parameters, self._modules["out_proj"]._parameters
+        return SelfAttention.apply(
+            x, params["in_proj_weight"], params["in_proj_bias"], out["weight"], out["bias"],
+            heads=h, batch_first=self.batch_first, mask=mask, scale=1.0 / math.sqrt(self.head_dim), dropout_mask=drop,
         )  # fmt: skip
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor, dtype) -> None:

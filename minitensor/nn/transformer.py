@@ -33,9 +33,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import random
+from ..ops.nn_ops import AddLayerNorm, FeedForward
 from ..tensor import Tensor
 from . import init
 from ._utils import check_size, float_dtype
+from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -126,6 +129,64 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+# ------------------------------------------------------------------- fused sub-layers
+# A Transformer layer is a handful of big matrix products with cheap elementwise work between
+# them; the helpers below run each sub-layer as one graph node (ops.nn_ops) when its modules
+# are the standard ones, so the per-node overhead is paid 4 times per layer, not 10.  A
+# replaced module (a custom norm, activation or dropout) takes the plain path.
+def _add_norm(x: Tensor, r: Tensor, dropout: Module, norm: Module) -> Tensor:
+    """norm(x + dropout(r)), as one AddLayerNorm node for an nn.LayerNorm over the last dim."""
+    params = norm._parameters
+    if (
+        type(norm) is LayerNorm
+        and type(dropout) is Dropout
+        and x.shape == r.shape
+        and norm.normalized_shape == x.shape[-1:]
+        and all(p is None or p.shape == norm.normalized_shape for p in params.values())
+    ):
+        keep, scale = _dropout_keep(dropout, r.shape)
+        return AddLayerNorm.apply(x, r, params["weight"], params["bias"], eps=norm.eps, keep=keep, scale=scale)
+    return norm(x + dropout(r))  # (which also raises the errors of mismatched shapes)
+
+
+def _feed_forward(x: Tensor, linear1: Module, activation, dropout: Module, linear2: Module) -> Tensor:
+    """linear2(dropout(activation(linear1(x)))), as one FeedForward node for nn.Linear layers, ReLU or GELU."""
+    kind = _fused_activation(activation)
+    if kind is not None and type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout:
+        p1, p2 = linear1._parameters, linear2._parameters
+        w1, b1, w2, b2 = p1["weight"], p1["bias"], p2["weight"], p2["bias"]
+        if (
+            w1.shape[1:] == x.shape[-1:]
+            and w2.shape[1:] == w1.shape[:1]
+            and (b1 is None or b1.shape == w1.shape[:1])
+            and (b2 is None or b2.shape == w2.shape[:1])
+        ):
+            keep, scale = _dropout_keep(dropout, x.shape[:-1] + w1.shape[:1])
+            return FeedForward.apply(x, w1, b1, w2, b2, activation=kind, keep=keep, scale=scale)
+    return linear2(dropout(activation(linear1(x))))  # (which also raises the errors of mismatched shapes)
+
+
+def _fused_activation(activation) -> str | None:
+    """'relu', 'gelu' or 'gelu_tanh' for the activations FeedForward fuses, else None."""
+    if activation is relu or type(activation) is ReLU:
+        return "relu"
+    if activation is gelu:
+        return "gelu"
+    if type(activation) is GELU:
+        return "gelu" if activation.approximate == "none" else "gelu_tanh"
+    return None
+
+
+def _dropout_keep(dropout: Dropout, shape: tuple) -> tuple:
+    """(bool keep mask, scale) of ``dropout`` on ``shape``: (None, 1.0) when it is the identity
+    (eval mode or p = 0).  Drawn from minitensor's generator, as ``F.dropout``."""
+    p = dropout.p
+    if not dropout.training or p == 0:
+        return None, 1.0
+    keep = random.generator().random(shape, dtype=np.float32) >= p
+    return keep, (1.0 / (1.0 - p) if p < 1 else 0.0)
+
+
 # ------------------------------------------------------------------- encoder
 class TransformerEncoderLayer(Module):
     """Self-attention and a feed-forward network, each with a residual connection and a layer norm.
@@ -212,12 +273,14 @@ class TransformerEncoderLayer(Module):
             n, s = _sizes(src, self.batch_first)
             _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")
         x = src
+        m = self._modules  # one dict lookup per sub-module, not Module.__getattr__
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            x = x + self._ff_block(self.norm2(x))
+            x = x + self._sa_block(m["norm1"](x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(m["norm2"](x))
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-            x = self.norm2(x + self._ff_block(x))
+            sa = self._self_attention(x, src_mask, src_key_padding_mask, is_causal)
+            x = _add_norm(x, sa, m["dropout1"], m["norm1"])
+            x = _add_norm(x, self._feed_forward(x), m["dropout3"], m["norm2"])
         return x
 
     def extra_repr(self) -> str:
@@ -231,15 +294,22 @@ class TransformerEncoderLayer(Module):
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout(SelfAttn(x))."""
-        x = self.self_attn(
+        return self._modules["dropout1"](self._self_attention(x, attn_mask, key_padding_mask, is_causal))
+
+    def _self_attention(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+        """SelfAttn(x) (one node for batched input: ``MultiheadAttention.self_attention``)."""
+        return self._modules["self_attn"](
             x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
         )[0]
-        return self.dropout1(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         """Dropout(Linear2(Dropout(activation(Linear1(x)))))."""
-        x = self.linear2(self.dropout2(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return self._modules["dropout3"](self._feed_forward(x))
+
+    def _feed_forward(self, x: Tensor) -> Tensor:
+        """Linear2(Dropout(activation(Linear1(x)))) (one FeedForward node for ReLU and GELU)."""
+        m = self._modules
+        return _feed_forward(x, m["linear1"], self.activation, m["dropout2"], m["linear2"])
 
 
 class TransformerEncoder(Module):
@@ -384,14 +454,17 @@ class TransformerDecoderLayer(Module):
         """
         self._check_inputs(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
         x = tgt
+        m = self._modules
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            x = x + self._ff_block(self.norm3(x))
+            x = x + self._sa_block(m["norm1"](x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(m["norm2"](x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(m["norm3"](x))
         else:
-            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
-            x = self.norm3(x + self._ff_block(x))
+            sa = self._self_attention(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = _add_norm(x, sa, m["dropout1"], m["norm1"])
+            mha = self._cross_attention(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            x = _add_norm(x, mha, m["dropout2"], m["norm2"])
+            x = _add_norm(x, self._feed_forward(x), m["dropout3"], m["norm3"])
         return x
 
     def _check_inputs(self, tgt, memory, tgt_mask, memory_mask, tgt_pad, memory_pad) -> None:
@@ -411,28 +484,33 @@ class TransformerDecoderLayer(Module):
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout1(SelfAttn(x))."""
-        x = self.self_attn(
+        return self._modules["dropout1"](self._self_attention(x, attn_mask, key_padding_mask, is_causal))
+
+    def _self_attention(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+        """SelfAttn(x) (one node for batched input: ``MultiheadAttention.self_attention``)."""
+        return self._modules["self_attn"](
             x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
         )[0]
-        return self.dropout1(x)
 
     def _mha_block(self, x: Tensor, memory: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout2(CrossAttn(x, memory))."""
-        x = self.multihead_attn(
-            x,
-            memory,
-            memory,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
+        return self._modules["dropout2"](self._cross_attention(x, memory, attn_mask, key_padding_mask, is_causal))
+
+    def _cross_attention(self, x: Tensor, memory: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+        """CrossAttn(x, memory)."""
+        return self._modules["multihead_attn"](
+            x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
             is_causal=is_causal,
-        )[0]
-        return self.dropout2(x)
+        )[0]  # fmt: skip
 
     def _ff_block(self, x: Tensor) -> Tensor:
         """Dropout3(Linear2(Dropout(activation(Linear1(x)))))."""
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return self._modules["dropout3"](self._feed_forward(x))
+
+    def _feed_forward(self, x: Tensor) -> Tensor:
+        """Linear2(Dropout(activation(Linear1(x)))) (one FeedForward node for ReLU and GELU)."""
+        m = self._modules
+        return _feed_forward(x, m["linear1"], self.activation, m["dropout"], m["linear2"])
 
 
 class TransformerDecoder(Module):

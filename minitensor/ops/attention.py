@@ -25,7 +25,7 @@ Backward, with ``G = d(loss)/d(out)`` and ``Pd = P * dropout_mask``::
 
 The math lives in ``minitensor.kernels.attention`` (NumPy's BLAS for the
 matrix products, a numba row kernel for the softmax between them, and a
-NumPy reference for it); three Functions use it:
+NumPy reference for it); four Functions use it:
 
 - ``Attention(q, k, v)``: the op itself, on arrays already split into heads;
 - ``MultiheadAttentionCore(*projections)``: the same, but it takes the input
@@ -33,6 +33,8 @@ NumPy reference for it); three Functions use it:
   split, q/k/v possibly packed in one array) and returns the heads merged
   again.  Splitting and merging are free NumPy views inside one op, and the
   gradient of a packed projection is written in place into one array;
+- ``SelfAttention(x, weights...)``: a whole self-attention layer (packed
+  in-projection, the core, out-projection) as one node;
 - ``AttentionWeights(q, k)``: P itself, for callers that return the weights.
 """
 
@@ -60,7 +62,7 @@ class Attention(Function):
     @staticmethod
     def forward(ctx, q, k, v, mask=None, scale=1.0, dropout_mask=None):
         dropout_mask = _cast(dropout_mask, q.dtype)
-        out, p = attention_forward(q, k, v, mask, scale, dropout_mask)
+        out, p = attention_forward(q, k, v, mask, scale, dropout_mask, keep_probs=any(ctx.needs_input_grad))
         ctx.save_for_backward(q, k, v, p)
         ctx.scale, ctx.dropout_mask = scale, dropout_mask
         return out
@@ -107,7 +109,8 @@ class MultiheadAttentionCore(Function):
         dropout_mask = _cast(dropout_mask, q.dtype)
         n, h, l, d = q.shape
         merged = np.empty((n, l, h * d) if batch_first else (l, n, h * d), dtype=q.dtype)
-        _, p = attention_forward(q, k, v, mask, scale, dropout_mask, out=split_heads(merged, heads, 1, batch_first)[0])
+        out = split_heads(merged, heads, 1, batch_first)[0]
+        _, p = attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=any(ctx.needs_input_grad))
         ctx.save_for_backward(*projections, p)
         ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
         return merged
@@ -123,6 +126,64 @@ class MultiheadAttentionCore(Function):
         need = tuple(t is not None for t in targets)
         attention_backward(g, q, k, v, p, ctx.scale, ctx.dropout_mask, need, out=targets)
         return tuple(grads)
+
+
+class SelfAttention(Function):
+    """A whole multi-head self-attention layer as one node: in-projection, attention, out-projection.
+
+    Call as ``SelfAttention.apply(x, in_weight, in_bias, out_weight, out_bias, heads=H,
+    batch_first=b, mask=m, scale=s, dropout_mask=d)`` with ``x`` (N, L, E) when
+    ``batch_first`` else (L, N, E), the packed ``in_weight`` (3E, E), ``in_bias`` (3E,)
+    or None, ``out_weight`` (E, E), ``out_bias`` (E,) or None; ``m`` and ``d`` as for
+    ``MultiheadAttentionCore``::
+
+        qkv = x @ in_weightᵀ + in_bias           one GEMM (q, k, v packed)
+        heads = attention of the H heads          (MultiheadAttentionCore's forward)
+        y = heads @ out_weightᵀ + out_bias        one GEMM
+
+    Backward runs the steps in reverse.  One graph node instead of three: at
+    small sizes the time goes into per-node overhead, not into the math.
+    """
+
+    @staticmethod
+    def forward(ctx, x, in_weight, in_bias=None, out_weight=None, out_bias=None, **settings):
+        e = x.shape[-1]
+        rows = x.reshape(-1, e)  # (M, E): a view unless x is non-contiguous
+        qkv = _affine(rows, in_weight, in_bias).reshape(x.shape[:-1] + (3 * e,))
+        merged = MultiheadAttentionCore.forward(ctx, qkv, **settings)  # sets ctx.heads, .scale, ...
+        p = ctx.saved_tensors[-1]
+        ctx.save_for_backward(rows, in_weight, out_weight, qkv, merged, p)
+        ctx.x_shape = x.shape
+        return _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows, in_weight, out_weight, qkv, merged, p = ctx.saved_tensors
+        need_x, need_w_in, need_b_in, need_w_out, need_b_out = ctx.needs_input_grad
+        e = rows.shape[1]
+        g = grad.reshape(-1, e)
+        d_merged = (g @ out_weight).reshape(merged.shape)
+        d_qkv = np.empty_like(qkv)
+        heads, batch_first = ctx.heads, ctx.batch_first
+        q, k, v = _unpack([qkv], heads, batch_first)
+        g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
+        attention_backward(g_heads, q, k, v, p, ctx.scale, ctx.dropout_mask, out=_unpack([d_qkv], heads, batch_first))
+        d_rows = d_qkv.reshape(-1, 3 * e)
+        return (
+            (d_rows @ in_weight).reshape(ctx.x_shape) if need_x else None,
+            d_rows.T @ rows if need_w_in else None,
+            d_rows.sum(axis=0) if need_b_in else None,
+            g.T @ merged.reshape(-1, e) if need_w_out else None,
+            g.sum(axis=0) if need_b_out else None,
+        )
+
+
+def _affine(rows: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
+    """rows @ weightᵀ + bias, (M, out)."""
+    y = rows @ weight.T
+    if bias is not None:
+        y += bias
+    return y
 
 
 def _unpack(arrays, heads: int, batch_first: bool) -> list:

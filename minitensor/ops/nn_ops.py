@@ -199,44 +199,58 @@ def _gelu_backward(ctx, grad: np.ndarray, approximate: str) -> np.ndarray:
     return dx.reshape(grad.shape)
 
 
-class LinearActivation(Function):
-    """y = dropout(act(x @ W.T + b)): a Linear layer, its activation and the dropout after it, one node.
+class FeedForward(Function):
+    """The position-wise feed-forward network of a Transformer layer as one node::
 
-    Call as ``LinearActivation.apply(x, weight, bias, activation="relu", keep=None, scale=1.0)``;
-    ``activation`` is ``"relu"``, ``"gelu"`` (exact) or ``"gelu_tanh"``; ``keep`` is None or a
-    bool dropout mask of the output's shape (kept elements scaled by ``scale``).  The bias,
-    activation and dropout run in one pass over the GEMM's output (``kernels.activation``).
+        pre = x @ W1ᵀ + b1                   one GEMM
+        h   = act(pre) * keep * scale        bias, activation and dropout in one pass (kernels.activation)
+        y   = h @ W2ᵀ + b2                   one GEMM
 
-    Backward: ``dpre = dy * keep * scale * act'(pre)`` and ``dbias = sum(dpre)`` in one pass,
-    then ``dx = dpre @ W`` and ``dW = dpre.T @ x``.  ReLU keeps only its output for backward.
+    Call as ``FeedForward.apply(x, w1, b1, w2, b2, activation="relu", keep=None, scale=1.0)``
+    with x (..., E), w1 (F, E), w2 (E, F), biases or None; ``activation`` is ``"relu"``,
+    ``"gelu"`` (exact) or ``"gelu_tanh"``; ``keep`` None or a bool dropout mask of h's shape.
+
+    Backward: ``dh = dy @ W2``, ``dW2 = dyᵀ @ h``, then ``dpre = dh * keep * scale * act'(pre)``
+    and ``db1 = sum(dpre)`` in one pass, ``dx = dpre @ W1``, ``dW1 = dpreᵀ @ x``.  ReLU keeps
+    only h for backward (``act'(pre) = [h > 0]``); GELU keeps pre as well.
     """
 
     @staticmethod
-    def forward(ctx, x, weight, bias=None, activation="relu", keep=None, scale=1.0):
-        rows = x.reshape(-1, x.shape[-1])  # (M, in): a view unless x is non-contiguous
-        z = rows @ weight.T
+    def forward(ctx, x, w1, b1=None, w2=None, b2=None, activation="relu", keep=None, scale=1.0):
+        rows = x.reshape(-1, x.shape[-1])  # (M, E): a view unless x is non-contiguous
+        z = rows @ w1.T
         keep_rows = None if keep is None else keep.reshape(z.shape)
         scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
         if activation == "relu":
-            saved = out = act.relu_forward(z, bias, keep_rows, scale)
+            pre = None
+            h = act.relu_forward(z, b1, keep_rows, scale)
         else:
-            saved, out = act.gelu_forward(z, bias, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
-        ctx.save_for_backward(rows, weight, saved)
+            pre, h = act.gelu_forward(z, b1, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
+        y = h @ w2.T
+        if b2 is not None:
+            y += b2
+        ctx.save_for_backward(rows, w1, w2, h, pre)
         ctx.x_shape, ctx.activation, ctx.keep, ctx.scale = x.shape, activation, keep_rows, scale
-        return out.reshape(x.shape[:-1] + (weight.shape[0],))
+        return y.reshape(x.shape[:-1] + (w2.shape[0],))
 
     @staticmethod
     def backward(ctx, grad):
-        rows, weight, saved = ctx.saved_tensors
-        need_x, need_w, need_b = ctx.needs_input_grad
+        rows, w1, w2, h, pre = ctx.saved_tensors
+        need_x, need_w1, need_b1, need_w2, need_b2 = ctx.needs_input_grad
+        g = grad.reshape(-1, w2.shape[0])
+        dh = g @ w2
         if ctx.activation == "relu":
-            dpre, db = act.relu_backward(saved, grad, ctx.scale, need_b)
+            dpre, db1 = act.relu_backward(h, dh, ctx.scale, need_b1)
         else:
             approximate = "tanh" if ctx.activation == "gelu_tanh" else "none"
-            dpre, db = act.gelu_backward(saved, grad, ctx.keep, ctx.scale, approximate, need_b)
-        gx = (dpre @ weight).reshape(ctx.x_shape) if need_x else None
-        gw = dpre.T @ rows if need_w else None
-        return gx, gw, db
+            dpre, db1 = act.gelu_backward(pre, dh, ctx.keep, ctx.scale, approximate, need_b1)
+        return (
+            (dpre @ w1).reshape(ctx.x_shape) if need_x else None,
+            dpre.T @ rows if need_w1 else None,
+            db1,
+            g.T @ h if need_w2 else None,
+            g.sum(axis=0) if need_b2 else None,
+        )
 
 
 class Dropout(Function):

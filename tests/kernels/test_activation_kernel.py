@@ -1,5 +1,5 @@
 """ReLU / GELU kernels fused with bias and dropout: numba (serial and parallel) against the NumPy
-reference, and float64 gradchecks of the ops (``LinearActivation``, ``F.gelu``) on the jitted path."""
+reference, and float64 gradchecks of the ops (``FeedForward``, ``F.gelu``) on the jitted path."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ import minitensor as mt
 import minitensor.nn.functional as F
 from minitensor.autograd import gradcheck
 from minitensor.kernels import activation
-from minitensor.ops.nn_ops import LinearActivation
+from minitensor.ops.nn_ops import FeedForward
 
 SHAPES = [(3, 5), (37, 129), (1, 1)]
 
 
 def run_relu(z, bias, keep, grad):
-    out = activation.relu_forward(z.copy(), bias, keep, 1.5)
-    return (out, *activation.relu_backward(out, grad, 1.5))
+    scale = 1.5 if keep is not None else 1.0  # (relu_backward sees only the output: scale 1 without dropout)
+    out = activation.relu_forward(z.copy(), bias, keep, scale)
+    return (out, *activation.relu_backward(out, grad, scale))
 
 
 def run_gelu(approximate):
@@ -80,21 +81,31 @@ def test_exact_gelu_matches_the_erf_formula(kernel, rng) -> None:
 
 @pytest.mark.parametrize("name", ["relu", "gelu", "gelu_tanh"])
 @pytest.mark.parametrize("with_dropout", [False, True])
-def test_linear_activation_gradcheck_on_the_jit_path(kernel, rng, name, with_dropout) -> None:
+def test_feed_forward_gradcheck_on_the_jit_path(kernel, rng, name, with_dropout) -> None:
     x = mt.tensor(rng.standard_normal((2, 3, 4)), dtype=mt.float64, requires_grad=True)
-    w = mt.tensor(rng.standard_normal((5, 4)), dtype=mt.float64, requires_grad=True)
-    b = mt.tensor(rng.standard_normal(5), dtype=mt.float64, requires_grad=True)
+    w1, w2 = (mt.tensor(rng.standard_normal(s), dtype=mt.float64, requires_grad=True) for s in ((5, 4), (4, 5)))
+    b1, b2 = (mt.tensor(rng.standard_normal(s), dtype=mt.float64, requires_grad=True) for s in (5, 4))
     keep = rng.random((2, 3, 5)) > 0.3 if with_dropout else None
 
-    def fn(x, w, b):
-        return LinearActivation.apply(x, w, b, activation=name, keep=keep, scale=1 / 0.7)
+    def fn(x, w1, b1, w2, b2):
+        return FeedForward.apply(x, w1, b1, w2, b2, activation=name, keep=keep, scale=1 / 0.7)
 
-    pre = x.data @ w.data.T + b.data
+    pre = x.data @ w1.data.T + b1.data
     assert np.abs(pre).min() > 1e-4  # away from ReLU's kink
-    assert jitted(lambda: gradcheck(fn, [x, w, b]))
+    assert jitted(lambda: gradcheck(fn, [x, w1, b1, w2, b2]))
     act = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh")}[name]
-    expected = act(F.linear(x, w, b)).numpy() * (1.0 if keep is None else keep / 0.7)
-    np.testing.assert_allclose(jitted(lambda: fn(x, w, b)).numpy(), expected, rtol=1e-12, atol=1e-14)
+    h = act(F.linear(x, w1, b1)) * (1.0 if keep is None else mt.tensor(keep / 0.7, dtype=mt.float64))
+    expected = F.linear(h, w2, b2).numpy()
+    np.testing.assert_allclose(jitted(lambda: fn(x, w1, b1, w2, b2)).numpy(), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_feed_forward_without_biases(kernel, rng) -> None:
+    x = mt.tensor(rng.standard_normal((3, 4)), dtype=mt.float64, requires_grad=True)
+    w1, w2 = (mt.tensor(rng.standard_normal(s), dtype=mt.float64, requires_grad=True) for s in ((5, 4), (4, 5)))
+    for name in ("relu", "gelu"):
+        assert jitted(
+            lambda n=name: gradcheck(lambda x, a, b: FeedForward.apply(x, a, None, b, None, activation=n), [x, w1, w2])
+        )
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
