@@ -183,16 +183,16 @@ class Module:
         """(dotted name, module) for this module and every sub-module, depth first, self first."""
         if memo is None:
             memo = set()
-        if remove_duplicate:
-            if id(self) in memo:
-                return
-            memo.add(id(self))
-        yield prefix, self
-        for name, module in self._modules.items():
-            if module is None:
-                continue
-            sub_prefix = prefix + ("." if prefix else "") + name
-            yield from module.named_modules(memo, sub_prefix, remove_duplicate)
+        stack = [(prefix, self)]  # an explicit stack: no generator per level (parameters() runs every step)
+        while stack:
+            name, module = stack.pop()
+            if remove_duplicate:
+                if id(module) in memo:
+                    continue
+                memo.add(id(module))
+            yield name, module
+            children = [(f"{name}.{key}" if name else key, m) for key, m in module._modules.items() if m is not None]
+            stack.extend(reversed(children))
 
     def modules(self) -> Iterator[Module]:
         for _, module in self.named_modules():
@@ -225,8 +225,13 @@ class Module:
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, param in self.named_parameters(recurse=recurse):
-            yield param
+        """The Parameters of named_parameters(), in the same order, without building their names."""
+        seen = set()
+        for _, module in self.named_modules() if recurse else [("", self)]:
+            for param in module._parameters.values():
+                if param is not None and id(param) not in seen:
+                    seen.add(id(param))
+                    yield param
 
     def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator:
         return self._named_members("_buffers", prefix, recurse, remove_duplicate)
