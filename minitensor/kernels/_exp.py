@@ -12,13 +12,15 @@ polynomial (degree 7 is exact to float32 precision, degree 13 to float64),
 and ``2^k`` is built from its bits (the exponent field of a float64).  The
 work is done in float64 for both dtypes.
 
-Only ``v <= 0`` is needed (softmax shifts by the row max): values below
-``_LOWEST`` (where float64's exp leaves its normal range) and ``-inf`` give
-exactly 0, NaN gives NaN.  Two versions: into another array, and in place
-(with ``out`` = ``x`` LLVM could not prove the two do not overlap and would
+Only ``v <= 0`` is needed (softmax shifts by the row max first): values
+below ``_LOWEST`` (where float64's exp leaves its normal range) and ``-inf``
+give exactly 0, NaN gives NaN.  The kernels shift each row, then call these
+on the whole block as one flat array (a long loop vectorises well even when
+the rows are short).  Two versions: into another array, and in place (with
+``out`` = ``x`` LLVM could not prove that the two do not overlap and would
 not vectorise).
 
->>> # inside a kernel:  exp_rows(block, shifts, out, bits)   (shifts: e.g. _rows.row_max)
+>>> # inside a kernel:  exp_inplace(block.reshape(-1))
 """
 
 from __future__ import annotations
@@ -60,35 +62,35 @@ def _exp_parts(v, short):
     return 0.0 if v < _LOWEST else p, (np.int64(k) + 1023) << 52
 
 
-@njit(fastmath={"contract"}, error_model="numpy")
-def exp_rows(x, shift, out, bits):
-    """out[i, j] = exp(x[i, j] - shift[i]) for the rows with a finite shift (``x[i] - shift[i] <= 0``);
-    other rows of ``out`` are left alone.  ``out`` must not overlap ``x``; ``bits`` is int64
-    scratch of at least x.shape[1] elements."""
-    n = x.shape[1]
-    short = x.itemsize == 4
-    for i in range(x.shape[0]):
-        s = shift[i]
-        if not np.isfinite(s):
-            continue
-        for j in range(n):
-            out[i, j], bits[j] = _exp_parts(x[i, j] - s, short)
-        scale = bits[:n].view(np.float64)
-        for j in range(n):
-            out[i, j] *= scale[j]
+_PIECE = 2048  # elements per pass: the bits of 2^k for a piece stay in the L1 cache
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
-def exp_rows_inplace(x, shift, bits):
-    """x[i, j] = exp(x[i, j] - shift[i]) for the rows with a finite shift; other rows are left alone."""
-    n = x.shape[1]
+def exp_into(x, out):
+    """out = exp(x) for 1-D arrays with ``x <= 0`` (-inf and values below ``_LOWEST`` give 0, NaN gives
+    NaN).  ``out`` must not overlap ``x`` (use ``exp_inplace`` for that)."""
     short = x.itemsize == 4
-    for i in range(x.shape[0]):
-        s = shift[i]
-        if not np.isfinite(s):
-            continue
-        for j in range(n):
-            x[i, j], bits[j] = _exp_parts(x[i, j] - s, short)
-        scale = bits[:n].view(np.float64)
-        for j in range(n):
-            x[i, j] *= scale[j]
+    bits = np.empty(min(x.size, _PIECE), np.int64)
+    for start in range(0, x.size, _PIECE):  # (slices indexed from 0: LLVM vectorises these loops)
+        xs, outs = x[start : start + _PIECE], out[start : start + _PIECE]
+        m = xs.size
+        for j in range(m):
+            outs[j], bits[j] = _exp_parts(xs[j], short)
+        scale = bits[:m].view(np.float64)
+        for j in range(m):
+            outs[j] *= scale[j]
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def exp_inplace(x):
+    """x = exp(x) for a 1-D array with ``x <= 0``, as ``exp_into`` (one array: LLVM vectorises it)."""
+    short = x.itemsize == 4
+    bits = np.empty(min(x.size, _PIECE), np.int64)
+    for start in range(0, x.size, _PIECE):
+        xs = x[start : start + _PIECE]
+        m = xs.size
+        for j in range(m):
+            xs[j], bits[j] = _exp_parts(xs[j], short)
+        scale = bits[:m].view(np.float64)
+        for j in range(m):
+            xs[j] *= scale[j]

@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 
-from ._exp import exp_rows_inplace
+from ._exp import exp_inplace
 from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
 
@@ -87,20 +87,30 @@ def _add_mask(s, mask, scale, start, stop):
 def _normalize_rows(s):
     """s = softmax(s) in place for each row of the 2-D block; a row whose keys are all masked becomes 0."""
     rows, n = s.shape
-    top = np.empty(rows)
-    total = np.empty(rows)
+    top = np.empty(rows, s.dtype)
     row_max(s, top)
-    exp_rows_inplace(s, top, np.empty(n, np.int64))  # (rows with a non-finite max are left alone)
-    row_sum(s, total)
+    odd = ~np.isfinite(top)  # all -inf (every key masked), +inf or NaN: shifted by 0, as the reference
+    top[odd] = 0
+    kept = s[odd & ~(top < 0)].copy()  # rows with +inf or NaN (rare): the slow way, from these values
     for i in range(rows):
-        if not np.isfinite(top[i]):  # all -inf (every key masked), +inf or NaN: shift by 0, as the reference
+        for j in range(n):
+            s[i, j] -= top[i]
+    exp_inplace(s.reshape(-1))  # (a row of all -inf: exp gives 0)
+    total = np.empty(rows)
+    row_sum(s, total)
+    inv = np.empty(rows, s.dtype)
+    k = 0
+    for i in range(rows):
+        if odd[i] and not top[i] < 0:
             total[i] = 0.0
             for j in range(n):
-                s[i, j] = np.exp(s[i, j])
+                s[i, j] = np.exp(kept[k, j])
                 total[i] += s[i, j]
-        inv = 1.0 / total[i] if total[i] > 0 else 1.0  # an all-masked row: 0 * 1 = 0, not 0 / 0
+            k += 1
+        inv[i] = 1.0 / total[i] if total[i] > 0 else 1.0  # an all-masked row: 0 * 1 = 0, not 0 / 0
+    for i in range(rows):
         for j in range(n):
-            s[i, j] *= inv
+            s[i, j] *= inv[i]
 
 
 @njit(error_model="numpy")
@@ -165,6 +175,7 @@ def _probs_backward_rows(p, dp, drop, scale, start, stop):
     p2, dp2 = p.reshape(rows, n)[start:stop], dp.reshape(rows, n)[start:stop]
     dots = np.empty(stop - start)
     row_dot(dp2, p2, dots)
+    dots = dots.astype(p.dtype)  # (the elementwise pass in p's dtype)
     for i in range(stop - start):
         for j in range(n):
             dp2[i, j] = scale * p2[i, j] * (dp2[i, j] - dots[i])
@@ -212,7 +223,7 @@ def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs
     8 x 8 heads of 512 x 512 scores, 64 MB that the OS would zero on every call),
     and each chunk is still in the cache for the second product.
     """
-    if keep_probs or q.ndim < 3:
+    if keep_probs or q.ndim < 3 or q.shape[-2] * k.shape[-2] * math.prod(q.shape[:-2]) * q.itemsize <= _CHUNK_BYTES:
         p = attention_probs(q, k, mask, scale)
         pd = p if dropout is None else p * dropout
         return np.matmul(pd, v, out=out), p

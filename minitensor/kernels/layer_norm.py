@@ -52,19 +52,17 @@ def _squares_about(x, mean, out):
 
 @njit
 def _normalize_block(s, w, b, eps, y, mean, rstd):
-    """y = (s - mean) * rstd * w + b for each row of the block; mean and rstd saved."""
+    """y = (s - mean) * rstd * w + b for each row of the block; mean and rstd saved (in s's dtype:
+    the elementwise pass stays in it).  The sums are accumulated in float64."""
     rows, d = s.shape
-    mu = np.empty(rows)
-    squares = np.empty(rows)
-    row_sum(s, mu)
-    mu /= d
-    _squares_about(s, mu, squares)
+    sums = np.empty(rows)
+    row_sum(s, sums)
+    mean[:] = sums / d
+    _squares_about(s, mean, sums)
+    rstd[:] = 1.0 / np.sqrt(sums / d + eps)
     for i in range(rows):
-        r = 1.0 / np.sqrt(squares[i] / d + eps)
-        mean[i] = mu[i]
-        rstd[i] = r
         for j in range(d):
-            y[i, j] = (s[i, j] - mu[i]) * r * w[j] + b[j]
+            y[i, j] = (s[i, j] - mean[i]) * rstd[i] * w[j] + b[j]
 
 
 @njit
@@ -157,11 +155,11 @@ def _backward_sums(dy, s, mean, rstd, w, g_total, gx_total, dw, db):
 def _backward_block(dy, s, mean, rstd, w, dx, dw, db):
     """dx of a block of rows; adds the block's share to the float64 accumulators dw and db."""
     rows, d = s.shape
-    g_mean = np.empty(rows)
-    gx_mean = np.empty(rows)
-    _backward_sums(dy, s, mean, rstd, w, g_mean, gx_mean, dw, db)
-    g_mean /= d
-    gx_mean /= d
+    g_total = np.empty(rows)
+    gx_total = np.empty(rows)
+    _backward_sums(dy, s, mean, rstd, w, g_total, gx_total, dw, db)
+    g_mean = (g_total / d).astype(s.dtype)  # (the elementwise pass in s's dtype)
+    gx_mean = (gx_total / d).astype(s.dtype)
     for i in range(rows):
         for j in range(d):
             xhat = (s[i, j] - mean[i]) * rstd[i]

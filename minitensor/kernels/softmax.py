@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ._exp import exp_rows
+from ._exp import exp_inplace, exp_into
 from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
 
@@ -64,22 +64,37 @@ def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray) -
 
 # ------------------------------------------------------------------ softmax forward
 @njit(error_model="numpy")
+def _shifted_rows(x, out):
+    """out = x - max(x) per row; returns the rows whose max is not finite (shifted by 0 instead,
+    NumPy's semantics).  The arithmetic stays in x's dtype (float32: 16 SIMD lanes)."""
+    top = np.empty(x.shape[0], x.dtype)
+    row_max(x, top)
+    odd = ~np.isfinite(top)
+    top[odd] = 0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j] = x[i, j] - top[i]
+    return odd
+
+
+@njit(error_model="numpy")
 def _softmax_block(x, out):
     rows, n = x.shape
-    top = np.empty(rows)
+    odd = _shifted_rows(x, out)
+    exp_inplace(out.reshape(-1))
     total = np.empty(rows)
-    row_max(x, top)
-    exp_rows(x, top, out, np.empty(n, np.int64))
     row_sum(out, total)
+    inv = np.empty(rows, out.dtype)
     for i in range(rows):
-        if not np.isfinite(top[i]):  # +inf, NaN or all -inf: NumPy's semantics (shift by 0), the slow way
+        if odd[i]:  # +inf, NaN or all -inf: exp of the unshifted row, the slow way
             total[i] = 0.0
             for j in range(n):
                 out[i, j] = np.exp(x[i, j])
                 total[i] += out[i, j]
-        inv = 1.0 / total[i]
+        inv[i] = 1.0 / total[i]
+    for i in range(rows):
         for j in range(n):
-            out[i, j] *= inv
+            out[i, j] *= inv[i]
 
 
 @njit(error_model="numpy")
@@ -110,6 +125,7 @@ def softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
 def _softmax_backward_block(y, g, dx):
     dots = np.empty(y.shape[0])
     row_dot(g, y, dots)
+    dots = dots.astype(y.dtype)  # (the elementwise pass in y's dtype)
     for i in range(y.shape[0]):
         for j in range(y.shape[1]):
             dx[i, j] = y[i, j] * (g[i, j] - dots[i])
@@ -143,21 +159,21 @@ def softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
 @njit(error_model="numpy")
 def _log_softmax_block(x, out):
     rows, n = x.shape
-    top = np.empty(rows)
+    odd = _shifted_rows(x, out)  # out = x - max
+    e = np.empty_like(out)
+    exp_into(out.reshape(-1), e.reshape(-1))
     total = np.empty(rows)
-    row_max(x, top)
-    exp_rows(x, top, out, np.empty(n, np.int64))  # out is scratch here
-    row_sum(out, total)
+    row_sum(e, total)
+    log_total = np.empty(rows, out.dtype)
     for i in range(rows):
-        shift = top[i]
-        if not np.isfinite(shift):  # NumPy's semantics (shift by 0), the slow way
-            shift = 0.0
+        if odd[i]:  # +inf, NaN or all -inf: the sum of exp of the unshifted row
             total[i] = 0.0
             for j in range(n):
                 total[i] += np.exp(x[i, j])
-        log_total = np.log(total[i])
+        log_total[i] = np.log(total[i])
+    for i in range(rows):
         for j in range(n):
-            out[i, j] = (x[i, j] - shift) - log_total
+            out[i, j] -= log_total[i]
 
 
 @njit(error_model="numpy")
@@ -189,7 +205,8 @@ def _log_softmax_backward_block(y, g, dx):
     rows, n = y.shape
     total = np.empty(rows)
     row_sum(g, total)
-    exp_rows(y, np.zeros(rows), dx, np.empty(n, np.int64))  # dx = exp(y) = softmax (y <= 0)
+    total = total.astype(y.dtype)
+    exp_into(y.reshape(-1), dx.reshape(-1))  # dx = exp(y) = softmax (y <= 0)
     for i in range(rows):
         for j in range(n):
             dx[i, j] = g[i, j] - dx[i, j] * total[i]
