@@ -5,6 +5,9 @@
   comes from a numba kernel (a comparison of the reference with itself
   would pass silently otherwise).
 - ``reference(fn)``: ``fn()`` with the JIT off.
+
+Gradchecks (float64) run on the serial kernels: the parallel ones run the same block
+functions on parts of the rows, and are compared with the references in float32.
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ import minitensor as mt
 from minitensor.kernels import activation, attention, layer_norm, softmax
 
 MODULES = (activation, attention, layer_norm, softmax)
+
+# (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial
+# kernels, float32 (the dtype that needs the speed) on the parallel ones.  Each (kernel, dtype,
+# argument types) combination is a separate numba compilation (~1 s), so the full cross product
+# would triple the suite's time on a fresh machine.  Use with ``indirect=["kernel"]``.
+MODES = [("serial", "float32"), ("serial", "float64"), ("parallel", "float32")]
 
 
 def _refuse(name: str):

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference, tolerance
+from kernel_paths import MODES, jitted, reference, tolerance
 
 import minitensor as mt
 import minitensor.nn.functional as F
@@ -35,7 +35,7 @@ def run_gelu(approximate):
 RUNS = {"relu": run_relu, "gelu": run_gelu("none"), "gelu_tanh": run_gelu("tanh")}
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("with_bias", [True, False])
 @pytest.mark.parametrize("with_dropout", [True, False])
@@ -70,6 +70,7 @@ def test_extremes_and_nan(kernel, name) -> None:
         assert np.isfinite(np.delete(a, 5)).all()
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 def test_exact_gelu_matches_the_erf_formula(kernel, rng) -> None:
     x = rng.standard_normal((7, 11)) * 4
     _, out = jitted(lambda: activation.gelu_forward(x, None, None, 1.0, "none"))
@@ -79,6 +80,7 @@ def test_exact_gelu_matches_the_erf_formula(kernel, rng) -> None:
     np.testing.assert_allclose(out, expected, rtol=1e-14, atol=1e-15)
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("name", ["relu", "gelu", "gelu_tanh"])
 @pytest.mark.parametrize("with_dropout", [False, True])
 def test_feed_forward_gradcheck_on_the_jit_path(kernel, rng, name, with_dropout) -> None:
@@ -99,6 +101,7 @@ def test_feed_forward_gradcheck_on_the_jit_path(kernel, rng, name, with_dropout)
     np.testing.assert_allclose(jitted(lambda: fn(x, w1, b1, w2, b2)).numpy(), expected, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 def test_feed_forward_without_biases(kernel, rng) -> None:
     x = mt.tensor(rng.standard_normal((3, 4)), dtype=mt.float64, requires_grad=True)
     w1, w2 = (mt.tensor(rng.standard_normal(s), dtype=mt.float64, requires_grad=True) for s in ((5, 4), (4, 5)))
@@ -108,6 +111,7 @@ def test_feed_forward_without_biases(kernel, rng) -> None:
         )
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_gradcheck_on_the_jit_path(kernel, rng, approximate) -> None:
     x = mt.tensor(rng.standard_normal((3, 5)) * 2, dtype=mt.float64, requires_grad=True)

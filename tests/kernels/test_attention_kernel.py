@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference, tolerance
+from kernel_paths import MODES, jitted, reference, tolerance
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -49,7 +49,7 @@ def qkv(rng, dtype, lead=(N, H), length=L):
     )
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 @pytest.mark.parametrize("mask_kind", MASKS)
 @pytest.mark.parametrize("with_dropout", [False, True])
 def test_forward_and_backward_match_reference(kernel, rng, dtype, mask_kind, with_dropout) -> None:
@@ -76,6 +76,7 @@ def test_forward_and_backward_match_reference(kernel, rng, dtype, mask_kind, wit
     np.testing.assert_allclose(p.sum(-1)[live], 1.0, rtol=1e-5)
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("lead", [(), (4,), (2, 3, 2)], ids=["no-batch", "one-batch-dim", "three-batch-dims"])
 def test_any_number_of_leading_dims(kernel, rng, lead) -> None:
     q, k, v = qkv(rng, "float64", lead)
@@ -97,6 +98,7 @@ def test_probabilities_match_float64_math(kernel, rng) -> None:
     np.testing.assert_allclose(p, exact, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("mask_kind", MASKS)
 def test_attention_op_gradcheck_on_the_jit_path(kernel, rng, mask_kind) -> None:
     q, k, v = (mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in qkv(rng, "float64", (2, 1), length=3))
@@ -111,6 +113,7 @@ def test_attention_op_gradcheck_on_the_jit_path(kernel, rng, mask_kind) -> None:
     assert jitted(lambda: gradcheck(fn, [q, k, v]))
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_multihead_core_gradcheck_on_the_jit_path(kernel, rng, batch_first) -> None:
     shape = (2, 3, 3 * 4) if batch_first else (3, 2, 3 * 4)  # (N, L, 3E) or (L, N, 3E), E = 4

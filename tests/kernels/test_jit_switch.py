@@ -99,15 +99,14 @@ import numpy as np
 import minitensor as mt, minitensor.nn as nn, minitensor.nn.functional as F
 from minitensor.kernels import _jit
 assert mt.jit_enabled()
-_jit.PARALLEL_MIN = 1  # the parallel kernels too
 mt.manual_seed(0)
-for activation in ("relu", "gelu"):
-    for norm_first in (False, True):
-        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, activation=activation, norm_first=norm_first)
-        x = mt.randn(5, 3, 8, requires_grad=True)
-        layer(x, is_causal=True).sum().backward()
+layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, activation="gelu")  # every kernel family
+x = mt.randn(5, 3, 8, requires_grad=True)
+layer(x, is_causal=True).sum().backward()
 t = mt.randn(4, 6, requires_grad=True)
 (t.softmax(-1) * t.log_softmax(0) + F.gelu(t, approximate="tanh")).sum().backward()
+_jit.PARALLEL_MIN = 1
+t.softmax(-1)  # a parallel kernel: numba's thread pool starts
 import numba
 print(json.dumps({"scipy": sys.modules.get("scipy") is not None, "layer": numba.threading_layer(),
                   "finite": bool(np.isfinite(x.grad.numpy()).all())}))

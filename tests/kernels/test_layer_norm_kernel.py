@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference, tolerance
+from kernel_paths import MODES, jitted, reference, tolerance
 
 import minitensor as mt
 import minitensor.nn.functional as F
@@ -30,7 +30,7 @@ def case(rng, shape, dtype, affine: bool, residual: str) -> dict:
     return args
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("affine", [True, False])
 @pytest.mark.parametrize("residual", ["none", "plain", "dropout"])
@@ -69,6 +69,7 @@ def test_constant_rows_give_the_bias_not_nan(kernel, value) -> None:
     assert np.isfinite(dx).all() and np.isfinite(dw).all()
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("n_dims", [1, 2])
 def test_layer_norm_gradcheck_on_the_jit_path(kernel, rng, n_dims) -> None:
     x = mt.tensor(rng.standard_normal((3, 4, 5)), dtype=mt.float64, requires_grad=True)
@@ -78,6 +79,7 @@ def test_layer_norm_gradcheck_on_the_jit_path(kernel, rng, n_dims) -> None:
     assert jitted(lambda: gradcheck(lambda x, w, b: F.layer_norm(x, shape, w, b), [x, w, b]))
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("dropout", [False, True])
 def test_add_layer_norm_gradcheck_on_the_jit_path(kernel, rng, dropout) -> None:
     x, r = (mt.tensor(rng.standard_normal((2, 3, 6)), dtype=mt.float64, requires_grad=True) for _ in range(2))

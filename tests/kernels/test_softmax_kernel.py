@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference, tolerance
+from kernel_paths import MODES, jitted, reference, tolerance
 
 import minitensor as mt
 from minitensor.autograd import gradcheck
@@ -28,7 +28,7 @@ def logits(rng, shape, dtype, dim) -> np.ndarray:
     return x
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 @pytest.mark.parametrize("shape,dim", SHAPES)
 @pytest.mark.parametrize("forward,backward", FUNCTIONS, ids=["softmax", "log_softmax"])
 def test_kernel_matches_reference(kernel, rng, dtype, shape, dim, forward, backward) -> None:
@@ -51,7 +51,7 @@ def test_softmax_rows_sum_to_one_and_match_float64_math(kernel, rng) -> None:
     np.testing.assert_allclose(y, exact, rtol=2e-6, atol=1e-9)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 def test_non_finite_rows_follow_numpy(kernel, dtype) -> None:
     """All -inf -> NaN (0/0, as PyTorch), +inf -> NaN there and 0 elsewhere, NaN -> NaN, huge values exact."""
     x = np.array(
@@ -73,6 +73,7 @@ def test_empty_inputs(kernel) -> None:
         assert softmax.log_softmax_backward(x, x, dim).shape == shape
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("dim", [-1, 0, 1])
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_gradcheck_on_the_jit_path(kernel, rng, op, dim) -> None:
@@ -80,6 +81,7 @@ def test_gradcheck_on_the_jit_path(kernel, rng, op, dim) -> None:
     assert jitted(lambda: gradcheck(lambda t: getattr(t, op)(dim), x))
 
 
+@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 def test_a_wrong_backward_fails_gradcheck(kernel, rng, monkeypatch) -> None:
     """The gradcheck above can fail: a softmax backward without the row-sum term is caught."""
 
