@@ -50,6 +50,22 @@ def row_dot(x, y, out):
 
 
 @njit
+def clear(a):
+    """a[:] = 0 for a 1-D array, as a plain loop (in a parallel kernel, ``np.zeros`` or ``a[:] = 0``
+    would become one more parallel region, each a launch of the thread pool)."""
+    for j in range(a.shape[0]):
+        a[j] = 0.0
+
+
+@njit
+def add_rows(parts, out):
+    """out += the sum of the rows of the 2-D ``parts`` (a plain loop, see ``clear``)."""
+    for k in range(parts.shape[0]):
+        for j in range(parts.shape[1]):
+            out[j] += parts[k, j]
+
+
+@njit
 def rows_of(a, start, stop):
     """``a[start:stop]``, or None when ``a`` is None (numba drops the dead branch at compile time)."""
     if a is None:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..ops.special import erf
 from ._jit import choose, njit, prange
-from ._rows import BLOCK, blocks, rows_of
+from ._rows import BLOCK, add_rows, blocks, clear, rows_of
 
 _SQRT_HALF = 0.70710678118654752440
 _INV_SQRT_2PI = 0.39894228040143267794
@@ -100,12 +100,13 @@ def _relu_backward_rows(out, g, scale, dpre, db):
 @njit(parallel=True)
 def _relu_backward_rows_parallel(out, g, scale, dpre, db):
     count = blocks(out.shape[0])
-    parts = np.zeros((count, out.shape[1]))  # a partial dbias per block of rows
+    parts = np.empty((count, out.shape[1]))  # a partial dbias per block of rows
     for k in prange(count):
+        clear(parts[k])
         start, stop = k * BLOCK, (k + 1) * BLOCK
         _relu_backward_block(out[start:stop], g[start:stop], scale, dpre[start:stop], parts[k])
     if db is not None:
-        db += parts.sum(axis=0)
+        add_rows(parts, db)
 
 
 def _relu_backward_rows_numpy(out, g, scale, dpre, db) -> None:
@@ -218,13 +219,14 @@ def _gelu_backward_rows(pre, g, keep, scale, tanh, dpre, db):
 @njit(parallel=True, error_model="numpy")
 def _gelu_backward_rows_parallel(pre, g, keep, scale, tanh, dpre, db):
     count = blocks(pre.shape[0])
-    parts = np.zeros((count, pre.shape[1]))  # a partial dbias per block of rows
+    parts = np.empty((count, pre.shape[1]))  # a partial dbias per block of rows
     for k in prange(count):
+        clear(parts[k])
         start, stop = k * BLOCK, (k + 1) * BLOCK
         keep_k = rows_of(keep, start, stop)
         _gelu_backward_block(pre[start:stop], g[start:stop], keep_k, scale, tanh, dpre[start:stop], parts[k])
     if db is not None:
-        db += parts.sum(axis=0)
+        add_rows(parts, db)
 
 
 def _gelu_backward_rows_numpy(pre, g, keep, scale, tanh, dpre, db) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import choose, njit, prange
-from ._rows import BLOCK, blocks, row_sum, rows_of
+from ._rows import BLOCK, add_rows, blocks, clear, row_sum, rows_of
 
 
 def _affine(weight: np.ndarray | None, bias: np.ndarray | None, d: int, dtype) -> tuple:
@@ -174,16 +174,18 @@ def _backward_rows(dy, s, mean, rstd, w, dx, dw, db):
 @njit(parallel=True)
 def _backward_rows_parallel(dy, s, mean, rstd, w, dx, dw, db):
     count = blocks(s.shape[0])
-    dw_parts = np.zeros((count, s.shape[1]))  # partial sums per block of rows
-    db_parts = np.zeros((count, s.shape[1]))
+    dw_parts = np.empty((count, s.shape[1]))  # partial sums per block of rows
+    db_parts = np.empty((count, s.shape[1]))
     for k in prange(count):
+        clear(dw_parts[k])
+        clear(db_parts[k])
         start, stop = k * BLOCK, (k + 1) * BLOCK
         _backward_block(
             dy[start:stop], s[start:stop], mean[start:stop], rstd[start:stop], w, dx[start:stop],
             dw_parts[k], db_parts[k],
         )  # fmt: skip
-    dw += dw_parts.sum(axis=0)
-    db += db_parts.sum(axis=0)
+    add_rows(dw_parts, dw)
+    add_rows(db_parts, db)
 
 
 def _backward_rows_numpy(dy, s, mean, rstd, w, dx, dw, db) -> None:
