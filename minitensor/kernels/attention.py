@@ -84,24 +84,27 @@ def _add_mask(s, mask, scale, start, stop):
 
 
 @njit(error_model="numpy")
-def _normalize_rows(s):
-    """s = softmax(s) in place for each row of the 2-D block; a row whose keys are all masked becomes 0."""
+def _normalize_rows(s, scale):
+    """s = softmax(scale * s) in place for each row of the 2-D block (scale > 0, so the max of the
+    scaled row is the scaled max: the scaling rides on the shift); a row whose keys are all masked
+    becomes 0."""
     rows, n = s.shape
     top = np.empty(rows, s.dtype)
     row_max(s, top)
     odd = ~np.isfinite(top)  # all -inf (every key masked), +inf or NaN: shifted by 0, as the reference
+    unusual = odd & ~(top < 0)  # +inf or NaN (rare): the slow way, from a copy of these rows
+    kept = s[unusual] * scale
     top[odd] = 0
-    kept = s[odd & ~(top < 0)].copy()  # rows with +inf or NaN (rare): the slow way, from these values
     for i in range(rows):
         for j in range(n):
-            s[i, j] -= top[i]
+            s[i, j] = (s[i, j] - top[i]) * scale
     exp_inplace(s.reshape(-1))  # (a row of all -inf: exp gives 0)
     total = np.empty(rows)
     row_sum(s, total)
     inv = np.empty(rows, s.dtype)
     k = 0
     for i in range(rows):
-        if odd[i] and not top[i] < 0:
+        if unusual[i]:
             total[i] = 0.0
             for j in range(n):
                 s[i, j] = np.exp(kept[k, j])
@@ -114,20 +117,27 @@ def _normalize_rows(s):
 
 
 @njit(error_model="numpy")
+def _softmax_scores_rows(s, mask, scale, start, stop):
+    """P for the flattened rows [start, stop) of the 4-D scores: with a mask (or a scale <= 0) the
+    scores are scaled and masked first, else the scaling is fused into the softmax's shift."""
+    flat = s.reshape(s.shape[0] * s.shape[1] * s.shape[2], s.shape[3])[start:stop]
+    if mask is None and scale > 0:
+        _normalize_rows(flat, scale)
+    else:
+        _add_mask(s, mask, scale, start, stop)
+        _normalize_rows(flat, s.dtype.type(1))
+
+
+@njit(error_model="numpy")
 def _probs(s, mask, scale):
-    rows = s.shape[0] * s.shape[1] * s.shape[2]
-    _add_mask(s, mask, scale, 0, rows)
-    _normalize_rows(s.reshape(rows, s.shape[3]))
+    _softmax_scores_rows(s, mask, scale, 0, s.shape[0] * s.shape[1] * s.shape[2])
 
 
 @njit(parallel=True, error_model="numpy")
 def _probs_parallel(s, mask, scale):
     rows = s.shape[0] * s.shape[1] * s.shape[2]
-    flat = s.reshape(rows, s.shape[3])
     for k in prange(blocks(rows)):  # the flattened batch x heads x query rows, in blocks
-        start, stop = k * BLOCK, min(rows, (k + 1) * BLOCK)
-        _add_mask(s, mask, scale, start, stop)
-        _normalize_rows(flat[start:stop])
+        _softmax_scores_rows(s, mask, scale, k * BLOCK, min(rows, (k + 1) * BLOCK))
 
 
 def _probs_numpy(s, mask, scale) -> None:

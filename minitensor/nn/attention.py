@@ -136,8 +136,8 @@ class MultiheadAttention(Module):
             fused attention op, no weights kept).
         """
         params = self._parameters  # one dict lookup each, not Module.__getattr__
-        out_proj = self.out_proj
-        self._check_inputs(query, key, value, out_proj.weight.dtype)
+        out_proj = self._modules["out_proj"]
+        self._check_inputs(query, key, value, out_proj._parameters["weight"].dtype)
         if not need_weights and query is key and key is value and query.ndim == 3 and self._qkv_same_embed_dim:
             return self.self_attention(query, attn_mask, key_padding_mask, is_causal), None
         return multi_head_attention_forward(

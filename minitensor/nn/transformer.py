@@ -137,15 +137,18 @@ def _clones(module: Module, n: int) -> ModuleList:
 def _add_norm(x: Tensor, r: Tensor, dropout: Module, norm: Module) -> Tensor:
     """norm(x + dropout(r)), as one AddLayerNorm node for an nn.LayerNorm over the last dim."""
     params = norm._parameters
+    w, b = params.get("weight"), params.get("bias")
+    shape = x.shape[-1:]
     if (
         type(norm) is LayerNorm
         and type(dropout) is Dropout
         and x.shape == r.shape
-        and norm.normalized_shape == x.shape[-1:]
-        and all(p is None or p.shape == norm.normalized_shape for p in params.values())
+        and norm.normalized_shape == shape
+        and (w is None or w.shape == shape)
+        and (b is None or b.shape == shape)
     ):
         keep, scale = _dropout_keep(dropout, r.shape)
-        return AddLayerNorm.apply(x, r, params["weight"], params["bias"], eps=norm.eps, keep=keep, scale=scale)
+        return AddLayerNorm.apply(x, r, w, b, eps=norm.eps, keep=keep, scale=scale)
     return norm(x + dropout(r))  # (which also raises the errors of mismatched shapes)
 
 
@@ -164,6 +167,18 @@ def _feed_forward(x: Tensor, linear1: Module, activation, dropout: Module, linea
             keep, scale = _dropout_keep(dropout, x.shape[:-1] + w1.shape[:1])
             return FeedForward.apply(x, w1, b1, w2, b2, activation=kind, keep=keep, scale=scale)
     return linear2(dropout(activation(linear1(x))))  # (which also raises the errors of mismatched shapes)
+
+
+def _self_attention(mha: Module, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+    """mha(x, x, x, need_weights=False)[0]; straight to ``MultiheadAttention.self_attention`` (one
+    node) for batched x of the parameters' dtype, which the layer has checked already."""
+    params = mha._parameters
+    if type(mha) is MultiheadAttention and x.ndim == 3 and mha._qkv_same_embed_dim:
+        if x.shape[-1] == mha.embed_dim and x.dtype == params["in_proj_weight"].dtype:
+            return mha.self_attention(x, attn_mask, key_padding_mask, is_causal)
+    return mha(
+        x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
+    )[0]
 
 
 def _fused_activation(activation) -> str | None:
@@ -298,9 +313,7 @@ class TransformerEncoderLayer(Module):
 
     def _self_attention(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """SelfAttn(x) (one node for batched input: ``MultiheadAttention.self_attention``)."""
-        return self._modules["self_attn"](
-            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
-        )[0]
+        return _self_attention(self._modules["self_attn"], x, attn_mask, key_padding_mask, is_causal)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         """Dropout(Linear2(Dropout(activation(Linear1(x)))))."""
@@ -488,9 +501,7 @@ class TransformerDecoderLayer(Module):
 
     def _self_attention(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """SelfAttn(x) (one node for batched input: ``MultiheadAttention.self_attention``)."""
-        return self._modules["self_attn"](
-            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
-        )[0]
+        return _self_attention(self._modules["self_attn"], x, attn_mask, key_padding_mask, is_causal)
 
     def _mha_block(self, x: Tensor, memory: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout2(CrossAttn(x, memory))."""

@@ -142,3 +142,13 @@ def test_multihead_attention_layer_same_on_both_paths(kernel, rng, need_weights)
 
     for a, b in zip(jitted(run), reference(run)):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("scale", [-0.8, 0.0, 2.5])
+def test_any_scale(kernel, rng, scale) -> None:
+    """A positive scale rides on the softmax's shift; zero or negative ones scale the scores first."""
+    q, k, v = qkv(rng, "float32")
+    results = jitted(lambda: attention.attention_forward(q, k, v, None, scale, None))
+    expected = reference(lambda: attention.attention_forward(q, k, v, None, scale, None))
+    for a, b in zip(results, expected):
+        np.testing.assert_allclose(a, b, **tolerance("float32"))
