@@ -1,0 +1,77 @@
+"""The encoder layer's fused sub-layers (SelfAttention, FeedForward, AddLayerNorm
+nodes) give the same outputs and gradients as the general module-by-module path,
+which the layer takes when a sub-module is not exactly the standard class."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+import minitensor.nn as nn
+
+
+class _PlainLinear(nn.Linear):
+    """A Linear subclass: same math, but the layer no longer recognises it for fusion."""
+
+
+class _PlainLayerNorm(nn.LayerNorm):
+    pass
+
+
+def _general_copy(layer: nn.TransformerEncoderLayer) -> nn.TransformerEncoderLayer:
+    other = nn.TransformerEncoderLayer(
+        layer.d_model,
+        layer.nhead,
+        layer.linear1.out_features,
+        dropout=0.0,
+        activation="gelu",
+        batch_first=True,
+        norm_first=layer.norm_first,
+        dtype=mt.float64,
+    )
+    e, ff = layer.d_model, layer.linear1.out_features
+    other.linear1 = _PlainLinear(e, ff, dtype=mt.float64)
+    other.linear2 = _PlainLinear(ff, e, dtype=mt.float64)
+    other.norm1 = _PlainLayerNorm(e, dtype=mt.float64)
+    other.norm2 = _PlainLayerNorm(e, dtype=mt.float64)
+    other.load_state_dict(layer.state_dict())
+    return other
+
+
+def _node_names(t: mt.Tensor) -> set:
+    names, seen, stack = set(), set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or not hasattr(node, "parents") or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(type(node).__name__)
+        stack.extend(node.parents)
+    return names
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_fused_and_general_paths_agree(norm_first, rng):
+    mt.manual_seed(0)
+    fused = nn.TransformerEncoderLayer(
+        8, 2, 12, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first, dtype=mt.float64
+    )
+    general = _general_copy(fused)
+    x = rng.standard_normal((2, 5, 8))
+    pad = np.zeros((2, 5), bool)
+    pad[1, 3:] = True
+    dy = rng.standard_normal((2, 5, 8))
+    results = []
+    for layer in (fused, general):
+        inp = mt.tensor(x, dtype=mt.float64, requires_grad=True)
+        out = layer(inp, src_key_padding_mask=mt.tensor(pad))
+        fused_nodes = {"FeedForwardBackward"} | (set() if norm_first else {"AddLayerNormBackward"})
+        assert (fused_nodes <= _node_names(out)) == (layer is fused)  # each layer takes its own path
+        out.backward(dy)
+        grads = {name: p.grad.data for name, p in layer.named_parameters()}
+        results.append((inp.grad.data, grads))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
+    assert results[0][1].keys() == results[1][1].keys()
+    for name in results[0][1]:
+        np.testing.assert_allclose(results[0][1][name], results[1][1][name], rtol=1e-10, atol=1e-12, err_msg=name)
