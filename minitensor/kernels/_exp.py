@@ -20,7 +20,10 @@ the rows are short).  Two versions: into another array, and in place (with
 ``out`` = ``x`` LLVM could not prove that the two do not overlap and would
 not vectorise).
 
->>> # inside a kernel:  exp_inplace(block.reshape(-1))
+>>> x = np.array([0.0, -1.0, -np.inf])
+>>> exp_inplace(x)                     # (inside a kernel: exp_inplace(block.reshape(-1)))
+>>> x.round(4)
+array([1.    , 0.3679, 0.    ])
 """
 
 from __future__ import annotations

@@ -105,8 +105,7 @@ class LazyKernel:
         if self._compiled is None:
             with _compile_lock:
                 if self._compiled is None:
-                    import numba
-
+                    numba = load_numba()
                     if self.options.get("parallel"):
                         _start_threads(numba)
                     # The module's ``prange`` is plain ``range`` until numba is loaded.
@@ -121,6 +120,17 @@ class LazyKernel:
     def _numba_type_(self):
         """What numba sees when another kernel calls this one: the compiled dispatcher."""
         return self.compiled()._numba_type_
+
+
+def load_numba():
+    """Import numba (once) and make NumPy's BLAS callable from kernels (``_blas.register``); returns numba."""
+    import numba
+
+    from . import _blas
+
+    with _compile_lock:
+        _blas.register()
+    return numba
 
 
 def njit(py_func=None, **options):

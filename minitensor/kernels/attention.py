@@ -1,34 +1,37 @@
-"""Scaled dot-product attention on stacked heads: the matrix products on BLAS, everything
-between them in one row kernel.
+"""Scaled dot-product attention on stacked heads: fused kernels that call BLAS for the products.
 
 For queries ``q`` (..., L, D), keys ``k`` (..., S, D), values ``v`` (..., S, Dv)
-(the leading dims: batch and heads)::
+(the leading dims: batch and heads), one kernel call does, for each head::
 
-    scores = q @ kᵀ                                  BLAS (np.matmul, one GEMM per head)
-    P      = softmax(scale * scores + mask)          row kernel, in place, parallel over heads x rows
-    out    = (P * dropout) @ v                       BLAS
+    S   = q @ kᵀ                                     BLAS (``_blas.gemm``, from numba)
+    P   = softmax(scale * S + mask)                  in place, while S is in the cache
+    out = (P * dropout) @ v                          BLAS
 
-``mask`` is an additive float mask broadcastable to (..., L, S) (0: may
-attend, -inf: may not; bool masks, key padding and the causal mask arrive in
-this form).  A row whose keys are all masked has all-zero probabilities, so
-its output is 0 and it passes no gradient back: no NaN.  ``dropout`` is None
-or the inverted-dropout multipliers (0 or 1/(1-p)) of the same shape as P.
+split over numba's threads by head, each thread calling BLAS single-threaded
+(``_forward_heads``).  ``mask`` is an additive float mask broadcastable to
+(..., L, S) (0: may attend, -inf: may not; bool masks, key padding and the
+causal mask arrive in this form).  A row whose keys are all masked has
+all-zero probabilities, so its output is 0 and it passes no gradient back:
+no NaN.  ``dropout`` is None or the inverted-dropout multipliers (0 or
+1/(1-p)) of the same shape as P.
 
-Backward, with ``G = d(loss)/d(out)``::
+Backward (``_backward_heads``), with ``G = d(loss)/d(out)``, for each head::
 
     dV = (P * dropout)ᵀ @ G                          BLAS
     dP = G @ vᵀ                                      BLAS
-    dS = scale * P * (dP * dropout - rowsum(dP * dropout * P))      row kernel, in place
+    dS = scale * P * (dP * dropout - rowsum(dP * dropout * P))
     dQ = dS @ k,   dK = dSᵀ @ q                      BLAS
 
-Why not one numba kernel with the matrix products inside (``np.dot`` in a
-``prange`` over heads)?  numba's ``np.dot`` needs SciPy's BLAS, and SciPy is
-not a dependency; NumPy's ``np.matmul`` on stacked matrices calls BLAS once
-per head just as well.  What a kernel wins is the softmax between the
-products: NumPy makes five passes over the (..., L, S) scores (scale+mask,
-max, subtract+exp, sum, divide), the kernel makes them over blocks of 64
-rows of one head while they sit in the L1/L2 cache, with a SIMD ``exp``
-(``_exp.py``), and splits the blocks of all heads over threads.
+The heads are 2-D views into the projections (rows of a (N, L, 3E) array):
+BLAS reads and writes them in place, nothing is transposed or copied.
+
+Inputs with too little work to pay for waking the thread pool (see
+``_fused``), or with a single head, take the unfused path instead: NumPy's ``np.matmul`` on all heads at once, a row
+kernel for the softmax between the products (``_probs``: blocks of 64 rows
+in the L1/L2 cache, a SIMD ``exp`` from ``_exp.py``, parallel over the blocks
+of all heads for large inputs).  There one BLAS call per head would cost
+more than the work.  The same path, with NumPy's softmax, is the reference
+(JIT off), and it is the JIT path where ``_blas`` finds no BLAS for numba.
 
 >>> q = k = v = np.eye(2)[None]               # one head, L = S = D = 2
 >>> out, p = attention_forward(q, k, v, None, 1.0, None)
@@ -43,6 +46,8 @@ import math
 
 import numpy as np
 
+from . import _blas
+from ._blas import gemm, set_blas_threads, single_threaded_blas
 from ._exp import exp_inplace
 from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
@@ -66,7 +71,9 @@ def _as_4d(a: np.ndarray | None, shape: tuple) -> np.ndarray | None:
     strides where it broadcasts, unless there are three or more leading dims)."""
     if a is None:
         return None
-    return np.broadcast_to(a, shape).reshape(_shape_4d(shape))
+    if a.shape != shape:
+        a = np.broadcast_to(a, shape)
+    return a if a.ndim == 4 else a.reshape(_shape_4d(shape))
 
 
 # ------------------------------------------------------------------ the softmax between the GEMMs
@@ -182,13 +189,23 @@ def _probs_backward_rows(p, dp, drop, scale, start, stop):
             for j in range(n):
                 dp[i, h, r, j] *= drop[i, h, r, j]
     rows = p.shape[0] * b2 * length
-    p2, dp2 = p.reshape(rows, n)[start:stop], dp.reshape(rows, n)[start:stop]
-    dots = np.empty(stop - start)
-    row_dot(dp2, p2, dots)
+    _softmax_grad_block(p.reshape(rows, n)[start:stop], dp.reshape(rows, n)[start:stop], None, scale)
+
+
+@njit
+def _softmax_grad_block(p, dp, drop, scale):
+    """dp <- scale * p * (dp * drop - rowsum(dp * drop * p)) in place on the 2-D block (``drop``: 2-D or None)."""
+    rows, n = p.shape
+    if drop is not None:
+        for i in range(rows):
+            for j in range(n):
+                dp[i, j] *= drop[i, j]
+    dots = np.empty(rows)
+    row_dot(dp, p, dots)
     dots = dots.astype(p.dtype)  # (the elementwise pass in p's dtype)
-    for i in range(stop - start):
+    for i in range(rows):
         for j in range(n):
-            dp2[i, j] = scale * p2[i, j] * (dp2[i, j] - dots[i])
+            dp[i, j] = scale * p[i, j] * (dp[i, j] - dots[i])
 
 
 @njit
@@ -221,51 +238,240 @@ def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float
     return dp
 
 
-# ------------------------------------------------------------------ forward and backward
+# ------------------------------------------------------------------ the fused kernels, one head at a time
+# One call does a whole pass of attention: for each (batch, head) pair the two matrix products
+# go to BLAS (``_blas.gemm``, on the head's 2-D views: no copies of strided heads) and the
+# softmax (or its backward) runs on the head's scores while they are in the cache.  The parallel
+# kernels split the heads over numba's threads, one single-threaded-sized BLAS call each.
+@njit
+def _head(a, i, h):
+    """a[i, h], or None when ``a`` is None (numba drops the dead branch at compile time)."""
+    if a is None:
+        return None
+    return a[i, h]
+
+
+@njit
+def _scores(p, i, h, rows, cols, like):
+    """The (rows, cols) scores of head (i, h): p[i, h] when P is kept, else a scratch array."""
+    if p is None:
+        return np.empty((rows, cols), like.dtype)
+    return p[i, h]
+
+
+@njit
+def _dropped(p, drop):
+    """p * drop, or p itself when ``drop`` is None."""
+    if drop is None:
+        return p
+    return p * drop
+
+
+@njit(error_model="numpy")
+def _softmax_block(s, mask, scale):
+    """s = softmax(scale * s + mask) in place on the 2-D block ``s`` (``mask``: 2-D or None)."""
+    if mask is None and scale > 0:
+        _normalize_rows(s, scale)
+        return
+    for i in range(s.shape[0]):
+        for j in range(s.shape[1]):
+            s[i, j] = s[i, j] * scale if mask is None else s[i, j] * scale + mask[i, j]
+    _normalize_rows(s, s.dtype.type(1))
+
+
+@njit(error_model="numpy")
+def _forward_heads_range(q, k, v, mask, scale, drop, p, out, start, stop):
+    """Heads [start, stop) of the flattened (B1, B2) pairs: P = softmax(scale * q @ kᵀ + mask) into
+    ``p`` (or a scratch array when ``p`` is None), out = (P * drop) @ v."""
+    b2, rows, cols = q.shape[1], q.shape[2], k.shape[2]
+    for t in range(start, stop):
+        i, h = t // b2, t % b2
+        s = _scores(p, i, h, rows, cols, q)
+        gemm(q[i, h], False, k[i, h], True, s, 0.0)
+        _softmax_block(s, _head(mask, i, h), scale)
+        gemm(_dropped(s, _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
+
+
+@njit(parallel=True, error_model="numpy")
+def _forward_heads(q, k, v, mask, scale, drop, p, out):
+    """The forward pass of all heads, split over threads (each calls BLAS single-threaded)."""
+    for t in prange(q.shape[0] * q.shape[1]):
+        blas_threads = single_threaded_blas()
+        _forward_heads_range(q, k, v, mask, scale, drop, p, out, t, t + 1)
+        set_blas_threads(blas_threads)
+
+
+@njit
+def _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
+    """Heads [start, stop): dv = (P * drop)ᵀ @ g, dS = softmax backward of g @ vᵀ, dq = dS @ k,
+    dk = dSᵀ @ q (each of dq, dk, dv skipped when None)."""
+    b2 = q.shape[1]
+    for t in range(start, stop):
+        i, h = t // b2, t % b2
+        p_h, drop_h, q_h, k_h = p[i, h], _head(drop, i, h), q[i, h], k[i, h]
+        if dv is not None:
+            gemm(_dropped(p_h, drop_h), True, g[i, h], False, dv[i, h], 0.0)
+        if dq is not None or dk is not None:
+            ds = np.empty_like(p_h)
+            gemm(g[i, h], False, v[i, h], True, ds, 0.0)
+            _softmax_grad_block(p_h, ds, drop_h, scale)
+            if dq is not None:
+                gemm(ds, False, k_h, False, dq[i, h], 0.0)
+            if dk is not None:
+                gemm(ds, True, q_h, False, dk[i, h], 0.0)
+
+
+@njit(parallel=True)
+def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv):
+    """The backward pass of all heads, split over threads (each calls BLAS single-threaded)."""
+    for t in prange(q.shape[0] * q.shape[1]):
+        blas_threads = single_threaded_blas()
+        _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
+        set_blas_threads(blas_threads)
+
+
+# ------------------------------------------------------------------ the same passes on NumPy's products
+# The reference for the fused kernels (with the JIT off), and the JIT path where they do not pay
+# (small inputs, one head) or cannot run (no BLAS found for numba): the products on np.matmul,
+# on any leading dims, the softmax between them by ``softmax_scores`` (the row kernels when the
+# JIT is on, NumPy when it is off).
 _CHUNK_BYTES = 8 << 20  # scores per chunk when P is not kept (a few MB stay in the last-level cache)
 
 
-def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs: bool = True) -> tuple:
-    """(out, P): out = (P * dropout) @ v, written into ``out`` (e.g. a view of merged heads) when given.
-
-    With ``keep_probs=False`` (no gradient will need P) the scores are computed a few
-    batch entries at a time into one buffer, and P is None: no large temporary (for
-    8 x 8 heads of 512 x 512 scores, 64 MB that the OS would zero on every call),
-    and each chunk is still in the cache for the second product.
-    """
-    if keep_probs or q.ndim < 3 or q.shape[-2] * k.shape[-2] * math.prod(q.shape[:-2]) * q.itemsize <= _CHUNK_BYTES:
-        p = attention_probs(q, k, mask, scale)
-        pd = p if dropout is None else p * dropout
-        return np.matmul(pd, v, out=out), p
+def _forward_unfused(q, k, v, mask, scale, drop, p, out) -> None:
+    """As ``_forward_heads``.  Without ``p``, large scores with batch dims are made a few batch
+    entries at a time in one buffer (no large temporary, and each chunk is still in the cache
+    for the second product)."""
     k_t = _transposed(k)
-    lead = np.broadcast_shapes(q.shape[:-2], k_t.shape[:-2], v.shape[:-2])
-    shape = lead + (q.shape[-2], k_t.shape[-1])
+    lead, rows = out.shape[:-2], q.shape[-2]
+    if p is not None or not lead or math.prod(lead) * rows * k_t.shape[-1] * q.itemsize <= _CHUNK_BYTES:
+        return _softmax_product(np.matmul(q, k_t, out=p), mask, scale, drop, v, out)
     q, k_t, v = (np.broadcast_to(a, lead + a.shape[-2:]) for a in (q, k_t, v))
-    mask, dropout = (None if a is None else np.broadcast_to(a, shape) for a in (mask, dropout))
-    if out is None:
-        out = np.empty(shape[:-1] + v.shape[-1:], np.result_type(q, v))
-    step = max(1, _CHUNK_BYTES // (math.prod(shape[1:]) * q.itemsize))
-    buffer = np.empty((min(step, lead[0]),) + shape[1:], q.dtype)
+    mask, drop = (None if a is None else np.broadcast_to(a, lead + (rows, k_t.shape[-1])) for a in (mask, drop))
+    step = max(1, _CHUNK_BYTES // max(1, math.prod(lead[1:]) * rows * k_t.shape[-1] * q.itemsize))
+    buffer = np.empty((min(step, lead[0]),) + lead[1:] + (rows, k_t.shape[-1]), q.dtype)
     for i in range(0, lead[0], step):
-        chunk = slice(i, i + step)
-        s = np.matmul(q[chunk], k_t[chunk], out=buffer[: len(range(*chunk.indices(lead[0])))])
-        softmax_scores(s, None if mask is None else mask[chunk], scale)
-        if dropout is not None:
-            s *= dropout[chunk]
-        np.matmul(s, v[chunk], out=out[chunk])
-    return out, None
+        chunk = slice(i, min(lead[0], i + step))
+        s = np.matmul(q[chunk], k_t[chunk], out=buffer[: chunk.stop - i])
+        _softmax_product(s, _rows(mask, chunk), scale, _rows(drop, chunk), v[chunk], out[chunk])
+
+
+def _softmax_product(s, mask, scale, drop, v, out) -> None:
+    """out = (softmax(scale * s + mask) * drop) @ v, the softmax in place on the scores ``s``."""
+    softmax_scores(s, mask, scale)
+    np.matmul(s if drop is None else s * drop, v, out=out)
+
+
+def _rows(a, chunk):
+    return None if a is None else a[chunk]
+
+
+def _backward_unfused(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
+    """As ``_backward_heads``."""
+    if dv is not None:
+        np.matmul(np.swapaxes(p if drop is None else p * drop, -1, -2), g, out=dv)
+    if dq is not None or dk is not None:
+        ds = softmax_scores_backward(p, np.matmul(g, _transposed(v)), drop, scale)
+        if dq is not None:
+            np.matmul(ds, k, out=dq)
+        if dk is not None:
+            np.matmul(np.swapaxes(ds, -1, -2), q, out=dk)
+
+
+# ------------------------------------------------------------------ forward and backward
+def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs: bool = True) -> tuple:
+    """(out, P): out = (P * dropout) @ v, written into ``out`` when given (e.g. a view of merged
+    heads).  P is None with ``keep_probs=False`` (no gradient will need it): the scores then
+    live in a scratch array per head (or per chunk of heads).
+
+    q (..., L, D), k (..., S, D), v (..., S, Dv) broadcast over their leading dims; ``mask`` and
+    ``dropout`` broadcast to (..., L, S).
+    """
+    q, k, v = _common_dtype(q, k, v)
+    scores = _lead(q, k, v) + (q.shape[-2], k.shape[-2])
+    mask, dropout = _cast(mask, q.dtype), _cast(dropout, q.dtype)
+    p = np.empty(scores, q.dtype) if keep_probs else None
+    if out is None:
+        out = np.empty(scores[:-1] + v.shape[-1:], q.dtype)
+    if not _fused(q, v, scores):
+        _forward_unfused(q, k, v, mask, scale, dropout, p, out)
+        return out, p
+    q4, k4, v4, out4 = (_heads_4d(a, scores[:-2]) for a in (q, k, v, out))
+    mask4, drop4, p4 = (_as_4d(a, scores) for a in (mask, dropout, p))
+    _forward_heads(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
+    _write_back(out4, out)
+    return out, p
 
 
 def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True, True), out=(None, None, None)):
-    """(dq, dk, dv) from d(loss)/d(out) ``grad``; each written into its ``out`` array when given,
-    None when not needed."""
-    need_q, need_k, need_v = need
-    dq = dk = dv = None
-    if need_v:
-        pd = p if dropout is None else p * dropout
-        dv = np.matmul(np.swapaxes(pd, -1, -2), grad, out=out[2])
-    if need_q or need_k:
-        ds = softmax_scores_backward(p, np.matmul(grad, _transposed(v)), dropout, scale)
-        dq = np.matmul(ds, k, out=out[0]) if need_q else None
-        dk = np.matmul(np.swapaxes(ds, -1, -2), q, out=out[1]) if need_k else None
-    return dq, dk, dv
+    """(dq, dk, dv) from d(loss)/d(out) ``grad`` and the kept P; each written into its ``out``
+    array when given, else into a new one shaped by the broadcast leading dims; None when not
+    needed."""
+    q, k, v = _common_dtype(q, k, v)
+    grad, dropout, lead = _cast(grad, q.dtype), _cast(dropout, q.dtype), p.shape[:-2]
+    grads = [
+        (o if o is not None else np.empty(lead + x.shape[-2:], q.dtype)) if wanted else None
+        for x, wanted, o in zip((q, k, v), need, out)
+    ]
+    if not _fused(q, v, p.shape):
+        _backward_unfused(grad, q, k, v, p, dropout, scale, *grads)
+        return tuple(grads)
+    q4, k4, v4, g4 = (_heads_4d(a, lead) for a in (q, k, v, grad))
+    targets = [None if d is None else _heads_4d(d, lead) for d in grads]
+    _backward_heads(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
+    for target, d in zip(targets, grads):
+        _write_back(target, d)
+    return tuple(grads)
+
+
+def _fused(q: np.ndarray, v: np.ndarray, scores: tuple) -> bool:
+    """Whether the fused kernels run on the (..., L, S) ``scores``: with the JIT on, for float32 or
+    float64, two or more heads and enough work to pay for waking the thread pool (the products
+    cost 2 (D + Dv) flops per score, counted as 1/128 of a softmax element each: below that, one
+    BLAS call per head costs more than NumPy's stacked products), and a BLAS numba can call."""
+    heads = math.prod(scores[:-2])
+    if heads < 2:
+        return False
+    flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
+    return choose(q, False, False, True, cost=flops / (128 * max(1, q.size))) is True and _blas.available()
+
+
+def _lead(q, k, v) -> tuple:
+    """The broadcast leading (batch, head) dims of q, k and v."""
+    lead = q.shape[:-2]
+    if lead == k.shape[:-2] == v.shape[:-2]:
+        return lead
+    return np.broadcast_shapes(lead, k.shape[:-2], v.shape[:-2])
+
+
+def _common_dtype(*arrays) -> tuple:
+    """The arrays in their result dtype when that is float32 or float64 (as they are otherwise)."""
+    q, k, v = arrays
+    if q.dtype == k.dtype == v.dtype:
+        return arrays
+    dtype = np.result_type(*arrays)
+    return tuple(a.astype(dtype) for a in arrays) if dtype in (np.float32, np.float64) else arrays
+
+
+def _cast(a, dtype):
+    return None if a is None else np.asarray(a).astype(dtype, copy=False)
+
+
+def _heads_4d(a: np.ndarray, lead: tuple) -> np.ndarray:
+    """``a`` (..., R, C) broadcast to ``lead`` and viewed as (B1, B2, R, C), copied where BLAS could
+    not read it in place (rows must be evenly spaced, with unit stride inside a row)."""
+    if a.shape[:-2] != lead:
+        a = np.broadcast_to(a, lead + a.shape[-2:])
+    a4 = a if a.ndim == 4 else a.reshape(_shape_4d(a.shape))
+    rows, cols = a4.shape[-2:]
+    row_step, col_step = a4.strides[-2:]
+    size = a4.itemsize
+    if (cols > 1 and col_step != size) or (rows > 1 and (row_step % size or row_step < cols * size)):
+        return np.ascontiguousarray(a4)
+    return a4
+
+
+def _write_back(target: np.ndarray | None, out: np.ndarray | None) -> None:
+    """Copy a kernel's 4-D output ``target`` into ``out`` unless it is a view of it already."""
+    if target is not None and not np.may_share_memory(target, out):
+        out[...] = target.reshape(out.shape)

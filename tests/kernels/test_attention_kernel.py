@@ -1,6 +1,9 @@
-"""Attention kernels (the softmax between the matrix products, and its backward): numba (serial and
-parallel) against the NumPy reference for every mask kind, fully masked rows, and float64
-gradchecks of the attention ops on the jitted path."""
+"""Attention kernels against the NumPy reference for every mask kind, fully masked rows, and float64
+gradchecks of the attention ops on the jitted paths.
+
+With the ``kernel`` fixture at "serial" attention takes its small-input path (NumPy's products,
+the serial softmax row kernels between them); at "parallel" it takes the fused kernels (BLAS
+called from numba, one head per thread) and the parallel row kernels."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from kernel_paths import MODES, jitted, reference, tolerance
 import minitensor as mt
 import minitensor.nn as nn
 from minitensor.autograd import gradcheck
-from minitensor.kernels import attention
+from minitensor.kernels import _blas, attention
 from minitensor.ops.attention import Attention, MultiheadAttentionCore
 
 N, H, L, S = 3, 2, 5, 7
@@ -76,15 +79,72 @@ def test_forward_and_backward_match_reference(kernel, rng, dtype, mask_kind, wit
     np.testing.assert_allclose(p.sum(-1)[live], 1.0, rtol=1e-5)
 
 
-@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("lead", [(), (4,), (2, 3, 2)], ids=["no-batch", "one-batch-dim", "three-batch-dims"])
-def test_any_number_of_leading_dims(kernel, rng, lead) -> None:
+@pytest.mark.parametrize("keep_probs", [True, False])
+def test_any_number_of_leading_dims(kernel, rng, lead, keep_probs) -> None:
     q, k, v = qkv(rng, "float64", lead)
     mask = np.where(rng.random((L, S)) < 0.3, -np.inf, 0.0)
-    results = jitted(lambda: attention.attention_forward(q, k, v, mask, 0.5, None))
-    expected = reference(lambda: attention.attention_forward(q, k, v, mask, 0.5, None))
-    for a, b in zip(results, expected):
+    grad = rng.standard_normal(lead + (L, 3))
+
+    def run():
+        out, p = attention.attention_forward(q, k, v, mask, 0.5, None, keep_probs=keep_probs)
+        assert (p is None) == (not keep_probs)
+        if p is None:
+            return (out,)
+        return (out, p, *attention.attention_backward(grad, q, k, v, p, 0.5, None))
+
+    for a, b in zip(jitted(run), reference(run), strict=True):
         np.testing.assert_allclose(a, b, **tolerance("float64"))
+
+
+@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
+def test_broadcast_heads_and_a_strided_out(kernel, rng) -> None:
+    """k and v shared by all heads (broadcast), and ``out`` a strided view with three batch dims,
+    which the fused kernel cannot write in place: the result is copied into it."""
+    q = rng.standard_normal((2, 3, 2, L, 4)).astype(np.float32)
+    k = rng.standard_normal((2, 1, 1, S, 4)).astype(np.float32)
+    v = rng.standard_normal((1, 3, 1, S, 3)).astype(np.float32)
+    out = np.zeros((2, 3, 2, L, 6), np.float32)[..., ::2]
+
+    def run():
+        out[...] = 0
+        attention.attention_forward(q, k, v, None, 0.5, None, out=out)
+        return out.copy()
+
+    np.testing.assert_allclose(jitted(run), reference(run), **tolerance("float32"))
+
+
+@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
+def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
+    """On this machine numba can call NumPy's BLAS, and the "parallel" comparisons above really
+    run the fused kernels (forward and backward)."""
+    assert _blas.available(), "numba cannot call NumPy's BLAS here: the fused attention kernels never run"
+    ran = []
+    for name in ("_forward_heads", "_backward_heads"):
+        kernel_fn = getattr(attention, name)
+        monkeypatch.setattr(attention, name, lambda *args, f=kernel_fn, n=name: (ran.append(n), f(*args))[1])
+    q, k, v = qkv(rng, "float32")
+    out, p = attention.attention_forward(q, k, v, None, 0.5, None)
+    attention.attention_backward(np.ones_like(out), q, k, v, p, 0.5, None)
+    assert ran == ["_forward_heads", "_backward_heads"]
+
+
+@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
+def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) -> None:
+    """Where no BLAS is found for numba, attention takes NumPy's products and the row kernels."""
+    monkeypatch.setitem(_blas._state, "available", False)
+    monkeypatch.setattr(attention, "_forward_heads", None)  # (calling it would fail)
+    monkeypatch.setattr(attention, "_backward_heads", None)
+    q, k, v = qkv(rng, "float32")
+    mask = make_mask(rng, "padding_and_causal", "float32")
+    grad = rng.standard_normal((N, H, L, 3)).astype(np.float32)
+
+    def run():
+        out, p = attention.attention_forward(q, k, v, mask, 0.7, None)
+        return (out, p, *attention.attention_backward(grad, q, k, v, p, 0.7, None))
+
+    for a, b in zip(jitted(run), reference(run), strict=True):
+        np.testing.assert_allclose(a, b, **tolerance("float32"))
 
 
 def test_probabilities_match_float64_math(kernel, rng) -> None:
@@ -98,7 +158,7 @@ def test_probabilities_match_float64_math(kernel, rng) -> None:
     np.testing.assert_allclose(p, exact, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
+@pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
 @pytest.mark.parametrize("mask_kind", MASKS)
 def test_attention_op_gradcheck_on_the_jit_path(kernel, rng, mask_kind) -> None:
     q, k, v = (mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in qkv(rng, "float64", (2, 1), length=3))
@@ -113,7 +173,7 @@ def test_attention_op_gradcheck_on_the_jit_path(kernel, rng, mask_kind) -> None:
     assert jitted(lambda: gradcheck(fn, [q, k, v]))
 
 
-@pytest.mark.parametrize("kernel", ["serial"], indirect=True)
+@pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_multihead_core_gradcheck_on_the_jit_path(kernel, rng, batch_first) -> None:
     shape = (2, 3, 3 * 4) if batch_first else (3, 2, 3 * 4)  # (N, L, 3E) or (L, N, 3E), E = 4

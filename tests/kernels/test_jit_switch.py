@@ -90,8 +90,9 @@ def test_simd_exp_is_accurate(dtype, size) -> None:
 
 
 def test_kernels_run_without_scipy_on_the_workqueue_pool() -> None:
-    """numba's np.dot needs SciPy's BLAS, which is not a dependency: every kernel must run without it.
-    The parallel kernels run on numba's "workqueue" threads (no spinning OpenMP workers)."""
+    """numba's np.dot needs SciPy's BLAS, which is not a dependency: every kernel must run without it
+    (the fused attention kernels call NumPy's BLAS through ``_blas``).  The parallel kernels run on
+    numba's "workqueue" threads (no spinning OpenMP workers)."""
     code = """
 import json, sys
 sys.modules["scipy"] = None  # any "import scipy" now fails
@@ -107,11 +108,18 @@ t = mt.randn(4, 6, requires_grad=True)
 (t.softmax(-1) * t.log_softmax(0) + F.gelu(t, approximate="tanh")).sum().backward()
 _jit.PARALLEL_MIN = 1
 t.softmax(-1)  # a parallel kernel: numba's thread pool starts
+layer(x, is_causal=True).sum().backward()  # the fused attention kernels, calling NumPy's BLAS
 import numba
+from minitensor.kernels import _blas
 print(json.dumps({"scipy": sys.modules.get("scipy") is not None, "layer": numba.threading_layer(),
-                  "finite": bool(np.isfinite(x.grad.numpy()).all())}))
+                  "finite": bool(np.isfinite(x.grad.numpy()).all()), "blas": _blas.available()}))
 """
     env = {key: value for key, value in os.environ.items() if key != "NUMBA_THREADING_LAYER"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"scipy": False, "layer": "workqueue", "finite": True}
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+        "scipy": False,
+        "layer": "workqueue",
+        "finite": True,
+        "blas": True,
+    }

@@ -1,0 +1,176 @@
+"""Matrix products on BLAS from inside numba kernels, without SciPy.
+
+numba compiles ``np.dot`` to a call of SciPy's BLAS, and SciPy is not a
+dependency of minitensor.  NumPy, though, is linked to a BLAS (its wheels
+bundle OpenBLAS), and a kernel can call any C function whose address LLVM
+knows by name.  So on numba's first use :func:`register` looks up NumPy's
+``cblas_sgemm``/``cblas_dgemm``, gives their addresses to LLVM under the
+names below and declares them to numba as external functions; a kernel then
+calls :func:`gemm` on 2-D array views.  The compiled code refers to the
+functions by name only, so it is cached on disk like any kernel.
+
+When no such function is found (a NumPy linked to a BLAS this module does
+not know), :func:`available` is False and the callers run their NumPy
+matrix products instead.
+
+>>> a = np.arange(6.0).reshape(2, 3)
+>>> c = np.zeros((2, 2))
+>>> if available():
+...     gemm(a, False, a, True, c, 0.0)          # c = a @ aᵀ
+... else:
+...     c[...] = a @ a.T
+>>> c
+array([[ 5., 14.],
+       [14., 50.]])
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+from ._jit import njit
+
+# (name prefix, name suffix, integer type) of the CBLAS builds this module knows, the
+# 64-bit-integer ones first: NumPy's wheels (scipy-openblas64), other ILP64 builds, plain LP64.
+_CANDIDATES = (("scipy_", "64_", "int64"), ("", "64_", "int64"), ("", "", "int32"))
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_state = {"registered": False, "available": False}
+
+
+def _libraries() -> list:
+    """ctypes handles to search: NumPy's core extension (``dlsym`` on it also searches the
+    libraries it is linked to) and the BLAS libraries bundled beside NumPy."""
+    from numpy._core import _multiarray_umath
+
+    root = os.path.dirname(os.path.dirname(np.__file__))
+    paths = [_multiarray_umath.__file__]
+    for folder in ("numpy.libs", os.path.join("numpy", ".dylibs")):
+        paths += sorted(glob.glob(os.path.join(root, folder, "*blas*")))
+    handles = []
+    for path in paths:
+        try:
+            handles.append(ctypes.CDLL(path))
+        except OSError:
+            continue
+    return handles
+
+
+def _find_thread_setting(handles: list) -> int:
+    """Address of the BLAS's ``int f(int n)`` that sets the calling thread's BLAS threads to n and
+    returns the previous setting (OpenBLAS >= 0.3.27, MKL), else of C's ``abs``, a stand-in with
+    the same signature and no effect."""
+    for handle in handles:
+        for name in ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_local64_",
+                     "mkl_set_num_threads_local"):  # fmt: skip
+            try:
+                return ctypes.cast(getattr(handle, name), ctypes.c_void_p).value
+            except AttributeError:
+                continue
+    return ctypes.cast(ctypes.CDLL(None).abs, ctypes.c_void_p).value
+
+
+def _find_gemm() -> tuple | None:
+    """(address of sgemm, address of dgemm, integer type name) of NumPy's CBLAS, or None."""
+    handles = _libraries()
+    for handle in handles:
+        for prefix, suffix, int_type in _CANDIDATES:
+            try:
+                functions = [getattr(handle, f"{prefix}cblas_{t}gemm{suffix}") for t in "sd"]
+            except AttributeError:
+                continue
+            return (
+                *(ctypes.cast(f, ctypes.c_void_p).value for f in functions),
+                int_type,
+                _find_thread_setting(handles),
+            )
+    return None
+
+
+def register() -> bool:
+    """Find NumPy's CBLAS gemm, make it callable from kernels (once); True when it was found.
+
+    Called when numba is first loaded, before any kernel is compiled or loaded from the cache.
+    """
+    if not _state["registered"]:
+        _state["registered"] = True
+        found = _find_gemm()
+        if found is not None:
+            import llvmlite.binding
+            from numba import types
+
+            s_address, d_address, int_type, threads_address = found
+            llvmlite.binding.add_symbol("minitensor_cblas_sgemm", s_address)
+            llvmlite.binding.add_symbol("minitensor_cblas_dgemm", d_address)
+            llvmlite.binding.add_symbol("minitensor_blas_threads", threads_address)
+            globals()["_threads"] = types.ExternalFunction("minitensor_blas_threads", types.int32(types.int32))
+            i, p = getattr(types, int_type), types.voidptr
+            for name, real in (("sgemm", types.float32), ("dgemm", types.float64)):
+                signature = types.void(types.int32, types.int32, types.int32, i, i, i, real, p, i, p, i, real, p, i)
+                globals()[f"_{name}"] = types.ExternalFunction(f"minitensor_cblas_{name}", signature)
+            _state["available"] = True
+    return _state["available"]
+
+
+def available() -> bool:
+    """True when kernels can call BLAS (loads numba: call it only where a kernel will run)."""
+    if not _state["registered"]:
+        from ._jit import load_numba
+
+        load_numba()
+    return _state["available"]
+
+
+def _sgemm(*args):  # replaced by the external functions in ``register``
+    raise RuntimeError("minitensor: BLAS is not registered")
+
+
+_dgemm = _threads = _sgemm
+
+
+@njit
+def _leading_dim(x):
+    """BLAS's leading dimension of the row-major 2-D view ``x``: its row stride in elements (a
+    single row, or none, has any stride: its width then)."""
+    if x.shape[0] <= 1:
+        return max(1, x.shape[1])
+    return max(1, x.strides[0] // x.itemsize)
+
+
+@njit
+def gemm(a, trans_a, b, trans_b, c, beta):
+    """c = op(a) @ op(b) + beta * c, op(x) = xᵀ when its flag is set, else x.
+
+    All three are 2-D views of the same float dtype whose rows are contiguous
+    (unit stride along the last dim; any stride between rows): e.g. one head of
+    a (N, L, H, d) array.  ``c`` is (M, N); op(a) is (M, K) and op(b) is (K, N).
+    """
+    m, n = c.shape
+    k = a.shape[0] if trans_a else a.shape[1]
+    if m == 0 or n == 0:
+        return
+    lda, ldb, ldc = _leading_dim(a), _leading_dim(b), _leading_dim(c)
+    ta = _TRANS if trans_a else _NO_TRANS
+    tb = _TRANS if trans_b else _NO_TRANS
+    if c.itemsize == 4:  # float32
+        _sgemm(
+            _ROW_MAJOR, ta, tb, m, n, k, np.float32(1), a.ctypes, lda, b.ctypes, ldb, np.float32(beta), c.ctypes, ldc
+        )
+    else:
+        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, np.float64(beta), c.ctypes, ldc)
+
+
+@njit
+def single_threaded_blas():
+    """Make the calling thread's BLAS calls single-threaded (each of numba's threads calls BLAS on
+    its own heads: nested threads would only compete for the cores); returns the previous setting."""
+    return _threads(1)
+
+
+@njit
+def set_blas_threads(n):
+    """Restore the calling thread's BLAS setting returned by ``single_threaded_blas``."""
+    _threads(n)

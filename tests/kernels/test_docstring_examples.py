@@ -1,0 +1,16 @@
+"""The examples in the kernel modules' docstrings run and give what they show."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+
+from minitensor.kernels import _blas, _exp, activation, attention, layer_norm, softmax
+
+
+@pytest.mark.parametrize("module", [_blas, _exp, activation, attention, layer_norm, softmax], ids=lambda m: m.__name__)
+def test_docstring_examples(module) -> None:
+    result = doctest.testmod(module, extraglobs={"np": np}, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
