@@ -26,6 +26,7 @@ array([[ 5., 14.],
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import glob
 import os
@@ -39,6 +40,7 @@ from ._jit import njit
 _CANDIDATES = (("scipy_", "64_", "int64"), ("", "64_", "int64"), ("", "", "int32"))
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _state = {"registered": False, "available": False}
+_threads = {}  # "get", "set": the BLAS's process-wide thread count, when it can be set
 
 
 def _libraries() -> list:
@@ -59,18 +61,15 @@ def _libraries() -> list:
     return handles
 
 
-def _find_thread_setting(handles: list) -> int:
-    """Address of the BLAS's ``int f(int n)`` that sets the calling thread's BLAS threads to n and
-    returns the previous setting (OpenBLAS >= 0.3.27, MKL), else of C's ``abs``, a stand-in with
-    the same signature and no effect."""
-    for handle in handles:
-        for name in ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_local64_",
-                     "mkl_set_num_threads_local"):  # fmt: skip
-            try:
-                return ctypes.cast(getattr(handle, name), ctypes.c_void_p).value
-            except AttributeError:
-                continue
-    return ctypes.cast(ctypes.CDLL(None).abs, ctypes.c_void_p).value
+def _thread_functions(handle, prefix: str, suffix: str) -> None:
+    """Keep the BLAS's ``openblas_get_num_threads``/``openblas_set_num_threads`` (same naming as
+    its gemm) for ``single_threaded``, when it has them."""
+    try:
+        get, set_ = (getattr(handle, f"{prefix}openblas_{verb}_num_threads{suffix}") for verb in ("get", "set"))
+    except AttributeError:
+        return
+    get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
+    _threads.update(get=get, set=set_)
 
 
 def _find_gemm() -> tuple | None:
@@ -82,11 +81,8 @@ def _find_gemm() -> tuple | None:
                 functions = [getattr(handle, f"{prefix}cblas_{t}gemm{suffix}") for t in "sd"]
             except AttributeError:
                 continue
-            return (
-                *(ctypes.cast(f, ctypes.c_void_p).value for f in functions),
-                int_type,
-                _find_thread_setting(handles),
-            )
+            _thread_functions(handle, prefix, suffix)
+            return (*(ctypes.cast(f, ctypes.c_void_p).value for f in functions), int_type)
     return None
 
 
@@ -102,11 +98,9 @@ def register() -> bool:
             import llvmlite.binding
             from numba import types
 
-            s_address, d_address, int_type, threads_address = found
+            s_address, d_address, int_type = found
             llvmlite.binding.add_symbol("minitensor_cblas_sgemm", s_address)
             llvmlite.binding.add_symbol("minitensor_cblas_dgemm", d_address)
-            llvmlite.binding.add_symbol("minitensor_blas_threads", threads_address)
-            globals()["_threads"] = types.ExternalFunction("minitensor_blas_threads", types.int32(types.int32))
             i, p = getattr(types, int_type), types.voidptr
             for name, real in (("sgemm", types.float32), ("dgemm", types.float64)):
                 signature = types.void(types.int32, types.int32, types.int32, i, i, i, real, p, i, p, i, real, p, i)
@@ -128,7 +122,7 @@ def _sgemm(*args):  # replaced by the external functions in ``register``
     raise RuntimeError("minitensor: BLAS is not registered")
 
 
-_dgemm = _threads = _sgemm
+_dgemm = _sgemm
 
 
 @njit
@@ -163,14 +157,21 @@ def gemm(a, trans_a, b, trans_b, c, beta):
         _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, np.float64(beta), c.ctypes, ldc)
 
 
-@njit
-def single_threaded_blas():
-    """Make the calling thread's BLAS calls single-threaded (each of numba's threads calls BLAS on
-    its own heads: nested threads would only compete for the cores); returns the previous setting."""
-    return _threads(1)
+@contextlib.contextmanager
+def single_threaded():
+    """``with single_threaded():`` NumPy's BLAS runs each call on one thread.
 
-
-@njit
-def set_blas_threads(n):
-    """Restore the calling thread's BLAS setting returned by ``single_threaded_blas``."""
-    _threads(n)
+    For kernels that call BLAS from numba's threads, one head each: nested BLAS
+    threads would only compete for the same cores.  OpenBLAS's setting is
+    process-wide (its ``_local`` variant is too, outside OpenMP builds), so a
+    BLAS call of another Python thread in the meantime also runs single-threaded.
+    """
+    get, set_ = _threads.get("get"), _threads.get("set")
+    previous = get() if get is not None else 1
+    if previous > 1:
+        set_(1)
+    try:
+        yield
+    finally:
+        if previous > 1:
+            set_(previous)

@@ -47,7 +47,7 @@ import math
 import numpy as np
 
 from . import _blas
-from ._blas import gemm, set_blas_threads, single_threaded_blas
+from ._blas import gemm
 from ._exp import exp_inplace
 from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
@@ -294,11 +294,9 @@ def _forward_heads_range(q, k, v, mask, scale, drop, p, out, start, stop):
 
 @njit(parallel=True, error_model="numpy")
 def _forward_heads(q, k, v, mask, scale, drop, p, out):
-    """The forward pass of all heads, split over threads (each calls BLAS single-threaded)."""
+    """The forward pass of all heads, split over threads (BLAS single-threaded: ``_blas.single_threaded``)."""
     for t in prange(q.shape[0] * q.shape[1]):
-        blas_threads = single_threaded_blas()
         _forward_heads_range(q, k, v, mask, scale, drop, p, out, t, t + 1)
-        set_blas_threads(blas_threads)
 
 
 @njit
@@ -323,11 +321,9 @@ def _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
 
 @njit(parallel=True)
 def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv):
-    """The backward pass of all heads, split over threads (each calls BLAS single-threaded)."""
+    """The backward pass of all heads, split over threads (BLAS single-threaded: ``_blas.single_threaded``)."""
     for t in prange(q.shape[0] * q.shape[1]):
-        blas_threads = single_threaded_blas()
         _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
-        set_blas_threads(blas_threads)
 
 
 # ------------------------------------------------------------------ the same passes on NumPy's products
@@ -398,7 +394,8 @@ def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs
         return out, p
     q4, k4, v4, out4 = (_heads_4d(a, scores[:-2]) for a in (q, k, v, out))
     mask4, drop4, p4 = (_as_4d(a, scores) for a in (mask, dropout, p))
-    _forward_heads(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
+    with _blas.single_threaded():
+        _forward_heads(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
     _write_back(out4, out)
     return out, p
 
@@ -418,7 +415,8 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
         return tuple(grads)
     q4, k4, v4, g4 = (_heads_4d(a, lead) for a in (q, k, v, grad))
     targets = [None if d is None else _heads_4d(d, lead) for d in grads]
-    _backward_heads(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
+    with _blas.single_threaded():
+        _backward_heads(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
     for target, d in zip(targets, grads):
         _write_back(target, d)
     return tuple(grads)
