@@ -98,8 +98,6 @@ def _reduce_to_shape(grad: np.ndarray, shape: tuple, dtype, node: Node) -> np.nd
 
 def _accumulate_leaf(leaf, grad: np.ndarray) -> None:
     """leaf.grad += grad, keeping leaf.grad an array of its own."""
-    from ..tensor import Tensor
-
     if leaf.grad is None:
         leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
     else:
@@ -197,3 +195,6 @@ def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
     elif id(leaf) in wanted:
         key = id(leaf)
         captured[key] = grad if key not in captured else captured[key] + grad
+
+
+from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

@@ -111,13 +111,22 @@ class Function:
     def apply(cls, *inputs, **settings):
         """Run the op on Tensors (or arrays/scalars) and record it when needed."""
         record = is_grad_enabled()
+        if not record:  # (the lean path of inference: nothing to collect for a graph)
+            ctx = cls._node_cls()
+            ctx.needs_input_grad = (False,) * len(inputs)
+            ctx.saved_tensors = ()
+            out = cls.forward(ctx, *[x.data if isinstance(x, Tensor) else x for x in inputs], **settings)
+            result = Tensor._make(out, False, None)
+            if out.base is not None:
+                _share_counter(result, inputs)
+            return result
         arrays = []
         parents = []
         needs_grad = False
         for x in inputs:
             if isinstance(x, Tensor):
                 arrays.append(x.data)
-                if record and x._requires_grad:
+                if x._requires_grad:
                     needs_grad = True
                     parents.append(x.grad_fn or x)
                     continue

@@ -1,14 +1,14 @@
 """Scaled dot-product attention on stacked heads: fused kernels that call BLAS for the products.
 
 For queries ``q`` (..., L, D), keys ``k`` (..., S, D), values ``v`` (..., S, Dv)
-(the leading dims: batch and heads), one kernel call does, for each head::
+(the leading dims: batch and heads), one kernel call (``_forward_heads``) does,
+for each head::
 
     S   = q @ kᵀ                                     BLAS (``_blas.gemm``, from numba)
     P   = softmax(scale * S + mask)                  in place, while S is in the cache
     out = (P * dropout) @ v                          BLAS
 
-split over numba's threads by head, each thread calling BLAS single-threaded
-(``_forward_heads``).  ``mask`` is an additive float mask broadcastable to
+``mask`` is an additive float mask broadcastable to
 (..., L, S) (0: may attend, -inf: may not; bool masks, key padding and the
 causal mask arrive in this form).  A row whose keys are all masked has
 all-zero probabilities, so its output is 0 and it passes no gradient back:
@@ -25,13 +25,16 @@ Backward (``_backward_heads``), with ``G = d(loss)/d(out)``, for each head::
 The heads are 2-D views into the projections (rows of a (N, L, 3E) array):
 BLAS reads and writes them in place, nothing is transposed or copied.
 
-Inputs with too little work to pay for waking the thread pool (see
-``_fused``), or with a single head, take the unfused path instead: NumPy's ``np.matmul`` on all heads at once, a row
-kernel for the softmax between the products (``_probs``: blocks of 64 rows
-in the L1/L2 cache, a SIMD ``exp`` from ``_exp.py``, parallel over the blocks
-of all heads for large inputs).  There one BLAS call per head would cost
-more than the work.  The same path, with NumPy's softmax, is the reference
-(JIT off), and it is the JIT path where ``_blas`` finds no BLAS for numba.
+With enough work to pay for waking numba's thread pool (``_implementation``)
+the ``_parallel`` kernels split the heads over the threads, each thread
+calling BLAS single-threaded.
+
+The reference (JIT off) is the unfused path: NumPy's ``np.matmul`` on all
+heads at once, the softmax between the products in NumPy.  With the JIT on
+the unfused path runs the softmax in a row kernel (``_probs``: blocks of 64
+rows in the L1/L2 cache, a SIMD ``exp`` from ``_exp.py``, parallel over the
+blocks of all heads); it is taken where ``_blas`` finds no BLAS for numba,
+and for a single head with much work (parallel over its rows).
 
 >>> q = k = v = np.eye(2)[None]               # one head, L = S = D = 2
 >>> out, p = attention_forward(q, k, v, None, 1.0, None)
@@ -42,6 +45,7 @@ array([[[0.731, 0.269],
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -292,8 +296,30 @@ def _forward_heads_range(q, k, v, mask, scale, drop, p, out, start, stop):
         gemm(_dropped(s, _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
 
 
-@njit(parallel=True, error_model="numpy")
+@njit
+def _all_scores(p, q, k):
+    """The (B1, B2, L, S) scores array: ``p`` when P is kept, else a scratch array."""
+    if p is None:
+        return np.empty((q.shape[0], q.shape[1], q.shape[2], k.shape[2]), q.dtype)
+    return p
+
+
+@njit(error_model="numpy")
 def _forward_heads(q, k, v, mask, scale, drop, p, out):
+    """The forward pass of all heads on one thread: the products head by head, the softmax over
+    the rows of all heads at once (small heads, which this kernel gets, would make short passes)."""
+    b2, heads = q.shape[1], q.shape[0] * q.shape[1]
+    s = _all_scores(p, q, k)
+    for t in range(heads):
+        gemm(q[t // b2, t % b2], False, k[t // b2, t % b2], True, s[t // b2, t % b2], 0.0)
+    _softmax_scores_rows(s, mask, scale, 0, heads * q.shape[2])
+    for t in range(heads):
+        i, h = t // b2, t % b2
+        gemm(_dropped(s[i, h], _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
+
+
+@njit(parallel=True, error_model="numpy")
+def _forward_heads_parallel(q, k, v, mask, scale, drop, p, out):
     """The forward pass of all heads, split over threads (BLAS single-threaded: ``_blas.single_threaded``)."""
     for t in prange(q.shape[0] * q.shape[1]):
         _forward_heads_range(q, k, v, mask, scale, drop, p, out, t, t + 1)
@@ -319,8 +345,31 @@ def _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
                 gemm(ds, True, q_h, False, dk[i, h], 0.0)
 
 
-@njit(parallel=True)
+@njit
 def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv):
+    """The backward pass of all heads on one thread, the softmax backward over the rows of all
+    heads at once (as ``_forward_heads``)."""
+    b2, heads = q.shape[1], q.shape[0] * q.shape[1]
+    for t in range(heads):
+        if dv is not None:
+            i, h = t // b2, t % b2
+            gemm(_dropped(p[i, h], _head(drop, i, h)), True, g[i, h], False, dv[i, h], 0.0)
+    if dq is None and dk is None:
+        return
+    ds = np.empty_like(p)
+    for t in range(heads):
+        gemm(g[t // b2, t % b2], False, v[t // b2, t % b2], True, ds[t // b2, t % b2], 0.0)
+    _probs_backward_rows(p, ds, drop, scale, 0, heads * q.shape[2])
+    for t in range(heads):
+        i, h = t // b2, t % b2
+        if dq is not None:
+            gemm(ds[i, h], False, k[i, h], False, dq[i, h], 0.0)
+        if dk is not None:
+            gemm(ds[i, h], True, q[i, h], False, dk[i, h], 0.0)
+
+
+@njit(parallel=True)
+def _backward_heads_parallel(g, q, k, v, p, drop, scale, dq, dk, dv):
     """The backward pass of all heads, split over threads (BLAS single-threaded: ``_blas.single_threaded``)."""
     for t in prange(q.shape[0] * q.shape[1]):
         _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
@@ -389,13 +438,14 @@ def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs
     p = np.empty(scores, q.dtype) if keep_probs else None
     if out is None:
         out = np.empty(scores[:-1] + v.shape[-1:], q.dtype)
-    if not _fused(q, v, scores):
-        _forward_unfused(q, k, v, mask, scale, dropout, p, out)
+    run = _implementation(q, v, scores, _forward_unfused, _forward_heads, _forward_heads_parallel)
+    if run is _forward_unfused:
+        run(q, k, v, mask, scale, dropout, p, out)
         return out, p
     q4, k4, v4, out4 = (_heads_4d(a, scores[:-2]) for a in (q, k, v, out))
     mask4, drop4, p4 = (_as_4d(a, scores) for a in (mask, dropout, p))
-    with _blas.single_threaded():
-        _forward_heads(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
+    with _blas.single_threaded() if run is _forward_heads_parallel else contextlib.nullcontext():
+        run(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
     _write_back(out4, out)
     return out, p
 
@@ -410,28 +460,30 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
         (o if o is not None else np.empty(lead + x.shape[-2:], q.dtype)) if wanted else None
         for x, wanted, o in zip((q, k, v), need, out)
     ]
-    if not _fused(q, v, p.shape):
-        _backward_unfused(grad, q, k, v, p, dropout, scale, *grads)
+    run = _implementation(q, v, p.shape, _backward_unfused, _backward_heads, _backward_heads_parallel)
+    if run is _backward_unfused:
+        run(grad, q, k, v, p, dropout, scale, *grads)
         return tuple(grads)
     q4, k4, v4, g4 = (_heads_4d(a, lead) for a in (q, k, v, grad))
     targets = [None if d is None else _heads_4d(d, lead) for d in grads]
-    with _blas.single_threaded():
-        _backward_heads(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
+    with _blas.single_threaded() if run is _backward_heads_parallel else contextlib.nullcontext():
+        run(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
     for target, d in zip(targets, grads):
         _write_back(target, d)
     return tuple(grads)
 
 
-def _fused(q: np.ndarray, v: np.ndarray, scores: tuple) -> bool:
-    """Whether the fused kernels run on the (..., L, S) ``scores``: with the JIT on, for float32 or
-    float64, two or more heads and enough work to pay for waking the thread pool (the products
-    cost 2 (D + Dv) flops per score, counted as 1/128 of a softmax element each: below that, one
-    BLAS call per head costs more than NumPy's stacked products), and a BLAS numba can call."""
+def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial, parallel):
+    """The pass to run on the (..., L, S) ``scores``: with the JIT off, or where numba cannot call
+    BLAS, ``unfused`` (NumPy's products; its softmax picks NumPy or the row kernels); else the
+    fused kernel, ``parallel`` over the heads when there is enough work to pay for waking the
+    thread pool (the products cost 2 (D + Dv) flops per score, counted as 1/128 of a softmax
+    element each), ``serial`` below that.  A single head with that much work takes ``unfused``
+    (its softmax then runs in parallel over the rows)."""
     heads = math.prod(scores[:-2])
-    if heads < 2:
-        return False
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
-    return choose(q, False, False, True, cost=flops / (128 * max(1, q.size))) is True and _blas.available()
+    run = choose(q, unfused, serial, parallel if heads > 1 else unfused, cost=flops / (128 * max(1, q.size)))
+    return unfused if run is not unfused and not _blas.available() else run
 
 
 def _lead(q, k, v) -> tuple:

@@ -194,6 +194,18 @@ class Module:
             children = [(f"{name}.{key}" if name else key, m) for key, m in module._modules.items() if m is not None]
             stack.extend(reversed(children))
 
+    def _all_modules(self) -> list:
+        """The modules of ``named_modules()``, in the same order, without building their names
+        (``parameters()`` runs at every training step, in ``zero_grad`` and the optimizer)."""
+        found, seen, stack = [], set(), [self]
+        while stack:
+            module = stack.pop()
+            if id(module) not in seen:
+                seen.add(id(module))
+                found.append(module)
+                stack.extend(reversed([m for m in module._modules.values() if m is not None]))
+        return found
+
     def modules(self) -> Iterator[Module]:
         for _, module in self.named_modules():
             yield module
@@ -227,7 +239,7 @@ class Module:
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """The Parameters of named_parameters(), in the same order, without building their names."""
         seen = set()
-        for _, module in self.named_modules() if recurse else [("", self)]:
+        for module in self._all_modules() if recurse else (self,):
             for param in module._parameters.values():
                 if param is not None and id(param) not in seen:
                     seen.add(id(param))

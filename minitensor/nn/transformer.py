@@ -283,12 +283,12 @@ class TransformerEncoderLayer(Module):
             A tensor shaped like ``src``.
         """
         layer = "TransformerEncoderLayer"
-        _check_input(src, "src", self.d_model, self.linear1.weight.dtype, layer)
+        m = self._modules  # one dict lookup per sub-module, not Module.__getattr__
+        _check_input(src, "src", self.d_model, m["linear1"]._parameters["weight"].dtype, layer)
         if src_mask is not None or src_key_padding_mask is not None:
             n, s = _sizes(src, self.batch_first)
             _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")
         x = src
-        m = self._modules  # one dict lookup per sub-module, not Module.__getattr__
         if self.norm_first:
             x = x + self._sa_block(m["norm1"](x), src_mask, src_key_padding_mask, is_causal)
             x = x + self._ff_block(m["norm2"](x))

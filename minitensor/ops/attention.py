@@ -85,7 +85,7 @@ def split_heads(x: np.ndarray, heads: int, parts: int, batch_first: bool) -> lis
     else:
         l, n = x.shape[0], x.shape[1]
         x = x.reshape(l, n, parts, heads, -1).transpose(2, 1, 3, 0, 4)
-    return list(x)
+    return [x[i] for i in range(parts)]
 
 
 class MultiheadAttentionCore(Function):
@@ -186,9 +186,12 @@ def _affine(rows: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np
     return y
 
 
+_PARTS = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}  # number of projection arrays -> how many of q, k, v each holds
+
+
 def _unpack(arrays, heads: int, batch_first: bool) -> list:
     """q, k, v (N, H, L or S, d) views of 1, 2 or 3 projection arrays (None stays None)."""
-    parts = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}[len(arrays)]
+    parts = _PARTS[len(arrays)]
     views = []
     for x, n in zip(arrays, parts):
         views.extend([None] * n if x is None else split_heads(x, heads, n, batch_first))

@@ -1,9 +1,9 @@
 """Attention kernels against the NumPy reference for every mask kind, fully masked rows, and float64
 gradchecks of the attention ops on the jitted paths.
 
-With the ``kernel`` fixture at "serial" attention takes its small-input path (NumPy's products,
-the serial softmax row kernels between them); at "parallel" it takes the fused kernels (BLAS
-called from numba, one head per thread) and the parallel row kernels."""
+With the ``kernel`` fixture at "serial" attention takes the serial fused kernels (BLAS called from
+numba, one head after the other), at "parallel" the parallel ones (one head per thread), and the
+parallel row kernels for the softmax of a single head or where numba has no BLAS to call."""
 
 from __future__ import annotations
 
@@ -114,27 +114,28 @@ def test_broadcast_heads_and_a_strided_out(kernel, rng) -> None:
     np.testing.assert_allclose(jitted(run), reference(run), **tolerance("float32"))
 
 
-@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
 def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
-    """On this machine numba can call NumPy's BLAS, and the "parallel" comparisons above really
-    run the fused kernels (forward and backward)."""
+    """On this machine numba can call NumPy's BLAS, and the comparisons above really run the fused
+    kernels (forward and backward) of the fixture's kind."""
     assert _blas.available(), "numba cannot call NumPy's BLAS here: the fused attention kernels never run"
     ran = []
-    for name in ("_forward_heads", "_backward_heads"):
+    suffix = "_parallel" if kernel == "parallel" else ""
+    names = ["_forward_heads" + suffix, "_backward_heads" + suffix]
+    for name in names:
         kernel_fn = getattr(attention, name)
         monkeypatch.setattr(attention, name, lambda *args, f=kernel_fn, n=name: (ran.append(n), f(*args))[1])
     q, k, v = qkv(rng, "float32")
     out, p = attention.attention_forward(q, k, v, None, 0.5, None)
     attention.attention_backward(np.ones_like(out), q, k, v, p, 0.5, None)
-    assert ran == ["_forward_heads", "_backward_heads"]
+    assert ran == names
 
 
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
 def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) -> None:
     """Where no BLAS is found for numba, attention takes NumPy's products and the row kernels."""
     monkeypatch.setitem(_blas._state, "available", False)
-    monkeypatch.setattr(attention, "_forward_heads", None)  # (calling it would fail)
-    monkeypatch.setattr(attention, "_backward_heads", None)
+    for name in ("_forward_heads", "_backward_heads", "_forward_heads_parallel", "_backward_heads_parallel"):
+        monkeypatch.setattr(attention, name, None)  # (calling one would fail)
     q, k, v = qkv(rng, "float32")
     mask = make_mask(rng, "padding_and_causal", "float32")
     grad = rng.standard_normal((N, H, L, 3)).astype(np.float32)
