@@ -442,8 +442,9 @@ def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs
     if run is _forward_unfused:
         run(q, k, v, mask, scale, dropout, p, out)
         return out, p
-    q4, k4, v4, out4 = (_heads_4d(a, scores[:-2]) for a in (q, k, v, out))
-    mask4, drop4, p4 = (_as_4d(a, scores) for a in (mask, dropout, p))
+    lead = scores[:-2]
+    q4, k4, v4, out4 = _heads_4d(q, lead), _heads_4d(k, lead), _heads_4d(v, lead), _heads_4d(out, lead)
+    mask4, drop4, p4 = _as_4d(mask, scores), _as_4d(dropout, scores), _as_4d(p, scores)
     with _blas.single_threaded() if run is _forward_heads_parallel else contextlib.nullcontext():
         run(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
     _write_back(out4, out)
@@ -464,7 +465,7 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
     if run is _backward_unfused:
         run(grad, q, k, v, p, dropout, scale, *grads)
         return tuple(grads)
-    q4, k4, v4, g4 = (_heads_4d(a, lead) for a in (q, k, v, grad))
+    q4, k4, v4, g4 = _heads_4d(q, lead), _heads_4d(k, lead), _heads_4d(v, lead), _heads_4d(grad, lead)
     targets = [None if d is None else _heads_4d(d, lead) for d in grads]
     with _blas.single_threaded() if run is _backward_heads_parallel else contextlib.nullcontext():
         run(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
@@ -513,8 +514,8 @@ def _heads_4d(a: np.ndarray, lead: tuple) -> np.ndarray:
     if a.shape[:-2] != lead:
         a = np.broadcast_to(a, lead + a.shape[-2:])
     a4 = a if a.ndim == 4 else a.reshape(_shape_4d(a.shape))
-    rows, cols = a4.shape[-2:]
-    row_step, col_step = a4.strides[-2:]
+    _, _, rows, cols = a4.shape
+    _, _, row_step, col_step = a4.strides
     size = a4.itemsize
     if (cols > 1 and col_step != size) or (rows > 1 and (row_step % size or row_step < cols * size)):
         return np.ascontiguousarray(a4)
@@ -523,5 +524,5 @@ def _heads_4d(a: np.ndarray, lead: tuple) -> np.ndarray:
 
 def _write_back(target: np.ndarray | None, out: np.ndarray | None) -> None:
     """Copy a kernel's 4-D output ``target`` into ``out`` unless it is a view of it already."""
-    if target is not None and not np.may_share_memory(target, out):
+    if target is not None and target is not out and not np.may_share_memory(target, out):
         out[...] = target.reshape(out.shape)
