@@ -108,14 +108,20 @@ class Function:
         raise NotImplementedError
 
     @classmethod
+    def run(cls, *arrays, **settings) -> np.ndarray:
+        """``forward`` on arrays, recording nothing: the output array.  For inference paths that
+        chain several ops on arrays (no Tensor in between), under ``no_grad``."""
+        ctx = cls._node_cls()
+        ctx.needs_input_grad = (False,) * len(arrays)
+        ctx.saved_tensors = ()
+        return cls.forward(ctx, *arrays, **settings)
+
+    @classmethod
     def apply(cls, *inputs, **settings):
         """Run the op on Tensors (or arrays/scalars) and record it when needed."""
         record = is_grad_enabled()
         if not record:  # (the lean path of inference: nothing to collect for a graph)
-            ctx = cls._node_cls()
-            ctx.needs_input_grad = (False,) * len(inputs)
-            ctx.saved_tensors = ()
-            out = cls.forward(ctx, *[x.data if isinstance(x, Tensor) else x for x in inputs], **settings)
+            out = cls.run(*[x.data if isinstance(x, Tensor) else x for x in inputs], **settings)
             result = Tensor._make(out, False, None)
             if out.base is not None:
                 _share_counter(result, inputs)

@@ -158,16 +158,21 @@ class MultiheadAttention(Module):
         the packed ``in_proj_weight`` (kdim = vdim = embed_dim).  ``x`` is checked by
         ``forward``; this is what ``TransformerEncoderLayer`` calls.
         """
-        n, l = (x.shape[0], x.shape[1]) if self.batch_first else (x.shape[1], x.shape[0])
+        weights, settings = self._self_attention_args(x.shape, x.dtype, attn_mask, key_padding_mask, is_causal)
+        return SelfAttention.apply(x, *weights, **settings)
+
+    def _self_attention_args(self, shape: tuple, dtype, attn_mask, key_padding_mask, is_causal: bool) -> tuple:
+        """(weights, settings) of the ``SelfAttention`` op for an input of ``shape`` (batched)."""
+        n, l = (shape[0], shape[1]) if self.batch_first else (shape[1], shape[0])
         h = self.num_heads
-        mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, l, x.dtype)
+        mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, l, dtype)
         p = self.dropout if self.training else 0.0
-        drop = _dropout_mask((n, h, l, l), p, x.dtype) if p > 0 else None
+        drop = _dropout_mask((n, h, l, l), p, dtype) if p > 0 else None
         params, out = self._parameters, self._modules["out_proj"]._parameters
-        return SelfAttention.apply(
-            x, params["in_proj_weight"], params["in_proj_bias"], out["weight"], out["bias"],
-            heads=h, batch_first=self.batch_first, mask=mask, scale=1.0 / math.sqrt(self.head_dim), dropout_mask=drop,
-        )  # fmt: skip
+        weights = (params["in_proj_weight"], params["in_proj_bias"], out["weight"], out["bias"])
+        settings = {"heads": h, "batch_first": self.batch_first, "mask": mask,
+                    "scale": 1.0 / math.sqrt(self.head_dim), "dropout_mask": drop}  # fmt: skip
+        return weights, settings
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor, dtype) -> None:
         """Ranks, feature sizes and dtypes, with messages that name the argument."""

@@ -34,7 +34,10 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import random
+from ..autograd.grad_mode import is_grad_enabled
+from ..ops.attention import SelfAttention
 from ..ops.nn_ops import AddLayerNorm, FeedForward
+from ..ops.nn_ops import LayerNorm as LayerNormOp
 from ..tensor import Tensor
 from . import init
 from ._utils import check_size, float_dtype
@@ -136,49 +139,84 @@ def _clones(module: Module, n: int) -> ModuleList:
 # replaced module (a custom norm, activation or dropout) takes the plain path.
 def _add_norm(x: Tensor, r: Tensor, dropout: Module, norm: Module) -> Tensor:
     """norm(x + dropout(r)), as one AddLayerNorm node for an nn.LayerNorm over the last dim."""
+    args = _add_norm_args(x.shape, r.shape, dropout, norm)
+    if args is None:
+        return norm(x + dropout(r))  # (which also raises the errors of mismatched shapes)
+    weights, settings = args
+    return AddLayerNorm.apply(x, r, *weights, **settings)
+
+
+def _add_norm_args(x_shape: tuple, r_shape: tuple, dropout: Module, norm: Module) -> tuple | None:
+    """(weights, settings) of the AddLayerNorm node for norm(x + dropout(r)), or None when a module
+    is not the standard one or the shapes do not fit."""
     params = norm._parameters
     w, b = params.get("weight"), params.get("bias")
-    shape = x.shape[-1:]
-    if (
+    shape = x_shape[-1:]
+    if not (
         type(norm) is LayerNorm
         and type(dropout) is Dropout
-        and x.shape == r.shape
+        and x_shape == r_shape
         and norm.normalized_shape == shape
         and (w is None or w.shape == shape)
         and (b is None or b.shape == shape)
     ):
-        keep, scale = _dropout_keep(dropout, r.shape)
-        return AddLayerNorm.apply(x, r, w, b, eps=norm.eps, keep=keep, scale=scale)
-    return norm(x + dropout(r))  # (which also raises the errors of mismatched shapes)
+        return None
+    keep, scale = _dropout_keep(dropout, r_shape)
+    return (w, b), {"eps": norm.eps, "keep": keep, "scale": scale}
 
 
 def _feed_forward(x: Tensor, linear1: Module, activation, dropout: Module, linear2: Module) -> Tensor:
     """linear2(dropout(activation(linear1(x)))), as one FeedForward node for nn.Linear layers, ReLU or GELU."""
+    args = _feed_forward_args(x.shape, linear1, activation, dropout, linear2)
+    if args is None:
+        return linear2(dropout(activation(linear1(x))))  # (which also raises the errors of mismatched shapes)
+    weights, settings = args
+    return FeedForward.apply(x, *weights, **settings)
+
+
+def _feed_forward_args(x_shape: tuple, linear1: Module, activation, dropout: Module, linear2: Module) -> tuple | None:
+    """(weights, settings) of the FeedForward node, or None when a module is not the standard one
+    or the shapes do not fit."""
     kind = _fused_activation(activation)
-    if kind is not None and type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout:
-        p1, p2 = linear1._parameters, linear2._parameters
-        w1, b1, w2, b2 = p1["weight"], p1["bias"], p2["weight"], p2["bias"]
-        if (
-            w1.shape[1:] == x.shape[-1:]
-            and w2.shape[1:] == w1.shape[:1]
-            and (b1 is None or b1.shape == w1.shape[:1])
-            and (b2 is None or b2.shape == w2.shape[:1])
-        ):
-            keep, scale = _dropout_keep(dropout, x.shape[:-1] + w1.shape[:1])
-            return FeedForward.apply(x, w1, b1, w2, b2, activation=kind, keep=keep, scale=scale)
-    return linear2(dropout(activation(linear1(x))))  # (which also raises the errors of mismatched shapes)
+    if kind is None or not (type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout):
+        return None
+    p1, p2 = linear1._parameters, linear2._parameters
+    w1, b1, w2, b2 = p1["weight"], p1["bias"], p2["weight"], p2["bias"]
+    if not (
+        w1.shape[1:] == x_shape[-1:]
+        and w2.shape[1:] == w1.shape[:1]
+        and (b1 is None or b1.shape == w1.shape[:1])
+        and (b2 is None or b2.shape == w2.shape[:1])
+    ):
+        return None
+    keep, scale = _dropout_keep(dropout, x_shape[:-1] + w1.shape[:1])
+    return (w1, b1, w2, b2), {"activation": kind, "keep": keep, "scale": scale}
 
 
 def _self_attention(mha: Module, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
     """mha(x, x, x, need_weights=False)[0]; straight to ``MultiheadAttention.self_attention`` (one
     node) for batched x of the parameters' dtype, which the layer has checked already."""
-    params = mha._parameters
-    if type(mha) is MultiheadAttention and x.ndim == 3 and mha._qkv_same_embed_dim:
-        if x.shape[-1] == mha.embed_dim and x.dtype == params["in_proj_weight"].dtype:
-            return mha.self_attention(x, attn_mask, key_padding_mask, is_causal)
+    if _standard_self_attention(mha, x.shape, x.dtype):
+        return mha.self_attention(x, attn_mask, key_padding_mask, is_causal)
     return mha(
         x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
     )[0]
+
+
+def _standard_self_attention(mha: Module, shape: tuple, dtype) -> bool:
+    """Whether ``mha`` is an nn.MultiheadAttention with packed weights for batched input of this
+    shape and dtype (then one SelfAttention node does its work)."""
+    return (
+        type(mha) is MultiheadAttention
+        and len(shape) == 3
+        and mha._qkv_same_embed_dim
+        and shape[-1] == mha.embed_dim
+        and dtype == mha._parameters["in_proj_weight"].dtype
+    )
+
+
+def _arrays(tensors) -> list:
+    return [None if t is None else t.data for t in tensors]
 
 
 def _fused_activation(activation) -> str | None:
@@ -288,6 +326,10 @@ class TransformerEncoderLayer(Module):
         if src_mask is not None or src_key_padding_mask is not None:
             n, s = _sizes(src, self.batch_first)
             _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")
+        if not self.training and not is_grad_enabled():
+            y = self._inference(src, src_mask, src_key_padding_mask, is_causal)
+            if y is not None:
+                return y
         x = src
         if self.norm_first:
             x = x + self._sa_block(m["norm1"](x), src_mask, src_key_padding_mask, is_causal)
@@ -306,6 +348,33 @@ class TransformerEncoderLayer(Module):
             f"dropout={self.dropout1.p}, activation={activation}, batch_first={self.batch_first}, "
             f"norm_first={self.norm_first}"
         )
+
+    def _inference(self, src: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor | None:
+        """The forward in eval mode under no_grad, as PyTorch's "fast path": each sub-layer one
+        fused op on arrays (``Function.run``), no Tensor or graph node in between.  The same ops,
+        so the same numbers, as the general path.  None when a sub-module is not a standard one
+        (the caller then takes the general path)."""
+        m, shape = self._modules, src.shape
+        norms = [
+            _add_norm_args(shape, shape, m[drop], m[norm])
+            for drop, norm in (("dropout1", "norm1"), ("dropout3", "norm2"))
+        ]
+        ff = _feed_forward_args(shape, m["linear1"], self.activation, m["dropout2"], m["linear2"])
+        if not _standard_self_attention(m["self_attn"], shape, src.dtype) or ff is None or None in norms:
+            return None
+        mha_weights, mha_settings = m["self_attn"]._self_attention_args(
+            shape, src.dtype, attn_mask, key_padding_mask, is_causal
+        )
+        (norm1, settings1), (norm2, settings2) = ((_arrays(w), s) for w, s in norms)
+        mha_weights, ff_weights, ff_settings = _arrays(mha_weights), _arrays(ff[0]), ff[1]
+        x = src.data
+        if self.norm_first:
+            x = x + SelfAttention.run(LayerNormOp.run(x, *norm1, eps=settings1["eps"]), *mha_weights, **mha_settings)
+            x = x + FeedForward.run(LayerNormOp.run(x, *norm2, eps=settings2["eps"]), *ff_weights, **ff_settings)
+        else:
+            x = AddLayerNorm.run(x, SelfAttention.run(x, *mha_weights, **mha_settings), *norm1, **settings1)
+            x = AddLayerNorm.run(x, FeedForward.run(x, *ff_weights, **ff_settings), *norm2, **settings2)
+        return Tensor._make(x, False, None)
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout(SelfAttn(x))."""

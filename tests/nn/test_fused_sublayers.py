@@ -75,3 +75,46 @@ def test_fused_and_general_paths_agree(norm_first, rng):
     assert results[0][1].keys() == results[1][1].keys()
     for name in results[0][1]:
         np.testing.assert_allclose(results[0][1][name], results[1][1][name], rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("masks", ["none", "attn_and_padding", "causal"])
+def test_inference_path_equals_the_general_path(norm_first, batch_first, masks, rng, monkeypatch):
+    """In eval mode under no_grad the layer runs its sub-layers as fused ops on arrays (as
+    PyTorch's fast path): the same ops as with grad enabled, so the same numbers, exactly."""
+    mt.manual_seed(1)
+    layer = nn.TransformerEncoderLayer(
+        8, 2, 12, dropout=0.3, batch_first=batch_first, norm_first=norm_first, dtype=mt.float64
+    ).eval()
+    n, s = 3, 5
+    x = mt.tensor(rng.standard_normal((n, s, 8) if batch_first else (s, n, 8)), dtype=mt.float64)
+    kwargs = {}
+    if masks == "attn_and_padding":
+        pad = np.zeros((n, s), bool)
+        pad[1, 3:] = True
+        kwargs = {"src_mask": mt.tensor(rng.random((s, s)) < 0.3), "src_key_padding_mask": mt.tensor(pad)}
+    elif masks == "causal":
+        kwargs = {"src_mask": nn.Transformer.generate_square_subsequent_mask(s, dtype=mt.float64), "is_causal": True}
+    general = layer(x, **kwargs)
+    assert general.grad_fn is not None  # (the parameters require grad: the general path, recorded)
+    runs = []
+    real_run = nn.transformer.SelfAttention.run
+    monkeypatch.setattr(
+        nn.transformer.SelfAttention, "run", classmethod(lambda cls, *a, **k: (runs.append(1), real_run(*a, **k))[1])
+    )
+    with mt.no_grad():
+        fast = layer(x, **kwargs)
+    assert runs == [1] and fast.grad_fn is None
+    np.testing.assert_array_equal(fast.numpy(), general.numpy())
+
+
+def test_inference_path_falls_back_for_a_custom_sub_module(rng, monkeypatch):
+    mt.manual_seed(2)
+    layer = nn.TransformerEncoderLayer(8, 2, 12, dropout=0.0, activation="gelu", batch_first=True, dtype=mt.float64)
+    layer.eval()
+    plain = _general_copy(layer).eval()
+    x = mt.tensor(rng.standard_normal((2, 4, 8)), dtype=mt.float64)
+    with mt.no_grad():
+        assert plain._inference(x, None, None, False) is None
+        np.testing.assert_allclose(plain(x).numpy(), layer(x).numpy(), rtol=1e-12, atol=1e-12)
