@@ -481,7 +481,7 @@ def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial
     thread pool (the products cost 2 (D + Dv) flops per score, counted as 1/128 of a softmax
     element each), ``serial`` below that.  A single head with that much work takes ``unfused``
     (its softmax then runs in parallel over the rows)."""
-    heads = math.prod(scores[:-2])
+    heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
     run = choose(q, unfused, serial, parallel if heads > 1 else unfused, cost=flops / (128 * max(1, q.size)))
     return unfused if run is not unfused and not _blas.available() else run
@@ -511,9 +511,12 @@ def _cast(a, dtype):
 def _heads_4d(a: np.ndarray, lead: tuple) -> np.ndarray:
     """``a`` (..., R, C) broadcast to ``lead`` and viewed as (B1, B2, R, C), copied where BLAS could
     not read it in place (rows must be evenly spaced, with unit stride inside a row)."""
-    if a.shape[:-2] != lead:
-        a = np.broadcast_to(a, lead + a.shape[-2:])
-    a4 = a if a.ndim == 4 else a.reshape(_shape_4d(a.shape))
+    if a.ndim == 4 and a.shape[:2] == lead:
+        a4 = a
+    else:
+        if a.shape[:-2] != lead:
+            a = np.broadcast_to(a, lead + a.shape[-2:])
+        a4 = a if a.ndim == 4 else a.reshape(_shape_4d(a.shape))
     _, _, rows, cols = a4.shape
     _, _, row_step, col_step = a4.strides
     size = a4.itemsize

@@ -365,8 +365,9 @@ class TransformerEncoderLayer(Module):
         mha_weights, mha_settings = m["self_attn"]._self_attention_args(
             shape, src.dtype, attn_mask, key_padding_mask, is_causal
         )
-        (norm1, settings1), (norm2, settings2) = ((_arrays(w), s) for w, s in norms)
-        mha_weights, ff_weights, ff_settings = _arrays(mha_weights), _arrays(ff[0]), ff[1]
+        (norm1, settings1), (norm2, settings2) = norms
+        norm1, norm2, mha_weights, ff_weights = _arrays(norm1), _arrays(norm2), _arrays(mha_weights), _arrays(ff[0])
+        ff_settings = ff[1]
         x = src.data
         if self.norm_first:
             x = x + SelfAttention.run(LayerNormOp.run(x, *norm1, eps=settings1["eps"]), *mha_weights, **mha_settings)
