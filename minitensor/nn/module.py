@@ -57,6 +57,16 @@ def _check_name(name, kind: str, module: Module) -> None:
         raise KeyError(f"attribute {name!r} already exists on {type(module).__name__}")
 
 
+def _collect_modules(module: Module, found: list, seen: set) -> None:
+    """Append the sub-modules of ``module`` to ``found``, depth first, each once (recursion is as
+    deep as the nesting of modules, a handful of levels)."""
+    for child in module._modules.values():
+        if child is not None and id(child) not in seen:
+            seen.add(id(child))
+            found.append(child)
+            _collect_modules(child, found, seen)
+
+
 class Module:
     """Base class of layers and models: subclass it, set layers in ``__init__``, write ``forward``.
 
@@ -197,13 +207,8 @@ class Module:
     def _all_modules(self) -> list:
         """The modules of ``named_modules()``, in the same order, without building their names
         (``parameters()`` runs at every training step, in ``zero_grad`` and the optimizer)."""
-        found, seen, stack = [], set(), [self]
-        while stack:
-            module = stack.pop()
-            if id(module) not in seen:
-                seen.add(id(module))
-                found.append(module)
-                stack.extend(reversed([m for m in module._modules.values() if m is not None]))
+        found = [self]
+        _collect_modules(self, found, {id(self)})
         return found
 
     def modules(self) -> Iterator[Module]:
@@ -281,13 +286,14 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear the gradients of all parameters (to None, or to zeros in place)."""
-        for param in self.parameters():
-            if param.grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                param.grad.data[...] = 0
+        for module in self._all_modules():  # (a parameter shared by two modules is cleared twice: harmless)
+            for param in module._parameters.values():
+                if param is None or param.grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                else:
+                    param.grad.data[...] = 0
 
     # -------------------------------------------------------------------- dtype
     def to(self, dtype) -> Module:
