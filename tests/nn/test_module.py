@@ -525,3 +525,20 @@ def test_docstring_examples_run(name):
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(module, extraglobs={"mt": mt, "nn": nn, "F": F, "np": np}, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_parameters_and_zero_grad_walk_the_tree_as_named_modules():
+    """parameters() and zero_grad() walk the modules without names; same order, each once,
+    also with a module shared by two parents."""
+    shared = nn.Linear(3, 3)
+    net = nn.Sequential(
+        nn.Linear(3, 4), nn.ModuleList([shared, nn.Sequential(nn.Linear(4, 2), shared)]), shared, nn.LayerNorm(3)
+    )
+    assert [id(m) for m in net._all_modules()] == [id(m) for _, m in net.named_modules()]
+    assert [id(p) for p in net.parameters()] == [id(p) for _, p in net.named_parameters()]
+    for p in net.parameters():
+        p.grad = mt.ones(p.shape)
+    net.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and (p.grad.numpy() == 0).all() for p in net.parameters())
+    net.zero_grad()
+    assert all(p.grad is None for p in net.parameters())
