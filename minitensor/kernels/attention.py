@@ -91,7 +91,7 @@ def _add_mask(s, mask, scale, start, stop):
     for row in range(start, stop):
         i, h, r = row // (b2 * length), (row // length) % b2, row % length
         for j in range(n):
-            s[i, h, r, j] = s[i, h, r, j] * scale if mask is None else s[i, h, r, j] * scale + mask[i, h, r, j]
+            s[i, h, r, j] = s[i, h, r, j] * scale + mask[i, h, r, j]
 
 
 @njit(error_model="numpy")
@@ -128,12 +128,26 @@ def _normalize_rows(s, scale):
 
 
 @njit(error_model="numpy")
-def _softmax_scores_rows(s, mask, scale, start, stop):
-    """P for the flattened rows [start, stop) of the 4-D scores: with a mask (or a scale <= 0) the
-    scores are scaled and masked first, else the scaling is fused into the softmax's shift."""
-    flat = s.reshape(s.shape[0] * s.shape[1] * s.shape[2], s.shape[3])[start:stop]
+def _softmax_block(s, mask, scale):
+    """s = softmax(scale * s + mask) in place on the 2-D block ``s`` (``mask``: 2-D or None): with a
+    mask (or a scale <= 0) the scores are scaled and masked first, else the scaling is fused into
+    the softmax's shift."""
     if mask is None and scale > 0:
-        _normalize_rows(flat, scale)
+        _normalize_rows(s, scale)
+        return
+    for i in range(s.shape[0]):
+        for j in range(s.shape[1]):
+            s[i, j] = s[i, j] * scale if mask is None else s[i, j] * scale + mask[i, j]
+    _normalize_rows(s, s.dtype.type(1))
+
+
+@njit(error_model="numpy")
+def _softmax_scores_rows(s, mask, scale, start, stop):
+    """P for the flattened rows [start, stop) of the 4-D scores (``mask``: 4-D, indexed per batch
+    and head, or None)."""
+    flat = s.reshape(s.shape[0] * s.shape[1] * s.shape[2], s.shape[3])[start:stop]
+    if mask is None:
+        _softmax_block(flat, None, scale)
     else:
         _add_mask(s, mask, scale, start, stop)
         _normalize_rows(flat, s.dtype.type(1))
@@ -244,9 +258,10 @@ def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float
 
 # ------------------------------------------------------------------ the fused kernels, one head at a time
 # One call does a whole pass of attention: for each (batch, head) pair the two matrix products
-# go to BLAS (``_blas.gemm``, on the head's 2-D views: no copies of strided heads) and the
-# softmax (or its backward) runs on the head's scores while they are in the cache.  The parallel
-# kernels split the heads over numba's threads, one single-threaded-sized BLAS call each.
+# go to BLAS (``_blas.gemm``, on the head's 2-D views: no copies of strided heads).  The parallel
+# kernels give each thread whole heads and run the softmax (or its backward) on a head's scores
+# while they are in the cache; the serial ones, for small inputs, run it over the rows of all
+# heads at once (``_softmax_scores_rows``, ``_probs_backward_rows``: fewer, longer passes).
 @njit
 def _head(a, i, h):
     """a[i, h], or None when ``a`` is None (numba drops the dead branch at compile time)."""
@@ -269,18 +284,6 @@ def _dropped(p, drop):
     if drop is None:
         return p
     return p * drop
-
-
-@njit(error_model="numpy")
-def _softmax_block(s, mask, scale):
-    """s = softmax(scale * s + mask) in place on the 2-D block ``s`` (``mask``: 2-D or None)."""
-    if mask is None and scale > 0:
-        _normalize_rows(s, scale)
-        return
-    for i in range(s.shape[0]):
-        for j in range(s.shape[1]):
-            s[i, j] = s[i, j] * scale if mask is None else s[i, j] * scale + mask[i, j]
-    _normalize_rows(s, s.dtype.type(1))
 
 
 @njit(error_model="numpy")

@@ -286,14 +286,13 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear the gradients of all parameters (to None, or to zeros in place)."""
-        for module in self._all_modules():  # (a parameter shared by two modules is cleared twice: harmless)
-            for param in module._parameters.values():
-                if param is None or param.grad is None:
-                    continue
-                if set_to_none:
-                    param.grad = None
-                else:
-                    param.grad.data[...] = 0
+        for param in self.parameters():
+            if param.grad is None:
+                continue
+            if set_to_none:
+                param.grad = None
+            else:
+                param.grad.data[...] = 0
 
     # -------------------------------------------------------------------- dtype
     def to(self, dtype) -> Module:
