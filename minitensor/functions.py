@@ -48,16 +48,16 @@ def stack(tensors, dim: int = 0) -> Tensor:
 
 def _no_upcast(out: Tensor, tensors: list) -> Tensor:
     """NumPy joins float32 and int64 into float64; keep the float dtype of the inputs instead (as PyTorch)."""
-    if out.data.dtype == dtypes.float64 and not any(_is_f64(t) for t in tensors):
-        out.data = out.data.astype(dtypes.float32)  # the float inputs are float32
+    if out._data.dtype == dtypes.float64 and not any(_is_f64(t) for t in tensors):
+        out._data = out._data.astype(dtypes.float32)  # the float inputs are float32
         if out.grad_fn is not None:
-            out.grad_fn.dtype = out.data.dtype  # the gradient that arrives has the output's dtype
+            out.grad_fn.dtype = out._data.dtype  # the gradient that arrives has the output's dtype
     return out
 
 
 def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
     """``input`` where ``condition`` (bool) is True, else ``other``; all three broadcast."""
-    cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != dtypes.bool:
         raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
     a, b = _operand(input, other), _operand(other, input)
@@ -68,8 +68,8 @@ def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
             f"where: condition {cond.shape}, input {_shape_of(a)} and other {_shape_of(b)} cannot be broadcast together"
         ) from None
     out = S.Where.apply(cond, a, b)
-    if out.data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
-        out.data = out.data.astype(dtypes.get_default_dtype())  # Python floats / ints -> default float
+    if out._data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
+        out._data = out._data.astype(dtypes.get_default_dtype())  # Python floats / ints -> default float
     return out
 
 

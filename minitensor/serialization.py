@@ -114,7 +114,7 @@ def _fspath(path, fn: str) -> str:
 def _encode(obj, arrays: dict, where: str) -> dict:
     """The JSON description of ``obj``; its arrays are added to ``arrays`` as ``arr_<i>``."""
     if isinstance(obj, Tensor):
-        obj = obj.data
+        obj = obj._data
     if isinstance(obj, (np.ndarray, np.generic)):
         array = np.asarray(obj)
         if array.dtype.hasobject:

@@ -35,7 +35,7 @@ MinResult = namedtuple("min", ["values", "indices"])
 def _as_array(data, dtype=None) -> np.ndarray:
     """A fresh array for ``mt.tensor(data)``: floats become the default dtype."""
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._data
     try:
         arr = np.array(data) if dtype is None else np.array(data, dtype=dtypes.as_dtype(dtype))
     except ValueError as e:  # ragged nested lists, or strings that are not numbers
@@ -122,18 +122,18 @@ def _binary(cls, a, b, name: str):
         except ValueError:
             raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
-    if out.data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
-        out.data = out.data.astype(dtypes.get_default_dtype())  # int op float -> default float
+    if out._data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
+        out._data = out._data.astype(dtypes.get_default_dtype())  # int op float -> default float
     return out
 
 
 def _is_f64(x) -> bool:
-    return isinstance(x, Tensor) and x.data.dtype == dtypes.float64
+    return isinstance(x, Tensor) and x._data.dtype == dtypes.float64
 
 
 def _compare(ufunc, a, b) -> Tensor:
     b = _operand(b, a)
-    return Tensor._make(ufunc(a.data, b.data if isinstance(b, Tensor) else b), False, None)
+    return Tensor._make(ufunc(a._data, b._data if isinstance(b, Tensor) else b), False, None)
 
 
 def _index_key(key):
@@ -141,7 +141,7 @@ def _index_key(key):
     if isinstance(key, tuple):
         return tuple(_index_key(k) for k in key)
     if isinstance(key, Tensor):
-        return key.data
+        return key._data
     if isinstance(key, list):
         return np.asarray(key)
     return key
@@ -168,12 +168,12 @@ class VersionCounter:
 class Tensor:
     """An n-dimensional array that records the ops applied to it for autograd."""
 
-    __slots__ = ("data", "grad", "grad_fn", "_requires_grad", "_version_counter", "__weakref__")
+    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "__weakref__")
     __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray + Tensor -> Tensor
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
 
     def __init__(self, data, dtype=None, requires_grad: bool = False) -> None:
-        self.data = _as_array(data, dtype)
+        self._data = _as_array(data, dtype)
         self.grad = None
         self.grad_fn = None
         self._requires_grad = False
@@ -185,7 +185,7 @@ class Tensor:
     def _make(cls, data: np.ndarray, requires_grad: bool, grad_fn) -> Tensor:
         """Internal fast constructor: wraps ``data`` as it is (no copy, no checks)."""
         t = object.__new__(Tensor)
-        t.data = data
+        t._data = data
         t.grad = None
         t.grad_fn = grad_fn
         t._requires_grad = requires_grad
@@ -193,6 +193,26 @@ class Tensor:
         return t
 
     # ----------------------------------------------------------- attributes
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this one's memory, outside the graph (as PyTorch's ``.data``).
+
+        Changes made through it are seen by this tensor but not recorded by autograd
+        (``p.data.add_(...)`` in old training loops).  The NumPy array is ``.numpy()``.
+        """
+        return self.detach()
+
+    @data.setter
+    def data(self, value) -> None:
+        """Replace the values (and possibly the shape) with ``value``'s, outside the graph."""
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """``np.asarray(t)``: the values as a NumPy array (shared, no copy, unless ``dtype`` differs)."""
+        if copy:
+            return np.array(self._data, dtype=dtype, copy=True)
+        return self._data if dtype is None else self._data.astype(dtype, copy=False)
+
     @property
     def requires_grad(self) -> bool:
         return self._requires_grad
@@ -224,29 +244,29 @@ class Tensor:
 
     @property
     def shape(self) -> tuple:
-        return self.data.shape
+        return self._data.shape
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def dtype(self) -> np.dtype:
-        return self.data.dtype
+        return self._data.dtype
 
     @property
     def T(self) -> Tensor:
         return self.permute(*reversed(range(self.ndim)))
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     def size(self, dim: int | None = None):
         """The shape, or the size of one dim."""
         return self.shape if dim is None else self.shape[_dim(dim, self.ndim)]
 
     def numel(self) -> int:
-        return self.data.size
+        return self._data.size
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -257,10 +277,10 @@ class Tensor:
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        body = np.array2string(self._data, separator=", ", prefix="tensor(")
         extra = ""
-        if self.data.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool):
-            extra += f", dtype={self.data.dtype}"
+        if self._data.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool):
+            extra += f", dtype={self._data.dtype}"
         if self.grad_fn is not None:
             extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
         elif self._requires_grad:
@@ -270,17 +290,17 @@ class Tensor:
     # ------------------------------------------------------ conversion
     def numpy(self) -> np.ndarray:
         """The underlying array (no copy); never part of the graph."""
-        return self.data
+        return self._data
 
     def item(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(
-                f"item(): expected a tensor with exactly 1 element, got {self.data.size} elements (shape {self.shape})"
+                f"item(): expected a tensor with exactly 1 element, got {self._data.size} elements (shape {self.shape})"
             )
-        return self.data.item()
+        return self._data.item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self._data.tolist()
 
     def __float__(self) -> float:
         return float(self.item())
@@ -289,17 +309,17 @@ class Tensor:
         return int(self.item())
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
-            raise RuntimeError(f"Boolean value of a Tensor with {self.data.size} elements is ambiguous")
-        return bool(self.data.item())
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of a Tensor with {self._data.size} elements is ambiguous")
+        return bool(self._data.item())
 
     def to(self, dtype) -> Tensor:
         """A copy with another dtype (differentiable between float dtypes)."""
         dtype = dtypes.as_dtype(dtype)
-        if dtype == self.data.dtype:
+        if dtype == self._data.dtype:
             return self
         if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
-            return Tensor._make(self.data.astype(dtype), False, None)
+            return Tensor._make(self._data.astype(dtype), False, None)
         return E.Cast.apply(self, dtype=dtype)
 
     def float(self) -> Tensor:
@@ -314,8 +334,8 @@ class Tensor:
     # -------------------------------------------------------- autograd
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf; only float tensors can require grad."""
-        if requires_grad and self.data.dtype.kind != "f":
-            raise TypeError(f"requires_grad: only float tensors can require gradients, got dtype {self.data.dtype}")
+        if requires_grad and self._data.dtype.kind != "f":
+            raise TypeError(f"requires_grad: only float tensors can require gradients, got dtype {self._data.dtype}")
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError("requires_grad: can only be changed on leaf tensors; use .detach() instead")
         self._requires_grad = builtins.bool(requires_grad)
@@ -323,7 +343,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A tensor sharing the data (and so the version counter), outside the graph."""
-        t = Tensor._make(self.data, False, None)
+        t = Tensor._make(self._data, False, None)
         t._version_counter = self._counter()
         return t
 
@@ -349,32 +369,32 @@ class Tensor:
 
     def zero_(self) -> Tensor:
         self._check_inplace("zero_")
-        self.data[...] = 0
+        self._data[...] = 0
         return self
 
     def fill_(self, value) -> Tensor:
         self._check_inplace("fill_")
-        self.data[...] = value
+        self._data[...] = value
         return self
 
     def copy_(self, src) -> Tensor:
         self._check_inplace("copy_")
-        self.data[...] = src.data if isinstance(src, Tensor) else src
+        self._data[...] = src._data if isinstance(src, Tensor) else src
         return self
 
     def uniform_(self, low: float = 0.0, high: float = 1.0) -> Tensor:
         self._check_inplace("uniform_")
-        self.data[...] = random.generator().uniform(low, high, self.shape)
+        self._data[...] = random.generator().uniform(low, high, self.shape)
         return self
 
     def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
         self._check_inplace("normal_")
-        self.data[...] = random.generator().normal(mean, std, self.shape)
+        self._data[...] = random.generator().normal(mean, std, self.shape)
         return self
 
     def __setitem__(self, key, value) -> None:
         self._check_inplace("__setitem__")
-        self.data[_index_key(key)] = value.data if isinstance(value, Tensor) else value
+        self._data[_index_key(key)] = value._data if isinstance(value, Tensor) else value
 
     def _inplace(self, ufunc, other, op: str) -> Tensor:
         """``a += b``: in place outside the graph; a new graph node for a non-leaf."""
@@ -382,7 +402,7 @@ class Tensor:
         if self._requires_grad and is_grad_enabled() and self.grad_fn is not None:
             return {"+=": self.__add__, "-=": self.__sub__, "*=": self.__mul__, "/=": self.__truediv__}[op](other)
         self._check_inplace(op)
-        ufunc(self.data, other.data if isinstance(other, Tensor) else other, out=self.data, casting="same_kind")
+        ufunc(self._data, other._data if isinstance(other, Tensor) else other, out=self._data, casting="same_kind")
         return self
 
     def __iadd__(self, other):
@@ -501,7 +521,7 @@ class Tensor:
         return R.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     def mean(self, dim=None, keepdim: bool = False):
-        x = self if self.data.dtype.kind == "f" else self.to(dtypes.get_default_dtype())
+        x = self if self._data.dtype.kind == "f" else self.to(dtypes.get_default_dtype())
         return R.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
@@ -524,7 +544,7 @@ class Tensor:
     def _nonempty_axes(self, dim, fn: str) -> tuple:
         """The reduced axes of a max/min, none of size 0 (the max of no elements is undefined)."""
         axes = _axes(dim, self.ndim)
-        if self.data.size == 0:
+        if self._data.size == 0:
             for d in axes:
                 if self.shape[d] == 0:
                     raise ValueError(f"{fn}: cannot reduce over dim {d}, of size 0 (input shape {self.shape})")
@@ -541,17 +561,17 @@ class Tensor:
         return self._extremum(np.argmin, MinResult, dim, keepdim)
 
     def _extremum(self, arg, result, dim, keepdim):
-        if self.data.size == 0:
+        if self._data.size == 0:
             raise ValueError(f"max/min: expected a non-empty tensor, got shape {self.shape}")
         if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
             _dim(dim, 0)
             return self.reshape(1)._extremum(arg, result, 0, False)
         if dim is None:
             flat = self.reshape(-1)
-            index = np.array([arg(flat.data)])
+            index = np.array([arg(flat._data)])
             return R.TakeAlongDim.apply(flat, index=index, dim=0, keepdim=False)
         d = _dim(dim, self.ndim)
-        index = np.expand_dims(arg(self.data, axis=d), d)
+        index = np.expand_dims(arg(self._data, axis=d), d)
         values = R.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
         return result(values, Tensor._make(index if keepdim else np.squeeze(index, d), False, None))
 
@@ -563,11 +583,11 @@ class Tensor:
 
     def _arg(self, arg, dim, keepdim):
         if dim is None:
-            return Tensor._make(np.asarray(arg(self.data), dtype=dtypes.int64), False, None)
+            return Tensor._make(np.asarray(arg(self._data), dtype=dtypes.int64), False, None)
         d = _dim(dim, self.ndim)
         if self.ndim == 0:  # as PyTorch: index 0
             return Tensor._make(np.zeros((), dtypes.int64), False, None)
-        return Tensor._make(arg(self.data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
+        return Tensor._make(arg(self._data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
 
     # ------------------------------------------------------- shape ops
     def reshape(self, *shape):
@@ -645,7 +665,7 @@ class Tensor:
 
     def masked_fill(self, mask, value):
         """Where ``mask`` (bool, broadcastable to self) is True, put ``value``."""
-        mask_arr = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+        mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
         if mask_arr.dtype != dtypes.bool:
             raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask_arr.dtype}")
         try:
@@ -661,14 +681,14 @@ class Tensor:
 def _seed_grad(t: Tensor, gradient, name: str) -> np.ndarray:
     """The starting gradient of a backward pass from ``t``."""
     if gradient is None:
-        if t.data.size != 1:
+        if t._data.size != 1:
             raise RuntimeError(
                 f"backward: grad can be implicitly created only for a single-element output, got shape {t.shape}; "
                 f"pass {name}= with the same shape"
             )
         return np.ones(t.shape, dtype=t.dtype)
     try:
-        grad = np.asarray(gradient.data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
+        grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
     except (TypeError, ValueError):
         kind = type(gradient).__name__
         raise TypeError(f"backward: {name} must be a Tensor or an array of numbers, got {kind}") from None

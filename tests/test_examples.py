@@ -117,7 +117,7 @@ def test_seq2seq_greedy_decode_stops_when_every_row_has_ended() -> None:
     model = s2s.Reverser(d_model=16, nhead=2, num_layers=1).eval()
     src, _, _ = s2s.make_batch(np.random.default_rng(2), 3)
     assert model.greedy_decode(src).shape == (3, s2s.MAX_LEN + 1)
-    model.out.bias.data[s2s.END] = 1e4  # now END always wins: one step, then PAD
+    model.out.bias.numpy()[s2s.END] = 1e4  # now END always wins: one step, then PAD
     expected = np.full((3, s2s.MAX_LEN + 1), s2s.PAD)
     expected[:, 0] = s2s.END
     assert np.array_equal(model.greedy_decode(src), expected)

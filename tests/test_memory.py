@@ -70,7 +70,7 @@ def test_backward_releases_the_saved_arrays_while_the_output_is_still_alive() ->
     with gc_disabled():
         x, w, h, e, loss = small_graph()
         del h, e  # keep only the loss (and so, through it, the graph)
-        refs = saved_array_refs(loss, keep=[x.data, w.data])
+        refs = saved_array_refs(loss, keep=[x.numpy(), w.numpy()])
         assert len(refs) >= 4
         loss.backward()
         assert all(r() is None for r in refs), "saved arrays outlived backward()"
@@ -81,7 +81,7 @@ def test_retain_graph_keeps_the_arrays_until_the_last_backward() -> None:
     with gc_disabled():
         x, w, h, e, loss = small_graph()
         del h, e
-        refs = saved_array_refs(loss, keep=[x.data, w.data])
+        refs = saved_array_refs(loss, keep=[x.numpy(), w.numpy()])
         loss.backward(retain_graph=True)
         assert all(r() is not None for r in refs)
         loss.backward()
@@ -92,7 +92,7 @@ def test_autograd_grad_releases_the_saved_arrays_too() -> None:
     with gc_disabled():
         x, w, h, e, loss = small_graph()
         del h, e
-        refs = saved_array_refs(loss, keep=[x.data, w.data])
+        refs = saved_array_refs(loss, keep=[x.numpy(), w.numpy()])
         mt.autograd.grad(loss, [x, w])
         assert all(r() is None for r in refs)
 
@@ -101,7 +101,7 @@ def test_intermediate_tensors_die_with_their_last_reference_no_cycle_collector_n
     with gc_disabled():
         x, w, h, e, loss = small_graph()
         tensor_refs = [weakref.ref(t) for t in (h, e, loss)]
-        array_refs = saved_array_refs(loss, keep=[x.data, w.data])
+        array_refs = saved_array_refs(loss, keep=[x.numpy(), w.numpy()])
         del h, e, loss
         assert all(r() is None for r in tensor_refs), "an intermediate Tensor is kept alive (a reference cycle?)"
         assert all(r() is None for r in array_refs), "a saved array outlived its graph"

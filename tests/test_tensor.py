@@ -52,7 +52,7 @@ def test_grad_fn_class_names(fn, name):
 def test_numpy_is_not_a_copy_and_not_in_the_graph():
     x = mt.ones(2, 2, requires_grad=True)
     arr = x.numpy()
-    assert arr is x.data and isinstance(arr, np.ndarray)
+    assert arr is x.numpy() and isinstance(arr, np.ndarray)
     arr[0, 0] = 5.0
     assert x[0, 0].item() == 5.0
 
@@ -77,7 +77,7 @@ def test_detach_shares_data_and_leaves_the_graph():
     y = x * 2
     d = y.detach()
     assert not d.requires_grad and d.grad_fn is None and d.is_leaf
-    assert d.data is y.data
+    assert d.numpy() is y.numpy()
 
 
 def test_requires_grad_():
@@ -137,10 +137,10 @@ def test_in_place_on_a_leaf_requiring_grad_raises_outside_no_grad(op):
 def test_in_place_updates_under_no_grad_like_an_optimizer_step():
     w = mt.tensor([1.0, 2.0], requires_grad=True)
     (w * w).sum().backward()
-    data = w.data
+    data = w.numpy()
     with mt.no_grad():
         w -= 0.5 * w.grad
-    assert w.data is data  # really in place
+    assert w.numpy() is data  # really in place
     assert w.tolist() == [0.0, 0.0]
     w.grad.zero_()
     assert w.grad.tolist() == [0.0, 0.0]
@@ -163,7 +163,7 @@ def test_augmented_assignment_on_a_non_leaf_records_a_new_node():
     y += x
     y *= x
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, 6 * x.data)
+    np.testing.assert_allclose(x.grad.numpy(), 6 * x.numpy())
 
 
 # ---------------------------------------------------------- operators
@@ -213,9 +213,9 @@ def test_reflected_operators_with_scalars_and_arrays_on_the_left(name):
     x = f64([0.5, 1.5])
     out = fn(x)
     assert isinstance(out, mt.Tensor)
-    np.testing.assert_allclose(out.data, value(x.data), rtol=1e-6)
+    np.testing.assert_allclose(out.numpy(), value(x.numpy()), rtol=1e-6)
     out.sum().backward()
-    np.testing.assert_allclose(x.grad.data, grad(x.data), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), grad(x.numpy()), rtol=1e-6)
 
 
 def test_unsupported_operand_raises_type_error():
@@ -228,8 +228,8 @@ def test_unsupported_operand_raises_type_error():
 def test_function_forms_match_methods():
     x = mt.tensor([[0.5, 1.5], [2.0, 0.1]])
     for name in ["exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu"]:
-        np.testing.assert_array_equal(getattr(mt, name)(x).data, getattr(x, name)().data)
-    np.testing.assert_array_equal(mt.clamp(x, max=1.0).data, x.clamp(max=1.0).data)
+        np.testing.assert_array_equal(getattr(mt, name)(x).numpy(), getattr(x, name)().numpy())
+    np.testing.assert_array_equal(mt.clamp(x, max=1.0).numpy(), x.clamp(max=1.0).numpy())
     with pytest.raises(TypeError, match="Tensor"):
         mt.exp(np.ones(2))
 

@@ -101,7 +101,7 @@ def _accumulate_leaf(leaf, grad: np.ndarray) -> None:
     if leaf.grad is None:
         leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
     else:
-        leaf.grad.data = np.asarray(leaf.grad.data + grad)  # 0-d + 0-d gives a NumPy scalar
+        leaf.grad._data = np.asarray(leaf.grad._data + grad)  # 0-d + 0-d gives a NumPy scalar
 
 
 def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: list | None = None) -> list | None:

@@ -121,7 +121,7 @@ class Function:
         """Run the op on Tensors (or arrays/scalars) and record it when needed."""
         record = is_grad_enabled()
         if not record:  # (the lean path of inference: nothing to collect for a graph)
-            out = cls.run(*[x.data if isinstance(x, Tensor) else x for x in inputs], **settings)
+            out = cls.run(*[x._data if isinstance(x, Tensor) else x for x in inputs], **settings)
             result = Tensor._make(out, False, None)
             if out.base is not None:
                 _share_counter(result, inputs)
@@ -131,7 +131,7 @@ class Function:
         needs_grad = False
         for x in inputs:
             if isinstance(x, Tensor):
-                arrays.append(x.data)
+                arrays.append(x._data)
                 if x._requires_grad:
                     needs_grad = True
                     parents.append(x.grad_fn or x)
@@ -174,13 +174,13 @@ def _saved_versions(saved: tuple, inputs: tuple, out: Tensor) -> tuple:
         position = 0
         for x in inputs:
             if isinstance(x, Tensor):
-                data = x.data
+                data = x._data
                 if data is owner or data.base is owner:
                     break
             position += 1
         else:
             x, position = out, -1
-            data = out.data
+            data = out._data
             if not (data is owner or data.base is owner):
                 continue
         counter = x._version_counter
@@ -192,10 +192,10 @@ def _saved_versions(saved: tuple, inputs: tuple, out: Tensor) -> tuple:
 
 def _share_counter(result: Tensor, inputs: tuple) -> None:
     """Give a view the version counter of the input whose memory it looks at."""
-    base = result.data.base
+    base = result._data.base
     for x in inputs:
         if isinstance(x, Tensor):
-            data = x.data
+            data = x._data
             if data is base or data.base is base:
                 result._version_counter = x._counter()
                 return

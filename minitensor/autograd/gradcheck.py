@@ -66,22 +66,22 @@ def _flat_output(fn, inputs: list) -> np.ndarray:
 
     with no_grad():
         outs = _outputs(fn, inputs)
-    return np.concatenate([np.asarray(o.data, dtype=np.float64).ravel() for o in outs])
+    return np.concatenate([np.asarray(o._data, dtype=np.float64).ravel() for o in outs])
 
 
 def _numeric_jacobian(fn, inputs: list, t: Tensor, eps: float) -> np.ndarray:
     """(n_out, t.numel()) Jacobian of the flat output w.r.t. ``t`` by central differences.
 
-    ``t.data`` is perturbed in place, one element at a time, and restored.
+    ``t._data`` is perturbed in place, one element at a time, and restored.
     """
     columns = []
     for idx in np.ndindex(*t.shape):
-        orig = t.data[idx].copy()
-        t.data[idx] = orig + eps
+        orig = t._data[idx].copy()
+        t._data[idx] = orig + eps
         plus = _flat_output(fn, inputs)
-        t.data[idx] = orig - eps
+        t._data[idx] = orig - eps
         minus = _flat_output(fn, inputs)
-        t.data[idx] = orig
+        t._data[idx] = orig
         columns.append((plus - minus) / (2 * eps))
     if not columns:
         return np.zeros((0, 0))
@@ -111,7 +111,7 @@ def _analytic_rows(fn, inputs: list, checked: list, probes: np.ndarray) -> list:
             continue
         gs = grad([o for o, _ in targets], checked, [g for _, g in targets], retain_graph=True, allow_unused=True)
         rows.append(
-            [np.zeros(t.shape) if g is None else np.asarray(g.data, dtype=np.float64) for g, t in zip(gs, checked)]
+            [np.zeros(t.shape) if g is None else np.asarray(g._data, dtype=np.float64) for g, t in zip(gs, checked)]
         )
     return rows
 

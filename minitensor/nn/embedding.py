@@ -50,7 +50,7 @@ class Embedding(Module):
         """N(0, 1), with the padding row set to zero."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight.data[self.padding_idx] = 0
+            self.weight._data[self.padding_idx] = 0
 
     @classmethod
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None) -> Embedding:
@@ -63,7 +63,7 @@ class Embedding(Module):
                 f"got shape {embeddings.shape}"
             )
         module = cls(*embeddings.shape, padding_idx=padding_idx, dtype=embeddings.dtype)
-        module.weight.data[...] = embeddings.data
+        module.weight._data[...] = embeddings._data
         module.weight.requires_grad_(not freeze)
         return module
 

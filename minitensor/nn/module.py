@@ -292,7 +292,7 @@ class Module:
             if set_to_none:
                 param.grad = None
             else:
-                param.grad.data[...] = 0
+                param.grad._data[...] = 0
 
     # -------------------------------------------------------------------- dtype
     def to(self, dtype) -> Module:
@@ -309,9 +309,9 @@ class Module:
             raise TypeError(f"to: dtype must be a float dtype such as mt.float64, got {dtype}")
         for tensor in list(self.parameters()) + list(self.buffers()):
             if dtypes.is_floating(tensor.dtype) and tensor.dtype != dtype:
-                tensor.data = tensor.data.astype(dtype)
+                tensor._data = tensor._data.astype(dtype)
                 if tensor.grad is not None:
-                    tensor.grad.data = tensor.grad.data.astype(dtype)
+                    tensor.grad._data = tensor.grad._data.astype(dtype)
         return self
 
     def float(self) -> Module:
@@ -343,7 +343,7 @@ class Module:
         >>> list(nn.Linear(2, 3).state_dict())
         ['weight', 'bias']
         """
-        return OrderedDict((name, t.data.copy()) for name, t in self._state_tensors(prefix).items())
+        return OrderedDict((name, t._data.copy()) for name, t in self._state_tensors(prefix).items())
 
     def load_state_dict(self, state_dict, strict: bool = True) -> IncompatibleKeys:
         """Copy arrays (NumPy arrays, Tensors, or anything with ``__array__``) into the parameters and buffers.
@@ -381,7 +381,7 @@ class Module:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         for key, array in values.items():
             target = targets[key]
-            target.data[...] = array
+            target._data[...] = array
             target._version += 1
         return IncompatibleKeys(missing, unexpected)
 
@@ -410,7 +410,7 @@ def _as_state_array(key: str, value) -> np.ndarray:
     """A state dict value as an array: a Tensor's data, a NumPy array, or ``np.asarray`` of an array-like
     with ``__array__`` (e.g. a detached torch tensor)."""
     if isinstance(value, Tensor):
-        return value.data
+        return value._data
     if isinstance(value, np.ndarray):
         return value
     if hasattr(value, "__array__"):

@@ -35,12 +35,12 @@ class Parameter(Tensor):
         if data is None:
             array = np.empty(0, dtype=dtypes.get_default_dtype())
         elif isinstance(data, Tensor):
-            array = data.data
+            array = data._data
         elif isinstance(data, np.ndarray):
             array = data
         else:
-            array = Tensor(data).data
-        self.data = array
+            array = Tensor(data)._data
+        self._data = array
         self.grad = None
         self.grad_fn = None
         self._requires_grad = False
@@ -53,5 +53,5 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo: dict) -> Parameter:
         """A Parameter with a copy of the data (not of ``.grad``), as PyTorch does."""
         if id(self) not in memo:
-            memo[id(self)] = Parameter(self.data.copy(), self.requires_grad)
+            memo[id(self)] = Parameter(self._data.copy(), self.requires_grad)
         return memo[id(self)]

@@ -104,7 +104,7 @@ def _check_mask(mask, name: str, shapes: tuple, layer: str) -> None:
     """A bool or float mask whose shape is one of ``shapes``."""
     if mask is None:
         return
-    array = mask.data if isinstance(mask, Tensor) else mask
+    array = mask._data if isinstance(mask, Tensor) else mask
     if not isinstance(array, np.ndarray):
         raise TypeError(f"{layer}: {name} must be a Tensor or array, got {type(mask).__name__}")
     if array.dtype != np.bool_ and array.dtype.kind != "f":
@@ -216,7 +216,7 @@ def _standard_self_attention(mha: Module, shape: tuple, dtype) -> bool:
 
 
 def _arrays(tensors) -> list:
-    return [None if t is None else t.data for t in tensors]
+    return [None if t is None else t._data for t in tensors]
 
 
 def _fused_activation(activation) -> str | None:
@@ -368,7 +368,7 @@ class TransformerEncoderLayer(Module):
         (norm1, settings1), (norm2, settings2) = norms
         norm1, norm2, mha_weights, ff_weights = _arrays(norm1), _arrays(norm2), _arrays(mha_weights), _arrays(ff[0])
         ff_settings = ff[1]
-        x = src.data
+        x = src._data
         if self.norm_first:
             x = x + SelfAttention.run(LayerNormOp.run(x, *norm1, eps=settings1["eps"]), *mha_weights, **mha_settings)
             x = x + FeedForward.run(LayerNormOp.run(x, *norm2, eps=settings2["eps"]), *ff_weights, **ff_settings)

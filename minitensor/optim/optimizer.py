@@ -93,7 +93,7 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 elif p.grad is not None:
-                    p.grad.data = np.zeros_like(p.data)
+                    p.grad._data = np.zeros_like(p._data)
 
     def step(self, closure: Callable | None = None):
         """Update every parameter that has a gradient.
@@ -110,7 +110,7 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:
-                    self._update(p.data, p.grad.data, self.state.setdefault(index, {}), group)
+                    self._update(p._data, p.grad._data, self.state.setdefault(index, {}), group)
                     p._version += 1
                 index += 1
         return loss
@@ -190,7 +190,7 @@ def _plain(value):
 def _load_value(key: str, value, param: Tensor):
     """One state entry from a state dict: arrays become copies in the parameter's dtype."""
     if isinstance(value, Tensor):
-        value = value.data
+        value = value._data
     if key == "step":
         return int(value)
     if value is None or isinstance(value, (int, float)):

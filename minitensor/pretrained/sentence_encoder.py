@@ -106,7 +106,7 @@ class SentenceEncoder:
         input_ids, attention_mask = self.tokenizer.pad(ids)
         with no_grad():
             hidden = self.model(input_ids, attention_mask if attention_mask.min() == 0 else None)
-        return mean_pool(hidden.data, attention_mask)
+        return mean_pool(hidden._data, attention_mask)
 
 
 def _check_sentences(sentences) -> list:

@@ -18,14 +18,14 @@ def f64(values, requires_grad: bool = True) -> mt.Tensor:
 def test_square_by_self_product():
     a = f64([1.0, -2.0, 3.0])
     (a * a).backward(f64([1.0, 2.0, 3.0], False))
-    np.testing.assert_allclose(a.grad.data, 2 * a.data * [1.0, 2.0, 3.0], rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), 2 * a.numpy() * [1.0, 2.0, 3.0], rtol=1e-12)
     assert gradcheck(lambda t: t * t, a)
 
 
 def test_self_sum():
     a = f64([[1.0, 2.0], [3.0, 4.0]])
     (a + a).backward(f64([[1.0, 2.0], [3.0, 4.0]], False))
-    np.testing.assert_allclose(a.grad.data, [[2.0, 4.0], [6.0, 8.0]])
+    np.testing.assert_allclose(a.grad.numpy(), [[2.0, 4.0], [6.0, 8.0]])
     assert gradcheck(lambda t: t + t + t, a)
 
 
@@ -35,7 +35,7 @@ def test_diamond():
     b = x * 2.0
     c = x * x
     (b * c).sum().backward()
-    np.testing.assert_allclose(x.grad.data, 6 * x.data**2, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), 6 * x.numpy() ** 2, rtol=1e-12)
     assert gradcheck(lambda t: (t * 2.0) * (t * t), x)
 
 
@@ -45,8 +45,8 @@ def test_nested_exp_graph():
     x = s + s.exp()
     y = x + x.exp()
     y.backward(mt.ones(3, dtype=mt.float64))
-    xs = s.data + np.exp(s.data)
-    np.testing.assert_allclose(s.grad.data, (1 + np.exp(xs)) * (1 + np.exp(s.data)), rtol=1e-12)
+    xs = s.numpy() + np.exp(s.numpy())
+    np.testing.assert_allclose(s.grad.numpy(), (1 + np.exp(xs)) * (1 + np.exp(s.numpy())), rtol=1e-12)
 
     def fn(t):
         u = t + t.exp()
@@ -66,11 +66,11 @@ def test_reused_subexpression():
         return (h * h).sum() + h.sum() * h.sum()
 
     fn(w, x).backward()
-    h = np.tanh(w.data @ x.data)
+    h = np.tanh(w.numpy() @ x.numpy())
     dh = 2 * h + 2 * h.sum()
     dz = dh * (1 - h * h)
-    np.testing.assert_allclose(w.grad.data, np.outer(dz, x.data), rtol=1e-12)
-    np.testing.assert_allclose(x.grad.data, w.data.T @ dz, rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), np.outer(dz, x.numpy()), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), w.numpy().T @ dz, rtol=1e-12)
     assert gradcheck(fn, (w, x))
 
 
@@ -85,11 +85,11 @@ def test_node_reached_by_two_paths_with_different_broadcasting():
 
     g = np.arange(9.0).reshape(3, 3)
     fn(u, v).backward(g)
-    e = np.exp(u.data)
+    e = np.exp(u.numpy())
     # d/du of sum(g * (e v)) = e * sum_j g_ij v_j; of sum(g * e^T u) = e_i * sum_j g_ji u_j + sum_j g_ij e_j
-    expected = e[:, 0] * (g * v.data).sum(1) + e[:, 0] * (g.T @ u.data[:, 0]) + g @ e[:, 0]
-    np.testing.assert_allclose(u.grad.data[:, 0], expected, rtol=1e-12)
-    np.testing.assert_allclose(v.grad.data[0], (g * e).sum(0), rtol=1e-12)
+    expected = e[:, 0] * (g * v.numpy()).sum(1) + e[:, 0] * (g.T @ u.numpy()[:, 0]) + g @ e[:, 0]
+    np.testing.assert_allclose(u.grad.numpy()[:, 0], expected, rtol=1e-12)
+    np.testing.assert_allclose(v.grad.numpy()[0], (g * e).sum(0), rtol=1e-12)
     assert gradcheck(fn, (u, v))
 
 
@@ -100,13 +100,13 @@ def test_shared_array_is_not_modified_in_place():
     c = b + b  # both inputs are the same node
     d = c + a  # a receives from two paths
     d.backward(f64([1.0, 1.0], False))
-    np.testing.assert_array_equal(a.grad.data, [3.0, 3.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [3.0, 3.0])
 
 
 def test_leaf_used_as_root():
     a = f64([2.0])
     a.backward()
-    np.testing.assert_array_equal(a.grad.data, [1.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [1.0])
 
 
 # ----------------------------------------------------------- deep chains
@@ -117,7 +117,7 @@ def test_chain_of_100000_ops_has_no_recursion_error():
     for _ in range(100_000):
         y = y * c
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, [c**100_000] * 2, rtol=1e-9)
+    np.testing.assert_allclose(x.grad.numpy(), [c**100_000] * 2, rtol=1e-9)
     del y  # freeing a 100,000-deep graph must not overflow the stack either
 
 
@@ -135,10 +135,10 @@ def test_grad_accumulates_over_two_backward_calls():
     x = f64([1.0, 2.0, 3.0])
     (x * x).sum().backward()
     (x * 3.0).sum().backward()
-    np.testing.assert_allclose(x.grad.data, 2 * x.data + 3.0)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.numpy() + 3.0)
     x.grad = None
     (x * 3.0).sum().backward()
-    np.testing.assert_allclose(x.grad.data, [3.0, 3.0, 3.0])
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0, 3.0])
 
 
 def test_grad_zero_in_place_then_accumulate():
@@ -146,7 +146,7 @@ def test_grad_zero_in_place_then_accumulate():
     x.exp().sum().backward()
     x.grad.zero_()
     x.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [1.0, 1.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
 
 
 def test_grad_is_its_own_array():
@@ -155,8 +155,8 @@ def test_grad_is_its_own_array():
     g = f64([5.0, 6.0], False)
     x.backward(g)
     x.backward(g)
-    np.testing.assert_array_equal(g.data, [5.0, 6.0])
-    np.testing.assert_array_equal(x.grad.data, [10.0, 12.0])
+    np.testing.assert_array_equal(g.numpy(), [5.0, 6.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [10.0, 12.0])
 
 
 def test_non_leaf_has_no_grad():
@@ -171,9 +171,9 @@ def test_retain_graph_allows_a_second_backward():
     x = f64([1.0, 2.0])
     y = (x.exp() * x).sum()
     y.backward(retain_graph=True)
-    first = x.grad.data.copy()
+    first = x.grad.numpy().copy()
     y.backward()
-    np.testing.assert_allclose(x.grad.data, 2 * first, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * first, rtol=1e-12)
 
 
 def test_second_backward_without_retain_graph_raises():
@@ -197,7 +197,7 @@ def test_autograd_grad_does_not_touch_dot_grad():
     x = f64([1.0, 2.0, 3.0])
     y = (x * x).sum()
     (gx,) = mt.autograd.grad(y, x)
-    np.testing.assert_allclose(gx.data, 2 * x.data)
+    np.testing.assert_allclose(gx.numpy(), 2 * x.numpy())
     assert x.grad is None
     assert not gx.requires_grad
 
@@ -207,8 +207,8 @@ def test_autograd_grad_for_non_leaf_input():
     h = x.exp()
     y = (h * h).sum()
     gh, gx = mt.autograd.grad(y, [h, x])
-    np.testing.assert_allclose(gh.data, 2 * h.data, rtol=1e-12)
-    np.testing.assert_allclose(gx.data, 2 * h.data * h.data, rtol=1e-12)
+    np.testing.assert_allclose(gh.numpy(), 2 * h.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gx.numpy(), 2 * h.numpy() * h.numpy(), rtol=1e-12)
     assert x.grad is None and h.grad is None
 
 
@@ -216,7 +216,7 @@ def test_autograd_grad_with_grad_outputs_and_several_outputs():
     x = f64([1.0, 2.0])
     a, b = x * 3.0, x * x
     (gx,) = mt.autograd.grad([a, b], x, [f64([1.0, 1.0], False), f64([2.0, 0.5], False)])
-    np.testing.assert_allclose(gx.data, 3.0 + np.array([2.0, 0.5]) * 2 * x.data)
+    np.testing.assert_allclose(gx.numpy(), 3.0 + np.array([2.0, 0.5]) * 2 * x.numpy())
 
 
 def test_autograd_grad_allow_unused():
@@ -233,7 +233,7 @@ def test_autograd_grad_retain_graph():
     y = x.exp().sum()
     mt.autograd.grad(y, x, retain_graph=True)
     (g,) = mt.autograd.grad(y, x)
-    np.testing.assert_allclose(g.data, np.exp(x.data))
+    np.testing.assert_allclose(g.numpy(), np.exp(x.numpy()))
     with pytest.raises(RuntimeError, match="retain_graph"):
         mt.autograd.grad(y, x)
 
@@ -284,4 +284,4 @@ def test_backward_on_tensor_without_grad_raises():
 def test_detach_stops_gradient():
     x = f64([1.0, 2.0])
     (x * x.detach()).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, x.data)
+    np.testing.assert_array_equal(x.grad.numpy(), x.numpy())

@@ -50,7 +50,7 @@ class TestAttentionOp:
         mask = np.where(rng.random((4, 5)) < 0.3, -np.inf, rng.standard_normal((4, 5)))
         mask[:, 0] = 0.0
         out = Attention.apply(q, k, v, mask=mask, scale=0.7)
-        np.testing.assert_allclose(out.data, reference_attention(q, k, v, mask, 0.7)[0], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(out.numpy(), reference_attention(q, k, v, mask, 0.7)[0], rtol=1e-12, atol=1e-14)
 
     @pytest.mark.parametrize("with_dropout", [False, True])
     def test_gradcheck(self, rng, with_dropout):
@@ -68,7 +68,7 @@ class TestAttentionOp:
         mask = np.zeros((3, 5))
         mask[2] = -np.inf
         assert gradcheck(lambda q, k: AttentionWeights.apply(q, k, mask=mask, scale=0.5), [q, k])
-        p = AttentionWeights.apply(q, k, mask=mask, scale=0.5).data
+        p = AttentionWeights.apply(q, k, mask=mask, scale=0.5).numpy()
         np.testing.assert_allclose(p[:, :2].sum(-1), 1.0)
         assert np.all(p[:, 2] == 0)
 
@@ -81,19 +81,19 @@ class TestAttentionOp:
             warnings.simplefilter("error")
             out = Attention.apply(q, k, v, mask=mask, scale=0.5)
             out.backward(g)
-        assert np.all(out.data[0, 1] == 0) and np.isfinite(out.data).all()
-        grads = [t.grad.data.copy() for t in (q, k, v)]
+        assert np.all(out.numpy()[0, 1] == 0) and np.isfinite(out.numpy()).all()
+        grads = [t.grad.numpy().copy() for t in (q, k, v)]
         assert np.all(grads[0][0, 1] == 0)  # the masked query gets no gradient
         # The same computation without the masked query row: identical other rows and gradients.
         rows = [0, 2]
-        q2 = mt.tensor(q.data[:, rows], dtype=mt.float64, requires_grad=True)
-        k2, v2 = (mt.tensor(t.data, dtype=mt.float64, requires_grad=True) for t in (k, v))
+        q2 = mt.tensor(q.numpy()[:, rows], dtype=mt.float64, requires_grad=True)
+        k2, v2 = (mt.tensor(t.numpy(), dtype=mt.float64, requires_grad=True) for t in (k, v))
         out2 = Attention.apply(q2, k2, v2, mask=mask[rows], scale=0.5)
         out2.backward(g[:, rows])
-        np.testing.assert_allclose(out.data[:, rows], out2.data, rtol=1e-13)
-        np.testing.assert_allclose(grads[0][:, rows], q2.grad.data, rtol=1e-13)
-        np.testing.assert_allclose(grads[1], k2.grad.data, rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(grads[2], v2.grad.data, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(out.numpy()[:, rows], out2.numpy(), rtol=1e-13)
+        np.testing.assert_allclose(grads[0][:, rows], q2.grad.numpy(), rtol=1e-13)
+        np.testing.assert_allclose(grads[1], k2.grad.numpy(), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(grads[2], v2.grad.numpy(), rtol=1e-12, atol=1e-15)
 
     def test_float32_stays_float32(self, rng):
         q = mt.tensor(rng.standard_normal((2, 3, 4)), dtype=mt.float32, requires_grad=True)
@@ -135,10 +135,10 @@ class TestMultiheadAttentionCore:
         out = MultiheadAttentionCore.apply(*projections, **kwargs)
         assert out.shape == ((N, L, E) if batch_first else (L, N, E))
         parts = {"qkv": (3,), "q_kv": (1, 2), "q_k_v": (1, 1, 1)}[packing]
-        q, k, v = [h for x, n in zip(projections, parts) for h in split_heads(x.data, H, n, batch_first)]
-        heads = Attention.apply(q, k, v, mask=mask, scale=0.8, dropout_mask=drop).data  # (N, H, L, d)
+        q, k, v = [h for x, n in zip(projections, parts) for h in split_heads(x.numpy(), H, n, batch_first)]
+        heads = Attention.apply(q, k, v, mask=mask, scale=0.8, dropout_mask=drop).numpy()  # (N, H, L, d)
         expected = heads.transpose(0, 2, 1, 3) if batch_first else heads.transpose(2, 0, 1, 3)
-        np.testing.assert_allclose(out.data, expected.reshape(out.shape), rtol=1e-12)
+        np.testing.assert_allclose(out.numpy(), expected.reshape(out.shape), rtol=1e-12)
         assert gradcheck(lambda *xs: MultiheadAttentionCore.apply(*xs, **kwargs), projections)
 
     def test_only_the_needed_gradients(self, rng):
@@ -154,7 +154,7 @@ class TestSDPA:
     def test_matches_reference_and_gradcheck(self, rng):
         q, k, v = t64(rng, 2, 2, 3, 4), t64(rng, 2, 2, 5, 4), t64(rng, 2, 2, 5, 3)
         out = F.scaled_dot_product_attention(q, k, v)
-        np.testing.assert_allclose(out.data, reference_attention(q.data, k.data, v.data)[0], rtol=1e-12)
+        np.testing.assert_allclose(out.numpy(), reference_attention(q.numpy(), k.numpy(), v.numpy())[0], rtol=1e-12)
         assert gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3), [q, k, v])
 
     def test_bool_mask_true_means_may_attend(self, rng):
@@ -162,32 +162,34 @@ class TestSDPA:
         allowed = rng.random((3, 5)) < 0.6
         allowed[:, 0] = True
         got = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
-        expected = reference_attention(q.data, k.data, v.data, np.where(allowed, 0.0, -np.inf))[0]
-        np.testing.assert_allclose(got.data, expected, rtol=1e-12)
+        expected = reference_attention(q.numpy(), k.numpy(), v.numpy(), np.where(allowed, 0.0, -np.inf))[0]
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
         float_mask = mt.tensor(np.where(allowed, 0.0, -np.inf), dtype=mt.float64)
-        np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask).data, got.data)
+        np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask).numpy(), got.numpy())
         assert gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), [q, k, v])
 
     def test_float_mask_is_added(self, rng):
         q, k, v = t64(rng, 3, 4), t64(rng, 5, 4), t64(rng, 5, 2)
         bias = rng.standard_normal((3, 5))
         got = F.scaled_dot_product_attention(q, k, v, attn_mask=mt.tensor(bias, dtype=mt.float64))
-        np.testing.assert_allclose(got.data, reference_attention(q.data, k.data, v.data, bias)[0], rtol=1e-12)
+        np.testing.assert_allclose(
+            got.numpy(), reference_attention(q.numpy(), k.numpy(), v.numpy(), bias)[0], rtol=1e-12
+        )
 
     @pytest.mark.parametrize("l, s", [(4, 4), (3, 5), (5, 3)])
     def test_is_causal_is_the_top_left_lower_triangle(self, rng, l, s):
         q, k, v = t64(rng, 2, l, 4), t64(rng, 2, s, 4), t64(rng, 2, s, 3)
         allowed = np.tril(np.ones((l, s), dtype=bool))
         got = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        np.testing.assert_allclose(got.data, F.scaled_dot_product_attention(q, k, v, attn_mask=allowed).data)
-        np.testing.assert_allclose(got.data[:, 0], v.data[:, 0])  # query 0 sees key 0 only
+        np.testing.assert_allclose(got.numpy(), F.scaled_dot_product_attention(q, k, v, attn_mask=allowed).numpy())
+        np.testing.assert_allclose(got.numpy()[:, 0], v.numpy()[:, 0])  # query 0 sees key 0 only
 
     def test_fully_masked_row_is_zero(self, rng):
         q, k, v = t64(rng, 3, 4), t64(rng, 5, 4), t64(rng, 5, 2)
         allowed = np.ones((3, 5), dtype=bool)
         allowed[2] = False
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
-        assert np.all(out.data[2] == 0) and np.isfinite(out.data).all()
+        assert np.all(out.numpy()[2] == 0) and np.isfinite(out.numpy()).all()
 
     def test_broadcast_batch_dims(self, rng):
         q, k, v = t64(rng, 2, 3, 3, 4), t64(rng, 1, 3, 5, 4), t64(rng, 3, 5, 2)
@@ -197,13 +199,13 @@ class TestSDPA:
 
     def test_dropout(self, rng):
         q, k, v = t64(rng, 2, 6, 4), t64(rng, 2, 7, 4), t64(rng, 2, 7, 3)
-        assert np.all(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).data == 0)
+        assert np.all(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).numpy() == 0)
         mt.manual_seed(3)
         a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
         mt.manual_seed(3)
         b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
-        np.testing.assert_array_equal(a.data, b.data)
-        assert not np.allclose(a.data, F.scaled_dot_product_attention(q, k, v).data)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert not np.allclose(a.numpy(), F.scaled_dot_product_attention(q, k, v).numpy())
 
     def test_float32_stays_float32(self, rng):
         q = mt.tensor(rng.standard_normal((2, 3, 4)), dtype=mt.float32)
@@ -234,7 +236,7 @@ class TestSDPA:
         with pytest.raises(TypeError, match="same dtype"):
             F.scaled_dot_product_attention(q, q.to(mt.float32), q)
         with pytest.raises(TypeError, match="query must be a Tensor"):
-            F.scaled_dot_product_attention(q.data, q, q)
+            F.scaled_dot_product_attention(q.numpy(), q, q)
 
 
 # ------------------------------------------------------------ MultiheadAttention
@@ -251,14 +253,14 @@ def mha64(**kwargs) -> nn.MultiheadAttention:
 def reference_mha(m: nn.MultiheadAttention, q, k, v, mask=None):
     """Per-head attention in NumPy from the module's weights; inputs (N, L, E), mask broadcast to (N, H, L, S)."""
     e, h = m.embed_dim, m.num_heads
-    w, b = m.in_proj_weight.data, m.in_proj_bias.data
+    w, b = m.in_proj_weight.numpy(), m.in_proj_bias.numpy()
     qs, ks, vs = q @ w[:e].T + b[:e], k @ w[e : 2 * e].T + b[e : 2 * e], v @ w[2 * e :].T + b[2 * e :]
     heads = []
     for i in range(h):
         sl = slice(i * e // h, (i + 1) * e // h)
         m_i = None if mask is None else np.broadcast_to(mask, (q.shape[0], h) + mask.shape[2:])[:, i]
         heads.append(reference_attention(qs[..., sl], ks[..., sl], vs[..., sl], m_i)[0])
-    return np.concatenate(heads, -1) @ m.out_proj.weight.data.T + m.out_proj.bias.data
+    return np.concatenate(heads, -1) @ m.out_proj.weight.numpy().T + m.out_proj.bias.numpy()
 
 
 def fused_linear_count(out: mt.Tensor) -> int:
@@ -282,10 +284,10 @@ class TestMultiheadAttention:
         assert list(m.state_dict()) == names
         assert m.in_proj_weight.shape == (24, 8) and m.in_proj_bias.shape == (24,)
         assert isinstance(m.out_proj, nn.Linear) and m.out_proj.weight.shape == (8, 8)
-        assert np.all(m.in_proj_bias.data == 0) and np.all(m.out_proj.bias.data == 0)
+        assert np.all(m.in_proj_bias.numpy() == 0) and np.all(m.out_proj.bias.numpy() == 0)
         bound = math.sqrt(6 / (24 + 8))  # xavier_uniform_ on (3E, E)
-        assert np.abs(m.in_proj_weight.data).max() <= bound
-        assert np.abs(m.in_proj_weight.data).max() > 0.8 * bound
+        assert np.abs(m.in_proj_weight.numpy()).max() <= bound
+        assert np.abs(m.in_proj_weight.numpy()).max() > 0.8 * bound
         assert m.in_proj_weight.dtype == mt.float32
 
     def test_separate_projections_when_kdim_vdim_differ(self):
@@ -303,10 +305,10 @@ class TestMultiheadAttention:
         mask[:, 0] = 0.0
         ins = [mt.tensor(a if batch_first else a.transpose(1, 0, 2), dtype=mt.float64) for a in (x, mem)]
         out, w = m(ins[0], ins[1], ins[1], attn_mask=mask)
-        got = out.data if batch_first else out.data.transpose(1, 0, 2)
+        got = out.numpy() if batch_first else out.numpy().transpose(1, 0, 2)
         np.testing.assert_allclose(got, reference_mha(m, x, mem, mem, mask[None, None]), rtol=1e-10, atol=1e-12)
         assert w.shape == (N, L, S)
-        np.testing.assert_allclose(w.data.sum(-1), 1.0)
+        np.testing.assert_allclose(w.numpy().sum(-1), 1.0)
 
     @pytest.mark.parametrize("need_weights, average, shape", [(True, True, (N, L, S)), (True, False, (N, H, L, S))])
     def test_weight_shapes(self, rng, need_weights, average, shape):
@@ -316,7 +318,7 @@ class TestMultiheadAttention:
         assert out.shape == (N, L, E) and w.shape == shape
         out2, none = m(q, kv, kv, need_weights=False)
         assert none is None
-        np.testing.assert_allclose(out2.data, out.data, rtol=1e-12)
+        np.testing.assert_allclose(out2.numpy(), out.numpy(), rtol=1e-12)
 
     def test_unbatched(self, rng):
         m = mha64()
@@ -326,8 +328,8 @@ class TestMultiheadAttention:
         out, w = m(q, kv, kv, key_padding_mask=pad, average_attn_weights=False)
         assert out.shape == (L, E) and w.shape == (H, L, S)
         batched, _ = m(q.unsqueeze(1), kv.unsqueeze(1), kv.unsqueeze(1), key_padding_mask=pad[None])
-        np.testing.assert_allclose(out.data, batched.data[:, 0], rtol=1e-12)
-        assert np.all(w.data[..., -1] == 0)
+        np.testing.assert_allclose(out.numpy(), batched.numpy()[:, 0], rtol=1e-12)
+        assert np.all(w.numpy()[..., -1] == 0)
 
     @pytest.mark.parametrize("self_attention", [True, False])
     @pytest.mark.parametrize("need_weights", [True, False])
@@ -368,9 +370,9 @@ class TestMultiheadAttention:
         pad[0, -1] = True
         a, wa = m(q, kv, kv, attn_mask=blocked, key_padding_mask=pad)
         b, wb = m(q, kv, kv, attn_mask=np.where(blocked, -np.inf, 0.0), key_padding_mask=np.where(pad, -np.inf, 0.0))
-        np.testing.assert_allclose(a.data, b.data, rtol=1e-12)
-        assert np.all(wa.data[:, blocked] == 0) and np.all(wa.data[0, :, -1] == 0)
-        np.testing.assert_allclose(wa.data, wb.data, rtol=1e-12)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+        assert np.all(wa.numpy()[:, blocked] == 0) and np.all(wa.numpy()[0, :, -1] == 0)
+        np.testing.assert_allclose(wa.numpy(), wb.numpy(), rtol=1e-12)
 
     def test_mask_per_batch_and_head(self, rng):
         m = mha64(batch_first=True)
@@ -378,8 +380,8 @@ class TestMultiheadAttention:
         masks = np.where(rng.random((N * H, L, S)) < 0.3, -np.inf, rng.standard_normal((N * H, L, S)))
         masks[..., 0] = 0.0
         out, _ = m(q, kv, kv, attn_mask=mt.tensor(masks, dtype=mt.float64))
-        expected = reference_mha(m, q.data, kv.data, kv.data, masks.reshape(N, H, L, S))
-        np.testing.assert_allclose(out.data, expected, rtol=1e-10, atol=1e-12)
+        expected = reference_mha(m, q.numpy(), kv.numpy(), kv.numpy(), masks.reshape(N, H, L, S))
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10, atol=1e-12)
 
     def test_is_causal_without_mask_applies_the_causal_mask(self, rng):
         m = mha64()
@@ -387,18 +389,18 @@ class TestMultiheadAttention:
         causal = nn.Transformer.generate_square_subsequent_mask(L, dtype=mt.float64)
         a, wa = m(x, x, x, is_causal=True)
         b, _ = m(x, x, x, attn_mask=causal)
-        np.testing.assert_allclose(a.data, b.data, rtol=1e-12)
-        assert np.all(np.triu(wa.data[0], 1) == 0)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+        assert np.all(np.triu(wa.numpy()[0], 1) == 0)
 
     def test_sdpa_and_mha_bool_conventions_are_opposite(self, rng):
         x = t64(rng, 1, L, E)
         blocked = np.triu(np.ones((L, L), dtype=bool), 1)
         m = mha64(batch_first=True)
         _, w = m(x, x, x, attn_mask=blocked, average_attn_weights=False)
-        w_sdpa = AttentionWeights.apply(x, x, mask=np.where(~blocked, 0.0, -np.inf), scale=1.0).data
-        assert np.all((w.data[0, 0] == 0) == blocked) and np.all((w_sdpa[0] == 0) == blocked)
+        w_sdpa = AttentionWeights.apply(x, x, mask=np.where(~blocked, 0.0, -np.inf), scale=1.0).numpy()
+        assert np.all((w.numpy()[0, 0] == 0) == blocked) and np.all((w_sdpa[0] == 0) == blocked)
         same = F.scaled_dot_product_attention(x, x, x, attn_mask=~blocked)
-        np.testing.assert_allclose(same.data, F.scaled_dot_product_attention(x, x, x, is_causal=True).data)
+        np.testing.assert_allclose(same.numpy(), F.scaled_dot_product_attention(x, x, x, is_causal=True).numpy())
 
     def test_fully_masked_query_gives_bias_and_leaves_other_rows_and_grads_alone(self, rng):
         m = mha64(batch_first=True)
@@ -410,23 +412,23 @@ class TestMultiheadAttention:
             warnings.simplefilter("error")
             out, w = m(q, kv, kv, attn_mask=blocked)
             out.backward(g)
-        np.testing.assert_allclose(out.data[0, 1], m.out_proj.bias.data, rtol=1e-12)
-        assert np.all(w.data[0, 1] == 0)
-        grads = {n: p.grad.data.copy() for n, p in m.named_parameters()}
-        gq, gkv = q.grad.data.copy(), kv.grad.data.copy()
+        np.testing.assert_allclose(out.numpy()[0, 1], m.out_proj.bias.numpy(), rtol=1e-12)
+        assert np.all(w.numpy()[0, 1] == 0)
+        grads = {n: p.grad.numpy().copy() for n, p in m.named_parameters()}
+        gq, gkv = q.grad.numpy().copy(), kv.grad.numpy().copy()
         assert np.all(gq[0, 1] == 0)
         # Without the masked query row, everything else is identical.
         m.zero_grad()
         rows = [0, 2]
-        q2 = mt.tensor(q.data[:, rows], dtype=mt.float64, requires_grad=True)
-        kv2 = mt.tensor(kv.data, dtype=mt.float64, requires_grad=True)
+        q2 = mt.tensor(q.numpy()[:, rows], dtype=mt.float64, requires_grad=True)
+        kv2 = mt.tensor(kv.numpy(), dtype=mt.float64, requires_grad=True)
         out2, _ = m(q2, kv2, kv2, attn_mask=blocked[rows])
         out2.backward(g[:, rows])
-        np.testing.assert_allclose(out.data[:, rows], out2.data, rtol=1e-12)
-        np.testing.assert_allclose(gq[:, rows], q2.grad.data, rtol=1e-10, atol=1e-14)
-        np.testing.assert_allclose(gkv, kv2.grad.data, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(out.numpy()[:, rows], out2.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(gq[:, rows], q2.grad.numpy(), rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(gkv, kv2.grad.numpy(), rtol=1e-10, atol=1e-14)
         for name, p in m.named_parameters():
-            expected = p.grad.data + (g[0, 1] if name == "out_proj.bias" else 0)
+            expected = p.grad.numpy() + (g[0, 1] if name == "out_proj.bias" else 0)
             np.testing.assert_allclose(grads[name], expected, rtol=1e-10, atol=1e-14)
 
     def test_dropout_only_in_training(self, rng):
@@ -437,12 +439,12 @@ class TestMultiheadAttention:
         m.eval()
         b, _ = m(x, x, x)
         ref = mha64()
-        np.testing.assert_allclose(b.data, ref(x, x, x)[0].data, rtol=1e-12)
-        assert not np.allclose(a.data, b.data)
+        np.testing.assert_allclose(b.numpy(), ref(x, x, x)[0].numpy(), rtol=1e-12)
+        assert not np.allclose(a.numpy(), b.numpy())
         all_dropped = mha64(dropout=1.0)
         out, w = all_dropped(x, x, x)
-        np.testing.assert_allclose(out.data, np.broadcast_to(all_dropped.out_proj.bias.data, out.shape))
-        assert np.all(w.data == 0)
+        np.testing.assert_allclose(out.numpy(), np.broadcast_to(all_dropped.out_proj.bias.numpy(), out.shape))
+        assert np.all(w.numpy() == 0)
 
     def test_float32(self, rng):
         m = nn.MultiheadAttention(E, H)
@@ -505,6 +507,6 @@ class TestMultiheadAttention:
         elif case == "dtype":
             args = [q.to(mt.float32), kv, kv]
         elif case == "not_tensor":
-            args = [q, kv.data, kv]
+            args = [q, kv.numpy(), kv]
         with pytest.raises(error, match=match):
             m(*args, **kwargs)

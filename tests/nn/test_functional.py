@@ -55,11 +55,11 @@ def test_linear_gradcheck_input_weight_bias(rng, shape):
 
 def test_linear_values_and_1d_input(rng):
     x, w, b = _t(rng, 2, 3, 4), _t(rng, 5, 4), _t(rng, 5)
-    np.testing.assert_allclose(F.linear(x, w, b).data, x.data @ w.data.T + b.data, rtol=1e-12)
+    np.testing.assert_allclose(F.linear(x, w, b).numpy(), x.numpy() @ w.numpy().T + b.numpy(), rtol=1e-12)
     v = _t(rng, 4)
     y = F.linear(v, w, b)
     assert y.shape == (5,)
-    np.testing.assert_allclose(y.data, w.data @ v.data + b.data, rtol=1e-12)
+    np.testing.assert_allclose(y.numpy(), w.numpy() @ v.numpy() + b.numpy(), rtol=1e-12)
 
 
 def test_linear_is_one_op_that_keeps_float32(rng):
@@ -74,8 +74,8 @@ def test_linear_weight_gradient_accumulates_over_the_flattened_batch(rng):
     x, w = _t(rng, 2, 3, 4), _t(rng, 5, 4)
     g = rng.standard_normal((2, 3, 5))
     F.linear(x, w).backward(mt.tensor(g, dtype=F64))
-    np.testing.assert_allclose(w.grad.data, np.einsum("bso,bsi->oi", g, x.data), rtol=1e-12)
-    np.testing.assert_allclose(x.grad.data, g @ w.data, rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), np.einsum("bso,bsi->oi", g, x.numpy()), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), g @ w.numpy(), rtol=1e-12)
 
 
 def test_linear_only_computes_needed_gradients(rng):
@@ -98,7 +98,7 @@ def test_linear_validation(rng):
     with pytest.raises(TypeError, match="bias dtype float32"):
         F.linear(x, w, _t(rng, 2, dtype=mt.float32))
     with pytest.raises(TypeError, match="input must be a Tensor"):
-        F.linear(x.data, w)
+        F.linear(x.numpy(), w)
 
 
 # ---------------------------------------------------------------- layer_norm
@@ -114,10 +114,10 @@ def test_layer_norm_gradcheck(rng, normalized_shape, shape):
 
 def test_layer_norm_values(rng):
     x, w, b = _t(rng, 2, 3, 4), _t(rng, 4), _t(rng, 4)
-    a = x.data
-    ref = (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + 1e-3) * w.data + b.data
+    a = x.numpy()
+    ref = (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + 1e-3) * w.numpy() + b.numpy()
     y = F.layer_norm(x, (4,), w, b, eps=1e-3)
-    np.testing.assert_allclose(y.data, ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12, atol=1e-12)
     assert type(y.grad_fn).__name__ == "LayerNormBackward"
 
 
@@ -125,7 +125,7 @@ def test_layer_norm_float32_stays_float32_and_large_offsets_are_stable(rng):
     x = mt.tensor(rng.standard_normal((4, 16)) + 1e4, dtype=mt.float32)
     y = F.layer_norm(x, 16)
     assert y.dtype == mt.float32
-    np.testing.assert_allclose(y.data.std(-1), 1, atol=1e-2)
+    np.testing.assert_allclose(y.numpy().std(-1), 1, atol=1e-2)
 
 
 def test_layer_norm_validation(rng):
@@ -157,8 +157,8 @@ def test_gelu_gradcheck_including_large_and_tiny_inputs(rng, approximate):
 def test_gelu_known_values():
     x = mt.tensor([-3.0, -1.0, 0.0, 1.0, 3.0], dtype=F64)
     phi = [0.5 * (1 + math.erf(v / math.sqrt(2))) for v in (-3.0, -1.0, 0.0, 1.0, 3.0)]
-    np.testing.assert_allclose(F.gelu(x).data, x.data * phi, rtol=1e-15, atol=1e-16)
-    assert abs(F.gelu(x, "tanh").data - F.gelu(x).data).max() < 1e-3  # the approximation is close
+    np.testing.assert_allclose(F.gelu(x).numpy(), x.numpy() * phi, rtol=1e-15, atol=1e-16)
+    assert abs(F.gelu(x, "tanh").numpy() - F.gelu(x).numpy()).max() < 1e-3  # the approximation is close
     assert type(F.gelu(x.requires_grad_()).grad_fn).__name__ == "GeluBackward"
     with pytest.raises(ValueError, match="'none' or 'tanh'"):
         F.gelu(x, approximate="erf")
@@ -169,17 +169,17 @@ def test_softmax_and_log_softmax_gradcheck(rng, dim):
     x = _t(rng, 3, 5)
     assert gradcheck(lambda t: F.softmax(t, dim), [x])
     assert gradcheck(lambda t: F.log_softmax(t, dim), [x])
-    np.testing.assert_allclose(F.softmax(x, dim).data.sum(dim), 1.0)
-    np.testing.assert_allclose(np.exp(F.log_softmax(x, dim).data), F.softmax(x, dim).data, rtol=1e-12)
+    np.testing.assert_allclose(F.softmax(x, dim).numpy().sum(dim), 1.0)
+    np.testing.assert_allclose(np.exp(F.log_softmax(x, dim).numpy()), F.softmax(x, dim).numpy(), rtol=1e-12)
 
 
 def test_relu_tanh_sigmoid(rng):
     x = _t(rng, 4, 3)
     with mt.no_grad():
-        x.data[np.abs(x.data) < 0.05] = 0.3
+        x.numpy()[np.abs(x.numpy()) < 0.05] = 0.3
     cases = ((F.relu, lambda a: np.maximum(a, 0)), (F.tanh, np.tanh), (F.sigmoid, lambda a: 1 / (1 + np.exp(-a))))
     for fn, ref in cases:
-        np.testing.assert_allclose(fn(x).data, ref(x.data), rtol=1e-12)
+        np.testing.assert_allclose(fn(x).numpy(), ref(x.numpy()), rtol=1e-12)
         assert gradcheck(fn, [x])
     with pytest.raises(TypeError, match="Tensor"):
         F.relu([1.0, -1.0])
@@ -192,9 +192,9 @@ def test_dropout_function():
     assert F.dropout(x, 0.0) is x
     mt.manual_seed(0)
     y = F.dropout(x, 0.25)
-    assert set(np.unique(y.data).tolist()) == {0.0, np.float32(1 / 0.75).item()}
+    assert set(np.unique(y.numpy()).tolist()) == {0.0, np.float32(1 / 0.75).item()}
     assert y.dtype == mt.float32
-    assert not F.dropout(x, 1.0).data.any()
+    assert not F.dropout(x, 1.0).numpy().any()
     for p in (-1e-9, 1.0001):
         with pytest.raises(ValueError, match=r"\[0, 1\]"):
             F.dropout(x, p)
@@ -205,7 +205,7 @@ def test_dropout_function():
 def test_dropout_p_one_gives_zero_gradient():
     x = mt.ones(5, requires_grad=True)
     F.dropout(x, 1.0).backward(mt.ones(5))
-    assert not x.grad.data.any() and np.isfinite(x.grad.data).all()
+    assert not x.grad.numpy().any() and np.isfinite(x.grad.numpy()).all()
 
 
 # ----------------------------------------------------------------- embedding
@@ -214,8 +214,8 @@ def test_embedding_function_gradcheck_and_padding(rng):
     idx = np.array([[0, 2, 2], [5, 0, 0]])
     assert gradcheck(lambda w: F.embedding(idx, w), [w])
     F.embedding(mt.tensor(idx), w, padding_idx=0).backward(mt.ones(2, 3, 3, dtype=F64))
-    assert not w.grad.data[0].any() and w.grad.data[2].tolist() == [2.0, 2.0, 2.0]
-    assert w.grad.data[5].tolist() == [1.0, 1.0, 1.0] and not w.grad.data[1].any()
+    assert not w.grad.numpy()[0].any() and w.grad.numpy()[2].tolist() == [2.0, 2.0, 2.0]
+    assert w.grad.numpy()[5].tolist() == [1.0, 1.0, 1.0] and not w.grad.numpy()[1].any()
 
 
 def test_embedding_function_validation(rng):
@@ -252,7 +252,7 @@ def test_linear_random_shapes_and_layouts(lead, n_in, n_out, layout, seed):
     rng = np.random.default_rng(seed)
     x = _laid_out(rng, lead + (n_in,), layout)
     w, b = _laid_out(rng, (n_out, n_in), layout), _laid_out(rng, (n_out,), "contiguous")
-    np.testing.assert_allclose(F.linear(x, w, b).data, x.data @ w.data.T + b.data, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(F.linear(x, w, b).numpy(), x.numpy() @ w.numpy().T + b.numpy(), rtol=1e-12, atol=1e-12)
     assert gradcheck(F.linear, [x, w, b])
 
 
@@ -263,7 +263,7 @@ def test_layer_norm_random_shapes_and_layouts(lead, norm, layout, seed):
     x = _laid_out(rng, lead + norm, layout)
     w, b = _laid_out(rng, norm, layout), _laid_out(rng, norm, "contiguous")
     axes = tuple(range(len(lead), len(lead) + len(norm)))
-    a = x.data
-    ref = (a - a.mean(axes, keepdims=True)) / np.sqrt(a.var(axes, keepdims=True) + 1e-5) * w.data + b.data
-    np.testing.assert_allclose(F.layer_norm(x, norm, w, b).data, ref, rtol=1e-10, atol=1e-12)
+    a = x.numpy()
+    ref = (a - a.mean(axes, keepdims=True)) / np.sqrt(a.var(axes, keepdims=True) + 1e-5) * w.numpy() + b.numpy()
+    np.testing.assert_allclose(F.layer_norm(x, norm, w, b).numpy(), ref, rtol=1e-10, atol=1e-12)
     assert gradcheck(lambda x, w, b: F.layer_norm(x, norm, w, b), [x, w, b])

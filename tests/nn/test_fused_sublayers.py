@@ -69,8 +69,8 @@ def test_fused_and_general_paths_agree(norm_first, rng):
         fused_nodes = {"FeedForwardBackward"} | (set() if norm_first else {"AddLayerNormBackward"})
         assert (fused_nodes <= _node_names(out)) == (layer is fused)  # each layer takes its own path
         out.backward(dy)
-        grads = {name: p.grad.data for name, p in layer.named_parameters()}
-        results.append((inp.grad.data, grads))
+        grads = {name: p.grad.numpy() for name, p in layer.named_parameters()}
+        results.append((inp.grad.numpy(), grads))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
     assert results[0][1].keys() == results[1][1].keys()
     for name in results[0][1]:

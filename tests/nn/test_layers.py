@@ -22,7 +22,7 @@ def _randomize(module, rng):
     """Give every parameter random values (so gamma != 1, beta != 0 in the checks)."""
     with mt.no_grad():
         for p in module.parameters():
-            p.data[...] = rng.standard_normal(p.shape)
+            p.numpy()[...] = rng.standard_normal(p.shape)
     return module
 
 
@@ -63,7 +63,7 @@ def test_activation_gradcheck(rng, layer):
     x = _input(rng, 3, 4, 2)
     if isinstance(layer, nn.ReLU):
         with mt.no_grad():
-            x.data[np.abs(x.data) < 0.05] = 0.5  # away from the kink
+            x.numpy()[np.abs(x.numpy()) < 0.05] = 0.5  # away from the kink
     check_module(layer, x)
 
 
@@ -110,7 +110,7 @@ def test_linear_shapes_and_formula(rng):
     x = mt.tensor(rng.standard_normal((2, 5, 4)))
     y = layer(x)
     assert y.shape == (2, 5, 3) and y.dtype == mt.float32
-    np.testing.assert_allclose(y.data, x.data @ layer.weight.data.T + layer.bias.data, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y.numpy(), x.numpy() @ layer.weight.numpy().T + layer.bias.numpy(), rtol=1e-5, atol=1e-6)
     assert nn.Linear(4, 3, bias=False).bias is None
 
 
@@ -118,13 +118,13 @@ def test_linear_default_init_bounds_and_reproducibility():
     mt.manual_seed(0)
     a = nn.Linear(100, 50)
     bound = 1 / math.sqrt(100)
-    assert np.abs(a.weight.data).max() <= bound and np.abs(a.bias.data).max() <= bound
-    assert np.abs(a.weight.data).max() > 0.9 * bound  # spread over the whole interval
-    assert abs(a.weight.data.std() - bound / math.sqrt(3)) < 0.05 * bound
+    assert np.abs(a.weight.numpy()).max() <= bound and np.abs(a.bias.numpy()).max() <= bound
+    assert np.abs(a.weight.numpy()).max() > 0.9 * bound  # spread over the whole interval
+    assert abs(a.weight.numpy().std() - bound / math.sqrt(3)) < 0.05 * bound
     mt.manual_seed(0)
     b = nn.Linear(100, 50)
-    np.testing.assert_array_equal(a.weight.data, b.weight.data)
-    np.testing.assert_array_equal(a.bias.data, b.bias.data)
+    np.testing.assert_array_equal(a.weight.numpy(), b.weight.numpy())
+    np.testing.assert_array_equal(a.bias.numpy(), b.bias.numpy())
 
 
 def test_linear_validation():
@@ -168,19 +168,19 @@ def test_default_dtype_is_used_when_dtype_is_none():
 def test_layer_norm_normalises_trailing_dims(rng):
     norm = nn.LayerNorm((3, 4))
     x = mt.tensor(rng.standard_normal((2, 3, 4)) * 5 + 3)
-    y = norm(x).data.reshape(2, -1)
+    y = norm(x).numpy().reshape(2, -1)
     np.testing.assert_allclose(y.mean(1), 0, atol=1e-5)
     np.testing.assert_allclose(y.var(1), 1, rtol=1e-3)
-    assert norm.weight.data.tolist() == [[1.0] * 4] * 3 and not norm.bias.data.any()
+    assert norm.weight.numpy().tolist() == [[1.0] * 4] * 3 and not norm.bias.numpy().any()
 
 
 def test_layer_norm_of_a_constant_row_is_finite_with_finite_gradient():
     norm = nn.LayerNorm(4, dtype=F64)
     x = mt.full((2, 4), 3.0, dtype=F64, requires_grad=True)
     y = norm(x)
-    assert np.isfinite(y.data).all()
+    assert np.isfinite(y.numpy()).all()
     (y * mt.tensor(np.arange(8.0).reshape(2, 4), dtype=F64)).sum().backward()
-    assert np.isfinite(x.grad.data).all() and np.isfinite(norm.weight.grad.data).all()
+    assert np.isfinite(x.grad.numpy()).all() and np.isfinite(norm.weight.grad.numpy()).all()
 
 
 def test_layer_norm_validation():
@@ -201,7 +201,7 @@ def test_layer_norm_validation():
 # ----------------------------------------------------------------------- Dropout
 def test_dropout_scales_kept_values_and_drops_about_p():
     mt.manual_seed(1)
-    y = nn.Dropout(0.3)(mt.ones(200, 100)).data
+    y = nn.Dropout(0.3)(mt.ones(200, 100)).numpy()
     kept = y != 0
     np.testing.assert_allclose(y[kept], 1 / 0.7, rtol=1e-6)
     assert abs(1 - kept.mean() - 0.3) < 0.01
@@ -212,7 +212,7 @@ def test_dropout_gradient_uses_the_same_mask():
     x = mt.ones(50, 20, requires_grad=True)
     y = nn.Dropout(0.5)(x)
     y.backward(mt.ones(50, 20))
-    np.testing.assert_array_equal(x.grad.data, y.data)
+    np.testing.assert_array_equal(x.grad.numpy(), y.numpy())
 
 
 def test_dropout_eval_p0_p1_and_reproducibility():
@@ -221,14 +221,14 @@ def test_dropout_eval_p0_p1_and_reproducibility():
     assert drop.eval()(x) is x
     assert nn.Dropout(0.0)(x) is x
     one = nn.Dropout(1.0)(x)
-    assert not one.data.any() and np.isfinite(one.data).all()
+    assert not one.numpy().any() and np.isfinite(one.numpy()).all()
     drop.train()
     mt.manual_seed(5)
-    a = drop(x).data
+    a = drop(x).numpy()
     mt.manual_seed(5)
-    b = drop(x).data
+    b = drop(x).numpy()
     np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(a, drop(x).data)  # a fresh mask per call
+    assert not np.array_equal(a, drop(x).numpy())  # a fresh mask per call
 
 
 def test_dropout_accepts_numpy_probabilities():
@@ -250,7 +250,7 @@ def test_dropout_rejects_a_p_that_is_not_a_number(p):
 def test_dropout_follows_module_mode_inside_a_model():
     model = nn.Sequential(nn.Identity(), nn.Dropout(0.9))
     x = mt.ones(100)
-    assert (model(x).data == 0).any()
+    assert (model(x).numpy() == 0).any()
     model.eval()
     assert model(x) is x
 
@@ -258,17 +258,17 @@ def test_dropout_follows_module_mode_inside_a_model():
 # ------------------------------------------------------------------ activations
 def test_activation_values(rng):
     x = mt.tensor(rng.standard_normal((3, 4)), dtype=F64)
-    a = x.data
-    np.testing.assert_allclose(nn.ReLU()(x).data, np.maximum(a, 0))
-    np.testing.assert_allclose(nn.Tanh()(x).data, np.tanh(a))
-    np.testing.assert_allclose(nn.Sigmoid()(x).data, 1 / (1 + np.exp(-a)))
+    a = x.numpy()
+    np.testing.assert_allclose(nn.ReLU()(x).numpy(), np.maximum(a, 0))
+    np.testing.assert_allclose(nn.Tanh()(x).numpy(), np.tanh(a))
+    np.testing.assert_allclose(nn.Sigmoid()(x).numpy(), 1 / (1 + np.exp(-a)))
     e = np.exp(a - a.max(0))
-    np.testing.assert_allclose(nn.Softmax(dim=0)(x).data, e / e.sum(0))
-    np.testing.assert_allclose(nn.LogSoftmax(dim=0)(x).data, np.log(e / e.sum(0)))
+    np.testing.assert_allclose(nn.Softmax(dim=0)(x).numpy(), e / e.sum(0))
+    np.testing.assert_allclose(nn.LogSoftmax(dim=0)(x).numpy(), np.log(e / e.sum(0)))
     gelu = [v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in a.ravel()]
-    np.testing.assert_allclose(nn.GELU()(x).data.ravel(), gelu, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(nn.GELU()(x).numpy().ravel(), gelu, rtol=1e-14, atol=1e-15)
     tanh = 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
-    np.testing.assert_allclose(nn.GELU("tanh")(x).data, tanh, rtol=1e-14)
+    np.testing.assert_allclose(nn.GELU("tanh")(x).numpy(), tanh, rtol=1e-14)
 
 
 def test_activations_keep_float32():
@@ -294,27 +294,27 @@ def test_embedding_lookup_and_scatter_add_gradient(rng):
     idx = mt.tensor([[1, 1, 4], [0, 1, 3]])
     y = emb(idx)
     assert y.shape == (2, 3, 3)
-    np.testing.assert_array_equal(y.data, emb.weight.data[idx.data])
+    np.testing.assert_array_equal(y.numpy(), emb.weight.numpy()[idx.numpy()])
     g = rng.standard_normal((2, 3, 3)).astype(np.float32)
     y.backward(mt.tensor(g))
     expected = np.zeros((5, 3), np.float32)
-    np.add.at(expected, idx.data.ravel(), g.reshape(-1, 3))
-    np.testing.assert_allclose(emb.weight.grad.data, expected, rtol=1e-6)
-    assert emb.weight.grad.data[1].tolist() == pytest.approx((g[0, 0] + g[0, 1] + g[1, 1]).tolist(), rel=1e-6)
+    np.add.at(expected, idx.numpy().ravel(), g.reshape(-1, 3))
+    np.testing.assert_allclose(emb.weight.grad.numpy(), expected, rtol=1e-6)
+    assert emb.weight.grad.numpy()[1].tolist() == pytest.approx((g[0, 0] + g[0, 1] + g[1, 1]).tolist(), rel=1e-6)
 
 
 def test_embedding_padding_row_is_zero_and_gets_no_gradient():
     emb = nn.Embedding(4, 2, padding_idx=-1)
-    assert emb.padding_idx == 3 and not emb.weight.data[3].any()
-    assert emb.weight.data[:3].any()
+    assert emb.padding_idx == 3 and not emb.weight.numpy()[3].any()
+    assert emb.weight.numpy()[:3].any()
     idx = mt.tensor([3, 0, 3])
     emb(idx).backward(mt.ones(3, 2))
-    assert not emb.weight.grad.data[3].any() and emb.weight.grad.data[0].tolist() == [1.0, 1.0]
+    assert not emb.weight.grad.numpy()[3].any() and emb.weight.grad.numpy()[0].tolist() == [1.0, 1.0]
 
 
 def test_embedding_init_is_standard_normal():
     mt.manual_seed(3)
-    w = nn.Embedding(1000, 50).weight.data
+    w = nn.Embedding(1000, 50).weight.numpy()
     assert abs(w.mean()) < 0.01 and abs(w.std() - 1) < 0.01
 
 
@@ -339,7 +339,7 @@ def test_embedding_accepts_numpy_indices_and_from_pretrained():
     table = mt.tensor(np.arange(6.0).reshape(3, 2))
     emb = nn.Embedding.from_pretrained(table)
     assert not emb.weight.requires_grad
-    np.testing.assert_array_equal(emb(np.array([2, 0])).data, [[4.0, 5.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(emb(np.array([2, 0])).numpy(), [[4.0, 5.0], [0.0, 1.0]])
     assert nn.Embedding.from_pretrained(table, freeze=False).weight.requires_grad
 
 
@@ -347,13 +347,13 @@ def test_embedding_accepts_numpy_indices_and_from_pretrained():
 def test_init_functions_fill_in_place_and_return_the_tensor():
     mt.manual_seed(0)
     w = nn.Parameter(mt.empty(200, 100))
-    assert nn.init.zeros_(w) is w and not w.data.any()
-    assert nn.init.ones_(w) is w and (w.data == 1).all()
-    assert nn.init.constant_(w, 0.5) is w and (w.data == 0.5).all()
+    assert nn.init.zeros_(w) is w and not w.numpy().any()
+    assert nn.init.ones_(w) is w and (w.numpy() == 1).all()
+    assert nn.init.constant_(w, 0.5) is w and (w.numpy() == 0.5).all()
     nn.init.uniform_(w, -2.0, 3.0)
-    assert w.data.min() >= -2 and w.data.max() <= 3 and w.data.max() > 2.9
+    assert w.numpy().min() >= -2 and w.numpy().max() <= 3 and w.numpy().max() > 2.9
     nn.init.normal_(w, 1.0, 0.5)
-    assert abs(w.data.mean() - 1) < 0.01 and abs(w.data.std() - 0.5) < 0.01
+    assert abs(w.numpy().mean() - 1) < 0.01 and abs(w.numpy().std() - 0.5) < 0.01
     assert w.grad_fn is None and w.grad is None
 
 
@@ -373,10 +373,10 @@ def test_xavier_and_kaiming_statistics(fn, kwargs, std):
     mt.manual_seed(4)
     w = mt.empty(60, 40, 3)
     assert fn(w, **kwargs) is w
-    assert abs(w.data.std() - std) < 0.03 * std
+    assert abs(w.numpy().std() - std) < 0.03 * std
     if fn in (nn.init.xavier_uniform_, nn.init.kaiming_uniform_):
         bound = math.sqrt(3) * std
-        assert np.abs(w.data).max() <= bound * (1 + 1e-6) and np.abs(w.data).max() > 0.99 * bound
+        assert np.abs(w.numpy()).max() <= bound * (1 + 1e-6) and np.abs(w.numpy()).max() > 0.99 * bound
 
 
 def test_fan_and_gain_helpers():

@@ -64,8 +64,8 @@ def test_parameter_is_a_leaf_that_requires_grad_and_shares_tensor_data():
     t = mt.zeros(2, 3)
     p = nn.Parameter(t)
     assert isinstance(p, mt.Tensor) and p.requires_grad and p.is_leaf
-    p.data[0, 0] = 5.0
-    assert t.data[0, 0] == 5.0
+    p.numpy()[0, 0] = 5.0
+    assert t.numpy()[0, 0] == 5.0
     assert repr(p).startswith("Parameter containing:\ntensor(")
     assert not nn.Parameter(mt.zeros(2), requires_grad=False).requires_grad
 
@@ -82,7 +82,7 @@ def test_ops_on_parameters_give_plain_tensors_and_gradients_reach_the_parameter(
     y = p * p
     assert type(y) is mt.Tensor
     y.sum().backward()
-    np.testing.assert_allclose(p.grad.data, [2.0, 4.0])
+    np.testing.assert_allclose(p.grad.numpy(), [2.0, 4.0])
 
 
 # --------------------------------------------------------------- registration
@@ -145,7 +145,7 @@ def test_register_buffer_and_parameter_validate_names_and_types():
         m.register_buffer("plain", mt.zeros(1))
     m.register_buffer("b", mt.zeros(2))
     m.b = mt.ones(2)  # assigning a Tensor to a buffer name replaces the buffer
-    assert m._buffers["b"].data.tolist() == [1.0, 1.0]
+    assert m._buffers["b"].numpy().tolist() == [1.0, 1.0]
     with pytest.raises(TypeError, match="buffer 'b'"):
         m.b = 1.0
 
@@ -253,7 +253,7 @@ def test_apply_visits_children_first_and_returns_self():
             nn.init.zeros_(m.weight)
 
     net.apply(zero_linear)
-    assert not net.head[2].weight.data.any()
+    assert not net.head[2].weight.numpy().any()
 
 
 def test_zero_grad_to_none_or_zeros():
@@ -262,7 +262,7 @@ def test_zero_grad_to_none_or_zeros():
     params = list(net.parameters())
     assert all(p.grad is not None for p in params)
     net.zero_grad(set_to_none=False)
-    assert all(p.grad is not None and not p.grad.data.any() for p in params)
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in params)
     net.zero_grad()
     assert all(p.grad is None for p in params)
 
@@ -277,11 +277,11 @@ def test_to_float64_converts_in_place_and_keeps_parameter_identity():
     net = Net()
     net(mt.randn(2, 3)).sum().backward()
     before = {n: p for n, p in net.named_parameters()}
-    values = {n: p.data.copy() for n, p in before.items()}
+    values = {n: p.numpy().copy() for n, p in before.items()}
     assert net.double() is net
     for name, p in net.named_parameters():
         assert p is before[name] and p.dtype == mt.float64 and p.grad.dtype == mt.float64
-        np.testing.assert_array_equal(p.data, values[name].astype(np.float64))
+        np.testing.assert_array_equal(p.numpy(), values[name].astype(np.float64))
     assert all(b.dtype == mt.float64 for b in net.buffers())
     y = net(mt.randn(2, 3, dtype=mt.float64))
     assert y.dtype == mt.float64
@@ -304,9 +304,9 @@ def test_deepcopy_copies_parameters():
     twin = copy.deepcopy(net)
     for (n1, p1), (n2, p2) in zip(net.named_parameters(), twin.named_parameters()):
         assert n1 == n2 and p1 is not p2 and isinstance(p2, nn.Parameter)
-        np.testing.assert_array_equal(p1.data, p2.data)
-    twin.embed.weight.data[...] = 0
-    assert net.embed.weight.data.any()
+        np.testing.assert_array_equal(p1.numpy(), p2.numpy())
+    twin.embed.weight.numpy()[...] = 0
+    assert net.embed.weight.numpy().any()
 
 
 # ----------------------------------------------------------------- state dict
@@ -316,7 +316,7 @@ def test_state_dict_keys_order_and_copies():
     assert isinstance(sd, OrderedDict) and list(sd) == NET_KEYS
     assert all(isinstance(v, np.ndarray) for v in sd.values())
     sd["embed.weight"][...] = 7.0
-    assert not (net.embed.weight.data == 7.0).any()
+    assert not (net.embed.weight.numpy() == 7.0).any()
 
 
 def test_load_state_dict_roundtrip_from_arrays_and_tensors():
@@ -329,16 +329,16 @@ def test_load_state_dict_roundtrip_from_arrays_and_tensors():
     for key, value in b.state_dict().items():
         np.testing.assert_array_equal(value, sd[key])
     x = mt.randn(2, 3)
-    np.testing.assert_array_equal(a(x).data, b(x).data)
+    np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
     c = Net()
     c.load_state_dict({k: mt.tensor(v) for k, v in sd.items()})
-    np.testing.assert_array_equal(c.head[0].weight.data, sd["head.0.weight"])
+    np.testing.assert_array_equal(c.head[0].weight.numpy(), sd["head.0.weight"])
 
 
 def test_load_state_dict_casts_to_the_parameter_dtype():
     layer = nn.Linear(2, 2)
     layer.load_state_dict({"weight": np.ones((2, 2)), "bias": np.zeros(2)})
-    assert layer.weight.dtype == mt.float32 and layer.weight.data.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert layer.weight.dtype == mt.float32 and layer.weight.numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
 
 
 @pytest.mark.parametrize(
@@ -378,17 +378,17 @@ def test_load_state_dict_non_strict_reports_keys_and_loads_the_rest():
     result = net.load_state_dict(sd, strict=False)
     assert result == (["scale"], ["junk"])
     assert result.missing_keys == ["scale"] and result.unexpected_keys == ["junk"]
-    np.testing.assert_array_equal(net.embed.weight.data, other.embed.weight.data)
+    np.testing.assert_array_equal(net.embed.weight.numpy(), other.embed.weight.numpy())
     with pytest.raises(RuntimeError, match="size mismatch"):
         net.load_state_dict({"embed.bias": np.zeros(3)}, strict=False)
 
 
 def test_load_state_dict_rejects_non_arrays_before_changing_anything():
     layer = nn.Linear(2, 2)
-    before = layer.weight.data.copy()
+    before = layer.weight.numpy().copy()
     with pytest.raises(TypeError, match="'bias'"):
         layer.load_state_dict(OrderedDict([("weight", np.zeros((2, 2))), ("bias", [0.0, 0.0])]))
-    np.testing.assert_array_equal(layer.weight.data, before)
+    np.testing.assert_array_equal(layer.weight.numpy(), before)
 
 
 def test_non_persistent_buffers_are_not_saved_but_follow_to():
@@ -438,7 +438,7 @@ def test_sequential_runs_in_order_and_supports_indexing():
     seq = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     x = mt.randn(5, 3)
     manual = seq[2](seq[1](seq[0](x)))
-    np.testing.assert_allclose(seq(x).data, manual.data)
+    np.testing.assert_allclose(seq(x).numpy(), manual.numpy())
     assert len(seq) == 3 and seq[-1] is seq[2]
     assert [type(m).__name__ for m in seq] == ["Linear", "ReLU", "Linear"]
     head = seq[:2]

@@ -41,15 +41,15 @@ def compare(ours: nn.Module, theirs, x: np.ndarray, dtype, input_grad: bool = Tr
     x_theirs = torch.tensor(x.astype(dtype) if float_input else x, requires_grad=input_grad and float_input)
     y_ours, y_theirs = ours(x_ours), theirs(x_theirs)
     assert y_ours.dtype == dtype and y_ours.shape == tuple(y_theirs.shape)
-    _close(y_ours.data, y_theirs.detach().numpy(), dtype, "output")
+    _close(y_ours.numpy(), y_theirs.detach().numpy(), dtype, "output")
     g = np.random.default_rng(7).standard_normal(y_ours.shape).astype(dtype)
     y_ours.backward(mt.tensor(g, dtype=dtype))
     y_theirs.backward(torch.tensor(g))
     if input_grad and float_input:
-        _close(x_ours.grad.data, x_theirs.grad.numpy(), dtype, "input gradient")
+        _close(x_ours.grad.numpy(), x_theirs.grad.numpy(), dtype, "input gradient")
     theirs_params = dict(theirs.named_parameters())
     for name, p in ours.named_parameters():
-        _close(p.grad.data, theirs_params[name].grad.numpy(), dtype, f"gradient of {name}")
+        _close(p.grad.numpy(), theirs_params[name].grad.numpy(), dtype, f"gradient of {name}")
 
 
 DTYPES = [mt.float64, mt.float32]
@@ -110,7 +110,7 @@ def test_embedding_matches_torch(rng, dtype, padding_idx):
 def test_embedding_padding_init_matches_torch():
     ours, theirs = nn.Embedding(6, 3, padding_idx=-1), torch.nn.Embedding(6, 3, padding_idx=-1)
     assert ours.padding_idx == theirs.padding_idx == 5
-    assert not ours.weight.data[5].any() and not theirs.weight.detach().numpy()[5].any()
+    assert not ours.weight.numpy()[5].any() and not theirs.weight.detach().numpy()[5].any()
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -218,7 +218,7 @@ def test_gain_matches_torch(nonlinearity, param):
 def test_init_statistics_match_torch(name, kwargs):
     mt.manual_seed(0)
     torch.manual_seed(0)
-    ours = getattr(nn.init, name)(mt.empty(150, 80, 2), **kwargs).data
+    ours = getattr(nn.init, name)(mt.empty(150, 80, 2), **kwargs).numpy()
     theirs = getattr(torch.nn.init, name)(torch.empty(150, 80, 2), **kwargs).numpy()
     assert abs(ours.std() - theirs.std()) < 0.03 * theirs.std()
     assert abs(ours.mean()) < 0.03 * theirs.std()
@@ -234,7 +234,7 @@ def test_linear_default_init_matches_torch_bounds(in_features, out_features):
     ours = [nn.Linear(in_features, out_features) for _ in range(30)]
     theirs = [torch.nn.Linear(in_features, out_features) for _ in range(30)]
     for attr in ("weight", "bias"):
-        ours_max = max(np.abs(getattr(m, attr).data).max() for m in ours)
+        ours_max = max(np.abs(getattr(m, attr).numpy()).max() for m in ours)
         theirs_max = max(np.abs(getattr(m, attr).detach().numpy()).max() for m in theirs)
         bound = 1 / math.sqrt(in_features)
         assert ours_max <= bound and theirs_max <= bound

@@ -60,17 +60,17 @@ def check_against_torch(rng, t_module, m_module, t_outs, m_outs, t_inputs, m_inp
     for i, (t_out, m_out) in enumerate(zip(t_outs, m_outs)):
         assert m_out.shape == tuple(t_out.shape), f"output {i}"
         assert m_out.dtype == DTYPES[dtype][1]
-        assert_close(m_out.data, t_out.detach().numpy(), dtype, f"output {i}")
+        assert_close(m_out.numpy(), t_out.detach().numpy(), dtype, f"output {i}")
         g = rng.standard_normal(m_out.shape)
         t_loss = t_loss + (t_out * torch.tensor(g, dtype=t_out.dtype)).sum()
         m_loss = m_loss + (m_out * mt.tensor(g, dtype=m_out.dtype)).sum()
     t_loss.backward()
     m_loss.backward()
     for i, (t_in, m_in) in enumerate(zip(t_inputs, m_inputs)):
-        assert_close(m_in.grad.data, t_in.grad.numpy(), dtype, f"grad of input {i}")
+        assert_close(m_in.grad.numpy(), t_in.grad.numpy(), dtype, f"grad of input {i}")
     m_params = dict(m_module.named_parameters())
     for name, t_param in t_module.named_parameters():
-        assert_close(m_params[name].grad.data, t_param.grad.numpy(), dtype, f"grad of {name}")
+        assert_close(m_params[name].grad.numpy(), t_param.grad.numpy(), dtype, f"grad of {name}")
 
 
 def masks(rng, kind: str, shape: tuple, dtype: str):
@@ -449,7 +449,7 @@ def test_transformer(rng, batch_first, norm_first, dtype):
     t_pad, m_pad = masks(rng, "bool", (N, S), dtype)
     t_mask = torch.nn.Transformer.generate_square_subsequent_mask(L, dtype=t_dtype)
     m_mask = nn.Transformer.generate_square_subsequent_mask(L, dtype=m_dtype)
-    np.testing.assert_array_equal(m_mask.data, t_mask.numpy())
+    np.testing.assert_array_equal(m_mask.numpy(), t_mask.numpy())
     t_out = t_model(t_src, t_tgt, tgt_mask=t_mask, src_key_padding_mask=t_pad, memory_key_padding_mask=t_pad)
     m_out = m_model(m_src, m_tgt, tgt_mask=m_mask, src_key_padding_mask=m_pad, memory_key_padding_mask=m_pad)
     check_against_torch(rng, t_model, m_model, [t_out], [m_out], [t_src, t_tgt], [m_src, m_tgt], dtype)

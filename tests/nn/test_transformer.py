@@ -99,7 +99,7 @@ class TestEncoderLayer:
         else:
             y = layer.norm1(x + sa(x))
             expected = layer.norm2(y + ffn(y))
-        np.testing.assert_allclose(layer(x).data, expected.data, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(layer(x).numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
 
     @pytest.mark.parametrize("norm_first", [False, True])
     @pytest.mark.parametrize("activation", ["relu", "gelu"])
@@ -118,26 +118,26 @@ class TestEncoderLayer:
         src = x if batch_first else x.transpose(0, 1)
         out = layer(src)
         assert out.shape == src.shape
-        got = out.data if batch_first else out.data.transpose(1, 0, 2)
+        got = out.numpy() if batch_first else out.numpy().transpose(1, 0, 2)
         unbatched = layer(x[1])
         assert unbatched.shape == (S, E)
-        np.testing.assert_allclose(unbatched.data, got[1], rtol=1e-12)
+        np.testing.assert_allclose(unbatched.numpy(), got[1], rtol=1e-12)
 
     def test_masks(self, rng):
         layer = encoder_layer()
         x = t64(rng, S, N, E)
         causal = nn.Transformer.generate_square_subsequent_mask(S, dtype=mt.float64)
         a = layer(x, src_mask=causal)
-        np.testing.assert_allclose(layer(x, is_causal=True).data, a.data, rtol=1e-12)
-        np.testing.assert_allclose(layer(x, src_mask=np.isneginf(causal.data)).data, a.data, rtol=1e-12)
+        np.testing.assert_allclose(layer(x, is_causal=True).numpy(), a.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(layer(x, src_mask=np.isneginf(causal.numpy())).numpy(), a.numpy(), rtol=1e-12)
         pad = np.array([[False, False, True], [False, False, False]])
         b = layer(x, src_key_padding_mask=pad)
-        np.testing.assert_allclose(layer(x, src_key_padding_mask=np.where(pad, -np.inf, 0.0)).data, b.data)
+        np.testing.assert_allclose(layer(x, src_key_padding_mask=np.where(pad, -np.inf, 0.0)).numpy(), b.numpy())
         # a padded key changes nothing for the other positions when it is removed instead
         short = layer(x[:2, :1])
-        np.testing.assert_allclose(b.data[:2, 0], short.data[:, 0], rtol=1e-12)
-        per_head = np.broadcast_to(np.isneginf(causal.data), (N * H, S, S))
-        np.testing.assert_allclose(layer(x, src_mask=per_head).data, a.data, rtol=1e-12)
+        np.testing.assert_allclose(b.numpy()[:2, 0], short.numpy()[:, 0], rtol=1e-12)
+        per_head = np.broadcast_to(np.isneginf(causal.numpy()), (N * H, S, S))
+        np.testing.assert_allclose(layer(x, src_mask=per_head).numpy(), a.numpy(), rtol=1e-12)
 
     def test_fully_masked_rows_do_not_give_nan(self, rng):
         layer = encoder_layer()
@@ -147,15 +147,15 @@ class TestEncoderLayer:
             warnings.simplefilter("error")
             out = layer(x, src_key_padding_mask=pad)
             out.backward(np.ones(out.shape))
-        assert np.isfinite(out.data).all() and np.isfinite(x.grad.data).all()
+        assert np.isfinite(out.numpy()).all() and np.isfinite(x.grad.numpy()).all()
 
     def test_callable_activation(self, rng):
         x = t64(rng, S, N, E)
         a = encoder_layer(activation=nn.GELU())
         b = encoder_layer(activation="gelu")
-        np.testing.assert_allclose(a(x).data, b(x).data, rtol=1e-12)
+        np.testing.assert_allclose(a(x).numpy(), b(x).numpy(), rtol=1e-12)
         c = encoder_layer(activation=lambda t: t.tanh())
-        assert not np.allclose(c(x).data, b(x).data)
+        assert not np.allclose(c(x).numpy(), b(x).numpy())
         assert list(a.state_dict()) == ENCODER_KEYS
 
     def test_dropout_train_and_eval(self, rng):
@@ -165,14 +165,14 @@ class TestEncoderLayer:
         a = layer(x)
         mt.manual_seed(5)
         b = layer(x)
-        np.testing.assert_array_equal(a.data, b.data)
-        assert not np.allclose(a.data, layer(x).data)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert not np.allclose(a.numpy(), layer(x).numpy())
         layer.eval()
         assert not layer.dropout1.training and not layer.self_attn.training
-        np.testing.assert_array_equal(layer(x).data, layer(x).data)
+        np.testing.assert_array_equal(layer(x).numpy(), layer(x).numpy())
         no_dropout = nn.TransformerEncoderLayer(E, H, FF, dropout=0.0, dtype=mt.float64)
         no_dropout.load_state_dict(layer.state_dict())
-        np.testing.assert_allclose(layer(x).data, no_dropout(x).data, rtol=1e-12)
+        np.testing.assert_allclose(layer(x).numpy(), no_dropout(x).numpy(), rtol=1e-12)
 
     def test_float32(self, rng):
         layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
@@ -187,12 +187,12 @@ class TestEncoderLayer:
         layer = encoder_layer()
         clone = copy.deepcopy(layer)
         x = t64(rng, S, N, E)
-        np.testing.assert_array_equal(layer(x).data, clone(x).data)
+        np.testing.assert_array_equal(layer(x).numpy(), clone(x).numpy())
         for (name, p), q in zip(layer.named_parameters(), clone.parameters()):
-            assert p is not q and p.data is not q.data and isinstance(q, nn.Parameter), name
+            assert p is not q and p.numpy() is not q.numpy() and isinstance(q, nn.Parameter), name
         with mt.no_grad():
             clone.linear1.weight.fill_(0.0)
-        assert not np.allclose(layer(x).data, clone(x).data)
+        assert not np.allclose(layer(x).numpy(), clone(x).numpy())
 
     def test_repr_lists_the_sublayers(self):
         text = repr(nn.TransformerEncoderLayer(8, 2, 16))
@@ -246,7 +246,7 @@ class TestEncoderLayer:
             "mask_shape": {"src_mask": np.zeros((S, S + 1), dtype=bool)},
             "pad_shape": {"src_key_padding_mask": np.zeros((S, N), dtype=bool)},
             "pad_dtype": {"src_key_padding_mask": np.zeros((N, S), dtype=np.int32)},
-            "not_tensor": {"src": x.data},
+            "not_tensor": {"src": x.numpy()},
         }[case]
         kwargs.setdefault("src", x)
         with pytest.raises(error, match=match):
@@ -269,7 +269,7 @@ class TestEncoder:
         expected = x
         for sub in encoder.layers:
             expected = sub(expected)
-        np.testing.assert_allclose(encoder(x).data, encoder.norm(expected).data, rtol=1e-12)
+        np.testing.assert_allclose(encoder(x).numpy(), encoder.norm(expected).numpy(), rtol=1e-12)
 
     def test_masks_go_to_every_layer(self, rng):
         encoder = nn.TransformerEncoder(encoder_layer(), num_layers=2)
@@ -280,8 +280,10 @@ class TestEncoder:
         for sub in encoder.layers:
             expected = sub(expected, src_mask=causal, src_key_padding_mask=pad)
         got = encoder(x, mask=causal, src_key_padding_mask=pad)
-        np.testing.assert_allclose(got.data, expected.data, rtol=1e-12)
-        np.testing.assert_allclose(encoder(x, src_key_padding_mask=pad, is_causal=True).data, got.data, rtol=1e-12)
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(
+            encoder(x, src_key_padding_mask=pad, is_causal=True).numpy(), got.numpy(), rtol=1e-12
+        )
 
     def test_gradcheck(self, rng):
         encoder = nn.TransformerEncoder(encoder_layer(norm_first=True), 2, norm=nn.LayerNorm(E, dtype=mt.float64))
@@ -294,7 +296,7 @@ class TestEncoder:
         a = nn.TransformerEncoder(layer, 2, None, enable_nested_tensor=False, mask_check=False)
         b = nn.TransformerEncoder(layer, 2)
         x = t64(rng, S, N, E)
-        np.testing.assert_array_equal(a(x).data, b(x).data)
+        np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
 
     def test_errors(self):
         with pytest.raises(ValueError, match="num_layers must be positive"):
@@ -352,7 +354,7 @@ class TestDecoder:
             x = layer.norm2(x + ca(x))
             expected = layer.norm3(x + ffn(x))
         got = layer(tgt, mem, tgt_is_causal=True)
-        np.testing.assert_allclose(got.data, expected.data, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
 
     @pytest.mark.parametrize("norm_first", [False, True])
     def test_gradcheck_inputs_and_all_parameters(self, rng, norm_first):
@@ -367,13 +369,13 @@ class TestDecoder:
         tgt, mem = t64(rng, T, N, E), t64(rng, S, N, E)
         causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mt.float64)
         a = layer(tgt, mem, tgt_mask=causal)
-        np.testing.assert_allclose(layer(tgt, mem, tgt_is_causal=True).data, a.data, rtol=1e-12)
-        assert not np.allclose(layer(tgt, mem).data, a.data)
+        np.testing.assert_allclose(layer(tgt, mem, tgt_is_causal=True).numpy(), a.numpy(), rtol=1e-12)
+        assert not np.allclose(layer(tgt, mem).numpy(), a.numpy())
         memory_mask = np.zeros((T, S), dtype=bool)
         memory_mask[:, -1] = True
         b = layer(tgt, mem, memory_mask=memory_mask)
-        np.testing.assert_allclose(layer(tgt, mem[:-1]).data, b.data, rtol=1e-12)
-        np.testing.assert_allclose(layer(tgt[:, 1], mem[:, 1], tgt_mask=causal).data, a.data[:, 1], rtol=1e-12)
+        np.testing.assert_allclose(layer(tgt, mem[:-1]).numpy(), b.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(layer(tgt[:, 1], mem[:, 1], tgt_mask=causal).numpy(), a.numpy()[:, 1], rtol=1e-12)
 
     def test_stack(self, rng):
         decoder = nn.TransformerDecoder(decoder_layer(), 2, norm=nn.LayerNorm(E, dtype=mt.float64))
@@ -382,7 +384,7 @@ class TestDecoder:
         for sub in decoder.layers:
             expected = sub(expected, mem, tgt_is_causal=True)
         got = decoder(tgt, mem, tgt_is_causal=True)
-        np.testing.assert_allclose(got.data, decoder.norm(expected).data, rtol=1e-12)
+        np.testing.assert_allclose(got.numpy(), decoder.norm(expected).numpy(), rtol=1e-12)
         assert list(decoder.state_dict())[-2:] == ["norm.weight", "norm.bias"]
 
     @pytest.mark.parametrize(
@@ -419,8 +421,8 @@ class TestTransformer:
         for name, p in model.named_parameters():
             if p.ndim > 1:  # xavier_uniform_ everywhere
                 bound = math.sqrt(6.0 / sum(p.shape))
-                assert np.abs(p.data).max() <= bound, name
-        assert np.all(model.encoder.norm.weight.data == 1)
+                assert np.abs(p.numpy()).max() <= bound, name
+        assert np.all(model.encoder.norm.weight.numpy() == 1)
 
     def test_forward_shapes_and_composition(self, rng):
         model = randomise(nn.Transformer(E, H, 1, 1, FF, dropout=0.0, batch_first=True, dtype=mt.float64), seed=4)
@@ -429,8 +431,8 @@ class TestTransformer:
         out = model(src, tgt, tgt_mask=mask)
         assert out.shape == (N, T, E)
         expected = model.decoder(tgt, model.encoder(src), tgt_mask=mask)
-        np.testing.assert_allclose(out.data, expected.data, rtol=1e-12)
-        np.testing.assert_allclose(model(src, tgt, tgt_is_causal=True).data, out.data, rtol=1e-12)
+        np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(model(src, tgt, tgt_is_causal=True).numpy(), out.numpy(), rtol=1e-12)
         assert model(src[0], tgt[0]).shape == (T, E)
 
     def test_gradcheck(self, rng):
@@ -443,7 +445,7 @@ class TestTransformer:
         mask = nn.Transformer.generate_square_subsequent_mask(4)
         assert mask.dtype == mt.float32 and mask.shape == (4, 4)
         i, j = np.indices((4, 4))
-        assert np.all(np.isneginf(mask.data) == (j > i)) and np.all(mask.data[j <= i] == 0)
+        assert np.all(np.isneginf(mask.numpy()) == (j > i)) and np.all(mask.numpy()[j <= i] == 0)
         assert nn.Transformer.generate_square_subsequent_mask(2, dtype=mt.float64).dtype == mt.float64
 
     def test_errors(self, rng):

@@ -33,7 +33,7 @@ def test_binary_gradcheck_broadcast(name, pair, seed, layout_a, layout_b):
     b = leaf(seed + 7, pair[1], layout_b, **kw_b)
     out = fn(a, b)
     assert out.shape == np.broadcast_shapes(pair[0], pair[1])
-    np.testing.assert_allclose(out.data, fn(a.data, b.data), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(out.numpy(), fn(a.numpy(), b.numpy()), rtol=1e-12, atol=0)
     assert gradcheck(fn, (a, b))
 
 
@@ -65,14 +65,14 @@ SCALAR_RIGHT = {
 def test_scalar_operand_gradcheck(name, shape, seed, layout, s):
     fn = SCALAR_RIGHT[name]
     x = leaf(seed, shape, layout)
-    np.testing.assert_allclose(fn(x, s).data, fn(x.data, s), rtol=1e-12)
+    np.testing.assert_allclose(fn(x, s).numpy(), fn(x.numpy(), s), rtol=1e-12)
     assert gradcheck(lambda t: fn(t, s), x)
 
 
 @given(shape=shapes(), seed=seeds, layout=layouts, s=st.sampled_from([-2.0, 0.5, 3.0]))
 def test_rdiv_scalar_gradcheck(shape, seed, layout, s):
     x = leaf(seed, shape, layout, away=0.5)
-    np.testing.assert_allclose((s / x).data, s / x.data, rtol=1e-12)
+    np.testing.assert_allclose((s / x).numpy(), s / x.numpy(), rtol=1e-12)
     assert gradcheck(lambda t: s / t, x)
 
 
@@ -81,14 +81,14 @@ def test_pow_tensor_scalar_gradcheck(shape, seed, layout, p):
     # integer powers are smooth everywhere, fractional ones need a positive base
     kw = {} if isinstance(p, int) else {"low": 0.3, "high": 2.0}
     x = leaf(seed, shape, layout, **kw)
-    np.testing.assert_allclose((x**p).data, x.data**p, rtol=1e-12)
+    np.testing.assert_allclose((x**p).numpy(), x.numpy() ** p, rtol=1e-12)
     assert gradcheck(lambda t: t**p, x)
 
 
 @given(shape=shapes(), seed=seeds, layout=layouts, base=st.sampled_from([2.0, 0.5, np.e, 3]))
 def test_pow_scalar_tensor_gradcheck(shape, seed, layout, base):
     x = leaf(seed, shape, layout)
-    np.testing.assert_allclose((base**x).data, base**x.data, rtol=1e-12)
+    np.testing.assert_allclose((base**x).numpy(), base ** x.numpy(), rtol=1e-12)
     assert gradcheck(lambda t: base**t, x)
 
 
@@ -96,8 +96,8 @@ def test_pow_gradients_by_hand():
     a = mt.tensor([0.5, 2.0, 3.0], dtype=mt.float64, requires_grad=True)
     b = mt.tensor([2.0, -1.0, 0.5], dtype=mt.float64, requires_grad=True)
     (a**b).backward(mt.ones(3, dtype=mt.float64))
-    np.testing.assert_allclose(a.grad.data, b.data * a.data ** (b.data - 1), rtol=1e-12)
-    np.testing.assert_allclose(b.grad.data, a.data**b.data * np.log(a.data), rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), b.numpy() * a.numpy() ** (b.numpy() - 1), rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), a.numpy() ** b.numpy() * np.log(a.numpy()), rtol=1e-12)
 
 
 UNARY = {
@@ -125,7 +125,7 @@ def test_unary_gradcheck(name, shape, seed, layout):
     x = leaf(seed, shape, layout, **kw)
     out = fn(x)
     assert out.shape == x.shape and out.dtype == mt.float64
-    np.testing.assert_allclose(out.data, ref(x.data), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(out.numpy(), ref(x.numpy()), rtol=1e-12, atol=1e-300)
     assert gradcheck(fn, x)
 
 
@@ -138,29 +138,29 @@ def test_clamp_gradcheck_away_from_bounds(shape, seed, layout, bounds):
             x = np.where(np.abs(x - bound) < 0.05, bound + 0.05 * np.sign(x - bound + 1e-12), x)
     t = mt.from_numpy(x if layout == "contiguous" else np.asfortranarray(x)).requires_grad_()
     out = t.clamp(low, high)
-    np.testing.assert_array_equal(out.data, np.clip(x, low, high))
+    np.testing.assert_array_equal(out.numpy(), np.clip(x, low, high))
     assert gradcheck(lambda a: a.clamp(min=low, max=high), t)
 
 
 def test_clamp_gradient_is_one_inside_zero_outside():
     x = mt.tensor([-2.0, -0.3, 0.0, 0.4, 2.0], dtype=mt.float64, requires_grad=True)
     x.clamp(-0.5, 0.5).backward(mt.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=mt.float64))
-    np.testing.assert_array_equal(x.grad.data, [0.0, 2.0, 3.0, 4.0, 0.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 3.0, 4.0, 0.0])
 
 
 def test_relu_and_abs_gradient_at_zero_is_zero():
     x = mt.tensor([-1.0, 0.0, 2.0], dtype=mt.float64, requires_grad=True)
     (x.relu() + x.abs()).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [-1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [-1.0, 0.0, 2.0])
 
 
 def test_sigmoid_is_stable_for_large_inputs():
     x = mt.tensor([-1000.0, -30.0, 0.0, 30.0, 1000.0], dtype=mt.float64, requires_grad=True)
     y = x.sigmoid()
-    assert np.all(np.isfinite(y.data))
-    np.testing.assert_allclose(y.data, [0.0, 1 / (1 + np.exp(30)), 0.5, 1 / (1 + np.exp(-30)), 1.0], rtol=1e-12)
+    assert np.all(np.isfinite(y.numpy()))
+    np.testing.assert_allclose(y.numpy(), [0.0, 1 / (1 + np.exp(30)), 0.5, 1 / (1 + np.exp(-30)), 1.0], rtol=1e-12)
     y.sum().backward()
-    assert np.all(np.isfinite(x.grad.data))
+    assert np.all(np.isfinite(x.grad.numpy()))
 
 
 def test_pow_exponent_gradient_at_zero_base_is_zero_not_nan():
@@ -168,7 +168,7 @@ def test_pow_exponent_gradient_at_zero_base_is_zero_not_nan():
     a = mt.tensor([0.0, 0.0, 2.0], dtype=mt.float64)
     b = mt.tensor([2.0, 0.0, 3.0], dtype=mt.float64, requires_grad=True)
     (a**b).sum().backward()
-    np.testing.assert_allclose(b.grad.data, [0.0, 0.0, 8 * np.log(2.0)], rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), [0.0, 0.0, 8 * np.log(2.0)], rtol=1e-12)
     x = mt.tensor([0.0, 1.0], requires_grad=True)
     (0.0**x).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0] and x.grad.dtype == mt.float32

@@ -17,7 +17,7 @@ sides = st.integers(1, 4)
 
 def _check(a, b):
     out = a @ b
-    np.testing.assert_allclose(out.data, np.matmul(a.data, b.data), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(out.numpy(), np.matmul(a.numpy(), b.numpy()), rtol=1e-12, atol=1e-14)
     assert out.grad_fn is not None and type(out.grad_fn).__name__ == "MatmulBackward"
     assert gradcheck(lambda p, q: p @ q, (a, b))
     assert gradcheck(lambda p, q: mt.matmul(p, q), (a, b))
@@ -62,19 +62,19 @@ def test_matmul_gradients_by_hand():
     b = mt.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, -2.0]], dtype=mt.float64, requires_grad=True)
     g = np.arange(6.0).reshape(2, 3)
     (a @ b).backward(g)
-    np.testing.assert_allclose(a.grad.data, g @ b.data.T, rtol=1e-12)
-    np.testing.assert_allclose(b.grad.data, a.data.T @ g, rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), g @ b.numpy().T, rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), a.numpy().T @ g, rtol=1e-12)
 
 
 def test_matmul_with_numpy_array_on_either_side():
     a = mt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     w = np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.float32)
-    np.testing.assert_allclose((a @ w).data, a.data @ w)
+    np.testing.assert_allclose((a @ w).numpy(), a.numpy() @ w)
     left = w @ a
     assert isinstance(left, mt.Tensor)
-    np.testing.assert_allclose(left.data, w @ a.data)
+    np.testing.assert_allclose(left.numpy(), w @ a.numpy())
     left.sum().backward()
-    np.testing.assert_allclose(a.grad.data, w.T @ np.ones((2, 2)))
+    np.testing.assert_allclose(a.grad.numpy(), w.T @ np.ones((2, 2)))
 
 
 @pytest.mark.parametrize(

@@ -41,9 +41,9 @@ def test_reduction_gradcheck(name, data, shape, seed, layout, keepdim):
     dim = data.draw(dims_of(len(shape)))
     x = leaf(seed, shape, layout, **kw)
     out = fn(x, dim, keepdim)
-    expected = ref(x.data, _np_axis(dim), keepdim)
+    expected = ref(x.numpy(), _np_axis(dim), keepdim)
     assert out.shape == np.shape(expected)
-    np.testing.assert_allclose(out.data, expected, rtol=1e-12)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12)
     assert gradcheck(lambda t: fn(t, dim, keepdim), x)
 
 
@@ -64,10 +64,10 @@ def test_var_std_gradcheck(op, data, shape, seed, layout, keepdim, unbiased):
     def fn(t):
         return getattr(t, op)(dim, unbiased=unbiased, keepdim=keepdim)
 
-    expected = np.var(x.data, axis=_np_axis(dim), ddof=int(unbiased), keepdims=keepdim)
+    expected = np.var(x.numpy(), axis=_np_axis(dim), ddof=int(unbiased), keepdims=keepdim)
     if op == "std":
         expected = np.sqrt(expected)
-    np.testing.assert_allclose(fn(x).data, expected, rtol=1e-12)
+    np.testing.assert_allclose(fn(x).numpy(), expected, rtol=1e-12)
     assert gradcheck(fn, x)
 
 
@@ -78,7 +78,7 @@ def test_var_unbiased_by_hand():
     assert x.var(unbiased=False).item() == pytest.approx(14 / 9)
     assert x.std().item() == pytest.approx(np.sqrt(7 / 3))
     v.backward()
-    np.testing.assert_allclose(x.grad.data, 2 * (x.data - x.data.mean()) / 2, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (x.numpy() - x.numpy().mean()) / 2, rtol=1e-12)
 
 
 @pytest.mark.parametrize("op", ["max", "min"])
@@ -87,7 +87,7 @@ def test_max_min_no_dim_gradcheck(op, shape, seed, layout):
     x = leaf(seed, shape, layout, distinct=True)
     out = getattr(x, op)()
     assert out.shape == ()
-    assert out.item() == getattr(np, op)(x.data)
+    assert out.item() == getattr(np, op)(x.numpy())
     assert gradcheck(lambda t: getattr(t, op)(), x)
     assert gradcheck(lambda t: getattr(mt, op)(t), x)
 
@@ -98,9 +98,9 @@ def test_max_min_dim_gradcheck(op, data, shape, seed, layout, keepdim):
     dim = data.draw(st.integers(-len(shape), len(shape) - 1))
     x = leaf(seed, shape, layout, distinct=True)
     values, indices = getattr(x, op)(dim, keepdim=keepdim)
-    np.testing.assert_array_equal(values.data, getattr(np, op)(x.data, axis=dim, keepdims=keepdim))
+    np.testing.assert_array_equal(values.numpy(), getattr(np, op)(x.numpy(), axis=dim, keepdims=keepdim))
     arg = np.argmax if op == "max" else np.argmin
-    np.testing.assert_array_equal(indices.data, arg(x.data, axis=dim, keepdims=keepdim))
+    np.testing.assert_array_equal(indices.numpy(), arg(x.numpy(), axis=dim, keepdims=keepdim))
     assert indices.dtype == mt.int64 and not indices.requires_grad
     assert gradcheck(lambda t: getattr(t, op)(dim, keepdim=keepdim).values, x)
 
@@ -110,10 +110,10 @@ def test_max_min_dim_gradcheck(op, data, shape, seed, layout, keepdim):
 def test_softmax_gradcheck(op, data, shape, seed, layout):
     dim = data.draw(st.integers(-len(shape), len(shape) - 1))
     x = leaf(seed, shape, layout, low=-3.0, high=3.0)
-    e = np.exp(x.data - x.data.max(axis=dim, keepdims=True))
+    e = np.exp(x.numpy() - x.numpy().max(axis=dim, keepdims=True))
     expected = e / e.sum(axis=dim, keepdims=True)
     out = getattr(x, op)(dim)
-    np.testing.assert_allclose(out.data, expected if op == "softmax" else np.log(expected), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(out.numpy(), expected if op == "softmax" else np.log(expected), rtol=1e-12, atol=1e-15)
     assert gradcheck(lambda t: getattr(t, op)(dim), x)
     assert gradcheck(lambda t: getattr(mt, op)(t, dim), x)
 
@@ -124,44 +124,44 @@ def test_softmax_weighted_gradient_by_hand():
     g = np.array([[1.0, -2.0, 0.5]])
     y = x.softmax(-1)
     y.backward(g)
-    expected = y.data * (g - (g * y.data).sum(-1, keepdims=True))
-    np.testing.assert_allclose(x.grad.data, expected, rtol=1e-12)
+    expected = y.numpy() * (g - (g * y.numpy()).sum(-1, keepdims=True))
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
 
 
 def test_softmax_and_logsumexp_are_stable_for_large_inputs():
     x = mt.tensor([[1000.0, 1001.0, -1000.0]], dtype=mt.float64, requires_grad=True)
-    assert np.all(np.isfinite(x.softmax(-1).data))
-    assert np.all(np.isfinite(x.log_softmax(-1).data))
-    np.testing.assert_allclose(x.logsumexp(-1).data, [1001.0 + np.log1p(np.exp(-1.0))], rtol=1e-12)
+    assert np.all(np.isfinite(x.softmax(-1).numpy()))
+    assert np.all(np.isfinite(x.log_softmax(-1).numpy()))
+    np.testing.assert_allclose(x.logsumexp(-1).numpy(), [1001.0 + np.log1p(np.exp(-1.0))], rtol=1e-12)
 
 
 def test_max_ties_send_gradient_to_exactly_one_winner():
     x = mt.tensor([[3.0, 1.0, 3.0, 3.0], [2.0, 2.0, 0.0, 1.0]], dtype=mt.float64, requires_grad=True)
     values, indices = x.max(1)
     values.backward(mt.tensor([10.0, 20.0], dtype=mt.float64))
-    np.testing.assert_array_equal(values.data, [3.0, 2.0])
-    assert (x.grad.data != 0).sum(axis=1).tolist() == [1, 1]
-    assert x.grad.data.sum(axis=1).tolist() == [10.0, 20.0]
+    np.testing.assert_array_equal(values.numpy(), [3.0, 2.0])
+    assert (x.grad.numpy() != 0).sum(axis=1).tolist() == [1, 1]
+    assert x.grad.numpy().sum(axis=1).tolist() == [10.0, 20.0]
     rows = np.arange(2)
-    np.testing.assert_array_equal(x.grad.data[rows, indices.data], [10.0, 20.0])
+    np.testing.assert_array_equal(x.grad.numpy()[rows, indices.numpy()], [10.0, 20.0])
     x.grad = None
     x.max().backward()
-    assert (x.grad.data != 0).sum() == 1 and x.grad.data.sum() == 1.0
+    assert (x.grad.numpy() != 0).sum() == 1 and x.grad.numpy().sum() == 1.0
 
 
 def test_min_ties_send_gradient_to_exactly_one_winner():
     x = mt.tensor([1.0, 0.0, 0.0, 5.0], dtype=mt.float64, requires_grad=True)
     x.min().backward()
-    assert (x.grad.data != 0).sum() == 1 and x.grad.data[1:3].sum() == 1.0
+    assert (x.grad.numpy() != 0).sum() == 1 and x.grad.numpy()[1:3].sum() == 1.0
 
 
 def test_amax_ties_split_the_gradient_evenly():
     x = mt.tensor([[3.0, 1.0, 3.0, 3.0], [2.0, 2.0, 0.0, 1.0]], dtype=mt.float64, requires_grad=True)
     x.amax(1).backward(mt.tensor([6.0, 4.0], dtype=mt.float64))
-    np.testing.assert_allclose(x.grad.data, [[2.0, 0.0, 2.0, 2.0], [2.0, 2.0, 0.0, 0.0]])
+    np.testing.assert_allclose(x.grad.numpy(), [[2.0, 0.0, 2.0, 2.0], [2.0, 2.0, 0.0, 0.0]])
     y = mt.tensor([0.0, -1.0, 0.0], dtype=mt.float64, requires_grad=True)
     y.amin().backward()
-    np.testing.assert_allclose(y.grad.data, [0.0, 1.0, 0.0])
+    np.testing.assert_allclose(y.grad.numpy(), [0.0, 1.0, 0.0])
 
 
 def test_max_dim_returns_named_tuple():
@@ -199,9 +199,9 @@ def test_std_of_a_constant_has_zero_gradient_not_nan():
     s = x.std(1)
     assert s.tolist()[0] == 0.0
     s.backward(mt.tensor([1.0, 1.0], dtype=mt.float64))
-    assert np.all(np.isfinite(x.grad.data))
-    np.testing.assert_array_equal(x.grad.data[0], [0.0, 0.0, 0.0])
-    np.testing.assert_allclose(x.grad.data[1], [-0.5, 0.0, 0.5], rtol=1e-12)
+    assert np.all(np.isfinite(x.grad.numpy()))
+    np.testing.assert_array_equal(x.grad.numpy()[0], [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(x.grad.numpy()[1], [-0.5, 0.0, 0.5], rtol=1e-12)
 
 
 def test_max_min_argmax_of_a_0d_tensor_along_dim_0():

@@ -290,7 +290,7 @@ def multi_head_attention_forward(
 
 
 def _array(x) -> np.ndarray:
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def _check_shapes(query: Tensor, key: Tensor, value: Tensor, e: int, h: int, batch_first: bool) -> tuple:

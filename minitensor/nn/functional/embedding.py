@@ -10,7 +10,7 @@ from ._checks import check_tensor
 
 
 def _indices(indices) -> np.ndarray:
-    array = indices.data if isinstance(indices, Tensor) else np.asarray(indices)
+    array = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
     if array.dtype.kind not in "iu":
         raise TypeError(f"embedding: input must hold integer indices, got dtype {array.dtype}")
     return array

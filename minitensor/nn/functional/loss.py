@@ -57,7 +57,7 @@ def cross_entropy(
     _check_options(reduction, fn)
     _check_label_smoothing(label_smoothing, fn)
     weights = _weight(weight, n_classes, input, fn)
-    target_array = target.data if isinstance(target, Tensor) else np.asarray(target)
+    target_array = target._data if isinstance(target, Tensor) else np.asarray(target)
     if target_array.dtype.kind == "f":
         if target_array.shape != input.shape:
             raise ValueError(
@@ -100,7 +100,7 @@ def nll_loss(
     n_classes = _check_input(input, fn)
     _check_options(reduction, fn)
     weights = _weight(weight, n_classes, input, fn)
-    target_array = target.data if isinstance(target, Tensor) else np.asarray(target)
+    target_array = target._data if isinstance(target, Tensor) else np.asarray(target)
     target_array = _class_indices(target_array, input, n_classes, ignore_index, fn)
     return L.NLLLoss.apply(input, target_array, weight=weights, ignore_index=ignore_index, reduction=reduction)
 
@@ -143,7 +143,7 @@ def _check_input(input, fn: str) -> int:  # noqa: A002
     check_float(input, fn)
     if input.ndim == 0:
         raise ValueError(f"{fn}: input must be (C,), (N, C) or (N, C, d1, ...), got a 0-d tensor")
-    return input.shape[L.class_axis(input.data)]
+    return input.shape[L.class_axis(input._data)]
 
 
 def _check_options(reduction: str, fn: str) -> None:
@@ -165,7 +165,7 @@ def _weight(weight, n_classes: int, input: Tensor, fn: str) -> np.ndarray | None
     """The class weights as a (C,) array of the input's dtype (no gradient flows to them)."""
     if weight is None:
         return None
-    array = weight.data if isinstance(weight, Tensor) else np.asarray(weight)
+    array = weight._data if isinstance(weight, Tensor) else np.asarray(weight)
     if array.shape != (n_classes,):
         raise ValueError(f"{fn}: weight must have shape ({n_classes},) (one per class), got {array.shape}")
     if array.dtype.kind not in "fiu":
