@@ -99,9 +99,11 @@ def test_inference_path_equals_the_general_path(norm_first, batch_first, masks, 
     general = layer(x, **kwargs)
     assert general.grad_fn is not None  # (the parameters require grad: the general path, recorded)
     runs = []
-    real_run = nn.transformer.SelfAttention.run
+    real_run = nn.transformer_encoder.SelfAttention.run
     monkeypatch.setattr(
-        nn.transformer.SelfAttention, "run", classmethod(lambda cls, *a, **k: (runs.append(1), real_run(*a, **k))[1])
+        nn.transformer_encoder.SelfAttention,
+        "run",
+        classmethod(lambda cls, *a, **k: (runs.append(1), real_run(*a, **k))[1]),
     )
     with mt.no_grad():
         fast = layer(x, **kwargs)

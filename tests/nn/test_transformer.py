@@ -461,7 +461,14 @@ class TestTransformer:
 
 
 @pytest.mark.parametrize(
-    "name", ["minitensor.nn.functional.attention", "minitensor.nn.attention", "minitensor.nn.transformer"]
+    "name",
+    [
+        "minitensor.nn.functional.attention",
+        "minitensor.nn.attention",
+        "minitensor.nn.transformer",
+        "minitensor.nn.transformer_encoder",
+        "minitensor.nn.transformer_decoder",
+    ],
 )
 def test_docstring_examples_run(name):
     import doctest

@@ -1,0 +1,202 @@
+"""The pieces the Transformer layers share: argument checks, and the fused sub-layers
+(self-attention, feed-forward, add & norm) each layer uses when its sub-modules are the standard ones."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import random
+from ..ops.nn_ops import AddLayerNorm, FeedForward
+from ..tensor import Tensor
+from ._utils import check_size
+from .activation import GELU, ReLU
+from .attention import MultiheadAttention
+from .container import ModuleList
+from .dropout import Dropout
+from .functional._checks import check_probability
+from .functional.activation import gelu, relu
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+
+# ------------------------------------------------------------------- helpers
+def _activation(activation, layer: str) -> Callable:
+    if isinstance(activation, str):
+        if activation == "relu":
+            return relu
+        if activation == "gelu":
+            return gelu
+        raise ValueError(f"{layer}: activation must be 'relu', 'gelu' or a callable, got {activation!r}")
+    if not callable(activation):
+        raise TypeError(f"{layer}: activation must be 'relu', 'gelu' or a callable, got {type(activation).__name__}")
+    return activation
+
+
+def _check_config(layer: str, d_model, nhead, dim_feedforward, dropout, device) -> None:
+    check_size(d_model, "d_model", layer)
+    check_size(nhead, "nhead", layer)
+    check_size(dim_feedforward, "dim_feedforward", layer)
+    if d_model % nhead != 0:
+        raise ValueError(f"{layer}: d_model ({d_model}) must be divisible by nhead ({nhead})")
+    check_probability(dropout, "dropout", layer)
+    if device is not None and device != "cpu":
+        raise ValueError(f"{layer}: device must be None or 'cpu' (minitensor runs on the CPU), got {device!r}")
+
+
+def _check_input(x, name: str, d_model: int, dtype, layer: str) -> None:
+    """A Tensor of rank 2 or 3 whose last dim is d_model and whose dtype is ``dtype`` (unless None)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{layer}: {name} must be a Tensor, got {type(x).__name__}")
+    if x.ndim not in (2, 3):
+        raise ValueError(f"{layer}: {name} must be 3-D (batched) or 2-D (unbatched), got shape {x.shape}")
+    if x.shape[-1] != d_model:
+        raise ValueError(f"{layer}: {name}'s last dim must be d_model={d_model}, got shape {x.shape}")
+    if dtype is not None and x.dtype != dtype:
+        raise TypeError(
+            f"{layer}: {name} has dtype {x.dtype} but the parameters have {dtype}; "
+            f"convert one of them (module.to({x.dtype}) or {name}.to({dtype}))"
+        )
+
+
+def _check_mask(mask, name: str, shapes: tuple, layer: str) -> None:
+    """A bool or float mask whose shape is one of ``shapes``."""
+    if mask is None:
+        return
+    array = mask._data if isinstance(mask, Tensor) else mask
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"{layer}: {name} must be a Tensor or array, got {type(mask).__name__}")
+    if array.dtype != np.bool_ and array.dtype.kind != "f":
+        raise TypeError(f"{layer}: {name} must be a bool or float mask, got dtype {array.dtype}")
+    if array.shape not in shapes:
+        expected = " or ".join(str(s) for s in shapes)
+        raise ValueError(f"{layer}: {name} must have shape {expected}, got {array.shape}")
+
+
+def _sizes(x: Tensor, batch_first: bool) -> tuple:
+    """(batch size or None when unbatched, sequence length)."""
+    if x.ndim == 2:
+        return None, x.shape[0]
+    return (x.shape[0], x.shape[1]) if batch_first else (x.shape[1], x.shape[0])
+
+
+def _check_masks(layer: str, nhead: int, n, l: int, s: int, attn_mask, attn_name: str, pad_mask, pad_name: str):
+    heads = nhead if n is None else n * nhead
+    _check_mask(attn_mask, attn_name, ((l, s), (heads, l, s)), layer)
+    _check_mask(pad_mask, pad_name, ((s,) if n is None else (n, s),), layer)
+
+
+def _clones(module: Module, n: int) -> ModuleList:
+    check_size(n, "num_layers", type(module).__name__)
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+# ------------------------------------------------------------------- fused sub-layers
+# A Transformer layer is a handful of big matrix products with cheap elementwise work between
+# them; the helpers below run each sub-layer as one graph node (ops.nn_ops) when its modules
+# are the standard ones, so the per-node overhead is paid 4 times per layer, not 10.  A
+# replaced module (a custom norm, activation or dropout) takes the plain path.
+def _add_norm(x: Tensor, r: Tensor, dropout: Module, norm: Module) -> Tensor:
+    """norm(x + dropout(r)), as one AddLayerNorm node for an nn.LayerNorm over the last dim."""
+    args = _add_norm_args(x.shape, r.shape, dropout, norm)
+    if args is None:
+        return norm(x + dropout(r))  # (which also raises the errors of mismatched shapes)
+    weights, settings = args
+    return AddLayerNorm.apply(x, r, *weights, **settings)
+
+
+def _add_norm_args(x_shape: tuple, r_shape: tuple, dropout: Module, norm: Module) -> tuple | None:
+    """(weights, settings) of the AddLayerNorm node for norm(x + dropout(r)), or None when a module
+    is not the standard one or the shapes do not fit."""
+    params = norm._parameters
+    w, b = params.get("weight"), params.get("bias")
+    shape = x_shape[-1:]
+    if not (
+        type(norm) is LayerNorm
+        and type(dropout) is Dropout
+        and x_shape == r_shape
+        and norm.normalized_shape == shape
+        and (w is None or w.shape == shape)
+        and (b is None or b.shape == shape)
+    ):
+        return None
+    keep, scale = _dropout_keep(dropout, r_shape)
+    return (w, b), {"eps": norm.eps, "keep": keep, "scale": scale}
+
+
+def _feed_forward(x: Tensor, linear1: Module, activation, dropout: Module, linear2: Module) -> Tensor:
+    """linear2(dropout(activation(linear1(x)))), as one FeedForward node for nn.Linear layers, ReLU or GELU."""
+    args = _feed_forward_args(x.shape, linear1, activation, dropout, linear2)
+    if args is None:
+        return linear2(dropout(activation(linear1(x))))  # (which also raises the errors of mismatched shapes)
+    weights, settings = args
+    return FeedForward.apply(x, *weights, **settings)
+
+
+def _feed_forward_args(x_shape: tuple, linear1: Module, activation, dropout: Module, linear2: Module) -> tuple | None:
+    """(weights, settings) of the FeedForward node, or None when a module is not the standard one
+    or the shapes do not fit."""
+    kind = _fused_activation(activation)
+    if kind is None or not (type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout):
+        return None
+    p1, p2 = linear1._parameters, linear2._parameters
+    w1, b1, w2, b2 = p1["weight"], p1["bias"], p2["weight"], p2["bias"]
+    if not (
+        w1.shape[1:] == x_shape[-1:]
+        and w2.shape[1:] == w1.shape[:1]
+        and (b1 is None or b1.shape == w1.shape[:1])
+        and (b2 is None or b2.shape == w2.shape[:1])
+    ):
+        return None
+    keep, scale = _dropout_keep(dropout, x_shape[:-1] + w1.shape[:1])
+    return (w1, b1, w2, b2), {"activation": kind, "keep": keep, "scale": scale}
+
+
+def _self_attention(mha: Module, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+    """mha(x, x, x, need_weights=False)[0]; straight to ``MultiheadAttention.self_attention`` (one
+    node) for batched x of the parameters' dtype, which the layer has checked already."""
+    if _standard_self_attention(mha, x.shape, x.dtype):
+        return mha.self_attention(x, attn_mask, key_padding_mask, is_causal)
+    return mha(
+        x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
+    )[0]
+
+
+def _standard_self_attention(mha: Module, shape: tuple, dtype) -> bool:
+    """Whether ``mha`` is an nn.MultiheadAttention with packed weights for batched input of this
+    shape and dtype (then one SelfAttention node does its work)."""
+    return (
+        type(mha) is MultiheadAttention
+        and len(shape) == 3
+        and mha._qkv_same_embed_dim
+        and shape[-1] == mha.embed_dim
+        and dtype == mha._parameters["in_proj_weight"].dtype
+    )
+
+
+def _arrays(tensors) -> list:
+    return [None if t is None else t._data for t in tensors]
+
+
+def _fused_activation(activation) -> str | None:
+    """'relu', 'gelu' or 'gelu_tanh' for the activations FeedForward fuses, else None."""
+    if activation is relu or type(activation) is ReLU:
+        return "relu"
+    if activation is gelu:
+        return "gelu"
+    if type(activation) is GELU:
+        return "gelu" if activation.approximate == "none" else "gelu_tanh"
+    return None
+
+
+def _dropout_keep(dropout: Dropout, shape: tuple) -> tuple:
+    """(bool keep mask, scale) of ``dropout`` on ``shape``: (None, 1.0) when it is the identity
+    (eval mode or p = 0).  Drawn from minitensor's generator, as ``F.dropout``."""
+    p = dropout.p
+    if not dropout.training or p == 0:
+        return None, 1.0
+    keep = random.generator().random(shape, dtype=np.float32) >= p
+    return keep, (1.0 / (1.0 - p) if p < 1 else 0.0)

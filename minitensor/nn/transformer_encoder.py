@@ -1,0 +1,241 @@
+"""``TransformerEncoderLayer`` and ``TransformerEncoder`` (see ``nn/transformer.py`` for the overview)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..autograd.grad_mode import is_grad_enabled
+from ..ops.attention import SelfAttention
+from ..ops.nn_ops import AddLayerNorm, FeedForward
+from ..ops.nn_ops import LayerNorm as LayerNormOp
+from ..tensor import Tensor
+from ._transformer_parts import (
+    _activation,
+    _add_norm,
+    _add_norm_args,
+    _arrays,
+    _check_config,
+    _check_input,
+    _check_masks,
+    _clones,
+    _feed_forward,
+    _feed_forward_args,
+    _self_attention,
+    _sizes,
+    _standard_self_attention,
+)
+from .attention import MultiheadAttention
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+
+# ------------------------------------------------------------------- encoder
+class TransformerEncoderLayer(Module):
+    """Self-attention and a feed-forward network, each with a residual connection and a layer norm.
+
+    Args (positional order as on the Lucid page; pass the extras by keyword):
+        d_model: E, the model width.
+        nhead: number of attention heads; must divide ``d_model``.
+        dim_feedforward: inner width of the FFN (default 2048).
+        dropout: probability of the three dropouts (default 0.1).
+        activation: ``'relu'`` (default), ``'gelu'`` or a callable (e.g. ``nn.GELU()``).
+        batch_first: (N, S, E) instead of (S, N, E).
+        norm_first: Pre-LN when True, Post-LN (the default) when False.
+        device: None or ``'cpu'``.
+        dtype: parameter dtype (default ``mt.get_default_dtype()``).
+        layer_norm_eps: eps of both layer norms (keyword only).
+        bias: learn the biases of the linear layers and the layer norms (keyword only).
+
+    Attributes: ``self_attn`` (MultiheadAttention), ``linear1`` (E -> FF),
+    ``linear2`` (FF -> E), ``norm1`` and ``norm2`` (LayerNorm), ``dropout1``
+    (on the attention output), ``dropout2`` (inside the FFN, after the
+    activation), ``dropout3`` (on the FFN output).
+
+    Shapes: ``src`` (S, N, E), (N, S, E) with ``batch_first``, or unbatched
+    (S, E); the output has the shape of ``src``.
+
+    >>> layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0)
+    >>> layer(mt.randn(5, 3, 8)).shape    # (S, N, E)
+    (5, 3, 8)
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation: str | Callable = "relu",
+        batch_first: bool = False,
+        norm_first: bool = False,
+        device=None,
+        dtype=None,
+        *,
+        layer_norm_eps: float = 1e-5,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        layer = "TransformerEncoderLayer"
+        _check_config(layer, d_model, nhead, dim_feedforward, dropout, device)
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
+        )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation, layer)
+        self.d_model, self.nhead = d_model, nhead
+        self.batch_first, self.norm_first = bool(batch_first), bool(norm_first)
+
+    def forward(
+        self,
+        src: Tensor,
+        src_mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None,
+        is_causal: bool = False,
+    ) -> Tensor:
+        """Run the layer.
+
+        Args:
+            src: (S, N, E), (N, S, E) with ``batch_first``, or (S, E).
+            src_mask: (S, S) or (N*nhead, S, S); bool True = may NOT attend, float = added.
+            src_key_padding_mask: (N, S) (unbatched (S,)); True (or -inf) at padding positions.
+            is_causal: with no ``src_mask``, position i attends to positions 0..i only.
+
+        Returns:
+            A tensor shaped like ``src``.
+        """
+        layer = "TransformerEncoderLayer"
+        m = self._modules  # one dict lookup per sub-module, not Module.__getattr__
+        _check_input(src, "src", self.d_model, m["linear1"]._parameters["weight"].dtype, layer)
+        if src_mask is not None or src_key_padding_mask is not None:
+            n, s = _sizes(src, self.batch_first)
+            _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")
+        if not self.training and not is_grad_enabled():
+            y = self._inference(src, src_mask, src_key_padding_mask, is_causal)
+            if y is not None:
+                return y
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(m["norm1"](x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(m["norm2"](x))
+        else:
+            sa = self._self_attention(x, src_mask, src_key_padding_mask, is_causal)
+            x = _add_norm(x, sa, m["dropout1"], m["norm1"])
+            x = _add_norm(x, self._feed_forward(x), m["dropout3"], m["norm2"])
+        return x
+
+    def extra_repr(self) -> str:
+        """The layer's configuration (as on the Lucid page); the sub-layers follow in the repr."""
+        activation = getattr(self.activation, "__name__", None) or repr(self.activation)
+        return (
+            f"d_model={self.d_model}, nhead={self.nhead}, dim_feedforward={self.linear1.out_features}, "
+            f"dropout={self.dropout1.p}, activation={activation}, batch_first={self.batch_first}, "
+            f"norm_first={self.norm_first}"
+        )
+
+    def _inference(self, src: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor | None:
+        """The forward in eval mode under no_grad, as PyTorch's "fast path": each sub-layer one
+        fused op on arrays (``Function.run``), no Tensor or graph node in between.  The same ops,
+        so the same numbers, as the general path.  None when a sub-module is not a standard one
+        (the caller then takes the general path)."""
+        m, shape = self._modules, src.shape
+        norms = [
+            _add_norm_args(shape, shape, m[drop], m[norm])
+            for drop, norm in (("dropout1", "norm1"), ("dropout3", "norm2"))
+        ]
+        ff = _feed_forward_args(shape, m["linear1"], self.activation, m["dropout2"], m["linear2"])
+        if not _standard_self_attention(m["self_attn"], shape, src.dtype) or ff is None or None in norms:
+            return None
+        mha_weights, mha_settings = m["self_attn"]._self_attention_args(
+            shape, src.dtype, attn_mask, key_padding_mask, is_causal
+        )
+        (norm1, settings1), (norm2, settings2) = norms
+        norm1, norm2, mha_weights, ff_weights = _arrays(norm1), _arrays(norm2), _arrays(mha_weights), _arrays(ff[0])
+        ff_settings = ff[1]
+        x = src._data
+        if self.norm_first:
+            x = x + SelfAttention.run(LayerNormOp.run(x, *norm1, eps=settings1["eps"]), *mha_weights, **mha_settings)
+            x = x + FeedForward.run(LayerNormOp.run(x, *norm2, eps=settings2["eps"]), *ff_weights, **ff_settings)
+        else:
+            x = AddLayerNorm.run(x, SelfAttention.run(x, *mha_weights, **mha_settings), *norm1, **settings1)
+            x = AddLayerNorm.run(x, FeedForward.run(x, *ff_weights, **ff_settings), *norm2, **settings2)
+        return Tensor._make(x, False, None)
+
+    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+        """Dropout(SelfAttn(x))."""
+        return self._modules["dropout1"](self._self_attention(x, attn_mask, key_padding_mask, is_causal))
+
+    def _self_attention(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+        """SelfAttn(x) (one node for batched input: ``MultiheadAttention.self_attention``)."""
+        return _self_attention(self._modules["self_attn"], x, attn_mask, key_padding_mask, is_causal)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        """Dropout(Linear2(Dropout(activation(Linear1(x)))))."""
+        return self._modules["dropout3"](self._feed_forward(x))
+
+    def _feed_forward(self, x: Tensor) -> Tensor:
+        """Linear2(Dropout(activation(Linear1(x)))) (one FeedForward node for ReLU and GELU)."""
+        m = self._modules
+        return _feed_forward(x, m["linear1"], self.activation, m["dropout2"], m["linear2"])
+
+
+class TransformerEncoder(Module):
+    """A stack of ``num_layers`` deep copies of ``encoder_layer``, then an optional final ``norm``.
+
+    Args:
+        encoder_layer: the layer to copy (its weights are copied too; the
+            copies are independent parameters).
+        num_layers: how many layers.
+        norm: a final module applied to the output (e.g. ``nn.LayerNorm``,
+            usual with Pre-LN layers), or None.
+        enable_nested_tensor, mask_check: accepted so that PyTorch code runs
+            unchanged; they only select PyTorch's fast paths, and minitensor
+            has one path (the output is the same).
+
+    >>> layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)
+    >>> encoder = nn.TransformerEncoder(layer, num_layers=3, norm=nn.LayerNorm(8))
+    >>> encoder(mt.randn(2, 5, 8)).shape
+    (2, 5, 8)
+    """
+
+    def __init__(
+        self,
+        encoder_layer: Module,
+        num_layers: int,
+        norm: Module | None = None,
+        enable_nested_tensor: bool = True,
+        mask_check: bool = True,
+    ) -> None:
+        super().__init__()
+        if not isinstance(encoder_layer, Module):
+            raise TypeError(f"TransformerEncoder: encoder_layer must be a Module, got {type(encoder_layer).__name__}")
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(
+        self,
+        src: Tensor,
+        mask: Tensor | None = None,
+        src_key_padding_mask: Tensor | None = None,
+        is_causal: bool | None = None,
+    ) -> Tensor:
+        """Pass ``src`` through every layer (same masks for each), then ``norm``.
+
+        ``mask`` and ``src_key_padding_mask`` are each layer's ``src_mask`` and
+        ``src_key_padding_mask``; ``is_causal=True`` with no ``mask`` applies
+        the causal mask.
+        """
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+        if self.norm is not None:
+            x = self.norm(x)
+        return x
