@@ -267,9 +267,11 @@ def _encode(obj, arrays: dict, where: str, depth: int) -> dict:
         kind = "tuple" if isinstance(obj, tuple) else "list"
         return {kind: [_encode(v, arrays, f"{where}[{i}]", depth + 1) for i, v in enumerate(obj)]}
     if callable(getattr(obj, "state_dict", None)):
+        kind = type(obj).__name__
         raise TypeError(
-            f"save: {where} is a {type(obj).__name__}, which is saved through its state_dict(): "
-            f"mt.save(x.state_dict(), f), then x.load_state_dict(mt.load(f)) (no pickle, so no whole objects)"
+            f"save: {where} is a {kind}, which cannot be saved as an object (minitensor never pickles); save its "
+            f"state_dict() and load that into a new {kind}: "
+            "mt.save(m.state_dict(), f), then m.load_state_dict(mt.load(f))"
         )
     raise TypeError(
         f"save: {where} has type {type(obj).__name__}; only arrays, Tensors, numbers, strings, None, "
