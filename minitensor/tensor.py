@@ -123,8 +123,20 @@ def _binary(cls, a, b, name: str):
         except ValueError:
             raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
-    if out._data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
-        out._data = out._data.astype(dtypes.get_default_dtype())  # int op float -> default float
+    return _no_upcast(out, a, b)
+
+
+def _no_upcast(out: Tensor, *operands) -> Tensor:
+    """NumPy makes float64 from float32 and int64 (or from ints and a Python float); keep the
+    float32 operand's dtype (or the default float dtype when no operand is a float tensor)."""
+    if out._data.dtype != dtypes.float64 or any(_is_f64(x) for x in operands):
+        return out
+    floats = [x._data.dtype for x in operands if isinstance(x, Tensor) and x._data.dtype.kind == "f"]
+    dtype = floats[0] if floats else dtypes.get_default_dtype()
+    if dtype != out._data.dtype:
+        out._data = out._data.astype(dtype)
+        if out.grad_fn is not None:
+            out.grad_fn.dtype = dtype  # the gradient that arrives has the output's dtype
     return out
 
 
@@ -573,7 +585,8 @@ class Tensor:
         return R.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim: bool = False):
-        """``max()`` -> 0-d tensor; ``max(dim)`` -> ``(values, indices)``. One winner per tie."""
+        """``max()`` -> 0-d tensor (tied maxima share the gradient evenly); ``max(dim)`` ->
+        ``(values, indices)`` (one winner per tie gets the gradient), as PyTorch."""
         return self._extremum(np.argmax, MaxResult, dim, keepdim)
 
     def min(self, dim=None, keepdim: bool = False):
@@ -585,10 +598,8 @@ class Tensor:
         if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
             _dim(dim, 0)
             return self.reshape(1)._extremum(arg, result, 0, False)
-        if dim is None:
-            flat = self.reshape(-1)
-            index = np.array([arg(flat._data)])
-            return R.TakeAlongDim.apply(flat, index=index, dim=0, keepdim=False)
+        if dim is None:  # ties share the gradient evenly (PyTorch's rule for full reductions)
+            return (R.Amax if arg is np.argmax else R.Amin).apply(self, axis=tuple(range(self.ndim)), keepdim=False)
         d = _dim(dim, self.ndim)
         index = np.expand_dims(arg(self._data, axis=d), d)
         values = R.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
@@ -646,6 +657,8 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int):
         dims = list(range(self.ndim))
         a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
+        if self.ndim == 0:  # dims 0 and -1 name the one (absent) dim of a 0-d tensor, as in PyTorch
+            return S.Permute.apply(self, dims=())
         dims[a], dims[b] = dims[b], dims[a]
         return S.Permute.apply(self, dims=tuple(dims))
 
@@ -727,6 +740,8 @@ def matmul(a, b) -> Tensor:
     sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) == 0 or len(sb) == 0:
         raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype.kind, b.dtype.kind} == {"f", "i"}:
+        a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)  # float32 @ int64 stays float32
     k_b = sb[0] if len(sb) == 1 else sb[-2]
     if sa[-1] != k_b:
         raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")

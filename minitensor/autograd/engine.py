@@ -97,7 +97,7 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
             lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1
         )
         if isinstance(grad, np.ndarray):
-            grad = grad.sum(axis=axes).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
+            grad = np.asarray(grad.sum(axis=axes)).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
         else:
             grad = grad.sum(dim=axes).reshape(shape)
     if grad.dtype != dtype:
@@ -107,7 +107,7 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
 
 def _accumulate_leaf(leaf, grad) -> None:
     """leaf.grad += grad, keeping leaf.grad an array of its own (a Tensor in a graph with create_graph)."""
-    if not isinstance(grad, np.ndarray):  # create_graph: the gradient is a Tensor, possibly in a graph
+    if isinstance(grad, Tensor):  # create_graph: the gradient is a Tensor, possibly in a graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:
         leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
@@ -220,7 +220,7 @@ def _graph_backward(node: Node, grad) -> tuple:
     """One node's backward with ``create_graph=True``: on Tensors, recorded as a graph."""
     function = node.function
     if function.differentiable_backward:
-        with enable_grad():
+        with enable_grad(), numpy_protocol.strict():
             return function.backward(GraphContext(node), grad)
     # A backward on arrays: its result is a dead end, marked so that using it raises.
     in_grads = function.backward(node, grad._data)
@@ -256,4 +256,5 @@ def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
         captured[key] = grad if key not in captured else captured[key] + grad
 
 
+from .. import numpy_protocol  # noqa: E402
 from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

@@ -162,6 +162,13 @@ class Function:
             else:
                 arrays.append(x)
             parents.append(None)
+        if settings:
+            for name, value in settings.items():
+                if isinstance(value, Tensor):
+                    raise TypeError(
+                        f"{cls.__name__}.apply: the Tensor {name}= is a keyword argument, and keyword arguments are "
+                        "settings that receive no gradient; pass Tensors positionally (they are the op's inputs)"
+                    )
         ctx = cls._node_cls()
         ctx.needs_input_grad = tuple([p is not None for p in parents])
         ctx.saved_tensors = ()
