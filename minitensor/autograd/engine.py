@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _profiling
 from .function import Node
 
 _FREED_MESSAGE = (
@@ -158,7 +159,10 @@ def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_gra
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
-    in_grads = node.function.backward(node, grad)
+    if _profiling.active is None:
+        in_grads = node.function.backward(node, grad)
+    else:  # mt.profiler is recording: time this backward
+        in_grads = _profiling.active.time(node.name(), "backward", node.function.backward, node, grad)
     if not isinstance(in_grads, tuple):
         in_grads = (in_grads,)
     if not retain_graph:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _profiling
 from .grad_mode import is_grad_enabled
 
 
@@ -114,6 +115,8 @@ class Function:
         ctx = cls._node_cls()
         ctx.needs_input_grad = (False,) * len(arrays)
         ctx.saved_tensors = ()
+        if _profiling.active is not None:  # mt.profiler is recording: time this forward
+            return _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
         return cls.forward(ctx, *arrays, **settings)
 
     @classmethod
@@ -142,7 +145,10 @@ class Function:
         ctx = cls._node_cls()
         ctx.needs_input_grad = tuple([p is not None for p in parents])
         ctx.saved_tensors = ()
-        out = cls.forward(ctx, *arrays, **settings)
+        if _profiling.active is None:
+            out = cls.forward(ctx, *arrays, **settings)
+        else:  # mt.profiler is recording: time this forward
+            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
         if not needs_grad:
             result = Tensor._make(out, False, None)
         else:
