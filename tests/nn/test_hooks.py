@@ -265,3 +265,22 @@ def test_docstring_examples_run():
     for mod in (hooks, module):
         result = doctest.testmod(mod, extraglobs={"mt": mt, "nn": nn}, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, mod.__name__
+
+
+def test_backward_hook_on_a_module_used_twice_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    weight, a, w = rng.standard_normal((3, 3)), rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    logs = []
+    for lib, np_of in ((torch, lambda t: t.detach().numpy()), (mt, lambda t: t.numpy())):
+        lin = lib.nn.Linear(3, 3, bias=False).double()
+        lin.weight.data[...] = _f64(lib, weight)
+        log = []
+        lin.register_full_backward_hook(lambda m, gi, go, log=log, f=np_of: log.append((f(gi[0]), f(go[0]))))
+        x = _f64(lib, a, requires_grad=True)
+        (lin(lin(x).tanh()) * _f64(lib, w)).sum().backward()
+        logs.append(log)
+    assert len(logs[0]) == len(logs[1]) == 2  # once per call, the second call's first
+    for (t_gi, t_go), (m_gi, m_go) in zip(*logs):
+        np.testing.assert_allclose(m_gi, t_gi, atol=1e-10)
+        np.testing.assert_allclose(m_go, t_go, atol=1e-10)
