@@ -131,7 +131,10 @@ def _x_coordinates(layers: list, preds: list, succs: list, widths: list) -> list
     xs = [0.0] * len(widths)
     for row in layers:
         _place(row, [0.0] * len(row), widths, xs)
-    for rows, neighbours in ((layers[1:], preds), (layers[-2::-1], succs), (layers[1:], preds)):
+    # going down, a box follows those of its inputs that are ops; then each leaf moves above its users
+    inner = [[u for u in near if preds[u]] or near for near in preds]
+    leaf_users = [succs[v] if not preds[v] else [] for v in range(len(xs))]
+    for rows, neighbours in ((layers[1:], inner), (layers[1:], inner), (layers[-2::-1], leaf_users)):
         for row in rows:
             wanted = [sum(xs[u] for u in neighbours[v]) / len(neighbours[v]) if neighbours[v] else xs[v] for v in row]
             _place(row, wanted, widths, xs)
@@ -140,7 +143,8 @@ def _x_coordinates(layers: list, preds: list, succs: list, widths: list) -> list
 
 
 def _place(row: list, wanted: list, widths: list, xs: list) -> None:
-    """Put each box of ``row`` at its wanted x, pushed right so that none overlaps the previous."""
+    """Put each box of ``row`` at its wanted x, pushed right so that none overlaps the previous,
+    then shift the row back so that on average the boxes sit where they want to be."""
     edge = None
     for v, x in zip(row, wanted):
         half = widths[v] / 2
@@ -148,6 +152,9 @@ def _place(row: list, wanted: list, widths: list, xs: list) -> None:
             x = edge + GAP_X + half
         xs[v] = x
         edge = x + half
+    shift = sum(w - xs[v] for v, w in zip(row, wanted)) / len(row) if row else 0.0
+    for v in row:
+        xs[v] += shift
 
 
 def _y_coordinates(layers: list, sizes: list, total: int) -> tuple:
