@@ -6,8 +6,10 @@
    so it bends around boxes (edges spanning more than ``MAX_SPAN`` layers are drawn straight).
 3. Crossing reduction: a few barycenter sweeps (each box moves to the mean position of its
    neighbours in the layer above, then below).
-4. Coordinates: each layer, top to bottom and back, places each box under the mean x of its
-   neighbours, then pushes boxes right until none overlaps.
+4. Coordinates: twice top to bottom, each op goes under the mean x of its inputs that are ops
+   (following the main chain, not the weights beside it); then, bottom to top, each leaf goes
+   above the mean x of its users.  In each layer boxes are pushed right until none overlaps,
+   and the layer is shifted back so that on average its boxes sit where they want to be.
 
 Every walk is iterative, so a chain of 10,000 ops is laid out in well under a second.
 
@@ -127,7 +129,7 @@ def _reduce_crossings(layers: list, preds: list, succs: list) -> None:
 
 
 def _x_coordinates(layers: list, preds: list, succs: list, widths: list) -> list:
-    """x center of every box and dummy: packed, then pulled under its neighbours (down, up, down)."""
+    """x center of every box and dummy: packed, then placed as step 4 of the module docstring says."""
     xs = [0.0] * len(widths)
     for row in layers:
         _place(row, [0.0] * len(row), widths, xs)
