@@ -128,6 +128,11 @@ class Module:
         """
         return add_hook(self, "backward", hook, prepend)
 
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False):
+        """``hook(module, grad_output)`` when the gradients w.r.t. the outputs are computed, before
+        they flow into the module; returning a tuple replaces ``grad_output``.  Returns a handle."""
+        return add_hook(self, "backward_pre", hook, prepend)
+
     # ------------------------------------------------------------ registration
     def __setattr__(self, name: str, value) -> None:
         if isinstance(value, (list, tuple, dict)):

@@ -284,3 +284,53 @@ def test_backward_hook_on_a_module_used_twice_matches_torch():
     for (t_gi, t_go), (m_gi, m_go) in zip(*logs):
         np.testing.assert_allclose(m_gi, t_gi, atol=1e-10)
         np.testing.assert_allclose(m_go, t_go, atol=1e-10)
+
+
+def test_backward_pre_hook_replaces_grad_output_and_runs_first_as_in_torch():
+    def setup(lib, model, log, np_of):
+        def pre(m, grad_output):
+            log.append(("pre", np_of(grad_output[0]).copy()))
+            return (grad_output[0] * 2,)
+
+        model[2].register_full_backward_hook(lambda m, gi, go: log.append(("full", np_of(go[0]).copy())))
+        model[2].register_full_backward_pre_hook(pre)
+
+    (t_log, t_grad, _), (m_log, m_grad, _) = _run_both(5, setup)
+    assert [k for k, _ in m_log] == [k for k, _ in t_log] == ["pre", "full"]
+    for (_, t), (_, m) in zip(t_log, m_log):
+        np.testing.assert_allclose(m, t, atol=1e-10)
+    np.testing.assert_allclose(m_log[1][1], 2 * m_log[0][1])  # the full hook saw the replaced grad_output
+    np.testing.assert_allclose(m_grad, t_grad, atol=1e-10)
+
+
+class _TwoOutputs(nn.Module):
+    def forward(self, a, b, scale):
+        return a * b, a.tanh(), scale
+
+
+def test_two_inputs_two_outputs_and_a_non_tensor():
+    torch = pytest.importorskip("torch")
+
+    class TorchTwo(torch.nn.Module):
+        def forward(self, a, b, scale):
+            return a * b, a.tanh(), scale
+
+    rng = np.random.default_rng(6)
+    va, vb, wa = rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    results = []
+    for lib, module, np_of in ((torch, TorchTwo(), lambda t: t.detach().numpy()), (mt, _TwoOutputs(), np.asarray)):
+        log = []
+        module.register_full_backward_pre_hook(lambda m, go: (go[0], go[1] * 0, go[2]))
+        module.register_full_backward_hook(lambda m, gi, go, log=log: log.append((gi, go)))
+        a, b = _f64(lib, va, requires_grad=True), _f64(lib, vb, requires_grad=True)
+        p, q, scale = module(a, b, 3.0)
+        ((p * _f64(lib, wa)).sum() + q.sum() * scale).backward()
+        ((gi, go),) = log
+        results.append(([None if g is None else np_of(g) for g in gi], [None if g is None else np_of(g) for g in go]))
+        results[-1] += (np_of(a.grad), np_of(b.grad))
+    for t, m in zip(*results):
+        for t_g, m_g in zip(t, m) if isinstance(t, list) else [(t, m)]:
+            assert (t_g is None) == (m_g is None)
+            if t_g is not None:
+                np.testing.assert_allclose(m_g, t_g, atol=1e-10)
+    assert results[1][0][2] is None and results[1][1][2] is None  # the float argument and output
