@@ -77,6 +77,7 @@ class BackwardHook:
         """The backward of a Gather node: run the hooks of this side; the gradients of its parents."""
         index, grads = self.index[side], self.grads[side]
         self.grads[side] = [None] * len(index)  # ready for another backward (retain_graph)
+        graph = any(isinstance(g, Tensor) for g in grads)  # create_graph=True: gradients are Tensors
         full = [None] * self.size[side]
         for slot, i in enumerate(index):
             full[i] = _as_tensor(grads[slot])
@@ -87,7 +88,7 @@ class BackwardHook:
                 self._run_hooks((None,) * self.size["inputs"])
         else:
             full = self._run_hooks(full)
-        out = tuple(_as_array(full[i]) for i in index)
+        out = tuple(_as_grad(full[i], graph) for i in index)
         return out + (np.zeros(()),) * (n_parents - len(out))  # (the dummy for token_in)
 
     def _run_pre_hooks(self, grad_output: tuple) -> tuple:
@@ -134,13 +135,20 @@ def _as_tensor(grad):
     return Tensor._make(np.asarray(grad), False, None)
 
 
-def _as_array(grad):
-    """A gradient a hook returned (Tensor, array or None) as the engine wants it."""
+def _as_grad(grad, graph: bool):
+    """A gradient (Tensor, array or None) as the engine wants it: an array, or with
+    ``create_graph=True`` a Tensor (so that the gradient stays a graph)."""
+    if grad is None:
+        return None
+    if graph:
+        return grad if isinstance(grad, Tensor) else Tensor._make(np.asarray(grad), False, None)
     return grad._data if isinstance(grad, Tensor) else grad
 
 
 class _Gather(Function):
     """tensors -> a 0-d token; its backward runs after every slot of its side (see above)."""
+
+    differentiable_backward = True  # it only passes gradients on: Tensors with create_graph=True
 
     @staticmethod
     def forward(ctx, *arrays, state: BackwardHook, side: str):
@@ -155,6 +163,8 @@ class _Gather(Function):
 class _Slot(Function):
     """(x, token) -> x (a view of the same memory); backward records d/dx and sends x nothing:
     its gradient goes on through the Gather node, after the hooks."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, x, token, state: BackwardHook, side: str, slot: int):

@@ -334,3 +334,66 @@ def test_two_inputs_two_outputs_and_a_non_tensor():
             if t_g is not None:
                 np.testing.assert_allclose(m_g, t_g, atol=1e-10)
     assert results[1][0][2] is None and results[1][1][2] is None  # the float argument and output
+
+
+class _MatmulTanh(nn.Module):
+    """x @ w, then tanh: built from ops that are differentiable twice."""
+
+    def __init__(self, n_in: int, n_out: int) -> None:
+        super().__init__()
+        self.w = nn.Parameter(mt.randn(n_in, n_out, dtype=mt.float64))
+
+    def forward(self, x):
+        return (x @ self.w).tanh()
+
+
+def _hook_calls_in_double_backward(lib, make_block) -> list:
+    """The (kind, layer) of each backward hook call in a create_graph backward, then in a
+    backward through its result."""
+    model = lib.nn.Sequential(make_block(3, 4), lib.nn.Tanh(), make_block(4, 1))
+    x = lib.randn(5, 3, dtype=lib.float64, requires_grad=True)
+    seen = []
+    for i, m in enumerate(model):
+        m.register_full_backward_hook(lambda mod, gi, go, i=i: seen.append(("full", i)))
+        m.register_full_backward_pre_hook(lambda mod, go, i=i: seen.append(("pre", i)))
+    (g,) = lib.autograd.grad(model(x).sum(), x, create_graph=True)
+    seen.append("second")
+    lib.autograd.grad((g * lib.randn(5, 3, dtype=lib.float64)).sum(), x)
+    return seen
+
+
+def test_backward_hooks_in_a_double_backward_run_as_in_torch():
+    torch = pytest.importorskip("torch")
+
+    class TorchBlock(torch.nn.Module):
+        def __init__(self, n_in: int, n_out: int) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(n_in, n_out, dtype=torch.float64))
+
+        def forward(self, x):
+            return (x @ self.w).tanh()
+
+    want = _hook_calls_in_double_backward(torch, TorchBlock)
+    assert _hook_calls_in_double_backward(mt, _MatmulTanh) == want
+    assert want.count(("full", 0)) == 2  # (the saved inputs of the next layer lead back through the hooks)
+
+
+def test_backward_hooks_keep_higher_order_gradients():
+    mt.manual_seed(7)
+    model = nn.Sequential(_MatmulTanh(3, 4), nn.Tanh(), _MatmulTanh(4, 1))
+    x = mt.randn(5, 3, dtype=mt.float64, requires_grad=True)
+    w = mt.randn(5, 3, dtype=mt.float64)
+
+    def first_and_second():
+        (g,) = mt.autograd.grad(model(x).sum(), x, create_graph=True)
+        (gg,) = mt.autograd.grad((g * w).sum(), x)
+        return g.numpy(), gg.numpy()
+
+    want = first_and_second()
+    for m in model:
+        m.register_full_backward_hook(lambda mod, gi, go: None)
+        m.register_full_backward_pre_hook(lambda mod, go: None)
+    got = first_and_second()
+    np.testing.assert_allclose(got[0], want[0], atol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], atol=1e-12)
+    assert np.abs(want[1]).max() > 1e-3  # the second derivative is not trivially zero
