@@ -69,7 +69,8 @@ class ModuleHooks:
 def add_hook(module, kind: str, hook, prepend: bool, with_kwargs: bool = False, always_call: bool = False):
     """Register ``hook`` in ``module``'s ``kind`` dict ('forward_pre', 'forward', 'backward', 'backward_pre')."""
     if not callable(hook):
-        raise TypeError(f"register_{kind}_hook: hook must be callable, got {type(hook).__name__}")
+        method = "register_" + ("full_" if kind.startswith("backward") else "") + kind + "_hook"
+        raise TypeError(f"{method}: hook must be callable, got {type(hook).__name__}")
     hooks = module.__dict__.get("_hooks")
     if hooks is None:
         hooks = ModuleHooks()
@@ -108,7 +109,6 @@ def call_with_hooks(module, args: tuple, kwargs: dict):
     if (hooks.backward or hooks.backward_pre) and is_grad_enabled():
         backward = BackwardHook(module, _hooks_of(hooks.backward), _hooks_of(hooks.backward_pre))
         args = backward.setup_inputs(args)
-    output = None
     try:
         output = module.forward(*args, **kwargs)
     except Exception:

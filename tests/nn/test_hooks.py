@@ -122,8 +122,10 @@ def test_handles_remove_and_work_as_context_managers():
     lin(mt.randn(1, 2))
     assert calls == [1, 2]
     assert lin._hooks is None
-    with pytest.raises(TypeError, match="callable"):
+    with pytest.raises(TypeError, match="register_forward_hook: hook must be callable, got int"):
         lin.register_forward_hook(3)
+    with pytest.raises(TypeError, match="register_full_backward_pre_hook: hook must be callable"):
+        lin.register_full_backward_pre_hook(None)
 
 
 def test_always_call_runs_when_forward_raises():
