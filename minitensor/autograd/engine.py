@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _profiling
 from .function import GraphContext, Node, OnceDifferentiable
 from .grad_mode import enable_grad, is_grad_enabled
 
@@ -176,7 +177,11 @@ def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_gra
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
-    in_grads = node.function.backward(node, grad) if not create_graph else _graph_backward(node, grad)
+    backward = node.function.backward if not create_graph else _graph_backward
+    if _profiling.active is None:
+        in_grads = backward(node, grad)
+    else:  # mt.profiler is recording: time this backward
+        in_grads = _profiling.active.time(node.name(), "backward", backward, node, grad)
     if not isinstance(in_grads, tuple):
         in_grads = (in_grads,)
     if len(in_grads) != len(node.parents):

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _profiling
 from .grad_mode import enable_grad, is_grad_enabled
 
 
@@ -136,7 +137,10 @@ class Function:
         ctx = cls._node_cls()
         ctx.needs_input_grad = (False,) * len(arrays)
         ctx.saved_tensors = ()
-        out = cls.forward(ctx, *arrays, **settings)
+        if _profiling.active is None:
+            out = cls.forward(ctx, *arrays, **settings)
+        else:  # mt.profiler is recording: time this forward
+            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
         return out if type(out) is np.ndarray else _as_output(cls, out)
 
     @classmethod
@@ -172,7 +176,10 @@ class Function:
         ctx = cls._node_cls()
         ctx.needs_input_grad = tuple([p is not None for p in parents])
         ctx.saved_tensors = ()
-        out = cls.forward(ctx, *arrays, **settings)
+        if _profiling.active is None:
+            out = cls.forward(ctx, *arrays, **settings)
+        else:  # mt.profiler is recording: time this forward
+            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
         if type(out) is not np.ndarray:
             out = _as_output(cls, out)
         if not needs_grad or out.dtype.kind not in "fc":  # integer and bool results carry no gradient
