@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _profiling
+from . import _profiling, anomaly
 from .grad_mode import enable_grad, is_grad_enabled
 
 
@@ -83,6 +83,7 @@ class Node:
         "__dict__",
     )
     function: type = None  # the Function subclass, set per generated Node class
+    tensor_hooks = None  # hooks registered on the tensor this node made (Tensor.register_hook)
 
     def save_for_backward(self, *arrays) -> None:
         """Keep arrays for ``backward``; released after backward unless retain_graph."""
@@ -189,6 +190,8 @@ class Function:
             ctx.shape = out.shape
             ctx.dtype = out.dtype
             ctx.freed = False
+            if anomaly.enabled:  # remember the user's line, for a NaN found in backward
+                ctx.forward_line = anomaly.user_line()
             result = Tensor._make(out, True, ctx)
             saved = ctx.saved_tensors
             if saved:
