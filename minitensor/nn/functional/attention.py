@@ -361,10 +361,11 @@ def _split_heads(projections: list, h: int, batch_first: bool) -> list:
     parts = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}[len(projections)]
     heads = []
     for x, n_parts in zip(projections, parts):
-        if batch_first:  # (N, L, parts*E) -> (parts, N, H, L, E/H)
-            x = x.reshape(x.shape[0], x.shape[1], n_parts, h, -1).permute(2, 0, 3, 1, 4)
-        else:  # (L, N, parts*E) -> (parts, N, H, L, E/H)
-            x = x.reshape(x.shape[0], x.shape[1], n_parts, h, -1).permute(2, 1, 3, 0, 4)
+        x = x.reshape(x.shape[0], x.shape[1], n_parts, h, x.shape[2] // (n_parts * h))  # (not -1: N or L may be 0)
+        if batch_first:  # (N, L, parts, H, E/H) -> (parts, N, H, L, E/H)
+            x = x.permute(2, 0, 3, 1, 4)
+        else:  # (L, N, parts, H, E/H) -> (parts, N, H, L, E/H)
+            x = x.permute(2, 1, 3, 0, 4)
         heads.extend([x.reshape(x.shape[1:])] if n_parts == 1 else [x[i] for i in range(n_parts)])
     return heads
 
