@@ -16,7 +16,7 @@ from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
-from .functional._checks import check_probability
+from .functional._checks import as_input, check_probability
 from .functional.activation import gelu, relu
 from .linear import Linear
 from .module import Module
@@ -47,10 +47,10 @@ def _check_config(layer: str, d_model, nhead, dim_feedforward, dropout, device) 
         raise ValueError(f"{layer}: device must be None or 'cpu' (minitensor runs on the CPU), got {device!r}")
 
 
-def _check_input(x, name: str, d_model: int, dtype, layer: str) -> None:
-    """A Tensor of rank 2 or 3 whose last dim is d_model and whose dtype is ``dtype`` (unless None)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{layer}: {name} must be a Tensor, got {type(x).__name__}")
+def _check_input(x, name: str, d_model: int, dtype, layer: str) -> Tensor:
+    """``x`` as a Tensor (a NumPy array is converted, a float one to ``dtype``: ``as_input``), checked:
+    rank 2 or 3, last dim d_model, dtype ``dtype`` (unless None)."""
+    x = as_input(x, name, layer, like=dtype)
     if x.ndim not in (2, 3):
         raise ValueError(f"{layer}: {name} must be 3-D (batched) or 2-D (unbatched), got shape {x.shape}")
     if x.shape[-1] != d_model:
@@ -60,6 +60,7 @@ def _check_input(x, name: str, d_model: int, dtype, layer: str) -> None:
             f"{layer}: {name} has dtype {x.dtype} but the parameters have {dtype}; "
             f"convert one of them (module.to({x.dtype}) or {name}.to({dtype}))"
         )
+    return x
 
 
 def _check_mask(mask, name: str, shapes: tuple, layer: str) -> None:

@@ -113,7 +113,7 @@ class TransformerEncoderLayer(Module):
         """
         layer = "TransformerEncoderLayer"
         m = self._modules  # one dict lookup per sub-module, not Module.__getattr__
-        _check_input(src, "src", self.d_model, m["linear1"]._parameters["weight"].dtype, layer)
+        src = _check_input(src, "src", self.d_model, m["linear1"]._parameters["weight"].dtype, layer)
         if src_mask is not None or src_key_padding_mask is not None:
             n, s = _sizes(src, self.batch_first)
             _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")

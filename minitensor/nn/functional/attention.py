@@ -27,7 +27,7 @@ from ... import random
 from ...functions import cat
 from ...ops.attention import Attention, AttentionWeights, MultiheadAttentionCore
 from ...tensor import Tensor
-from ._checks import check_probability
+from ._checks import as_input, check_probability, float_like
 from .linear import linear
 
 __all__ = ["causal_mask", "multi_head_attention_forward", "scaled_dot_product_attention"]
@@ -71,11 +71,17 @@ def _check_dropout(p: float, name: str) -> None:
     check_probability(p, name, "attention")
 
 
-def _check_tensor(x, name: str) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name} must be a Tensor, got {type(x).__name__}")
-    if x.dtype.kind != "f":
-        raise TypeError(f"{name} must be a float tensor, got dtype {x.dtype}")
+def _as_inputs(query, key, value, fn: str, like) -> tuple:
+    """query, key and value as float Tensors (NumPy arrays converted by ``as_input``; the same
+    array passed twice stays one Tensor, so self-attention is still recognised)."""
+    converted = {}
+    for x, name in ((query, "query"), (key, "key"), (value, "value")):
+        if id(x) not in converted:
+            t = as_input(x, name, fn, like)
+            if t.dtype.kind != "f":
+                raise TypeError(f"{fn}: {name} must be a float tensor, got dtype {t.dtype}")
+            converted[id(x)] = t
+    return converted[id(query)], converted[id(key)], converted[id(value)]
 
 
 # ------------------------------------------------- scaled dot-product attention
@@ -91,7 +97,7 @@ def scaled_dot_product_attention(
     """softmax(query @ keyᵀ * scale + mask) @ value, as PyTorch's function of the same name.
 
     Args:
-        query: (..., L, E).
+        query: (..., L, E) (query, key and value may be NumPy arrays: ``_checks.as_input``).
         key: (..., S, E).
         value: (..., S, Ev).  The leading dims of the three broadcast.
         attn_mask: broadcastable to (..., L, S).  A **bool** mask's True means
@@ -112,8 +118,8 @@ def scaled_dot_product_attention(
     >>> F.scaled_dot_product_attention(q, k, v).shape
     (2, 4, 5, 3)
     """
+    query, key, value = _as_inputs(query, key, value, "scaled_dot_product_attention", float_like(query, key, value))
     for x, name in ((query, "query"), (key, "key"), (value, "value")):
-        _check_tensor(x, name)
         if x.ndim < 2:
             raise ValueError(f"scaled_dot_product_attention: {name} must have at least 2 dims, got shape {x.shape}")
     if key.dtype != query.dtype or value.dtype != query.dtype:
@@ -196,6 +202,7 @@ def multi_head_attention_forward(
     H = ``num_heads``): query (L, N, E), key (S, N, kdim), value (S, N, vdim);
     with ``batch_first=True`` (a minitensor extra, keyword only) the batch comes
     first: (N, L, E) etc.  Unbatched inputs (L, E), (S, kdim), (S, vdim) work too.
+    NumPy arrays are converted (a float one to the weights' dtype).
 
     Steps: project q, k, v (one fused GEMM when ``query is key is value``),
     split E into H heads of E/H, run scaled dot-product attention per head,
@@ -222,8 +229,8 @@ def multi_head_attention_forward(
         ``average_attn_weights=False`` (no N for unbatched input), or None
         when ``need_weights=False``.
     """
-    for x, name in ((query, "query"), (key, "key"), (value, "value")):
-        _check_tensor(x, name)
+    like = float_like(q_proj_weight if use_separate_proj_weight else in_proj_weight)
+    query, key, value = _as_inputs(query, key, value, "multi_head_attention_forward", like)
     if not query.ndim == key.ndim == value.ndim or query.ndim not in (2, 3):
         raise ValueError(
             "multi_head_attention_forward: query, key and value must all be 3-D (batched) or all 2-D "
