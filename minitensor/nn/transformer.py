@@ -95,8 +95,8 @@ class Transformer(Module):
             self.encoder = custom_encoder
         else:
             encoder_layer = TransformerEncoderLayer(
-                d_model, nhead, dim_feedforward, dropout, activation, batch_first, norm_first, device, dtype,
-                layer_norm_eps=layer_norm_eps, bias=bias,
+                d_model, nhead, dim_feedforward, dropout, activation, batch_first=batch_first, norm_first=norm_first,
+                device=device, dtype=dtype, layer_norm_eps=layer_norm_eps, bias=bias,
             )  # fmt: skip
             encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
             self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
