@@ -218,9 +218,10 @@ def multi_head_attention_forward(
     A query row whose keys are all masked gets all-zero weights: its output
     is ``out_proj_bias`` (PyTorch gives NaN).  The masks receive no gradient.
 
-    Other arguments as PyTorch: ``bias_k``/``bias_v`` (1, 1, E) are appended to
-    the keys/values, ``add_zero_attn`` appends a zero key/value per head,
-    ``static_k``/``static_v`` (N*H, S, E/H) replace the projected keys/values,
+    Other arguments as PyTorch: ``bias_k``/``bias_v`` (1, 1, E) (both or neither)
+    are appended to the keys/values, ``add_zero_attn`` appends a zero key/value per
+    head, ``static_k``/``static_v`` (N*H, S, E/H) replace the projected keys/values
+    (not together with ``bias_k``/``bias_v``: ValueError, where PyTorch asserts),
     dropout on the weights runs only when ``training``.
 
     Returns:
@@ -255,6 +256,7 @@ def multi_head_attention_forward(
     if w is not None and w.dtype != query.dtype:
         raise TypeError(f"multi_head_attention_forward: query has dtype {query.dtype} but the weights have {w.dtype}")
     _check_dropout(dropout_p, "dropout_p")
+    _check_extras(bias_k, bias_v, static_k, static_v, n, h, e)
     mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, query.dtype)
 
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
@@ -275,9 +277,9 @@ def multi_head_attention_forward(
         k, v = cat([k, _as_head_row(bias_k, k)], dim=2), cat([v, _as_head_row(bias_v, v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
     if static_k is not None:
-        k = static_k.reshape(n, h, -1, e // h)
+        k = static_k.reshape(n, h, static_k.shape[1], e // h)
     if static_v is not None:
-        v = static_v.reshape(n, h, -1, e // h)
+        v = static_v.reshape(n, h, static_v.shape[1], e // h)
     if add_zero_attn:  # one more key/value position, all zeros
         k, v = cat([k, _zero_row(k)], dim=2), cat([v, _zero_row(v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
@@ -321,6 +323,32 @@ def _check_shapes(query: Tensor, key: Tensor, value: Tensor, e: int, h: int, bat
             f"{value.shape}"
         )
     return n, query.shape[1 - nb], e, key.shape[1 - nb]
+
+
+def _check_extras(bias_k, bias_v, static_k, static_v, n: int, h: int, e: int) -> None:
+    """As PyTorch: bias_k and bias_v come together, and not with static_k/static_v (a learned
+    position cannot be appended to keys/values given as they are); static_k/static_v are (N*H, S', E/H)."""
+    fn = "multi_head_attention_forward"
+    if (bias_k is None) != (bias_v is None):
+        given, missing = ("bias_k", "bias_v") if bias_v is None else ("bias_v", "bias_k")
+        raise ValueError(f"{fn}: {given} is set but {missing} is None; pass both or neither")
+    for static, bias, what in ((static_k, bias_k, "key"), (static_v, bias_v, "value")):
+        if static is not None and bias is not None:
+            raise ValueError(
+                f"{fn}: bias_k/bias_v cannot be added to a static {what} (static_{what[0]} is given): "
+                f"pass static_{what[0]} with bias_k=bias_v=None, or the biases without static keys/values"
+            )
+    for static, name in ((static_k, "static_k"), (static_v, "static_v")):
+        if static is None:
+            continue
+        if not isinstance(static, Tensor):
+            raise TypeError(f"{fn}: {name} must be a Tensor, got {type(static).__name__}")
+        if static.ndim != 3 or static.shape[0] != n * h or static.shape[2] != e // h:
+            raise ValueError(f"{fn}: {name} must have shape (N*H, S, E/H) = ({n * h}, S, {e // h}), got {static.shape}")
+    if static_k is not None and static_v is not None and static_k.shape[1] != static_v.shape[1]:
+        raise ValueError(
+            f"{fn}: static_k and static_v must have the same length, got shapes {static_k.shape} and {static_v.shape}"
+        )
 
 
 def _merged_mask(attn_mask, key_padding_mask, is_causal: bool, n: int, h: int, l: int, s: int, dtype):
