@@ -259,3 +259,18 @@ def test_matmul_with_empty_outer_dim_backward_gives_zeros(rng, a_shape, b_shape)
     for t_x, m_x in ((t_a, m_a), (t_b, m_b)):
         assert m_x.grad.shape == tuple(t_x.grad.shape)
         np.testing.assert_array_equal(m_x.grad.numpy(), t_x.grad.numpy())
+
+
+@pytest.mark.parametrize("mode", ["train", "no_grad"])
+@pytest.mark.parametrize("sizes", [(0, 3, 4), (2, 0, 4), (2, 3, 0)], ids=["no_batch", "no_targets", "no_memory"])
+def test_decoder_layer_on_empty_input_matches_torch(rng, sizes, mode):
+    """(N, T, S) with one of them 0: tgt (N, T, E) attending to memory (N, S, E)."""
+    torch.manual_seed(0)
+    kwargs = {"dim_feedforward": FF, "dropout": 0.0, "batch_first": True}
+    t = torch.nn.TransformerDecoderLayer(E, H, **kwargs).double()
+    with torch.no_grad():  # non-zero biases: with no memory, the cross-attention output is its out_proj bias
+        t.multihead_attn.out_proj.bias.normal_()
+    m = nn.TransformerDecoderLayer(E, H, **kwargs, dtype=mt.float64)
+    copy_weights(t, m)
+    n, l, s = sizes
+    run_both(rng, t, m, lambda a, b: [t(a, b)], lambda a, b: [m(a, b)], [(n, l, E), (n, s, E)], mode)
