@@ -14,6 +14,32 @@ from .creation import arange, empty, eye, from_numpy, full, ones, ones_like, ran
 from .dtypes import bool, float32, float64, get_default_dtype, int64, set_default_dtype
 from .functions import (
     abs,
+    add,
+    bmm,
+    chunk,
+    clone,
+    cos,
+    cumsum,
+    div,
+    einsum,
+    flip,
+    gather,
+    index_fill,
+    mul,
+    narrow,
+    norm,
+    pow,
+    scatter,
+    scatter_add,
+    sin,
+    softplus,
+    split,
+    sub,
+    t,
+    topk,
+    tril,
+    triu,
+    unbind,
     amax,
     amin,
     argmax,
@@ -49,6 +75,7 @@ from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .random import manual_seed
 from . import nn  # noqa: E402  (after the core: nn builds on it)
 from . import optim
+from . import linalg
 from .serialization import load, save
 
 __version__ = "0.1.0"

@@ -1,0 +1,35 @@
+"""Trigonometric ops: sin and cos (each one's derivative is the other)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Op
+
+
+class Sin(Op):
+    """sin(x);  dx = grad * cos(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.sin(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * Cos.call(x)
+
+
+class Cos(Op):
+    """cos(x);  dx = -grad * sin(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.cos(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return -(grad * Sin.call(x))
