@@ -795,6 +795,18 @@ class Tensor:
     def bmm(self, mat2):
         return bmm(self, mat2)
 
+    def __and__(self, other):  # bool/int tensors (not differentiable), as PyTorch
+        return _compare(np.bitwise_and, self, other)
+
+    def __or__(self, other):
+        return _compare(np.bitwise_or, self, other)
+
+    def __xor__(self, other):
+        return _compare(np.bitwise_xor, self, other)
+
+    def __invert__(self):
+        return Tensor._make(np.invert(self._data), False, None)
+
 
 def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
     """The starting gradient of a backward pass from ``t`` (a Tensor with ``create_graph``)."""
