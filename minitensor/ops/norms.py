@@ -21,7 +21,7 @@ class Norm2(Op):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.axis, ctx.keepdim = axis, keepdim
-        out = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+        out = np.asarray(np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim)))  # 0-d: an array, not a scalar
         ctx.save_for_backward(x, out)
         return out
 

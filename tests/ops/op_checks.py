@@ -55,6 +55,6 @@ def check_op(mt_fn, torch_fn, *arrays, seed: int = 0, second: bool = True, atol:
     tsec = torch.autograd.grad(tsecond_out, [*txs, tw], allow_unused=True)
     msec = mt.autograd.grad(msecond_out, [*xs, w], allow_unused=True)
     for ts, ms, shape in zip(tsec, msec, [*[np.shape(a) for a in arrays], w_arr.shape]):
-        t_arr = np.zeros(shape) if ts is None else ts.numpy()
+        t_arr = np.zeros(shape) if ts is None else ts.numpy(force=True)  # (force: a ZeroTensor)
         m_arr = np.zeros(shape) if ms is None else ms.numpy()
         np.testing.assert_allclose(m_arr, t_arr, rtol=1e-9, atol=atol)
