@@ -6,6 +6,8 @@ summed down to that operand's subscripts.  Two cases need help:
 
 - a letter only that operand has (summed away, ``'ij->i'``): the gradient does
   not depend on it, so a ones vector with that letter is added as an operand;
+- ``...`` in the other terms but not in that operand: the result keeps the
+  broadcast dims and they are summed away;
 - a repeated letter in that operand (a diagonal, ``'ii->i'``): the result's
   repeated letter is renamed and an identity matrix joins the two, which puts
   the gradient on the diagonal and zeros elsewhere.
@@ -76,7 +78,12 @@ def _operand_grad(grad, output: str, subs: list, operands: tuple, i: int):
             arrays.append(np.ones(dims[c], dtype=dtype))
             present.add(c)
         result += c
-    return Einsum.call(*arrays, equation=",".join(terms) + "->" + result)
+    if "..." in result or not any("..." in term for term in terms):
+        return Einsum.call(*arrays, equation=",".join(terms) + "->" + result)
+    # Other terms broadcast over '...' dims this operand lacks: keep them, then sum them away.
+    g = Einsum.call(*arrays, equation=",".join(terms) + "->..." + result)
+    extra = g.ndim - len(result)
+    return np.sum(g, axis=tuple(range(extra))) if extra else g
 
 
 def _letter_sizes(sub: str, shape: tuple) -> dict:
@@ -109,12 +116,6 @@ def _parse(equation: str, operands: list) -> str:
         letters = "".join(subs).replace("...", "")
         once = sorted(c for c in set(letters) if letters.count(c) == 1)
         output = ("..." if "..." in inputs else "") + "".join(once)
-    elif (
-        "..." in inputs
-        and "..." not in output
-        and any(x.ndim > len(s.replace("...", "")) for s, x in zip(subs, operands) if "..." in s)
-    ):
-        raise ValueError(f"einsum: the output subscripts of {equation!r} must contain '...' (as the inputs do)")
     for c in output.replace("...", ""):
         if c not in inputs or output.count(c) > 1:
             raise ValueError(f"einsum: output subscript {c!r} of {equation!r} must appear once, and in an input")
@@ -137,11 +138,17 @@ def einsum(equation: str, *operands):
     if len({x.dtype for x in operands}) > 1:
         raise TypeError(f"einsum: operands must have the same dtype, got {[str(x.dtype) for x in operands]}")
     eq = _parse(equation, list(operands))
+    output = eq.split("->")[1]
+    summed = "..." in eq and "..." not in output
+    if summed:  # broadcast dims missing from the output are summed over (as PyTorch; NumPy refuses)
+        eq = eq.replace("->", "->...")
     try:
-        return Einsum.apply(*operands, equation=eq)
+        out = Einsum.apply(*operands, equation=eq)
     except ValueError as e:
         shapes = [x.shape for x in operands]
         raise ValueError(f"einsum: operands of shapes {shapes} do not fit {equation!r}: {e}") from None
+    extra = out.ndim - len(output)
+    return out.sum(tuple(range(extra))) if summed and extra else out
 
 
 from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)
