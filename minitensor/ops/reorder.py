@@ -118,7 +118,7 @@ def split(input, split_size_or_sections, dim: int = 0) -> tuple:  # noqa: A002
             )
         bounds = np.cumsum([0] + sections)
         return tuple(input[lead + (slice(int(a), int(b)),)] for a, b in zip(bounds[:-1], bounds[1:]))
-    _positive_int(split_size_or_sections, "split: split_size_or_sections")
+    _positive_int(split_size_or_sections, "split: split_size")
     step = split_size_or_sections
     return tuple(input[lead + (slice(i, i + step),)] for i in range(0, max(size, 1), step))
 
