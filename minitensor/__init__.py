@@ -35,7 +35,6 @@ from .functions import (
     softplus,
     split,
     sub,
-    t,
     topk,
     tril,
     triu,
@@ -71,6 +70,7 @@ from .functions import (
     var,
     where,
 )
+from .ops.reorder import t
 from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .random import manual_seed
 from . import nn  # noqa: E402  (after the core: nn builds on it)

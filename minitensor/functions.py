@@ -16,9 +16,9 @@ def _tensor_list(tensors, fn: str) -> list:
     if not tensors:
         raise ValueError(f"{fn}: tensors must be a non-empty list or tuple, got an empty {type(tensors).__name__}")
     tensors = list(tensors)
-    for i, x in enumerate(tensors):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{fn}: tensors[{i}] must be a Tensor, got {type(x).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fn}: tensors[{i}] must be a Tensor, got {type(t).__name__}")
     return tensors
 
 
@@ -27,10 +27,10 @@ def cat(tensors, dim: int = 0) -> Tensor:
     tensors = _tensor_list(tensors, "cat")
     first = tensors[0]
     d = _dim(dim, first.ndim)
-    for i, x in enumerate(tensors):
-        if x.ndim != first.ndim or x.shape[:d] + x.shape[d + 1 :] != first.shape[:d] + first.shape[d + 1 :]:
+    for i, t in enumerate(tensors):
+        if t.ndim != first.ndim or t.shape[:d] + t.shape[d + 1 :] != first.shape[:d] + first.shape[d + 1 :]:
             raise ValueError(
-                f"cat: tensors[{i}] has shape {x.shape}, which does not match tensors[0]'s shape {first.shape} "
+                f"cat: tensors[{i}] has shape {t.shape}, which does not match tensors[0]'s shape {first.shape} "
                 f"outside dim {d}"
             )
     return _no_upcast(S.Cat.apply(*tensors, dim=d), tensors)
@@ -40,15 +40,15 @@ def stack(tensors, dim: int = 0) -> Tensor:
     """Join equally shaped tensors along a new ``dim``."""
     tensors = _tensor_list(tensors, "stack")
     first = tensors[0]
-    for i, x in enumerate(tensors):
-        if x.shape != first.shape:
-            raise ValueError(f"stack: tensors[{i}] has shape {x.shape}, expected tensors[0]'s shape {first.shape}")
+    for i, t in enumerate(tensors):
+        if t.shape != first.shape:
+            raise ValueError(f"stack: tensors[{i}] has shape {t.shape}, expected tensors[0]'s shape {first.shape}")
     return _no_upcast(S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1)), tensors)
 
 
 def _no_upcast(out: Tensor, tensors: list) -> Tensor:
     """NumPy joins float32 and int64 into float64; keep the float dtype of the inputs instead (as PyTorch)."""
-    if out._data.dtype == dtypes.float64 and not any(_is_f64(x) for x in tensors):
+    if out._data.dtype == dtypes.float64 and not any(_is_f64(t) for t in tensors):
         out._data = out._data.astype(dtypes.float32)  # the float inputs are float32
         if out.grad_fn is not None:
             out.grad_fn.dtype = out._data.dtype  # the gradient that arrives has the output's dtype
@@ -120,7 +120,6 @@ from .ops.indexing import gather, index_fill, scatter, scatter_add  # noqa: E402
 from .ops.norms import norm  # noqa: E402, F401
 from .ops.power import pow  # noqa: E402, F401, A004
 from .ops.reorder import clone, flip, narrow, split, unbind  # noqa: E402, F401
-from .ops.reorder import t as t  # noqa: E402
 from .ops.softplus import softplus  # noqa: E402, F401
 from .ops.topk import topk  # noqa: E402, F401
 from .ops.triangular import tril, triu  # noqa: E402, F401
