@@ -10,6 +10,8 @@
 from .tensor import Tensor  # noqa: I001  (Tensor first: the ops import it)
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import linalg
+from .ops.reorder import t
 from .creation import arange, empty, eye, from_numpy, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from .dtypes import bool, float32, float64, get_default_dtype, int64, set_default_dtype
 from .functions import (
@@ -70,12 +72,10 @@ from .functions import (
     var,
     where,
 )
-from .ops.reorder import t
 from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .random import manual_seed
 from . import nn  # noqa: E402  (after the core: nn builds on it)
 from . import optim
-from . import linalg
 from .serialization import load, save
 
 __version__ = "0.1.0"
