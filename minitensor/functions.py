@@ -123,16 +123,7 @@ from .ops.reorder import clone, flip, narrow, split, unbind  # noqa: E402, F401
 from .ops.softplus import softplus  # noqa: E402, F401
 from .ops.topk import topk  # noqa: E402, F401
 from .ops.triangular import tril, triu  # noqa: E402, F401
-from .ops.trig import Cos, Sin  # noqa: E402
+from .ops.trig import cos, sin  # noqa: E402, F401
 from .tensor import bmm  # noqa: E402, F401
-
-
-def sin(input: Tensor) -> Tensor:  # noqa: A002
-    return Sin.apply(input)
-
-
-def cos(input: Tensor) -> Tensor:  # noqa: A002
-    return Cos.apply(input)
-
 
 chunk = _method("chunk")

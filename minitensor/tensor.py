@@ -691,10 +691,10 @@ class Tensor:
 
     # ---------------------------------------- more of PyTorch's methods (each one line; logic in ops/*)
     def sin(self):
-        return TR.Sin.apply(self)
+        return TR.sin(self)
 
     def cos(self):
-        return TR.Cos.apply(self)
+        return TR.cos(self)
 
     def pow(self, exponent):
         return P.pow(self, exponent)

@@ -33,3 +33,21 @@ class Cos(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return -(grad * Sin.call(x))
+
+
+def _floating(x):
+    """Integer and bool inputs are computed in the default float dtype (as PyTorch)."""
+    return x if x.dtype.kind == "f" else x.to(dtypes.get_default_dtype())
+
+
+def sin(input):  # noqa: A002
+    """sin of each element (radians)."""
+    return Sin.apply(_floating(input))
+
+
+def cos(input):  # noqa: A002
+    """cos of each element (radians)."""
+    return Cos.apply(_floating(input))
+
+
+from .. import dtypes  # noqa: E402

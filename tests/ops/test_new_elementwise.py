@@ -21,6 +21,16 @@ def test_sin_cos(name):
     check_op(lambda x: getattr(x, name)(), lambda x: getattr(x, name)(), X)
 
 
+def test_sin_cos_of_integers_give_default_floats():
+    pos = mt.arange(0, 4)
+    for fn in (mt.sin, mt.cos, lambda t: t.sin()):
+        out = fn(pos)
+        assert out.dtype == mt.float32
+    np.testing.assert_allclose(mt.sin(pos).numpy(), np.sin(np.arange(4)), rtol=1e-6)
+    with mt.no_grad():
+        assert mt.cos(mt.tensor([0.0], dtype=mt.float64)).dtype == mt.float64
+
+
 @pytest.mark.parametrize("exponent", [0, 1, 2, 3, 3.0, 5, -1, -2.0, 0.5, 2.5])
 def test_pow_scalar_exponent(exponent):
     x = np.abs(X) + 0.5 if exponent not in (0, 1, 2, 3, 3.0, 5) else X
