@@ -117,3 +117,6 @@ def test_inplace_errors():
         mt.tensor([1, 2]).div_(2)
     with pytest.raises(ValueError, match="at least one of min and max"):
         mt.ones(2).clamp_()
+    with pytest.raises(TypeError, match="pow_: a float exponent"):
+        mt.tensor([1, 2]).pow_(2.0)
+    assert mt.tensor([1, 2]).pow_(2).tolist() == [1, 4]
