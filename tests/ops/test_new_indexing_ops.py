@@ -167,3 +167,26 @@ def test_bmm():
         mt.bmm(mt.ones(3, 4), mt.ones(4, 5))
     with pytest.raises(ValueError, match="do not fit"):
         mt.bmm(mt.ones(2, 3, 4), mt.ones(3, 4, 5))
+
+
+def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
+    torch = _torch()
+    g = rng.standard_normal(X.shape)
+    idx = np.array([[1, 3], [0, 2], [2, 2]])
+    results = []
+    for lib in (mt, torch):
+        if lib is mt:
+            a = mt.tensor(X, dtype=mt.float64, requires_grad=True)
+            s = mt.tensor(X[:, :2] * 2, dtype=mt.float64, requires_grad=True)
+            index, fill, weight = mt.tensor(idx), mt.tensor([2]), mt.tensor(g, dtype=mt.float64)
+        else:
+            a, s = torch.tensor(X, requires_grad=True), torch.tensor(X[:, :2] * 2, requires_grad=True)
+            index, fill, weight = torch.tensor(idx), torch.tensor([2]), torch.tensor(g)
+        h = a * 2  # a non-leaf: the in-place ops are recorded
+        h.scatter_(1, index[:, :1], s[:, :1])
+        h.index_fill_(0, fill, 0.5)
+        h.scatter_(1, index[:, 1:], value=3.0)
+        (h * weight).sum().backward()
+        results.append((h.detach().numpy().copy(), a.grad.numpy(), s.grad.numpy()))
+    for m, t in zip(*results):
+        np.testing.assert_allclose(m, t)
