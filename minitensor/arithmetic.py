@@ -86,9 +86,7 @@ def pow_(t, exponent):
     from .ops import power
 
     if t.dtype.kind != "f" and (isinstance(exponent, float) or getattr(exponent, "dtype", t.dtype).kind == "f"):
-        raise TypeError(
-            f"pow_: a float exponent gives floats, which cannot be written into a {t.dtype} tensor"
-        )
+        raise TypeError(f"pow_: a float exponent gives floats, which cannot be written into a {t.dtype} tensor")
     return _recomputed(t, "pow_", power.pow, exponent)
 
 
