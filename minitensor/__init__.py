@@ -10,10 +10,37 @@
 from .tensor import Tensor  # noqa: I001  (Tensor first: the ops import it)
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import linalg
+from .ops.reorder import t
 from .creation import arange, empty, eye, from_numpy, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from .dtypes import bool, float32, float64, get_default_dtype, int64, set_default_dtype
 from .functions import (
     abs,
+    add,
+    bmm,
+    chunk,
+    clone,
+    cos,
+    cumsum,
+    div,
+    einsum,
+    flip,
+    gather,
+    index_fill,
+    mul,
+    narrow,
+    norm,
+    pow,
+    scatter,
+    scatter_add,
+    sin,
+    softplus,
+    split,
+    sub,
+    topk,
+    tril,
+    triu,
+    unbind,
     amax,
     amin,
     argmax,
