@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import inplace
-from .autograd.grad_mode import no_grad
-
 
 def _scaled(other, alpha, fn: str):
     """``alpha * other``, with alpha checked (a number; 1 leaves other as it is)."""
@@ -90,4 +87,7 @@ def pow_(t, exponent):
     return _recomputed(t, "pow_", power.pow, exponent)
 
 
+# inplace.py imports the autograd engine, which imports mt.functions, which re-exports add, sub, ...
+from . import inplace  # noqa: E402
+from .autograd.grad_mode import no_grad  # noqa: E402
 from .tensor import Tensor, _operand  # noqa: E402  (tensor.py imports this module)
