@@ -27,6 +27,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import dtypes
+from .tensor_extras import TensorExtras
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -165,8 +166,11 @@ class VersionCounter:
         self.value = 0
 
 
-class Tensor:
-    """An n-dimensional array that records the ops applied to it for autograd."""
+class Tensor(TensorExtras):
+    """An n-dimensional array that records the ops applied to it for autograd.
+
+    Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
+    """
 
     __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "__weakref__")
     __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray + Tensor -> Tensor
@@ -313,14 +317,7 @@ class Tensor:
             raise RuntimeError(f"Boolean value of a Tensor with {self._data.size} elements is ambiguous")
         return bool(self._data.item())
 
-    def to(self, dtype) -> Tensor:
-        """A copy with another dtype (differentiable between float dtypes)."""
-        dtype = dtypes.as_dtype(dtype)
-        if dtype == self._data.dtype:
-            return self
-        if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
-            return Tensor._make(self._data.astype(dtype), False, None)
-        return E.Cast.apply(self, dtype=dtype)
+    # to(), device, type(), format, bitwise ops ...: see tensor_extras.TensorExtras.
 
     def float(self) -> Tensor:
         return self.to(dtypes.float32)
