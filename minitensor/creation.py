@@ -111,7 +111,9 @@ def rand(*shape, generator=None, dtype=None, device=None, requires_grad: bool = 
 
 
 def empty_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return zeros_like(t, dtype=dtype, device=device, requires_grad=requires_grad)
+    _check_like(t, "empty_like")
+    check_device(device, "empty_like")
+    return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
 
 
 def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -122,11 +124,13 @@ def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad: boo
 
 def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     _check_like(t, "randn_like")
+    check_device(device, "randn_like")
     return randn(t.shape, dtype=t.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
 
 
 def rand_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     _check_like(t, "rand_like")
+    check_device(device, "rand_like")
     return rand(t.shape, dtype=t.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
 
 

@@ -8,7 +8,7 @@ this package re-exports their functions, so ``F.linear(x, w, b)`` works.
 from .activation import gelu, log_softmax, relu, sigmoid, softmax, tanh
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .dropout import dropout
-from .embedding import embedding
+from .embedding import embedding, one_hot
 from .linear import linear
 from .loss import cross_entropy, mse_loss, nll_loss
 from .normalization import layer_norm
