@@ -47,11 +47,11 @@ def default_collate(batch: list):
         except TypeError:  # a Mapping type that cannot be built from a dict
             return collated
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return type(elem)(*(default_collate(list(samples)) for samples in zip(*batch)))
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
     if isinstance(elem, Sequence):
         if any(len(sample) != len(elem) for sample in batch):
             raise RuntimeError("default_collate: each element in list of batch should be of equal size")
-        return [default_collate(list(samples)) for samples in zip(*batch)]
+        return [default_collate(samples) for samples in zip(*batch)]
     raise TypeError(
         "default_collate: batch must contain Tensors, NumPy arrays, numbers, dicts or lists; "
         f"found {type(elem).__name__}"
