@@ -214,3 +214,11 @@ def test_random_split_bad_lengths() -> None:
         random_split(range(6), [1.5, -0.5])
     with pytest.warns(UserWarning, match="index 1 is 0"):
         random_split(range(2), [0.9, 0.1])
+
+
+def test_random_sampler_with_replacement_is_lazy() -> None:
+    """minGPT samples with replacement from RandomSampler(..., num_samples=int(1e10))."""
+    sampler = iter(RandomSampler(range(3), replacement=True, num_samples=int(1e10)))
+    first = [next(sampler) for _ in range(100)]
+    assert set(first) == {0, 1, 2}
+    assert len(RandomSampler(range(3), replacement=True, num_samples=int(1e10))) == int(1e10)

@@ -74,8 +74,10 @@ class RandomSampler(Sampler):
 
     def __iter__(self) -> Iterator[int]:
         n, generator = len(self.data_source), _pass_generator(self.generator)
-        if self.replacement:
-            yield from sampling.randint(0, n, (self.num_samples,), generator=generator).tolist()
+        if self.replacement:  # in chunks of 32, as PyTorch: num_samples may be huge (minGPT passes 1e10)
+            for _ in range(self.num_samples // 32):
+                yield from sampling.randint(0, n, (32,), generator=generator).tolist()
+            yield from sampling.randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from sampling.randperm(n, generator=generator).tolist()
