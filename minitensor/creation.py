@@ -46,8 +46,10 @@ def _new(data: np.ndarray, requires_grad: bool, device=None, fn: str = "factory"
     return t.requires_grad_(True) if requires_grad else t
 
 
-def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def tensor(data, dtype=None, requires_grad: bool = False, *, device=None, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (Python numbers, lists, arrays).
+
+    ``device`` must be None or 'cpu'; ``pin_memory`` is accepted and ignored (no GPU).
 
     >>> mt.tensor([[1.0, 2.0]]).shape
     (1, 2)
@@ -75,7 +77,7 @@ def empty(*shape, dtype=None, device=None, requires_grad: bool = False) -> Tenso
     return _new(np.empty(_check_shape(shape, "empty"), _float_dtype(dtype)), requires_grad, device, "empty")
 
 
-def full(shape, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(shape, fill_value, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     shape = _check_shape(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,), "full")
     if dtype is None and isinstance(fill_value, (bool, np.bool_)):
         dtype = dtypes.bool
@@ -84,57 +86,57 @@ def full(shape, fill_value, dtype=None, device=None, requires_grad: bool = False
     return _new(np.full(shape, fill_value, _float_dtype(dtype)), requires_grad, device, "full")
 
 
-def zeros_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     _check_like(t, "zeros_like")
     dtype = t.dtype if dtype is None else dtypes.as_dtype(dtype)
     return _new(np.zeros(t.shape, dtype), requires_grad, device, "zeros_like")
 
 
-def ones_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones_like(t: Tensor, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     _check_like(t, "ones_like")
     dtype = t.dtype if dtype is None else dtypes.as_dtype(dtype)
     return _new(np.ones(t.shape, dtype), requires_grad, device, "ones_like")
 
 
-def randn(*shape, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn(*shape, dtype=None, requires_grad: bool = False, generator=None, device=None) -> Tensor:
     """Standard normal samples from ``generator`` (default: minitensor's, see ``mt.manual_seed``)."""
     shape = _check_shape(shape, "randn")
     dtype = _random_dtype(dtype, "randn")
     return _new(random.generator(generator).standard_normal(shape).astype(dtype), requires_grad, device, "randn")
 
 
-def rand(*shape, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def rand(*shape, dtype=None, requires_grad: bool = False, generator=None, device=None) -> Tensor:
     """Uniform samples in [0, 1) from ``generator`` (default: minitensor's)."""
     shape = _check_shape(shape, "rand")
     dtype = _random_dtype(dtype, "rand")
     return _new(random.generator(generator).random(shape).astype(dtype), requires_grad, device, "rand")
 
 
-def empty_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def empty_like(t: Tensor, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     _check_like(t, "empty_like")
     check_device(device, "empty_like")
     return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
 
 
-def full_like(t: Tensor, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full_like(t: Tensor, fill_value, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     _check_like(t, "full_like")
     dtype = t.dtype if dtype is None else dtypes.as_dtype(dtype)
     return _new(np.full(t.shape, fill_value, dtype), requires_grad, device, "full_like")
 
 
-def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn_like(t: Tensor, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     _check_like(t, "randn_like")
     check_device(device, "randn_like")
     return randn(t.shape, dtype=t.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
 
 
-def rand_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def rand_like(t: Tensor, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     _check_like(t, "rand_like")
     check_device(device, "rand_like")
     return rand(t.shape, dtype=t.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     """Values from ``start`` (0 if only one bound is given) up to ``end``, exclusive."""
     if end is None:
         start, end = 0, start
@@ -149,6 +151,6 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool
     return _new(np.arange(start, end, step, dtype=dtypes.as_dtype(dtype)), requires_grad, device, "arange")
 
 
-def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
     _check_shape((n, n if m is None else m), "eye")
     return _new(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device, "eye")
