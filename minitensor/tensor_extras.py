@@ -5,7 +5,8 @@ data, gradients and ops.  Here live
 
 - devices and dtypes: ``device``, ``to(device | dtype | tensor)``, ``cpu()``,
   ``cuda()`` (raises: minitensor has no GPU), ``type()``, ``type_as()``,
-  ``is_floating_point()``, ``half()/int()/bool()``, ``nelement()``;
+  ``is_floating_point()``, ``half()/int()/bool()``, ``nelement()``, and the
+  factories ``new_zeros/new_ones/new_full/new_empty/new_tensor`` (same dtype as self);
 - Python protocols: ``format(t, '.4f')`` and ``__index__`` (``range(t)``, ``lst[t]``)
   for one-element tensors;
 - bitwise/logical ``& | ^ ~`` on bool and integer tensors, ``nonzero``.
@@ -73,6 +74,11 @@ def _bitwise(ufunc, a, b, op: str):
     return Tensor._make(ufunc(*arrays), False, None)
 
 
+def _size(size: tuple) -> tuple:
+    """``f(2, 3)`` or ``f((2, 3))`` -> (2, 3)."""
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+
+
 class TensorExtras:
     """Mixed into ``Tensor``; see the module docstring."""
 
@@ -131,6 +137,27 @@ class TensorExtras:
 
     def bool(self):
         return self.to(dtypes.bool)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad: bool = False):
+        """A new tensor from ``data``, with this one's dtype unless ``dtype`` is given."""
+        check_device(device, "new_tensor")
+        return type(self)(data, dtype=self._data.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad: bool = False):
+        """A ``size``-shaped tensor of ``fill_value``, with this one's dtype unless ``dtype`` is given."""
+        check_device(device, "new_full")
+        dtype = self._data.dtype if dtype is None else dtypes.as_dtype(dtype)
+        shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+        return type(self)._make(np.full(shape, fill_value, dtype), False, None).requires_grad_(requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        return self.new_full(_size(size), 0, dtype, device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        return self.new_full(_size(size), 1, dtype, device, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
+        return self.new_full(_size(size), 0, dtype, device, requires_grad)
 
     def nelement(self) -> int:
         """The number of elements (``numel()``)."""

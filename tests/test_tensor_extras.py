@@ -139,3 +139,22 @@ def test_arange_float_steps_as_pytorch(args, kwargs) -> None:
     theirs = torch.arange(*args, device="cpu", **{k: getattr(torch, v) for k, v in kwargs.items()})
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
     assert str(ours.dtype) == str(theirs.dtype).removeprefix("torch.")
+
+
+def test_new_factories_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for dtype in ("float64", "int64", "float32"):
+        ours, theirs = mt.zeros(2, dtype=getattr(mt, dtype)), torch.zeros(2, dtype=getattr(torch, dtype))
+        pairs = [
+            (ours.new_zeros(2, 3), theirs.new_zeros(2, 3)),
+            (ours.new_ones((3,)), theirs.new_ones((3,))),
+            (ours.new_full((2, 2), 7), theirs.new_full((2, 2), 7)),
+            (ours.new_tensor([1, 2]), theirs.new_tensor([1, 2])),
+            (ours.new_zeros(2, dtype=mt.int32), theirs.new_zeros(2, dtype=torch.int32)),
+        ]
+        for a, b in pairs:
+            assert a.tolist() == b.tolist() and str(a.dtype) == str(b.dtype).removeprefix("torch.")
+    assert mt.zeros(1).new_empty(4, 2).shape == (4, 2)
+    assert mt.zeros(1).new_zeros(2, requires_grad=True).requires_grad
+    with pytest.raises(ValueError, match="new_zeros.*'cuda'"):
+        mt.zeros(1).new_zeros(2, device="cuda")

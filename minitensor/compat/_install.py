@@ -74,7 +74,10 @@ def build() -> dict:
     table.update({"torch": _torch, "torch.nn": nn, "torch.nn.modules": nn_modules})
     for file in _NN_FILES:
         table[f"torch.nn.modules.{file}"] = _forwarding_module(f"torch.nn.modules.{file}", minitensor.nn)
+    # PyTorch's Linear subclass for MultiheadAttention.out_proj (named in word_language_model's safe_globals)
+    table["torch.nn.modules.linear"].NonDynamicallyQuantizableLinear = minitensor.nn.Linear
     table.update({"torch.cuda": cuda, "torch.cuda.amp": cuda.amp, "torch.amp": cuda.torch_amp})
+    table["torch.accelerator"] = cuda.accelerator
     table.update(backends.modules())
     table.update(unavailable.modules())
     table["torch.serialization"] = _serialization()

@@ -186,3 +186,9 @@ amp = types.ModuleType("torch.cuda.amp", "torch.cuda.amp: GradScaler and autocas
 amp.GradScaler, amp.autocast = _CudaGradScaler, _CudaAutocast
 torch_amp = types.ModuleType("torch.amp", "torch.amp: GradScaler and autocast (no-ops on minitensor).")
 torch_amp.GradScaler, torch_amp.autocast = GradScaler, autocast
+
+
+# torch.accelerator (PyTorch >= 2.6): the device-generic questions, answered for a CPU-only machine.
+accelerator = types.ModuleType("torch.accelerator", "torch.accelerator: no accelerator on minitensor.")
+accelerator.is_available, accelerator.device_count = is_available, device_count
+accelerator.current_accelerator = lambda check_available=False: None  # PyTorch's answer without one

@@ -114,6 +114,8 @@ def test_cpu_answers_and_gpu_features_refused(tmp_path: Path) -> None:
         assert torch.cuda.is_available() is False and torch.cuda.device_count() == 0
         assert not torch.cuda.is_bf16_supported() and not torch.backends.mps.is_available()
         assert not torch.distributed.is_available() and not torch.distributed.is_initialized()
+        assert not torch.accelerator.is_available() and torch.accelerator.current_accelerator() is None
+        assert torch.nn.modules.linear.NonDynamicallyQuantizableLinear is torch.nn.Linear
         torch.cuda.manual_seed(1); torch.cuda.manual_seed_all(1); torch.cuda.empty_cache()
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
