@@ -151,13 +151,17 @@ class TensorExtras:
         return type(self)._make(np.full(shape, fill_value, dtype), False, None).requires_grad_(requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        return self.new_full(_size(size), 0, dtype, device, requires_grad)
+        check_device(device, "new_zeros")
+        return self.new_full(_size(size), 0, dtype, None, requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        return self.new_full(_size(size), 1, dtype, device, requires_grad)
+        check_device(device, "new_ones")
+        return self.new_full(_size(size), 1, dtype, None, requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False):
-        return self.new_full(_size(size), 0, dtype, device, requires_grad)
+        """Zero-filled here (PyTorch leaves it uninitialised)."""
+        check_device(device, "new_empty")
+        return self.new_full(_size(size), 0, dtype, None, requires_grad)
 
     def nelement(self) -> int:
         """The number of elements (``numel()``)."""
