@@ -88,8 +88,12 @@ def _shape_arg(shape: tuple, fn: str) -> tuple:
     try:
         return tuple(operator.index(s) for s in shape)
     except TypeError:
-        bad = next(s for s in shape if not hasattr(s, "__index__"))
-        raise TypeError(f"{fn}: sizes must be ints, got {type(bad).__name__} {bad!r} in {shape}") from None
+        for s in shape:  # find the culprit (a float, or a float Tensor whose __index__ refuses)
+            try:
+                operator.index(s)
+            except TypeError:
+                raise TypeError(f"{fn}: sizes must be ints, got {type(s).__name__} {s!r} in {shape}") from None
+        raise
 
 
 def _operand(x, like=None):

@@ -158,3 +158,10 @@ def test_new_factories_as_pytorch() -> None:
     assert mt.zeros(1).new_zeros(2, requires_grad=True).requires_grad
     with pytest.raises(ValueError, match="new_zeros.*'cuda'"):
         mt.zeros(1).new_zeros(2, device="cuda")
+
+
+def test_sizes_given_as_tensors() -> None:
+    assert mt.zeros(mt.tensor(2), 3).shape == (2, 3) and mt.ones(6).reshape(mt.tensor(3), -1).shape == (3, 2)
+    for bad in (mt.tensor(2.0), mt.tensor([1, 2])):
+        with pytest.raises(TypeError, match="zeros: sizes must be ints, got Tensor"):
+            mt.zeros(bad)
