@@ -6,25 +6,10 @@ the test process may have imported the real PyTorch as an oracle).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(args: list, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
-    )
-    if check and done.returncode != 0:
-        raise AssertionError(f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}")
-    return done
 
 
 def script(tmp_path: Path, body: str, name: str = "train.py") -> Path:
@@ -33,7 +18,7 @@ def script(tmp_path: Path, body: str, name: str = "train.py") -> Path:
     return path
 
 
-def test_command_runs_a_script_like_python_does(tmp_path: Path) -> None:
+def test_command_runs_a_script_like_python_does(tmp_path: Path, run_python) -> None:
     (tmp_path / "helper.py").write_text("VALUE = 42\n")
     path = script(
         tmp_path,
@@ -45,28 +30,28 @@ def test_command_runs_a_script_like_python_does(tmp_path: Path) -> None:
         print(__name__, sys.argv[1:], helper.VALUE, torch.tensor is minitensor.tensor)
         """,
     )
-    out = run(["-m", "minitensor.compat", str(path), "--lr", "3"], cwd=ROOT).stdout
+    out = run_python(["-m", "minitensor.compat", str(path), "--lr", "3"], cwd=tmp_path).stdout
     assert out.split() == ["__main__", "['--lr',", "'3']", "42", "True"]
 
 
-def test_command_runs_a_module_and_reports_usage(tmp_path: Path) -> None:
+def test_command_runs_a_module_and_reports_usage(tmp_path: Path, run_python) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "main.py").write_text(
         "import sys, torch\nprint(__name__, sys.argv[1:], torch.cuda.is_available())\n"
     )
-    assert run(["-m", "minitensor.compat", "-m", "pkg.main", "x"], cwd=tmp_path).stdout.split() == [
+    assert run_python(["-m", "minitensor.compat", "-m", "pkg.main", "x"], cwd=tmp_path).stdout.split() == [
         "__main__",
         "['x']",
         "False",
     ]
-    done = run(["-m", "minitensor.compat"], cwd=tmp_path, check=False)
+    done = run_python(["-m", "minitensor.compat"], cwd=tmp_path, check=False)
     assert done.returncode == 2 and "usage: python -m minitensor.compat script.py" in done.stderr
-    done = run(["-m", "minitensor.compat", "missing.py"], cwd=tmp_path, check=False)
+    done = run_python(["-m", "minitensor.compat", "missing.py"], cwd=tmp_path, check=False)
     assert done.returncode == 2 and "missing.py" in done.stderr
 
 
-def test_submodules_resolve_to_minitensor(tmp_path: Path) -> None:
+def test_submodules_resolve_to_minitensor(tmp_path: Path, run_python) -> None:
     path = script(
         tmp_path,
         """
@@ -94,10 +79,10 @@ def test_submodules_resolve_to_minitensor(tmp_path: Path) -> None:
         print(all(checks), [i for i, ok in enumerate(checks) if not ok])
         """,
     )
-    assert run(["-m", "minitensor.compat", str(path)], cwd=tmp_path).stdout.split()[0] == "True"
+    assert run_python(["-m", "minitensor.compat", str(path)], cwd=tmp_path).stdout.split()[0] == "True"
 
 
-def test_cpu_answers_and_gpu_features_refused(tmp_path: Path) -> None:
+def test_cpu_answers_and_gpu_features_refused(tmp_path: Path, run_python) -> None:
     path = script(
         tmp_path,
         """
@@ -164,10 +149,10 @@ def test_cpu_answers_and_gpu_features_refused(tmp_path: Path) -> None:
         print("ok")
         """,
     )
-    assert run(["-m", "minitensor.compat", str(path)], cwd=tmp_path).stdout.strip() == "ok"
+    assert run_python(["-m", "minitensor.compat", str(path)], cwd=tmp_path).stdout.strip() == "ok"
 
 
-def test_missing_names_say_so(tmp_path: Path) -> None:
+def test_missing_names_say_so(tmp_path: Path, run_python) -> None:
     path = script(
         tmp_path,
         """
@@ -186,10 +171,10 @@ def test_missing_names_say_so(tmp_path: Path) -> None:
         print("ok")
         """,
     )
-    assert run(["-m", "minitensor.compat", str(path)], cwd=tmp_path).stdout.strip() == "ok"
+    assert run_python(["-m", "minitensor.compat", str(path)], cwd=tmp_path).stdout.strip() == "ok"
 
 
-def test_in_process_install_and_uninstall(tmp_path: Path) -> None:
+def test_in_process_install_and_uninstall(tmp_path: Path, run_python) -> None:
     path = script(
         tmp_path,
         """
@@ -211,10 +196,10 @@ def test_in_process_install_and_uninstall(tmp_path: Path) -> None:
         print("ok")
         """,
     )
-    assert run([str(path)], cwd=tmp_path).stdout.strip() == "ok"
+    assert run_python([str(path)], cwd=tmp_path).stdout.strip() == "ok"
 
 
-def test_install_refuses_when_the_real_torch_is_loaded(tmp_path: Path) -> None:
+def test_install_refuses_when_the_real_torch_is_loaded(tmp_path: Path, run_python) -> None:
     pytest.importorskip("torch")
     path = script(
         tmp_path,
@@ -228,4 +213,4 @@ def test_install_refuses_when_the_real_torch_is_loaded(tmp_path: Path) -> None:
             print("refused")
         """,
     )
-    assert run([str(path)], cwd=tmp_path).stdout.strip() == "refused"
+    assert run_python([str(path)], cwd=tmp_path).stdout.strip() == "refused"
