@@ -56,7 +56,7 @@ def parse_to(args: tuple, kwargs: dict, where: str = "to"):
     for arg in args:
         if is_device(arg):
             check_device(arg, where)
-        elif hasattr(arg, "_data") and hasattr(arg, "grad_fn"):  # a Tensor: take its dtype (and device, the CPU)
+        elif isinstance(arg, TensorExtras):  # a Tensor: take its dtype (its device is the CPU)
             dtype = arg.dtype
         else:
             dtype = dtypes.as_dtype(arg, "dtype")
