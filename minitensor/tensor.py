@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -127,8 +128,20 @@ def _binary(cls, a, b, name: str):
         except ValueError:
             raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
-    if out._data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
-        out._data = out._data.astype(dtypes.get_default_dtype())  # int op float -> default float
+    return _no_upcast(out, a, b)
+
+
+def _no_upcast(out: Tensor, *operands) -> Tensor:
+    """NumPy makes float64 from float32 and int64 (or from ints and a Python float); keep the
+    float32 operand's dtype (or the default float dtype when no operand is a float tensor)."""
+    if out._data.dtype != dtypes.float64 or any(_is_f64(x) for x in operands):
+        return out
+    floats = [x._data.dtype for x in operands if isinstance(x, Tensor) and x._data.dtype.kind == "f"]
+    dtype = floats[0] if floats else dtypes.get_default_dtype()
+    if dtype != out._data.dtype:
+        out._data = out._data.astype(dtype)
+        if out.grad_fn is not None:
+            out.grad_fn.dtype = dtype  # the gradient that arrives has the output's dtype
     return out
 
 
@@ -176,8 +189,7 @@ class Tensor(TensorExtras):
     Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
     """
 
-    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "__weakref__")
-    __array_ufunc__ = None  # numpy defers to our reflected operators: ndarray + Tensor -> Tensor
+    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "__weakref__")
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
 
     def __init__(self, data, dtype=None, requires_grad: bool = False) -> None:
@@ -186,6 +198,7 @@ class Tensor(TensorExtras):
         self.grad_fn = None
         self._requires_grad = False
         self._version_counter = None
+        self._view_of = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -198,6 +211,7 @@ class Tensor(TensorExtras):
         t.grad_fn = grad_fn
         t._requires_grad = requires_grad
         t._version_counter = None
+        t._view_of = None
         return t
 
     # ----------------------------------------------------------- attributes
@@ -220,6 +234,14 @@ class Tensor(TensorExtras):
         if copy:
             return np.array(self._data, dtype=dtype, copy=True)
         return self._data if dtype is None else self._data.astype(dtype, copy=False)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``np.exp(t)``, ``ndarray + t``: answered with minitensor's ops (``numpy_protocol.py``)."""
+        return numpy_protocol.array_ufunc(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """``np.where(c, t, 0)``, ``np.sum(t, axis=0)``: likewise (``numpy_protocol.py``)."""
+        return numpy_protocol.array_function(self, func, types, args, kwargs)
 
     @property
     def requires_grad(self) -> bool:
@@ -264,7 +286,20 @@ class Tensor(TensorExtras):
 
     @property
     def T(self) -> Tensor:
+        """The transpose of a 2-D tensor (all dims reversed otherwise, with PyTorch's warning)."""
+        if self.ndim != 2:
+            warnings.warn(
+                f"x.T on a tensor of {self.ndim} dims reverses all of them; this use is deprecated in PyTorch. "
+                "Use x.mT to transpose batches of matrices or x.permute(*reversed(range(x.ndim))) to reverse the dims",
+                UserWarning,
+                stacklevel=2,
+            )
         return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dims swapped (a batch of matrices transposed)."""
+        return self.transpose(-2, -1)
 
     def dim(self) -> int:
         return self._data.ndim
@@ -348,75 +383,71 @@ class Tensor(TensorExtras):
         t._version_counter = self._counter()
         return t
 
-    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False, inputs=None):
         """Accumulate d(self)/d(leaf) into ``.grad`` of every leaf that requires grad.
 
         Args:
             gradient: d(loss)/d(self), shaped like self; may be omitted only for
                 a single-element tensor (then it is 1).
-            retain_graph: keep the graph's saved arrays for another backward.
+            retain_graph: keep the graph's saved arrays for another backward
+                (default: ``create_graph``).
+            create_graph: record the backward pass too, so the ``.grad`` it leaves
+                is a Tensor in a graph that can be differentiated again.
+            inputs: accumulate only into these tensors' ``.grad`` (default: every leaf).
         """
         if not self._requires_grad:
             raise RuntimeError("backward: this tensor does not require grad and has no grad_fn")
-        grad = _seed_grad(self, gradient, "gradient")
-        run_backward([self], [grad], retain_graph)
+        retain_graph = create_graph if retain_graph is None else retain_graph
+        grad = _seed_grad(self, gradient, "gradient", create_graph)
+        if inputs is None:
+            run_backward([self], [grad], retain_graph, create_graph=create_graph)
+            return
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        found = run_backward([self], [grad], retain_graph, capture=inputs, create_graph=create_graph)
+        for t, g in zip(inputs, found):
+            if g is not None:
+                _accumulate_leaf(t, g)
 
-    # ------------------------------------------------- in-place helpers
-    def _check_inplace(self, op: str) -> None:
-        if self._requires_grad and is_grad_enabled():
-            kind = "a leaf tensor that requires grad" if self.grad_fn is None else "a tensor that is part of a graph"
-            raise RuntimeError(f"{op}: {kind} cannot be modified in place; wrap the update in mt.no_grad()")
-        self._counter().value += 1
-
+    # ------------------------------------------------- in-place ops (inplace.py: how they join the graph)
     def zero_(self) -> Tensor:
-        self._check_inplace("zero_")
-        self._data[...] = 0
+        inplace.fill(self, "zero_", 0)
         return self
 
     def fill_(self, value) -> Tensor:
-        self._check_inplace("fill_")
-        self._data[...] = value
+        inplace.fill(self, "fill_", value)
         return self
 
     def copy_(self, src) -> Tensor:
-        self._check_inplace("copy_")
-        self._data[...] = src._data if isinstance(src, Tensor) else src
+        inplace.copy(self, src)
+        return self
+
+    def masked_fill_(self, mask, value) -> Tensor:
+        self.masked_fill(mask, value.detach() if isinstance(value, Tensor) else value)  # checks the arguments
+        inplace.masked_fill(self, mask, value)
         return self
 
     def uniform_(self, low: float = 0.0, high: float = 1.0) -> Tensor:
-        self._check_inplace("uniform_")
-        self._data[...] = random.generator().uniform(low, high, self.shape)
+        inplace.copy(self, random.generator().uniform(low, high, self.shape))
         return self
 
     def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
-        self._check_inplace("normal_")
-        self._data[...] = random.generator().normal(mean, std, self.shape)
+        inplace.copy(self, random.generator().normal(mean, std, self.shape))
         return self
 
     def __setitem__(self, key, value) -> None:
-        self._check_inplace("__setitem__")
-        self._data[_index_key(key)] = value._data if isinstance(value, Tensor) else value
-
-    def _inplace(self, ufunc, other, op: str) -> Tensor:
-        """``a += b``: in place outside the graph; a new graph node for a non-leaf."""
-        other = _operand(other, self)
-        if self._requires_grad and is_grad_enabled() and self.grad_fn is not None:
-            return {"+=": self.__add__, "-=": self.__sub__, "*=": self.__mul__, "/=": self.__truediv__}[op](other)
-        self._check_inplace(op)
-        ufunc(self._data, other._data if isinstance(other, Tensor) else other, out=self._data, casting="same_kind")
-        return self
+        inplace.setitem(self, _index_key(key), value)
 
     def __iadd__(self, other):
-        return self._inplace(np.add, other, "+=")
+        return inplace.arithmetic(self, np.add, "+=", _operand(other, self))
 
     def __isub__(self, other):
-        return self._inplace(np.subtract, other, "-=")
+        return inplace.arithmetic(self, np.subtract, "-=", _operand(other, self))
 
     def __imul__(self, other):
-        return self._inplace(np.multiply, other, "*=")
+        return inplace.arithmetic(self, np.multiply, "*=", _operand(other, self))
 
     def __itruediv__(self, other):
-        return self._inplace(np.divide, other, "/=")
+        return inplace.arithmetic(self, np.true_divide, "/=", _operand(other, self))
 
     # ------------------------------------------------------- arithmetic
     def __add__(self, other):
@@ -555,7 +586,8 @@ class Tensor(TensorExtras):
         return R.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim: bool = False):
-        """``max()`` -> 0-d tensor; ``max(dim)`` -> ``(values, indices)``. One winner per tie."""
+        """``max()`` -> 0-d tensor (tied maxima share the gradient evenly); ``max(dim)`` ->
+        ``(values, indices)`` (one winner per tie gets the gradient), as PyTorch."""
         return self._extremum(np.argmax, MaxResult, dim, keepdim)
 
     def min(self, dim=None, keepdim: bool = False):
@@ -567,10 +599,8 @@ class Tensor(TensorExtras):
         if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
             _dim(dim, 0)
             return self.reshape(1)._extremum(arg, result, 0, False)
-        if dim is None:
-            flat = self.reshape(-1)
-            index = np.array([arg(flat._data)])
-            return R.TakeAlongDim.apply(flat, index=index, dim=0, keepdim=False)
+        if dim is None:  # ties share the gradient evenly (PyTorch's rule for full reductions)
+            return (R.Amax if arg is np.argmax else R.Amin).apply(self, axis=tuple(range(self.ndim)), keepdim=False)
         d = _dim(dim, self.ndim)
         index = np.expand_dims(arg(self._data, axis=d), d)
         values = R.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
@@ -628,6 +658,8 @@ class Tensor(TensorExtras):
     def transpose(self, dim0: int, dim1: int):
         dims = list(range(self.ndim))
         a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
+        if self.ndim == 0:  # dims 0 and -1 name the one (absent) dim of a 0-d tensor, as in PyTorch
+            return S.Permute.apply(self, dims=())
         dims[a], dims[b] = dims[b], dims[a]
         return S.Permute.apply(self, dims=tuple(dims))
 
@@ -679,23 +711,28 @@ class Tensor(TensorExtras):
         return S.Where.apply(mask_arr, value, self)
 
 
-def _seed_grad(t: Tensor, gradient, name: str) -> np.ndarray:
-    """The starting gradient of a backward pass from ``t``."""
+def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
+    """The starting gradient of a backward pass from ``t`` (a Tensor with ``create_graph``)."""
     if gradient is None:
         if t._data.size != 1:
             raise RuntimeError(
                 f"backward: grad can be implicitly created only for a single-element output, got shape {t.shape}; "
                 f"pass {name}= with the same shape"
             )
-        return np.ones(t.shape, dtype=t.dtype)
-    try:
-        grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
-    except (TypeError, ValueError):
-        kind = type(gradient).__name__
-        raise TypeError(f"backward: {name} must be a Tensor or an array of numbers, got {kind}") from None
-    if grad.shape != t.shape:
-        raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {grad.shape}")
-    return grad
+        grad = np.ones(t.shape, dtype=t.dtype)
+    elif create_graph and isinstance(gradient, Tensor):
+        if gradient.shape != t.shape:
+            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {gradient.shape}")
+        return gradient if gradient.dtype == t.dtype else gradient.to(t.dtype)
+    else:
+        try:
+            grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
+        except (TypeError, ValueError):
+            kind = type(gradient).__name__
+            raise TypeError(f"backward: {name} must be a Tensor or an array of numbers, got {kind}") from None
+        if grad.shape != t.shape:
+            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {grad.shape}")
+    return Tensor._make(grad, False, None) if create_graph else grad
 
 
 def matmul(a, b) -> Tensor:
@@ -704,6 +741,8 @@ def matmul(a, b) -> Tensor:
     sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) == 0 or len(sb) == 0:
         raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype.kind, b.dtype.kind} == {"f", "i"}:
+        a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)  # float32 @ int64 stays float32
     k_b = sb[0] if len(sb) == 1 else sb[-2]
     if sa[-1] != k_b:
         raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")
@@ -714,9 +753,8 @@ def matmul(a, b) -> Tensor:
 
 
 # The ops and the engine import Tensor, so they are imported after it is defined.
-from . import random  # noqa: E402
-from .autograd.engine import run_backward  # noqa: E402
-from .autograd.grad_mode import is_grad_enabled  # noqa: E402
+from . import inplace, numpy_protocol, random  # noqa: E402
+from .autograd.engine import _accumulate_leaf, run_backward  # noqa: E402
 from .ops import elementwise as E  # noqa: E402
 from .ops import linalg as L  # noqa: E402
 from .ops import nn_ops as N  # noqa: E402

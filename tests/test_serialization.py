@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import bz2
+import io
 import json
 import math
 import os
 import pickle
+import struct
+import zlib
 from collections import OrderedDict
 
 import numpy as np
@@ -94,18 +98,105 @@ def test_nan_round_trips(tmp_path):
 
 
 # ---------------------------------------------------------------------- paths
-def test_npz_suffix_is_added_on_save_and_optional_on_load(tmp_path):
-    written = mt.save({"a": np.ones(2)}, tmp_path / "ckpt")
-    assert written == str(tmp_path / "ckpt.npz") and os.path.exists(written)
-    assert mt.load(tmp_path / "ckpt")["a"].tolist() == [1.0, 1.0]
-    assert mt.load(str(tmp_path / "ckpt.npz"))["a"].tolist() == [1.0, 1.0]
-    assert mt.save({}, tmp_path / "model.pt") == str(tmp_path / "model.pt.npz")
-    assert mt.load(tmp_path / "model.pt") == {}
+def test_save_writes_the_exact_path_given(tmp_path):
+    for name in ("ckpt", "model.pt", "weights.bin", "c.npz"):
+        written = mt.save({"a": np.ones(2)}, tmp_path / name)
+        assert written == str(tmp_path / name)
+        assert mt.load(tmp_path / name)["a"].tolist() == [1.0, 1.0]
+        assert mt.load(str(tmp_path / name))["a"].tolist() == [1.0, 1.0]
+    assert sorted(os.listdir(tmp_path)) == ["c.npz", "ckpt", "model.pt", "weights.bin"]
+
+
+def test_load_reads_the_exact_path_and_points_to_an_older_npz(tmp_path):
+    mt.save({}, tmp_path / "old.npz")  # what save(obj, "old") wrote before
+    with pytest.raises(FileNotFoundError, match=r"'.*old'.*old\.npz.*appended"):
+        mt.load(tmp_path / "old")
+
+
+def test_save_and_load_through_open_files_and_bytes_io(tmp_path):
+    model = _model()
+    buffer = io.BytesIO()
+    assert mt.save(model.state_dict(), buffer) is None
+    buffer.seek(0)
+    loaded = mt.load(buffer)
+    assert list(loaded) == list(model.state_dict())
+    np.testing.assert_array_equal(loaded["0.weight"], model[0].weight.numpy())
+    with open(tmp_path / "m.pt", "wb") as f:
+        mt.save({"epoch": 3, "w": mt.ones(2)}, f)
+    with open(tmp_path / "m.pt", "rb") as f:
+        assert mt.load(f)["epoch"] == 3
+    assert mt.load(tmp_path / "m.pt")["w"].tolist() == [1.0, 1.0]
+    # an archive after other data in the same file is read from the file's position
+    buffer = io.BytesIO()
+    buffer.write(b"a header of someone else's format")
+    start = buffer.tell()
+    mt.save([1, 2], buffer)
+    buffer.seek(start)
+    assert mt.load(buffer) == [1, 2]
+
+
+class _Stream(io.RawIOBase):
+    """A readable file that cannot seek (a pipe, a socket)."""
+
+    def __init__(self, data: bytes):
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        chunk = self._data.read(len(b))
+        b[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def test_load_reads_an_unseekable_stream():
+    buffer = io.BytesIO()
+    mt.save({"x": np.arange(3)}, buffer)
+    assert mt.load(_Stream(buffer.getvalue()))["x"].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("location", [None, "cpu", "cpu:0", {"cuda:0": "cpu"}, lambda storage, loc: storage])
+def test_map_location_keeping_everything_on_the_cpu_is_accepted(location, tmp_path):
+    path = mt.save({"w": np.ones(2)}, tmp_path / "c.pt")
+    for weights_only in (None, True, False):
+        for mmap in (None, False, True):
+            loaded = mt.load(path, map_location=location, weights_only=weights_only, mmap=mmap)
+            assert loaded["w"].tolist() == [1.0, 1.0]
+
+
+def test_map_location_may_be_a_torch_cpu_device(tmp_path):
+    torch = pytest.importorskip("torch")
+    path = mt.save({"w": np.ones(2)}, tmp_path / "c.pt")
+    assert mt.load(path, map_location=torch.device("cpu"))["w"].tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="'cuda'"):
+        mt.load(path, map_location=torch.device("cuda"))
+
+
+@pytest.mark.parametrize("location", ["cuda", "cuda:1", "mps", {"cpu": "cuda:0"}])
+def test_map_location_naming_another_device_raises_naming_it(location, tmp_path):
+    path = mt.save({"w": np.ones(2)}, tmp_path / "c.pt")
+    with pytest.raises(ValueError, match=r"'(cuda|mps)[:01]*'.*CPU only"):
+        mt.load(path, map_location=location)
+
+
+def test_bad_load_options_raise_type_error(tmp_path):
+    path = mt.save({}, tmp_path / "c.pt")
+    with pytest.raises(TypeError, match="map_location.*int"):
+        mt.load(path, map_location=3)
+    with pytest.raises(TypeError, match="weights_only.*'yes'"):
+        mt.load(path, weights_only="yes")
+    with pytest.raises(TypeError, match="mmap"):
+        mt.load(path, mmap=1)
 
 
 def test_save_replaces_an_existing_file_and_leaves_no_partial_file(tmp_path):
     mt.save({"v": np.zeros(3)}, tmp_path / "c.npz")
     mt.save({"v": np.ones(3)}, tmp_path / "c.npz")
+    assert mt.load(tmp_path / "c.npz")["v"].tolist() == [1.0, 1.0, 1.0]
+    assert sorted(os.listdir(tmp_path)) == ["c.npz"]
+    with pytest.raises(TypeError):
+        mt.save({"v": np.ones(3), "bad": object()}, tmp_path / "c.npz")  # fails before writing anything
     assert mt.load(tmp_path / "c.npz")["v"].tolist() == [1.0, 1.0, 1.0]
     assert sorted(os.listdir(tmp_path)) == ["c.npz"]
 
@@ -115,10 +206,10 @@ def test_missing_file_raises_file_not_found(tmp_path):
         mt.load(tmp_path / "nothing-here.npz")
 
 
-def test_path_must_be_a_path():
-    with pytest.raises(TypeError, match="path"):
+def test_path_must_be_a_path_or_a_file():
+    with pytest.raises(TypeError, match="path.*file object.*int"):
         mt.save({}, 123)
-    with pytest.raises(TypeError, match="path"):
+    with pytest.raises(TypeError, match="path.*file object.*NoneType"):
         mt.load(None)
 
 
@@ -211,3 +302,134 @@ def test_unsupported_objects_raise_type_error_naming_where(obj, match, tmp_path)
     with pytest.raises(TypeError, match=match):
         mt.save(obj, tmp_path / "bad")
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: nn.Linear(2, 2),
+        lambda: optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1),
+        lambda: {"model": nn.Sequential(nn.Linear(2, 2))},
+    ],
+    ids=["module", "optimizer", "module-in-a-dict"],
+)
+def test_saving_a_whole_module_or_optimizer_points_to_state_dict(make, tmp_path):
+    with pytest.raises(TypeError, match=r"(Linear|SGD|Sequential).*state_dict\(\)") as info:
+        mt.save(make(), tmp_path / "m.pt")
+    assert "pickle" in str(info.value)
+    assert not os.listdir(tmp_path)
+
+
+def test_any_other_object_names_state_dict_too(tmp_path):
+    with pytest.raises(TypeError, match=r"obj\['f'\].*function.*state_dict\(\)"):
+        mt.save({"f": lambda: 0}, tmp_path / "f.pt")
+
+
+def test_nesting_deeper_than_the_limit_is_refused_on_save(tmp_path):
+    deep = []
+    for _ in range(150):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested deeper than 100"):
+        mt.save(deep, tmp_path / "d.pt")
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="contains itself"):
+        mt.save(loop, tmp_path / "d.pt")
+    ok = []
+    for _ in range(99):
+        ok = [ok]
+    assert mt.load(mt.save(ok, tmp_path / "ok.pt")) == ok
+
+
+# ------------------------------------------------------ hostile archives, by hand
+def _npy(array: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    np.save(out, array, allow_pickle=False)
+    return out.getvalue()
+
+
+def _npy_header(shape: tuple, descr: str = "<f8") -> bytes:
+    """An .npy version 1.0 header declaring ``shape`` (no data)."""
+    text = repr({"descr": descr, "fortran_order": False, "shape": shape}) + " "
+    text += " " * (-(10 + len(text) + 1) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode("latin1")
+
+
+def _marker(tree: str) -> bytes:
+    return _npy(np.array('{"format": "minitensor-checkpoint", "version": 1, "tree": ' + tree + "}"))
+
+
+def _zip(entries: list) -> bytes:
+    """A zip archive written field by field.  Each entry is a dict: name, data (the stored bytes),
+    and optionally method, flags, crc and size (the declared uncompressed size)."""
+    local, central = b"", b""
+    for e in entries:
+        name, data = e["name"].encode(), e["data"]
+        method, flags, crc, size = e.get("method", 0), e.get("flags", 0), e.get("crc", 0), e.get("size", len(data))
+        fields = (flags, method, 0, 0, crc, len(data), size, len(name))
+        central += struct.pack("<IHH", 0x02014B50, 20, 20) + struct.pack("<HHHHIIIH", *fields)
+        central += struct.pack("<HHHHII", 0, 0, 0, 0, 0, len(local)) + name
+        local += struct.pack("<IH", 0x04034B50, 20) + struct.pack("<HHHHIIIH", *fields) + struct.pack("<H", 0)
+        local += name + data
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(central), len(local), 0)
+    return local + central + end
+
+
+def _stored(name: str, data: bytes, **extra) -> dict:
+    return {"name": name, "data": data, "crc": zlib.crc32(data), **extra}
+
+
+def _deflated(name: str, data: bytes) -> dict:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    compressed = packer.compress(data) + packer.flush()
+    return {"name": name, "data": compressed, "method": 8, "crc": zlib.crc32(data), "size": len(data)}
+
+
+def _hostile_archives() -> dict:
+    """name -> bytes of a file that a reader must refuse (each one is read by the old loader)."""
+    marker = _stored("__minitensor__.npy", _marker('{"array": "arr_0"}'))
+    damaged = _deflated("arr_0.npy", _npy(np.zeros(1000)))
+    damaged["data"] = b"\x07" + damaged["data"][1:]  # BFINAL=1, BTYPE=11: a reserved block type
+    huge = _stored("arr_0.npy", _npy_header((10**14,)) + bytes(8))  # 10^14 float64 declared, 8 bytes there
+    deep = '{"list": [' * 5000 + '{"value": 1}' + "]}" * 5000
+    return {
+        "sanity": _zip([marker, _stored("arr_0.npy", _npy(np.arange(3.0)))]),
+        "damaged-deflate": _zip([marker, damaged]),
+        "unknown-method": _zip([marker, _stored("arr_0.npy", _npy(np.ones(2)), method=99)]),
+        "bzip2": _zip(
+            [marker, {**_stored("arr_0.npy", _npy(np.ones(2))), "data": bz2.compress(_npy(np.ones(2))), "method": 12}]
+        ),
+        "encrypted": _zip([marker, _stored("arr_0.npy", _npy(np.ones(2)), flags=1)]),
+        "deep-json": _zip([_stored("__minitensor__.npy", _marker(deep))]),
+        "huge-array": _zip([marker, huge]),
+        "huge-entry": _zip([marker, _stored("arr_0.npy", _npy(np.ones(2)), size=10**9)]),
+        "twice-referred": _zip(
+            [
+                _stored("__minitensor__.npy", _marker('{"list": [{"array": "arr_0"}, {"array": "arr_0"}]}')),
+                _stored("arr_0.npy", _npy(np.ones(2))),
+            ]
+        ),  # fmt: skip
+    }
+
+
+def test_the_hand_written_archive_is_a_valid_checkpoint(tmp_path):
+    path = _write(tmp_path / "sanity.pt", _hostile_archives()["sanity"])
+    assert mt.load(path).tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("kind", [k for k in _hostile_archives() if k != "sanity"])
+def test_hostile_archives_raise_value_error_naming_the_path(kind, tmp_path):
+    data = _hostile_archives()[kind]
+    path = _write(tmp_path / f"{kind}.pt", data)
+    with pytest.raises(ValueError) as info:
+        mt.load(path)
+    assert str(path) in str(info.value) and "checkpoint" in str(info.value), str(info.value)
+    with pytest.raises(ValueError, match="BytesIO"):
+        mt.load(io.BytesIO(data))
+
+
+def test_the_huge_array_is_refused_before_allocating_it(tmp_path):
+    data = _hostile_archives()["huge-array"]
+    assert len(data) < 1000  # under a kilobyte
+    with pytest.raises(ValueError, match=r"shape \(100000000000000,\).*800000000000000 bytes.*holds 8 bytes"):
+        mt.load(_write(tmp_path / "huge.pt", data))

@@ -27,20 +27,34 @@ __all__ = [
 ]
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_unused: bool = False) -> tuple:
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple:
     """Gradients of ``outputs`` w.r.t. ``inputs``, returned instead of stored in ``.grad``.
 
     Args:
         outputs: a Tensor or a sequence of Tensors.
         inputs: a Tensor or a sequence of Tensors that require grad.
         grad_outputs: d(loss)/d(output) for each output (may be omitted for
-            single-element outputs).
-        retain_graph: keep the graph for another backward pass.
+            single-element outputs); Tensors, possibly in a graph themselves.
+        retain_graph: keep the graph for another backward pass (default: ``create_graph``).
+        create_graph: record the backward pass, so the gradients are Tensors in a
+            graph that can be differentiated again (higher-order derivatives).
         allow_unused: return None for an input the outputs do not depend on
             (otherwise that raises ``RuntimeError``).
 
     Returns:
         A tuple of Tensors (or None), one per input.
+
+    >>> x = mt.tensor(3.0, requires_grad=True)
+    >>> (dy,) = mt.autograd.grad(x**3, x, create_graph=True)   # 3x^2 = 27, a Tensor in a graph
+    >>> mt.autograd.grad(dy, x)                                # 6x = 18
+    (tensor(18.),)
     """
     from ..tensor import Tensor, _seed_grad
 
@@ -48,6 +62,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_u
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs] * len(outputs)
+    grad_outputs = list(grad_outputs)
     if len(grad_outputs) != len(outputs):
         raise ValueError(f"grad: expected {len(outputs)} grad_outputs (one per output), got {len(grad_outputs)}")
     for kind, items in (("outputs", outputs), ("inputs", inputs)):
@@ -60,9 +75,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_u
     for i, o in enumerate(outputs):
         if not o.requires_grad:
             raise RuntimeError(f"grad: outputs[{i}] does not require grad and has no grad_fn")
-    seeds = [_seed_grad(o, g, "grad_outputs") for o, g in zip(outputs, grad_outputs)]
-    grads = run_backward(outputs, seeds, retain_graph, capture=inputs)
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    seeds = [_seed_grad(o, g, "grad_outputs", create_graph) for o, g in zip(outputs, grad_outputs)]
+    grads = run_backward(outputs, seeds, retain_graph, capture=inputs, create_graph=create_graph)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:
             raise RuntimeError(f"grad: inputs[{i}] was not used to compute the outputs; pass allow_unused=True")
-    return tuple(None if g is None else Tensor._make(g, False, None) for g in grads)
+    return tuple(_as_tensor(g) for g in grads)
+
+
+def _as_tensor(g):
+    from ..tensor import Tensor
+
+    if g is None or isinstance(g, Tensor):
+        return g
+    return Tensor._make(g, False, None)

@@ -6,7 +6,7 @@ Two passes, both with explicit stacks (no Python recursion, so a chain of
 1. ``_count_dependencies`` visits every node reachable from the output and
    counts, for each node, how many edges point at it (how many gradient
    contributions it will receive).
-2. ``_run`` starts at the output.  A node's ``backward`` runs once, when its
+2. ``run_backward`` starts at the output.  A node's ``backward`` runs once, when its
    count reaches zero, i.e. after *all* its contributions are summed (Kahn's
    algorithm).  Each contribution is first summed back to the receiving
    input's shape (``_reduce_to_shape``: undoing broadcasting happens here and
@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .function import Node
+from .function import GraphContext, Node, OnceDifferentiable
+from .grad_mode import enable_grad, is_grad_enabled
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to use saved values after they "
@@ -77,46 +78,63 @@ def _needed_nodes(roots: list, wanted: set) -> set:
     return needed
 
 
-def _reduce_to_shape(grad: np.ndarray, shape: tuple, dtype, node: Node) -> np.ndarray:
+def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index: int = 0):
     """Sum a broadcast gradient back to ``shape`` and cast it to ``dtype``.
 
     This is the one place where broadcasting is undone: ops compute gradients
-    in the broadcast shape of their output and never think about it.
+    in the broadcast shape of their output and never think about it.  ``grad``
+    is an array, or a Tensor with ``create_graph=True`` (then the sum is an op too).
     """
     if grad.shape != shape:
         lead = grad.ndim - len(shape)
+        if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, grad.shape[lead:])):
+            raise RuntimeError(
+                f"{node.name() if node else 'an op'}.backward returned a gradient of shape {grad.shape} "
+                f"for input {index}, "
+                f"whose shape is {shape} (a gradient must have the input's shape, or a shape it broadcasts to)"
+            )
         axes = tuple(range(lead)) + tuple(
             lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1
         )
-        grad = grad.sum(axis=axes).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
-        if grad.shape != shape:  # pragma: no cover - a bug in an op's backward
-            raise RuntimeError(f"{node.name()} returned a gradient of shape {grad.shape} for an input of shape {shape}")
+        if isinstance(grad, np.ndarray):
+            grad = np.asarray(grad.sum(axis=axes)).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
+        else:
+            grad = grad.sum(dim=axes).reshape(shape)
     if grad.dtype != dtype:
-        grad = grad.astype(dtype)
+        grad = grad.astype(dtype) if isinstance(grad, np.ndarray) else grad.to(dtype)
     return grad
 
 
-def _accumulate_leaf(leaf, grad: np.ndarray) -> None:
-    """leaf.grad += grad, keeping leaf.grad an array of its own."""
-    if leaf.grad is None:
+def _accumulate_leaf(leaf, grad) -> None:
+    """leaf.grad += grad, keeping leaf.grad an array of its own (a Tensor in a graph with create_graph)."""
+    if isinstance(grad, Tensor):  # create_graph: the gradient is a Tensor, possibly in a graph
+        leaf.grad = grad if leaf.grad is None else leaf.grad + grad
+    elif leaf.grad is None:
         leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
     else:
         leaf.grad._data = np.asarray(leaf.grad._data + grad)  # 0-d + 0-d gives a NumPy scalar
 
 
-def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: list | None = None) -> list | None:
+def run_backward(
+    roots: list, root_grads: list, retain_graph: bool, capture: list | None = None, create_graph: bool = False
+) -> list | None:
     """Back-propagate ``root_grads`` from the tensors ``roots``.
 
     Args:
         roots: output Tensors (each with a grad_fn, or a leaf requiring grad).
-        root_grads: arrays, one per root, shaped like the root.
+        root_grads: arrays, one per root, shaped like the root (Tensors with ``create_graph``).
         retain_graph: keep saved arrays so the graph can be walked again.
         capture: when given (``autograd.grad``), a list of Tensors whose
             gradients are returned instead of accumulated into leaves' ``.grad``.
+        create_graph: run each backward on Tensors, recording it, so the
+            gradients are Tensors in a graph (differentiable again).
 
     Returns:
-        With ``capture``: a list of arrays (or None where no gradient arrived).
+        With ``capture``: a list of arrays or Tensors (or None where no gradient arrived).
     """
+    if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
+        with enable_grad():
+            return run_backward(roots, root_grads, retain_graph, capture, create_graph)
     grads = {}  # id(node or leaf) -> summed gradient so far
     wanted = None if capture is None else {id(t.grad_fn or t) for t in capture}
     captured = {}
@@ -139,7 +157,7 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
             if wanted is not None and id(node) in wanted:
                 captured[id(node)] = grad
             if needed is None or id(node) in needed:
-                _propagate(node, grad, grads, wanted, captured, retain_graph)
+                _propagate(node, grad, grads, wanted, captured, retain_graph, create_graph)
         for parent in node.parents:
             if isinstance(parent, Node):
                 key = id(parent)
@@ -151,31 +169,72 @@ def run_backward(roots: list, root_grads: list, retain_graph: bool, capture: lis
     return None
 
 
-def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_graph: bool) -> None:
+def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_graph: bool, create_graph: bool) -> None:
     """Run one node's backward and hand each input its share of the gradient."""
     if node.freed:
         raise RuntimeError(_FREED_MESSAGE)
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
-    in_grads = node.function.backward(node, grad)
+    in_grads = node.function.backward(node, grad) if not create_graph else _graph_backward(node, grad)
     if not isinstance(in_grads, tuple):
         in_grads = (in_grads,)
+    if len(in_grads) != len(node.parents):
+        raise RuntimeError(
+            f"{node.function.__name__}.backward returned {len(in_grads)} gradient(s), expected "
+            f"{len(node.parents)} (one per positional input of forward, None for inputs that need none)"
+        )
     if not retain_graph:
         node.release()
-    for parent, g in zip(node.parents, in_grads):
+    for index, (parent, g) in enumerate(zip(node.parents, in_grads)):
         if parent is None or g is None:
             continue
-        if type(g) is not np.ndarray:
-            g = np.asarray(g)
+        if create_graph:
+            if not isinstance(g, Tensor):
+                g = Tensor._make(np.asarray(g, dtype=node.dtype), False, None)
+        elif type(g) is not np.ndarray:
+            g = _as_array(g, node)
         shape, dtype = parent.shape, parent.dtype
         if g.shape != shape or g.dtype != dtype:
-            g = _reduce_to_shape(g, shape, dtype, node)
+            g = _reduce_to_shape(g, shape, dtype, node, index)
         if isinstance(parent, Node):
             key = id(parent)
             grads[key] = g if key not in grads else grads[key] + g
         else:
             _deliver_leaf(parent, g, wanted, captured)
+
+
+def _as_array(g, node: Node) -> np.ndarray:
+    if isinstance(g, Tensor):
+        return g._data
+    try:
+        return np.asarray(g, dtype=node.dtype)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{node.function.__name__}.backward returned a {type(g).__name__} as a gradient; "
+            "expected a NumPy array or None"
+        ) from None
+
+
+def _graph_backward(node: Node, grad) -> tuple:
+    """One node's backward with ``create_graph=True``: on Tensors, recorded as a graph."""
+    function = node.function
+    if function.differentiable_backward:
+        with enable_grad(), numpy_protocol.strict():
+            return function.backward(GraphContext(node), grad)
+    # A backward on arrays: its result is a dead end, marked so that using it raises.
+    in_grads = function.backward(node, grad._data)
+    if not isinstance(in_grads, tuple):
+        in_grads = (in_grads,)
+    anchors = [p if isinstance(p, Tensor) else Tensor._make(_EMPTY, True, p) for p in node.parents if p is not None]
+    with enable_grad():
+        return tuple(
+            None if g is None else OnceDifferentiable.apply(np.asarray(g), grad, *anchors, name=function.__name__)
+            for g in in_grads
+        )
+
+
+_EMPTY = np.zeros(0)
 
 
 def _modified_message(node: Node, position: int, now: int, saved: int, shape: tuple) -> str:
@@ -197,4 +256,5 @@ def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
         captured[key] = grad if key not in captured else captured[key] + grad
 
 
+from .. import numpy_protocol  # noqa: E402
 from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

@@ -26,6 +26,20 @@ arrays or Python scalars); keyword arguments are settings (``dim=...``).
 that need none) with the *broadcast* shape the op computed; the engine sums
 it back to each input's shape in one place (``engine._reduce_to_shape``).
 
+Higher order (``create_graph=True``).  The built-in ops derive from ``Op``: their
+``backward`` is written with operators and NumPy functions that work on arrays
+*and* on Tensors (a Tensor answers ``np.exp(t)``, ``np.where(c, t, 0)``, ... with
+its own differentiable ops).  First-order backward hands it arrays: as fast as
+NumPy.  With ``create_graph=True`` the engine hands it Tensors instead (the
+incoming gradient, and ``ctx.saved_tensors`` turned back into the op's input and
+output Tensors), so the gradient it returns is itself a graph.  That is why an
+``Op`` saves only its inputs and its output with ``save_for_backward`` (other
+constants, e.g. a dropout mask, go on ``ctx`` as attributes).  A fused op whose
+first-order backward is a kernel returns ``composite_grads(...)`` of its plain
+Tensor-op formula instead when it is given Tensors.  A user's ``Function``
+keeps a backward on arrays: differentiating it twice raises (PyTorch's
+once-differentiable), unless it sets ``differentiable_backward = True``.
+
 In-place safety: when ``forward`` saves an input's array (or a view of it),
 or the output's, ``apply`` records that tensor's version (its count of
 in-place modifications, ``Tensor._version``) in ``ctx.saved_versions``; the
@@ -38,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .grad_mode import is_grad_enabled
+from .grad_mode import enable_grad, is_grad_enabled
 
 
 class Node:
@@ -52,6 +66,8 @@ class Node:
         needs_input_grad: tuple of bools, one per positional input.
         saved_versions: ``(position, counter, version, shape)`` for each
             tensor whose data ``forward`` saved (position -1: the output).
+        saved_origins: for each saved array, the input position it is (the
+            array itself), -1 for the output, None for anything else.
     """
 
     __slots__ = (
@@ -61,6 +77,7 @@ class Node:
         "dtype",
         "saved_tensors",
         "saved_versions",
+        "saved_origins",
         "freed",
         "__dict__",
     )
@@ -79,11 +96,15 @@ class Node:
         return type(self).__name__
 
     def release(self) -> None:
-        """Free the arrays kept for backward; a later backward through here raises."""
-        self.saved_tensors = ()
-        self.saved_versions = ()
-        self.__dict__.clear()
-        self.freed = True
+        """Free the arrays kept for backward; a later backward that needs them raises.
+
+        Settings kept as attributes (``ctx.dim``) stay, as in PyTorch: a node that
+        saved nothing can be walked again.
+        """
+        if self.saved_tensors:
+            self.saved_tensors = ()
+            self.saved_versions = ()
+            self.freed = True
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
@@ -93,6 +114,7 @@ class Function:
     """Base class of differentiable ops; subclasses define ``forward`` and ``backward``."""
 
     _node_cls: type = Node
+    differentiable_backward = False  # does backward also run on Tensors (create_graph)?
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -114,7 +136,8 @@ class Function:
         ctx = cls._node_cls()
         ctx.needs_input_grad = (False,) * len(arrays)
         ctx.saved_tensors = ()
-        return cls.forward(ctx, *arrays, **settings)
+        out = cls.forward(ctx, *arrays, **settings)
+        return out if type(out) is np.ndarray else _as_output(cls, out)
 
     @classmethod
     def apply(cls, *inputs, **settings):
@@ -124,7 +147,7 @@ class Function:
             out = cls.run(*[x._data if isinstance(x, Tensor) else x for x in inputs], **settings)
             result = Tensor._make(out, False, None)
             if out.base is not None:
-                _share_counter(result, inputs)
+                _share_counter(result, inputs, cls, settings)
             return result
         arrays = []
         parents = []
@@ -139,11 +162,20 @@ class Function:
             else:
                 arrays.append(x)
             parents.append(None)
+        if settings:
+            for name, value in settings.items():
+                if isinstance(value, Tensor):
+                    raise TypeError(
+                        f"{cls.__name__}.apply: the Tensor {name}= is a keyword argument, and keyword arguments are "
+                        "settings that receive no gradient; pass Tensors positionally (they are the op's inputs)"
+                    )
         ctx = cls._node_cls()
         ctx.needs_input_grad = tuple([p is not None for p in parents])
         ctx.saved_tensors = ()
         out = cls.forward(ctx, *arrays, **settings)
-        if not needs_grad:
+        if type(out) is not np.ndarray:
+            out = _as_output(cls, out)
+        if not needs_grad or out.dtype.kind not in "fc":  # integer and bool results carry no gradient
             result = Tensor._make(out, False, None)
         else:
             ctx.parents = tuple(parents)
@@ -152,22 +184,74 @@ class Function:
             ctx.freed = False
             result = Tensor._make(out, True, ctx)
             saved = ctx.saved_tensors
-            ctx.saved_versions = _saved_versions(saved, inputs, result) if saved else ()
+            if saved:
+                ctx.saved_versions, ctx.saved_origins = _saved_records(saved, arrays, inputs, result)
+            else:
+                ctx.saved_versions = ctx.saved_origins = ()
         if out.base is not None:  # a view: it shares the version counter of the input it views
-            _share_counter(result, inputs)
+            _share_counter(result, inputs, cls, settings)
         return result
 
 
-def _saved_versions(saved: tuple, inputs: tuple, out: Tensor) -> tuple:
-    """``(position, counter, version, shape)`` of each input tensor (position >= 0) or the
-    output (-1) whose data ``forward`` saved, itself or as a view of the same memory.
+class Op(Function):
+    """A built-in op: its ``backward`` also runs on Tensors, so its gradient can be differentiated again.
 
+    Rules for such a backward: compute with operators and NumPy functions only
+    (``grad * y``, ``np.exp(x)``, ``np.where(mask, grad, 0)``); never ``np.asarray``
+    or in-place writes into the gradient; read inputs and the output from
+    ``ctx.saved_tensors`` (they become Tensors with ``create_graph=True``).
+    """
+
+    differentiable_backward = True
+
+    @classmethod
+    def call(cls, *inputs, **settings):
+        """The op on arrays (-> an array, nothing recorded) or on Tensors (-> a Tensor, recorded).
+
+        Backward formulas use it for ops they need in both forms (e.g. a scatter).
+        """
+        if any(isinstance(x, Tensor) for x in inputs):
+            return cls.apply(*inputs, **settings)
+        return cls.run(*inputs, **settings)
+
+
+def _as_output(cls: type, out) -> np.ndarray:
+    """forward's result as an ndarray (a NumPy scalar from a full reduction becomes 0-d)."""
+    if isinstance(out, Tensor):
+        raise TypeError(
+            f"{cls.__name__}.forward returned a Tensor; forward works on NumPy arrays and must return one "
+            "(use .numpy() on Tensors inside forward, or build the op from Tensor operations without a Function)"
+        )
+    if isinstance(out, (np.generic, float, int, bool)):
+        return np.asarray(out)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{cls.__name__}.forward must return a NumPy array, got {type(out).__name__}")
+    return out
+
+
+def _saved_records(saved: tuple, arrays: list, inputs: tuple, out: Tensor) -> tuple:
+    """Version records and origins of the arrays ``forward`` saved.
+
+    Versions: ``(position, counter, version, shape)`` of each input tensor (position >= 0)
+    or the output (-1) whose data was saved, itself or as a view of the same memory.
+    Origins: per saved array, the input position it *is*, -1 for the output, None otherwise.
     (Kept lean, helpers inlined: it runs for every recorded op that saves arrays.)
     """
     records = []
+    origins = []
     for array in saved:
+        origin = None
         if not isinstance(array, np.ndarray):
+            origins.append(None)
             continue
+        if array is out._data:
+            origin = -1
+        else:
+            for i, a in enumerate(arrays):
+                if a is array:
+                    origin = i
+                    break
+        origins.append(origin)
         owner = array.base  # the array that owns the memory
         if owner is None:
             owner = array
@@ -187,19 +271,105 @@ def _saved_versions(saved: tuple, inputs: tuple, out: Tensor) -> tuple:
         if counter is None:
             counter = x._version_counter = VersionCounter()
         records.append((position, counter, counter.value, data.shape))
-    return tuple(records)
+    return tuple(records), tuple(origins)
 
 
-def _share_counter(result: Tensor, inputs: tuple) -> None:
-    """Give a view the version counter of the input whose memory it looks at."""
+def _share_counter(result: Tensor, inputs: tuple, cls: type, settings: dict) -> None:
+    """Give a view the version counter of the input whose memory it looks at, and remember
+    how it was made from that input (``_view_of``), for in-place ops through the view."""
     base = result._data.base
     for x in inputs:
         if isinstance(x, Tensor):
             data = x._data
             if data is base or data.base is base:
                 result._version_counter = x._counter()
+                result._view_of = (x, cls, settings)
                 return
-                return
+
+
+# ------------------------------------------------------------------ create_graph
+class GraphContext:
+    """What a differentiable backward sees with ``create_graph=True``: the node's
+    attributes, but ``saved_tensors`` as Tensors in the graph (inputs and output)."""
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self.saved_tensors = tuple(_saved_tensor(node, a, o) for a, o in zip(node.saved_tensors, node.saved_origins))
+
+    def __getattr__(self, name: str):
+        return getattr(self._node, name)
+
+
+def _saved_tensor(node: Node, array, origin):
+    """One saved array as the Tensor it was in the forward pass."""
+    if origin is None:
+        if isinstance(array, np.ndarray) and array.dtype.kind in "fc":
+            raise RuntimeError(
+                f"{node.name()} saved an array that is neither an input nor its output, so its backward "
+                "cannot be differentiated (create_graph=True); the op must save inputs/outputs or use composite_grads"
+            )
+        return array  # an integer/bool constant (indices, masks) or None
+    if origin == -1:
+        return Tensor._make(array, True, node)
+    parent = node.parents[origin]
+    if isinstance(parent, Tensor):
+        return parent
+    return Tensor._make(array, parent is not None, parent)
+
+
+def composite_grads(forward, inputs: tuple, grad, needs: tuple) -> tuple:
+    """The gradients of ``forward(*inputs)`` (an op written in Tensor ops) as Tensors in the graph.
+
+    Fused ops use it for ``create_graph=True``: their kernel backward works on
+    arrays, so the second derivative comes from their plain formula instead.
+    Each input that needs a gradient goes through an ``Alias`` node first, so the
+    gradient is taken with respect to this use of it only.
+
+    Args:
+        forward: ``(*tensors) -> Tensor``, the op in differentiable Tensor ops.
+        inputs: the op's inputs as Tensors (``ctx.saved_tensors``), or None.
+        grad: the incoming gradient (a Tensor, possibly in a graph).
+        needs: ``ctx.needs_input_grad``.
+    """
+    from . import grad as autograd_grad
+
+    with enable_grad():
+        aliases = [Alias.apply(x) if need else x for x, need in zip(inputs, needs)]
+        out = forward(*aliases)
+        wanted = [a for a, need in zip(aliases, needs) if need]
+        found = iter(autograd_grad(out, wanted, grad, create_graph=True, allow_unused=True))
+    return tuple(next(found) if need else None for need in needs)
+
+
+class Alias(Op):
+    """y = x, as a node of its own (``composite_grads`` differentiates through it)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class OnceDifferentiable(Function):
+    """The gradient of a Function whose backward works on arrays only, put in the graph
+    (``create_graph=True``) so that differentiating it again raises, naming the Function."""
+
+    @staticmethod
+    def forward(ctx, g, *anchors, name=""):
+        ctx.function_name = name
+        return g
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(
+            f"{ctx.function_name}: its backward works on NumPy arrays, so its gradient cannot be "
+            "differentiated again (PyTorch's once_differentiable). To allow it, set "
+            "differentiable_backward = True on the Function and write backward with operators and "
+            "NumPy functions that also accept Tensors (see docs/higher_order.md)."
+        )
 
 
 from ..tensor import Tensor, VersionCounter  # noqa: E402  (tensor.py imports the ops, which import this module)

@@ -354,21 +354,28 @@ class Module:
             stack.extend(reversed(children))
         return out
 
-    def state_dict(self, prefix: str = "") -> OrderedDict[str, np.ndarray]:
-        """An ordered dict of dotted name -> a copy of the array, parameters then persistent buffers per module.
+    def state_dict(self, prefix: str = "") -> OrderedDict[str, Tensor]:
+        """An ordered dict of dotted name -> Tensor, parameters then persistent buffers per module.
+
+        Each value shares memory with its parameter or buffer, outside the graph
+        (``p.detach()``, as PyTorch): ``sd[k].numpy()`` is the array itself, and
+        ``with mt.no_grad(): sd[k].copy_(w)`` writes into the model.  Copy the
+        values (``mt.save`` does) to keep a snapshot that later training will not change.
 
         >>> list(nn.Linear(2, 3).state_dict())
         ['weight', 'bias']
         """
-        return OrderedDict((name, t._data.copy()) for name, t in self._state_tensors(prefix).items())
+        return OrderedDict((name, t.detach()) for name, t in self._state_tensors(prefix).items())
 
     def load_state_dict(self, state_dict, strict: bool = True) -> IncompatibleKeys:
         """Copy arrays (NumPy arrays, Tensors, or anything with ``__array__``) into the parameters and buffers.
 
-        Every key and shape is checked first: with ``strict=True`` a missing or
-        unexpected key, and always a shape mismatch, raises ``RuntimeError``
-        naming the keys, and nothing is changed.  Values are cast to each
-        parameter's dtype; the Parameter objects stay the same.
+        Every key, shape and value is checked first: with ``strict=True`` a
+        missing or unexpected key, and always a shape mismatch, raises
+        ``RuntimeError`` naming the keys; a value that is not numbers (strings,
+        a structured or object array) raises ``TypeError`` naming its key; in
+        both cases nothing is changed.  Values are cast to each parameter's
+        dtype; the Parameter objects stay the same.
 
         Returns:
             ``(missing_keys, unexpected_keys)`` as a named tuple.
@@ -387,7 +394,7 @@ class Module:
         for key, value in state_dict.items():
             if key not in targets:
                 continue
-            array = _as_state_array(key, value)
+            array = _as_state_array(key, value, targets[key].dtype)
             if array.shape != targets[key].shape:
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape {array.shape} from checkpoint, "
@@ -396,7 +403,7 @@ class Module:
             values[key] = array
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        for key, array in values.items():
+        for key, array in values.items():  # every value is cast and checked: nothing below can fail
             target = targets[key]
             target._data[...] = array
             target._version += 1
@@ -423,16 +430,22 @@ class Module:
         return f"{type(self).__name__}({body})"
 
 
-def _as_state_array(key: str, value) -> np.ndarray:
-    """A state dict value as an array: a Tensor's data, a NumPy array, or ``np.asarray`` of an array-like
-    with ``__array__`` (e.g. a detached torch tensor)."""
+def _as_state_array(key: str, value, dtype: np.dtype) -> np.ndarray:
+    """A state dict value as an array of ``dtype``: from a Tensor, a NumPy array, or anything with
+    ``__array__`` (e.g. a detached torch tensor); only numbers (bool, int, float) are accepted."""
     if isinstance(value, Tensor):
-        return value._data
-    if isinstance(value, np.ndarray):
-        return value
-    if hasattr(value, "__array__"):
-        return np.asarray(value)
-    raise TypeError(f"load_state_dict: value of {key!r} must be a numpy array or Tensor, got {type(value).__name__}")
+        value = value._data
+    elif not isinstance(value, np.ndarray):
+        if not hasattr(value, "__array__"):
+            raise TypeError(
+                f"load_state_dict: value of {key!r} must be a numpy array or Tensor, got {type(value).__name__}"
+            )
+        value = np.asarray(value)
+    if value.dtype.kind not in "biuf":
+        raise TypeError(
+            f"load_state_dict: value of {key!r} has dtype {value.dtype}; expected numbers (bool, int or float)"
+        )
+    return value.astype(dtype, copy=False)
 
 
 def _as_container(value):

@@ -1,17 +1,19 @@
 """Elementwise ops: arithmetic and the unary math functions.
 
 Each backward returns gradients in the broadcast shape of the output; the
-engine sums them back to each input's shape.
+engine sums them back to each input's shape.  Every backward is written with
+operators and NumPy functions only, so it runs on arrays (first order) and on
+Tensors (``create_graph=True``: the gradient is differentiable again).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Op
 
 
-class Add(Function):
+class Add(Op):
     @staticmethod
     def forward(ctx, a, b):
         return np.add(a, b)
@@ -21,7 +23,7 @@ class Add(Function):
         return grad, grad
 
 
-class Sub(Function):
+class Sub(Op):
     @staticmethod
     def forward(ctx, a, b):
         return np.subtract(a, b)
@@ -31,10 +33,13 @@ class Sub(Function):
         return grad, -grad if ctx.needs_input_grad[1] else None
 
 
-class Mul(Function):
+class Mul(Op):
+    """a * b;  da = grad * b, db = grad * a (each operand is saved only if the other needs a gradient)."""
+
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return np.multiply(a, b)
 
     @staticmethod
@@ -45,46 +50,56 @@ class Mul(Function):
         return ga, gb
 
 
-class Div(Function):
+class Div(Op):
+    """a / b;  da = grad / b, db = -grad * (a / b) / b (never b * b, which over- or underflows)."""
+
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
         return np.divide(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        gb = -(grad * (a / b)) / b if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
-class Pow(Function):
+class Pow(Op):
     """a ** b for any mix of Tensor and scalar operands."""
 
     @staticmethod
     def forward(ctx, a, b):
         out = np.power(a, b)
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        ga = grad * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
+        ga = grad * _base_grad(a, b) if ctx.needs_input_grad[0] else None
         gb = grad * _exponent_grad(a, b, out) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
-def _exponent_grad(a, b, out: np.ndarray) -> np.ndarray:
-    """d(a ** b)/db = a ** b * log(a); 0 where a == 0 and b >= 0 (as PyTorch), not NaN."""
+def _base_grad(a, b):
+    """d(a ** b)/da = b * a ** (b - 1); 0 where b == 0 (as PyTorch: x ** 0 is constant, even at x = 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        # dtype=: a Python-scalar base must not turn a float32 gradient into float64
-        d = out * np.log(a, dtype=out.dtype)
-    return np.where(np.equal(a, 0) & np.greater_equal(b, 0), np.zeros((), out.dtype), d)
+        d = b * a ** (b - 1)
+    return np.where(b == 0, 0.0, d) if not isinstance(b, (int, float)) else (d if b != 0 else 0.0 * a)
 
 
-class Neg(Function):
+def _exponent_grad(a, b, out):
+    """d(a ** b)/db = a ** b * log(a); 0 where a == 0 and b >= 0 (as PyTorch), not NaN."""
+    if isinstance(a, (int, float)):  # a Python-scalar base: keep the gradient in the output's dtype
+        a = np.asarray(a, dtype=out.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = out * np.log(a)
+    return np.where((a == 0) & (b >= 0), 0.0, d)
+
+
+class Neg(Op):
     @staticmethod
     def forward(ctx, x):
         return np.negative(x)
@@ -94,7 +109,7 @@ class Neg(Function):
         return -grad
 
 
-class Exp(Function):
+class Exp(Op):
     @staticmethod
     def forward(ctx, x):
         y = np.exp(x)
@@ -107,7 +122,7 @@ class Exp(Function):
         return grad * y
 
 
-class Log(Function):
+class Log(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -119,7 +134,7 @@ class Log(Function):
         return grad / x
 
 
-class Sqrt(Function):
+class Sqrt(Op):
     @staticmethod
     def forward(ctx, x):
         y = np.sqrt(x)
@@ -132,7 +147,7 @@ class Sqrt(Function):
         return grad / (2 * y)
 
 
-class Abs(Function):
+class Abs(Op):
     """|x|; the gradient at 0 is 0, as in PyTorch."""
 
     @staticmethod
@@ -146,7 +161,7 @@ class Abs(Function):
         return grad * np.sign(x)
 
 
-class Tanh(Function):
+class Tanh(Op):
     @staticmethod
     def forward(ctx, x):
         y = np.tanh(x)
@@ -159,7 +174,7 @@ class Tanh(Function):
         return grad * (1 - y * y)
 
 
-class Sigmoid(Function):
+class Sigmoid(Op):
     @staticmethod
     def forward(ctx, x):
         # exp of a non-positive number only: never overflows.
@@ -174,7 +189,7 @@ class Sigmoid(Function):
         return grad * y * (1 - y)
 
 
-class Relu(Function):
+class Relu(Op):
     """max(x, 0); the gradient at 0 is 0, as in PyTorch."""
 
     @staticmethod
@@ -189,7 +204,7 @@ class Relu(Function):
         return grad * (y > 0)
 
 
-class Clamp(Function):
+class Clamp(Op):
     """Clip to [low, high] (either may be None); gradient 1 inside, 0 outside."""
 
     @staticmethod
@@ -201,15 +216,16 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        inside = np.ones(x.shape, dtype=bool)
-        if ctx.low is not None:
-            inside &= x >= ctx.low
-        if ctx.high is not None:
-            inside &= x <= ctx.high
+        if ctx.low is None:
+            inside = x <= ctx.high
+        elif ctx.high is None:
+            inside = x >= ctx.low
+        else:
+            inside = np.logical_and(x >= ctx.low, x <= ctx.high)
         return grad * inside
 
 
-class Cast(Function):
+class Cast(Op):
     """Change dtype; the gradient is cast back to the input's dtype by the engine."""
 
     @staticmethod

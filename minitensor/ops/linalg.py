@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Op
 
 
 def _swap(x: np.ndarray) -> np.ndarray:
@@ -24,39 +24,45 @@ def _blas_ready(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.matmul(_blas_ready(a), _blas_ready(b))
+def _mm(a, b):
+    """a @ b (arrays: each made BLAS-ready; Tensors: the differentiable Matmul)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return np.matmul(_blas_ready(a), _blas_ready(b))
+    return np.matmul(a, b)
 
 
-class Matmul(Function):
+class Matmul(Op):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        ctx.ndims = (a.ndim, b.ndim)
         return _mm(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        if a.ndim == 1 and b.ndim == 1:  # dot product: grad is a scalar
+        a_ndim, b_ndim = ctx.ndims
+        if a_ndim == 1 and b_ndim == 1:  # dot product: grad is a scalar
             return (grad * b if need_a else None), (grad * a if need_b else None)
-        if a.ndim == 1:  # (k) @ (..., k, n) -> (..., n)
+        if a_ndim == 1:  # (k) @ (..., k, n) -> (..., n)
             ga = _mm(grad[..., None, :], _swap(b))[..., 0, :] if need_a else None
             gb = a[:, None] * grad[..., None, :] if need_b else None
             return ga, gb
-        if b.ndim == 1:  # (..., m, k) @ (k) -> (..., m)
+        if b_ndim == 1:  # (..., m, k) @ (k) -> (..., m)
             ga = grad[..., :, None] * b if need_a else None
             gb = _mm(_swap(a), grad[..., :, None])[..., 0] if need_b else None
             return ga, gb
         ga = _mm(grad, _swap(b)) if need_a else None
-        gb = _weight_grad(a, b, grad) if need_b else None
+        gb = _weight_grad(a, b_ndim, grad) if need_b else None
         return ga, gb
 
 
-def _weight_grad(a: np.ndarray, b: np.ndarray, grad: np.ndarray) -> np.ndarray:
+def _weight_grad(a, b_ndim: int, grad):
     """aᵀ @ grad; for a batched ``a`` and a 2-D ``b`` (a shared weight), one GEMM
     over the flattened batch instead of a batch of GEMMs that are summed later."""
-    if b.ndim == 2 and a.ndim > 2:
+    if b_ndim == 2 and a.ndim > 2:
         k, n = a.shape[-1], grad.shape[-1]
         return np.matmul(a.reshape(-1, k).T, grad.reshape(-1, n))
     return _mm(_swap(a), grad)

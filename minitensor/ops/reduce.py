@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Op
 
 
 def _unsqueeze(grad: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
@@ -25,7 +25,7 @@ def _count(shape: tuple, axis: tuple) -> int:
     return n
 
 
-class Sum(Function):
+class Sum(Op):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.shape_in, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
@@ -36,7 +36,7 @@ class Sum(Function):
         return np.broadcast_to(_unsqueeze(grad, ctx.axis, ctx.keepdim), ctx.shape_in)
 
 
-class Mean(Function):
+class Mean(Op):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.shape_in, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
@@ -51,8 +51,8 @@ class Mean(Function):
         return np.broadcast_to(g, ctx.shape_in)
 
 
-class Var(Function):
-    """Variance with ``correction`` (1 = unbiased, as PyTorch's default).
+class Var(Op):
+    """Variance with ``correction`` (1 = unbiased, as PyTorch's default);  dx = grad * 2 (x - mean) / dof.
 
     With no degrees of freedom left (n <= correction: one element unbiased, or
     none) the variance and its gradient are NaN, as in NumPy and PyTorch.
@@ -61,39 +61,51 @@ class Var(Function):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False, correction=1):
         centred = x - np.mean(x, axis=axis, keepdims=True)
-        ctx.save_for_backward(centred)
+        ctx.save_for_backward(x)
         ctx.axis, ctx.keepdim = axis, keepdim
         ctx.dof = max(_count(x.shape, axis) - correction, 0)
         return np.sum(centred * centred, axis=axis, keepdims=keepdim) / ctx.dof
 
     @staticmethod
     def backward(ctx, grad):
-        (centred,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         if ctx.dof == 0:
-            return np.full(centred.shape, np.nan, grad.dtype)
+            return np.full(x.shape, np.nan, grad.dtype)
+        centred = x - np.mean(x, axis=ctx.axis, keepdims=True)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (2 / ctx.dof) * centred
 
 
-class Std(Function):
-    """sqrt(var); where the spread is 0 the gradient is 0 (as PyTorch), not NaN."""
+class Std(Op):
+    """sqrt(var);  dx = grad * (x - mean) / std / dof, and 0 where the spread is 0 (as PyTorch), not NaN.
+
+    The sum of squares is taken of ``(x - mean) / m`` with ``m`` the largest
+    ``|x - mean|`` of the row: ``[3e19, -3e19]`` does not overflow float32 and
+    ``[1e-30, -1e-30]`` does not underflow to a zero spread.
+    """
 
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False, correction=1):
         centred = x - np.mean(x, axis=axis, keepdims=True)
         ctx.dof = max(_count(x.shape, axis) - correction, 0)  # 0: NaN, as in Var
-        std = np.sqrt(np.sum(centred * centred, axis=axis, keepdims=True) / ctx.dof)
-        ctx.save_for_backward(centred, std)
+        m = np.max(np.abs(centred), axis=axis, keepdims=True, initial=0)
+        m = np.where(m > 0, m, 1).astype(x.dtype, copy=False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            std = m * np.sqrt(np.sum(np.square(centred / m), axis=axis, keepdims=True) / ctx.dof)
+        out = std if keepdim else np.squeeze(std, axis=axis)
+        ctx.save_for_backward(x, out)
         ctx.axis, ctx.keepdim = axis, keepdim
-        return std if keepdim else np.squeeze(std, axis=axis)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        centred, std = ctx.saved_tensors
+        x, std = ctx.saved_tensors
+        std = _unsqueeze(std, ctx.axis, ctx.keepdim)
         std = np.where(std == 0, np.inf, std)  # centred is 0 there too: 0 / inf = 0
-        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * centred / (ctx.dof * std)
+        centred = x - np.mean(x, axis=ctx.axis, keepdims=True)
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (centred / std / ctx.dof)
 
 
-class _Extremum(Function):
+class _Extremum(Op):
     """amax/amin: ties share the gradient evenly, as PyTorch's amax does."""
 
     reduce = None
@@ -120,7 +132,7 @@ class Amin(_Extremum):
     reduce = staticmethod(np.min)
 
 
-class TakeAlongDim(Function):
+class TakeAlongDim(Op):
     """Values at ``index`` along ``dim`` (index from argmax/argmin: one winner per row).
 
     Used by ``max(dim)``/``min(dim)`` and by ``max()``/``min()``: on ties the
@@ -135,12 +147,27 @@ class TakeAlongDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g = np.zeros(ctx.shape_in, dtype=grad.dtype)
-        np.put_along_axis(g, ctx.index, _unsqueeze(grad, (ctx.dim,), ctx.keepdim), axis=ctx.dim)
-        return g
+        g = _unsqueeze(grad, (ctx.dim,), ctx.keepdim)
+        return PutAlongDim.call(g, index=ctx.index, dim=ctx.dim, shape=ctx.shape_in)
 
 
-class LogSumExp(Function):
+class PutAlongDim(Op):
+    """Zeros of ``shape`` with ``values`` put at ``index`` along ``dim`` (the backward of
+    ``TakeAlongDim``; each position of the other dims gets distinct indices)."""
+
+    @staticmethod
+    def forward(ctx, values, index=None, dim=0, shape=()):
+        ctx.index, ctx.dim = index, dim
+        out = np.zeros(shape, dtype=values.dtype)
+        np.put_along_axis(out, index, values, axis=dim)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakeAlongDim.call(grad, index=ctx.index, dim=ctx.dim, keepdim=True)
+
+
+class LogSumExp(Op):
     """log(sum(exp(x))) computed stably by shifting with the max; -inf over no elements (log 0), as PyTorch."""
 
     @staticmethod
@@ -149,11 +176,12 @@ class LogSumExp(Function):
         m = np.where(np.isfinite(m), m, 0)
         with np.errstate(divide="ignore"):  # log(0) = -inf: all -inf, or no elements
             lse = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
-        ctx.save_for_backward(x, lse)
+        out = lse if keepdim else np.squeeze(lse, axis=axis)
+        ctx.save_for_backward(x, out)
         ctx.axis, ctx.keepdim = axis, keepdim
-        return lse if keepdim else np.squeeze(lse, axis=axis)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, lse = ctx.saved_tensors
-        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * np.exp(x - lse)
+        x, out = ctx.saved_tensors
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * np.exp(x - _unsqueeze(out, ctx.axis, ctx.keepdim))

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Op
 
 
-class Reshape(Function):
+class Reshape(Op):
     """Also serves view, flatten, squeeze and unsqueeze."""
 
     @staticmethod
@@ -24,7 +24,7 @@ class Reshape(Function):
         return np.reshape(grad, ctx.shape_in)
 
 
-class Permute(Function):
+class Permute(Op):
     """Reorder dims (transpose is a permute of two dims)."""
 
     @staticmethod
@@ -37,7 +37,7 @@ class Permute(Function):
         return np.transpose(grad, np.argsort(ctx.dims))
 
 
-class Expand(Function):
+class Expand(Op):
     """Broadcast to a larger shape without copying; the engine sums the gradient back."""
 
     @staticmethod
@@ -55,7 +55,7 @@ def _is_advanced(key) -> bool:
     return any(isinstance(k, (np.ndarray, list)) for k in parts)
 
 
-class Index(Function):
+class Index(Op):
     """``x[key]``; repeated integer indices accumulate their gradients."""
 
     @staticmethod
@@ -65,15 +65,29 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g = np.zeros(ctx.shape_in, dtype=grad.dtype)
-        if _is_advanced(ctx.key):
-            np.add.at(g, ctx.key, grad)
+        return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in)
+
+
+class IndexAdd(Op):
+    """Zeros of ``shape`` with ``values`` added at ``[key]`` (the backward of ``Index``:
+    repeated integer indices add up).  Its own backward is ``grad[key]``."""
+
+    @staticmethod
+    def forward(ctx, values, key=None, shape=()):
+        ctx.key = key
+        out = np.zeros(shape, dtype=values.dtype)
+        if _is_advanced(key):
+            np.add.at(out, key, values)
         else:
-            g[ctx.key] = grad
-        return g
+            out[key] = values
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Index.call(grad, key=ctx.key)
 
 
-class Cat(Function):
+class Cat(Op):
     """Concatenate inputs along ``dim``."""
 
     @staticmethod
@@ -87,7 +101,7 @@ class Cat(Function):
         return tuple(np.split(grad, ctx.splits, axis=ctx.dim))
 
 
-class Stack(Function):
+class Stack(Op):
     """Stack equally shaped inputs along a new ``dim``."""
 
     @staticmethod
@@ -100,7 +114,7 @@ class Stack(Function):
         return tuple(np.moveaxis(grad, ctx.dim, 0))
 
 
-class Where(Function):
+class Where(Op):
     """``where(cond, a, b)``: a where cond is True, else b; cond gets no gradient."""
 
     @staticmethod

@@ -55,6 +55,15 @@ def test_no_python_fence_is_skipped(path: Path) -> None:
     assert not wrong, f"{path.name}: use ```python (run by this test) or ```text, not {wrong}"
 
 
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_block_is_empty(path: Path) -> None:
+    """An empty block shows nothing; after a ```python block it claims the code prints nothing, and
+    the check of the output blocks (tests/hardening/test_errors_doc.py) would pass on empty == empty."""
+    text = path.read_text(encoding="utf-8")
+    empty = [text.count("\n", 0, m.start()) + 1 for m in _FENCE.finditer(text) if not m.group(2).strip()]
+    assert not empty, f"{path.name}: empty code block(s) at line(s) {empty}"
+
+
 @pytest.mark.parametrize("name", ["README.md", "docs/autograd.md", "docs/gradcheck.md"])
 def test_core_docs_have_code(name: str) -> None:
     assert len(python_blocks((ROOT / name).read_text(encoding="utf-8"))) >= 1

@@ -170,7 +170,7 @@ def test_weights_roundtrip_between_torch_and_minitensor():
     ours, theirs = _nested(nn).double(), _nested(torch.nn).double()
     copy_weights(ours, theirs)
     back = _nested(torch.nn).double()
-    back.load_state_dict({k: torch.from_numpy(v) for k, v in ours.state_dict().items()})
+    back.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in ours.state_dict().items()})
     for key, value in back.state_dict().items():
         np.testing.assert_array_equal(value.numpy(), theirs.state_dict()[key].numpy())
 

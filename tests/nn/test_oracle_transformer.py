@@ -479,6 +479,6 @@ def test_state_dict_round_trip_both_ways(make):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t_back = make(torch)
-    t_back.load_state_dict({k: torch.from_numpy(v) for k, v in m_module.state_dict().items()})
+    t_back.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in m_module.state_dict().items()})
     for (k, a), b in zip(t_module.state_dict().items(), t_back.state_dict().values()):
         assert torch.equal(a, b), k

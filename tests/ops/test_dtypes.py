@@ -66,9 +66,9 @@ def no_upcast_in_backward(monkeypatch):
     input's (the engine would cast it back, hiding a float64 detour that costs time)."""
     reduce_to_shape = engine._reduce_to_shape
 
-    def strict(grad, shape, dtype, node):
+    def strict(grad, shape, dtype, node, index):
         assert np.asarray(grad).dtype == dtype, f"{node.name()} returned a {np.asarray(grad).dtype} gradient"
-        return reduce_to_shape(grad, shape, dtype, node)
+        return reduce_to_shape(grad, shape, dtype, node, index)
 
     monkeypatch.setattr(engine, "_reduce_to_shape", strict)
 

@@ -1,0 +1,209 @@
+"""In-place ops and autograd: ``h += w``, ``h[i] = w``, ``h.copy_(w)``, ``h.masked_fill_(m, w)``.
+
+They follow PyTorch:
+
+- outside the graph (grad mode off, or nothing involved requires grad) they
+  simply write into the tensor's array, and bump its version counter;
+- an in-place op on a leaf that requires grad raises (outside ``no_grad``):
+  its ``.grad`` would no longer describe the values it holds;
+- otherwise the tensor *joins* (or stays in) the graph: the op is recorded as
+  the out-of-place op on a copy of the old values, the result is written into
+  the tensor's own memory (every other name of it, and every view of the same
+  memory, sees the new values), and the tensor's ``grad_fn`` becomes the new
+  node.  ``out[0] = w; out[1] = w * w`` therefore back-propagates into ``w``
+  through both rows (PyTorch calls this node ``CopySlices``);
+- when the tensor is a view of another tensor (``v = h[0]; v += w``), that
+  base tensor's history is rewritten too: it becomes "the old base with the
+  view's region replaced" (``ViewUpdate``), and the view is re-derived from it.
+
+Version counters still catch a saved tensor changed after it was saved: the
+old values an op needed are the copy, but anything that saved the tensor's
+array *before* the in-place op sees the version change and raises in backward.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .autograd.function import Op
+from .autograd.grad_mode import is_grad_enabled
+
+
+def apply_inplace(t, op: str, update, recompute, *others):
+    """Make ``t`` hold the result of an in-place op, recording it when the graph is involved.
+
+    Args:
+        t: the Tensor changed in place.
+        op: its name, for error messages (``"+="``, ``"copy_"``...).
+        update: ``update(array, *other_arrays)`` writes the result into ``array``
+            (the path outside the graph).
+        recompute: ``recompute(old, *others) -> Tensor``, the same op out of place
+            on Tensors (the path inside the graph).
+        others: the op's other operands (Tensors, arrays or scalars).
+    """
+    in_graph = is_grad_enabled() and (
+        t._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    )
+    if not in_graph:
+        update(t._data, *[o._data if isinstance(o, Tensor) else o for o in others])
+        t._counter().value += 1
+        return t
+    if t._requires_grad and t.grad_fn is None:
+        raise RuntimeError(
+            f"{op}: a leaf tensor that requires grad cannot be modified in place; wrap the update in mt.no_grad()"
+        )
+    chain = _view_chain(t, op)
+    olds = [_snapshot(x) for x in chain]  # the values before the op, for the recorded nodes
+    new = recompute(olds[0], *others)
+    if new.dtype != t.dtype:
+        new = new.to(t.dtype)
+    if new.shape != t.shape:
+        raise ValueError(f"{op}: the result has shape {new.shape}, which does not fit the tensor's shape {t.shape}")
+    t._data[...] = new._data
+    _take_history(t, new)
+    for view, base, old_base in zip(chain, chain[1:], olds[1:]):  # rewrite each base's history, inner to outer
+        _, cls, settings = view._view_of
+        _take_history(base, ViewUpdate.apply(old_base, view, view_op=(cls, settings)))
+    for view, base in zip(reversed(chain[:-1]), reversed(chain[1:])):  # re-derive each view from its new base
+        _, cls, settings = view._view_of
+        _take_history(view, cls.apply(base, **settings))
+    t._counter().value += 1
+    return t
+
+
+def _view_chain(t, op: str) -> list:
+    """[t, its base, the base's base, ...]: every tensor whose memory t's change also changes."""
+    chain = [t]
+    while chain[-1]._view_of is not None:
+        base = chain[-1]._view_of[0]
+        if base._requires_grad and base.grad_fn is None:
+            raise RuntimeError(
+                f"{op}: a view of a leaf tensor that requires grad cannot be modified in place; "
+                "wrap the update in mt.no_grad()"
+            )
+        chain.append(base)
+    return chain
+
+
+def _snapshot(x):
+    """A copy of ``x``'s values with ``x``'s place in the graph."""
+    return Tensor._make(x._data.copy(), x._requires_grad, x.grad_fn)
+
+
+def _take_history(t, new) -> None:
+    """``t`` now stands for the node that made ``new`` (its values are already in ``t``)."""
+    t.grad_fn = new.grad_fn
+    t._requires_grad = new._requires_grad
+    if t.grad_fn is None and new._requires_grad:  # new is a leaf (e.g. copy_ of a leaf): alias it
+        with_alias = _alias(new)
+        t.grad_fn = with_alias.grad_fn
+
+
+def _alias(x):
+    from .autograd.function import Alias
+
+    return Alias.apply(x)
+
+
+class ViewUpdate(Op):
+    """out = base with the region ``view_op(base)`` replaced by ``value`` (the base after an
+    in-place change through one of its views).  d base = grad outside the region, 0 inside;
+    d value = ``view_op(grad)``."""
+
+    @staticmethod
+    def forward(ctx, base, value, view_op=None):
+        cls, settings = view_op
+        ctx.view_op = view_op
+        out = base.copy()
+        cls.run(out, **settings)[...] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        cls, settings = ctx.view_op
+        if isinstance(grad, np.ndarray):
+            g_base = grad.copy()
+            cls.run(g_base, **settings)[...] = 0
+            return g_base, cls.run(grad, **settings)
+        return ViewUpdate.apply(grad, 0.0, view_op=ctx.view_op), cls.apply(grad, **settings)
+
+
+class IndexPut(Op):
+    """out = x with ``out[key] = value`` (what ``x[key] = value`` records).
+
+    d x = grad with the region ``[key]`` set to 0;  d value = ``grad[key]`` (the engine
+    sums it back to value's shape when value was broadcast into the region).
+    """
+
+    @staticmethod
+    def forward(ctx, x, value, key=None):
+        ctx.key = key
+        out = x.copy()
+        out[key] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        key = ctx.key
+        need_x, need_value = ctx.needs_input_grad
+        if isinstance(grad, np.ndarray):
+            g_x = None
+            if need_x:
+                g_x = grad.copy()
+                g_x[key] = 0
+            return g_x, (np.asarray(grad[key]) if need_value else None)
+        return (IndexPut.apply(grad, 0.0, key=key) if need_x else None), (grad[key] if need_value else None)
+
+
+def setitem(t, key, value) -> None:
+    """``t[key] = value``."""
+
+    def update(array, v):
+        array[key] = v
+
+    apply_inplace(t, "__setitem__", update, lambda old, v: IndexPut.apply(old, v, key=key), value)
+
+
+def fill(t, op: str, value) -> None:
+    """``t.fill_(value)`` / ``t.zero_()``: every element becomes ``value`` (a number or 0-d tensor)."""
+
+    def update(array, v):
+        array[...] = v
+
+    everywhere = np.ones((), dtype=bool)
+    apply_inplace(t, op, update, lambda old, v: old.masked_fill(everywhere, v), value)
+
+
+def copy(t, src) -> None:
+    """``t.copy_(src)``: src's values (broadcast to t's shape, cast to its dtype)."""
+
+    def update(array, s):
+        array[...] = s
+
+    def recompute(old, s):
+        s = s if isinstance(s, Tensor) else Tensor(np.asarray(s), dtype=t.dtype)
+        return s.expand(*t.shape) if s.shape != t.shape else s
+
+    apply_inplace(t, "copy_", update, recompute, src)
+
+
+def arithmetic(t, ufunc, op: str, other):
+    """``t += other`` and friends (``ufunc`` is np.add, np.subtract, ...)."""
+
+    def update(array, o):
+        ufunc(array, o, out=array, casting="same_kind")
+
+    return apply_inplace(t, op, update, lambda old, o: ufunc(old, o), other)
+
+
+def masked_fill(t, mask, value) -> None:
+    """``t.masked_fill_(mask, value)``."""
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+
+    def update(array, v):
+        np.copyto(array, v, where=np.broadcast_to(m, array.shape))
+
+    apply_inplace(t, "masked_fill_", update, lambda old, v: old.masked_fill(m, v), value)
+
+
+from .tensor import Tensor  # noqa: E402  (tensor.py imports this module)
