@@ -90,6 +90,7 @@ from .tensor_extras import is_floating_point, is_tensor, logical_not, nonzero, n
 from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from . import nn  # noqa: E402  (after the core: nn builds on it)
 from . import optim
+from . import profiler
 from . import utils
 from .serialization import load, save
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 import operator
 import warnings
+import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -189,7 +190,7 @@ class Tensor(TensorExtras):
     Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
     """
 
-    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "__weakref__")
+    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "_hooks", "__weakref__")
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
 
     def __init__(self, data, dtype=None, requires_grad: bool = False) -> None:
@@ -199,6 +200,7 @@ class Tensor(TensorExtras):
         self._requires_grad = False
         self._version_counter = None
         self._view_of = None
+        self._hooks = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -212,6 +214,7 @@ class Tensor(TensorExtras):
         t._requires_grad = requires_grad
         t._version_counter = None
         t._view_of = None
+        t._hooks = None
         return t
 
     # ----------------------------------------------------------- attributes
@@ -407,6 +410,37 @@ class Tensor(TensorExtras):
         for t, g in zip(inputs, found):
             if g is not None:
                 _accumulate_leaf(t, g)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` whenever the gradient of this tensor is computed; it may return a
+        replacement.  Hooks run in registration order; ``handle.remove()`` stops one."""
+        if not self._requires_grad:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that does not require grad")
+        if not callable(hook):
+            raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self.grad_fn.tensor_hooks is None:
+                self.grad_fn.tensor_hooks = []
+            hooks = self.grad_fn.tensor_hooks
+        hooks.append(hook)
+        return HookHandle(hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` of this non-leaf after backward (accumulating, like a leaf's)."""
+        if not self._requires_grad:
+            raise RuntimeError("retain_grad: cannot retain the gradient of a tensor that does not require grad")
+        if self.grad_fn is None or self.retains_grad:
+            return  # a leaf keeps its .grad anyway
+        self.register_hook(_RetainGrad(self))
+
+    @property
+    def retains_grad(self) -> bool:
+        hooks = self.grad_fn.tensor_hooks if self.grad_fn is not None else None
+        return any(isinstance(h, _RetainGrad) and h.owner() is self for h in hooks or ())
 
     # ------------------------------------------------- in-place ops (inplace.py: how they join the graph)
     def zero_(self) -> Tensor:
@@ -709,6 +743,38 @@ class Tensor(TensorExtras):
                 f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
             ) from None
         return S.Where.apply(mask_arr, value, self)
+
+
+class HookHandle:
+    """What ``register_hook`` returns: ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+    def __enter__(self) -> HookHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _RetainGrad:
+    """The hook behind ``retain_grad``: adds each gradient into the tensor's ``.grad``."""
+
+    runs_last = True
+
+    def __init__(self, owner: Tensor) -> None:
+        self.owner = weakref.ref(owner)  # the node must not keep its tensor alive
+
+    def __call__(self, grad: Tensor) -> None:
+        owner = self.owner()
+        if owner is not None:
+            g = grad if grad.grad_fn is not None else Tensor._make(grad._data.copy(), False, None)
+            owner.grad = g if owner.grad is None else owner.grad + g
 
 
 def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):

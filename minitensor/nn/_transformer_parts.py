@@ -19,6 +19,7 @@ from .container import ModuleList
 from .dropout import Dropout
 from .functional._checks import check_probability
 from .functional.activation import gelu, relu
+from .hooks import has_hooks
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
@@ -98,7 +99,8 @@ def _clones(module: Module, n: int) -> ModuleList:
 # A Transformer layer is a handful of big matrix products with cheap elementwise work between
 # them; the helpers below run each sub-layer as one graph node (ops.nn_ops) when its modules
 # are the standard ones, so the per-node overhead is paid 4 times per layer, not 10.  A
-# replaced module (a custom norm, activation or dropout) takes the plain path.
+# replaced module (a custom norm, activation or dropout), or one with hooks, takes the plain path
+# (module by module, so that the hooks run; PyTorch's encoder layer does the same).
 def _add_norm(x: Tensor, r: Tensor, dropout: Module, norm: Module) -> Tensor:
     """norm(x + dropout(r)), as one AddLayerNorm node for an nn.LayerNorm over the last dim."""
     args = _add_norm_args(x.shape, r.shape, dropout, norm)
@@ -114,7 +116,7 @@ def _add_norm_args(x_shape: tuple, r_shape: tuple, dropout: Module, norm: Module
     params = norm._parameters
     w, b = params.get("weight"), params.get("bias")
     shape = x_shape[-1:]
-    if not (
+    if has_hooks(dropout, norm) or not (
         type(norm) is LayerNorm
         and type(dropout) is Dropout
         and x_shape == r_shape
@@ -142,6 +144,8 @@ def _feed_forward_args(x_shape: tuple, linear1: Module, activation, dropout: Mod
     kind = _fused_activation(activation)
     if kind is None or not (type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout):
         return None
+    if has_hooks(linear1, activation, dropout, linear2):
+        return None
     p1, p2 = linear1._parameters, linear2._parameters
     w1, b1, w2, b2 = p1["weight"], p1["bias"], p2["weight"], p2["bias"]
     if not (
@@ -167,9 +171,10 @@ def _self_attention(mha: Module, x: Tensor, attn_mask, key_padding_mask, is_caus
 
 def _standard_self_attention(mha: Module, shape: tuple, dtype) -> bool:
     """Whether ``mha`` is an nn.MultiheadAttention with packed weights for batched input of this
-    shape and dtype (then one SelfAttention node does its work)."""
+    shape and dtype (then one SelfAttention node does its work) and has no hooks (they need the call)."""
     return (
         type(mha) is MultiheadAttention
+        and mha._hooks is None
         and len(shape) == 3
         and mha._qkv_same_embed_dim
         and shape[-1] == mha.embed_dim

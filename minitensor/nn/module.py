@@ -37,6 +37,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from ..tensor_extras import parse_to
+from .hooks import add_hook, call_with_hooks
 from .parameter import Parameter
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -85,8 +86,53 @@ class Module:
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
+    _hooks = None  # a ModuleHooks once a hook is registered (nn/hooks.py), else None
+
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if self._hooks is None:  # the one cost of hooks when there are none
+            return self.forward(*args, **kwargs)
+        return call_with_hooks(self, args, kwargs)
+
+    # -------------------------------------------------------------------- hooks
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False):
+        """``hook(module, args)`` before each ``forward``; a returned value replaces ``args``.
+
+        With ``with_kwargs=True``: ``hook(module, args, kwargs)`` returning None or
+        ``(args, kwargs)``.  ``prepend=True`` runs it before the hooks already registered.
+        Returns a handle: ``handle.remove()``, or use it in a ``with`` block.
+        """
+        return add_hook(self, "forward_pre", hook, prepend, with_kwargs)
+
+    def register_forward_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ):
+        """``hook(module, args, output)`` after each ``forward``; a returned value replaces ``output``.
+
+        With ``with_kwargs=True``: ``hook(module, args, kwargs, output)``.  ``always_call=True``
+        also runs it (with ``output=None``) when ``forward`` raises.  Returns a removable handle.
+
+        >>> acts = {}
+        >>> lin = nn.Linear(3, 2)
+        >>> h = lin.register_forward_hook(lambda m, args, out: acts.update(lin=out.detach()))
+        >>> lin(mt.randn(4, 3)).shape == acts["lin"].shape
+        True
+        """
+        return add_hook(self, "forward", hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False):
+        """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the positional
+        Tensor inputs are computed; returning a tuple replaces ``grad_input``.
+
+        ``grad_input`` has one entry per positional argument (None where no gradient),
+        ``grad_output`` one per output (a tuple output gives one entry per element).
+        Returns a removable handle.
+        """
+        return add_hook(self, "backward", hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False):
+        """``hook(module, grad_output)`` when the gradients w.r.t. the outputs are computed, before
+        they flow into the module; returning a tuple replaces ``grad_output``.  Returns a handle."""
+        return add_hook(self, "backward_pre", hook, prepend)
 
     # ------------------------------------------------------------ registration
     def __setattr__(self, name: str, value) -> None:
