@@ -28,7 +28,7 @@ import minitensor
 from . import _torch, backends, cuda, unavailable
 
 # minitensor packages that stand for torch's (their submodules follow them).
-_PACKAGES = ("autograd", "nn", "optim", "utils")
+_PACKAGES = ("autograd", "nn", "optim", "profiler", "utils")
 
 # torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
 _NN_FILES = (

@@ -75,6 +75,7 @@ def test_submodules_resolve_to_minitensor(tmp_path: Path, run_python) -> None:
             torch.nn.modules.sparse.Embedding is mt.nn.Embedding, torch.nn.modules.module.Module is mt.nn.Module,
             torch.float32 == mt.float32, torch.long == mt.int64, isinstance(torch.zeros(1), torch.Tensor),
             torch.no_grad is mt.no_grad, torch.Size([2, 3]) == torch.zeros(2, 3).size(),
+            __import__("torch.profiler").profiler is mt.profiler,
         ]
         print(all(checks), [i for i, ok in enumerate(checks) if not ok])
         """,
