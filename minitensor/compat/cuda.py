@@ -80,7 +80,8 @@ class GradScaler:
     ) -> None:
         if enabled:
             level = 2 if type(self) is GradScaler else 3  # point at the user's line, also through torch.cuda.amp
-            warnings.warn(f"GradScaler is enabled, but {_NO_CUDA}. Disabling.", UserWarning, stacklevel=level)
+            reason = _NO_CUDA if device == "cuda" else "minitensor has no float16 training, so nothing needs scaling"
+            warnings.warn(f"GradScaler is enabled, but {reason}. Disabling.", UserWarning, stacklevel=level)
         self._growth_factor, self._backoff_factor, self._growth_interval = (
             growth_factor,
             backoff_factor,

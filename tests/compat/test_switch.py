@@ -112,6 +112,10 @@ def test_cpu_answers_and_gpu_features_refused(tmp_path: Path, run_python) -> Non
             amp_scaler = torch.amp.GradScaler("cuda", enabled=True)
         assert len(caught) == 2 and all("CUDA is not available" in str(w.message) for w in caught)
         assert all(w.filename == __file__ for w in caught), [w.filename for w in caught]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cpu_scaler = torch.amp.GradScaler("cpu")
+        assert len(caught) == 1 and "no float16 training" in str(caught[0].message) and not cpu_scaler.is_enabled()
         quiet = torch.cuda.amp.GradScaler(enabled=False)
         for s in (scaler, amp_scaler, quiet):
             assert not s.is_enabled() and s.get_scale() == 1.0 and s.state_dict() == {}
