@@ -56,8 +56,14 @@ current_device = _needs_cuda("current_device")
 set_device = _needs_cuda("set_device")
 get_device_name = _needs_cuda("get_device_name")
 get_device_properties = _needs_cuda("get_device_properties")
-memory_allocated = _needs_cuda("memory_allocated")
-max_memory_allocated = _needs_cuda("max_memory_allocated")
+
+
+def memory_allocated(device=None) -> int:
+    """0: no GPU memory is in use (PyTorch's answer without CUDA)."""
+    return 0
+
+
+max_memory_allocated = memory_allocated
 reset_peak_memory_stats = _needs_cuda("reset_peak_memory_stats")
 
 

@@ -103,6 +103,7 @@ def test_cpu_answers_and_gpu_features_refused(tmp_path: Path, run_python) -> Non
         assert not torch.accelerator.is_available() and torch.accelerator.current_accelerator() is None
         assert torch.nn.modules.linear.NonDynamicallyQuantizableLinear is torch.nn.Linear
         torch.cuda.manual_seed(1); torch.cuda.manual_seed_all(1); torch.cuda.empty_cache()
+        assert torch.cuda.memory_allocated() == 0 == torch.cuda.max_memory_allocated()
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
         torch.backends.cudnn.benchmark = True
@@ -134,6 +135,7 @@ def test_cpu_answers_and_gpu_features_refused(tmp_path: Path, run_python) -> Non
             "cuda": lambda: torch.zeros(1).cuda(),
             "synchronize": torch.cuda.synchronize,
             "current_device": torch.cuda.current_device,
+            "get_device_name": torch.cuda.get_device_name,
             "distributed": lambda: init_process_group(backend="nccl"),
             "parallel": lambda: DDP(torch.nn.Linear(2, 2)),
             "multiprocessing": lambda: tmp.spawn(print, nprocs=2),
