@@ -222,3 +222,18 @@ def test_random_sampler_with_replacement_is_lazy() -> None:
     first = [next(sampler) for _ in range(100)]
     assert set(first) == {0, 1, 2}
     assert len(RandomSampler(range(3), replacement=True, num_samples=int(1e10))) == int(1e10)
+
+
+def test_weighted_random_sampler_frequencies_and_rules() -> None:
+    from minitensor.utils.data import WeightedRandomSampler, get_worker_info
+
+    drawn = list(WeightedRandomSampler([0.1, 0.0, 0.9], 5000, generator=mt.Generator().manual_seed(0)))
+    freq = np.bincount(drawn, minlength=3) / 5000
+    np.testing.assert_allclose(freq, [0.1, 0.0, 0.9], atol=0.03)
+    once = list(WeightedRandomSampler([1.0, 2.0, 3.0, 4.0], 4, replacement=False))
+    assert sorted(once) == [0, 1, 2, 3] and len(WeightedRandomSampler([1.0, 1.0], 7)) == 7
+    loader = DataLoader(list("ab"), batch_size=3, sampler=WeightedRandomSampler([0.0, 1.0], 6))
+    assert list(loader) == [["b", "b", "b"], ["b", "b", "b"]]
+    with pytest.raises(ValueError, match="num_samples"):
+        WeightedRandomSampler([1.0], 0)
+    assert get_worker_info() is None and tdata.get_worker_info() is None

@@ -4,9 +4,10 @@
 - ``dataset.py``: ``Dataset``, ``IterableDataset``, ``TensorDataset``, ``Subset``,
   ``ConcatDataset``, ``random_split``;
 - ``sampler.py``: the orders in which a loader visits a dataset
-  (``SequentialSampler``, ``RandomSampler``, ``SubsetRandomSampler``, ``BatchSampler``);
+  (``SequentialSampler``, ``RandomSampler``, ``SubsetRandomSampler``, ``WeightedRandomSampler``,
+  ``BatchSampler``);
 - ``collate.py``: ``default_collate`` (a list of samples -> one batch);
-- ``dataloader.py``: ``DataLoader`` (batches, shuffling; loads in this process).
+- ``dataloader.py``: ``DataLoader`` (batches, shuffling; loads in this process), ``get_worker_info``.
 
 >>> import minitensor as mt
 >>> from minitensor.utils.data import DataLoader, TensorDataset
@@ -16,6 +17,13 @@
 """
 
 from .collate import default_collate, default_convert
-from .dataloader import DataLoader
+from .dataloader import DataLoader, get_worker_info
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)

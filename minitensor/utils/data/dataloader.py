@@ -22,6 +22,11 @@ from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
+def get_worker_info() -> None:
+    """None: minitensor has no worker processes (PyTorch's answer in the main process)."""
+    return None
+
+
 class DataLoader:
     """Batches of ``dataset``, in order or shuffled.
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 
 from ... import random, sampling
+from ...tensor import Tensor
 
 
 class Sampler:
@@ -99,6 +100,28 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probability proportional to ``weights`` (one weight per sample)."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None) -> None:
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or num_samples <= 0:
+            raise ValueError(f"WeightedRandomSampler: num_samples must be a positive int, got {num_samples!r}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"WeightedRandomSampler: replacement must be a bool, got {replacement!r}")
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.ndim != 1:
+            raise ValueError(f"WeightedRandomSampler: weights must be a sequence of numbers, got shape {weights.shape}")
+        self.weights = Tensor(weights, dtype=np.float64)
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self) -> Iterator[int]:
+        drawn = sampling.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        yield from drawn.tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
