@@ -29,6 +29,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import dtypes
+from .tensor_extras import TensorExtras
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -89,8 +90,12 @@ def _shape_arg(shape: tuple, fn: str) -> tuple:
     try:
         return tuple(operator.index(s) for s in shape)
     except TypeError:
-        bad = next(s for s in shape if not hasattr(s, "__index__"))
-        raise TypeError(f"{fn}: sizes must be ints, got {type(bad).__name__} {bad!r} in {shape}") from None
+        for s in shape:  # find the culprit (a float, or a float Tensor whose __index__ refuses)
+            try:
+                operator.index(s)
+            except TypeError:
+                raise TypeError(f"{fn}: sizes must be ints, got {type(s).__name__} {s!r} in {shape}") from None
+        raise
 
 
 def _operand(x, like=None):
@@ -179,8 +184,11 @@ class VersionCounter:
         self.value = 0
 
 
-class Tensor:
-    """An n-dimensional array that records the ops applied to it for autograd."""
+class Tensor(TensorExtras):
+    """An n-dimensional array that records the ops applied to it for autograd.
+
+    Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
+    """
 
     __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "_hooks", "__weakref__")
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
@@ -351,14 +359,7 @@ class Tensor:
             raise RuntimeError(f"Boolean value of a Tensor with {self._data.size} elements is ambiguous")
         return bool(self._data.item())
 
-    def to(self, dtype) -> Tensor:
-        """A copy with another dtype (differentiable between float dtypes)."""
-        dtype = dtypes.as_dtype(dtype)
-        if dtype == self._data.dtype:
-            return self
-        if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
-            return Tensor._make(self._data.astype(dtype), False, None)
-        return E.Cast.apply(self, dtype=dtype)
+    # to(), device, type(), format, bitwise ops ...: see tensor_extras.TensorExtras.
 
     def float(self) -> Tensor:
         return self.to(dtypes.float32)

@@ -6,7 +6,7 @@ re-exported here.  ``nn.functional`` holds their stateless forms and
 ``nn.init`` the weight initialisers.
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential

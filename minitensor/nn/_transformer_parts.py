@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import random
+from .._device import check_device
 from ..ops.nn_ops import AddLayerNorm, FeedForward
 from ..tensor import Tensor
 from ._utils import check_size
@@ -98,8 +99,7 @@ def _check_config(layer: str, d_model, nhead, dim_feedforward, dropout, device) 
     if d_model % nhead != 0:
         raise ValueError(f"{layer}: d_model ({d_model}) must be divisible by nhead ({nhead})")
     check_probability(dropout, "dropout", layer)
-    if device is not None and device != "cpu":
-        raise ValueError(f"{layer}: device must be None or 'cpu' (minitensor runs on the CPU), got {device!r}")
+    check_device(device, layer)
 
 
 def _check_input(x, name: str, d_model: int, dtype, layer: str) -> Tensor:

@@ -72,6 +72,7 @@ class MultiheadAttention(Module):
         batch_first: bool = False,
         kdim: int | None = None,
         vdim: int | None = None,
+        device=None,
         dtype=None,
     ) -> None:
         super().__init__()
@@ -87,7 +88,7 @@ class MultiheadAttention(Module):
         self.dropout = check_probability(dropout, "dropout", "MultiheadAttention")
         self.batch_first = bool(batch_first)
         self.head_dim = embed_dim // num_heads
-        dtype = float_dtype(dtype, "MultiheadAttention")
+        dtype = float_dtype(dtype, "MultiheadAttention", device)
 
         if self._qkv_same_embed_dim:
             self.in_proj_weight = empty_parameter((3 * embed_dim, embed_dim), dtype)

@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
+from ..tensor_extras import parse_to
 from .hooks import add_hook, call_with_hooks
 from .parameter import Parameter
 
@@ -343,16 +344,17 @@ class Module:
                 param.grad._data[...] = 0
 
     # -------------------------------------------------------------------- dtype
-    def to(self, dtype) -> Module:
-        """Convert float parameters, their gradients and float buffers to ``dtype``, in place.
+    def to(self, *args, **kwargs) -> Module:
+        """Convert float parameters, their gradients and float buffers to a dtype, in place.
 
-        The Parameter objects stay the same (only their arrays change), so an
-        optimizer built before ``to()`` still updates them.  The device ``"cpu"``
-        is accepted and changes nothing.  Returns self.
+        PyTorch's forms: ``to(dtype)``, ``to('cpu')``, ``to('cpu', dtype)``,
+        ``to(tensor)`` (its dtype).  The Parameter objects stay the same (only
+        their arrays change), so an optimizer built before ``to()`` still updates
+        them.  A device other than the CPU raises ValueError.  Returns self.
         """
-        if isinstance(dtype, str) and dtype == "cpu":
+        dtype = parse_to(args, kwargs, f"{type(self).__name__}.to")
+        if dtype is None:
             return self
-        dtype = dtypes.as_dtype(dtype)
         if not dtypes.is_floating(dtype):
             raise TypeError(f"to: dtype must be a float dtype such as mt.float64, got {dtype}")
         for tensor in list(self.parameters()) + list(self.buffers()):
@@ -361,6 +363,21 @@ class Module:
                 if tensor.grad is not None:
                     tensor.grad._data = tensor.grad._data.astype(dtype)
         return self
+
+    def cpu(self) -> Module:
+        """Self: minitensor's modules always live on the CPU."""
+        return self
+
+    def cuda(self, device=None) -> Module:
+        raise RuntimeError(
+            f"{type(self).__name__}.cuda(): CUDA is not available; minitensor runs on the CPU only (use .to('cpu'))"
+        )
+
+    def type(self, dst_type) -> Module:
+        return self.to(dst_type)
+
+    def half(self) -> Module:
+        return self.to(dtypes.float16)
 
     def float(self) -> Module:
         return self.to(dtypes.float32)

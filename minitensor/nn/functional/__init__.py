@@ -12,8 +12,7 @@ from .attention import multi_head_attention_forward, scaled_dot_product_attentio
 from .binary_loss import binary_cross_entropy, binary_cross_entropy_with_logits
 from .divergence import kl_div
 from .dropout import dropout
-from .embedding import embedding
-from .encoding import one_hot
+from .embedding import embedding, one_hot
 from .linear import linear
 from .loss import cross_entropy, mse_loss, nll_loss
 from .normalization import layer_norm
