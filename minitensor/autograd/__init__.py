@@ -60,7 +60,8 @@ def grad(
     >>> mt.autograd.grad(dy, x)                                # 6x = 18
     (tensor(18.),)
     """
-    from ..tensor import Tensor, _seed_grad
+    from ..tensor import Tensor
+    from .engine import _seed_grad
 
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
