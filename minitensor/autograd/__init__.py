@@ -4,6 +4,8 @@
 - ``engine.py``: the backward pass (iterative topological order).
 - ``grad_mode.py``: ``no_grad`` / ``enable_grad`` (thread-local).
 - ``gradcheck.py``: ``gradcheck``, ``numerical_grad``, ``GradcheckError``.
+- ``gradgradcheck.py``: ``gradgradcheck`` (second derivatives).
+- ``functional.py``: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from .engine import run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, numerical_grad
+from .gradgradcheck import gradgradcheck
 
 __all__ = [
     "Function",
@@ -20,6 +23,8 @@ __all__ = [
     "enable_grad",
     "grad",
     "gradcheck",
+    "gradgradcheck",
+    "functional",
     "is_grad_enabled",
     "no_grad",
     "numerical_grad",
