@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from . import functional
 from .engine import run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -57,7 +57,7 @@ def test_passes_for_right_second_derivatives():
     x = f64(rng.standard_normal((3, 4)))
     w = f64(rng.standard_normal((4, 2)))
     assert gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w)) is True
-    assert gradgradcheck(lambda a: (a.exp() / a.exp().sum(-1, keepdim=True)), x, gen_non_contig_grad_outputs=True) is True
+    assert gradgradcheck(lambda a: a.exp() / a.exp().sum(-1, keepdim=True), x, gen_non_contig_grad_outputs=True) is True
     assert gradgradcheck(lambda a, b: (a.exp(), (a @ b).sum()), [x, w]) is True
 
 
