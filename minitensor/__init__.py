@@ -49,6 +49,7 @@ from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .random import manual_seed
 from . import nn  # noqa: E402  (after the core: nn builds on it)
 from . import optim
+from . import profiler
 from .serialization import load, save
 
 __version__ = "0.1.0"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 import operator
 import warnings
+import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -123,8 +124,20 @@ def _binary(cls, a, b, name: str):
         except ValueError:
             raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
-    if out._data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
-        out._data = out._data.astype(dtypes.get_default_dtype())  # int op float -> default float
+    return _no_upcast(out, a, b)
+
+
+def _no_upcast(out: Tensor, *operands) -> Tensor:
+    """NumPy makes float64 from float32 and int64 (or from ints and a Python float); keep the
+    float32 operand's dtype (or the default float dtype when no operand is a float tensor)."""
+    if out._data.dtype != dtypes.float64 or any(_is_f64(x) for x in operands):
+        return out
+    floats = [x._data.dtype for x in operands if isinstance(x, Tensor) and x._data.dtype.kind == "f"]
+    dtype = floats[0] if floats else dtypes.get_default_dtype()
+    if dtype != out._data.dtype:
+        out._data = out._data.astype(dtype)
+        if out.grad_fn is not None:
+            out.grad_fn.dtype = dtype  # the gradient that arrives has the output's dtype
     return out
 
 
@@ -169,7 +182,7 @@ class VersionCounter:
 class Tensor:
     """An n-dimensional array that records the ops applied to it for autograd."""
 
-    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "__weakref__")
+    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "_hooks", "__weakref__")
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
 
     def __init__(self, data, dtype=None, requires_grad: bool = False) -> None:
@@ -179,6 +192,7 @@ class Tensor:
         self._requires_grad = False
         self._version_counter = None
         self._view_of = None
+        self._hooks = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -192,6 +206,7 @@ class Tensor:
         t._requires_grad = requires_grad
         t._version_counter = None
         t._view_of = None
+        t._hooks = None
         return t
 
     # ----------------------------------------------------------- attributes
@@ -395,6 +410,37 @@ class Tensor:
             if g is not None:
                 _accumulate_leaf(t, g)
 
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` whenever the gradient of this tensor is computed; it may return a
+        replacement.  Hooks run in registration order; ``handle.remove()`` stops one."""
+        if not self._requires_grad:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that does not require grad")
+        if not callable(hook):
+            raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self.grad_fn.tensor_hooks is None:
+                self.grad_fn.tensor_hooks = []
+            hooks = self.grad_fn.tensor_hooks
+        hooks.append(hook)
+        return HookHandle(hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` of this non-leaf after backward (accumulating, like a leaf's)."""
+        if not self._requires_grad:
+            raise RuntimeError("retain_grad: cannot retain the gradient of a tensor that does not require grad")
+        if self.grad_fn is None or self.retains_grad:
+            return  # a leaf keeps its .grad anyway
+        self.register_hook(_RetainGrad(self))
+
+    @property
+    def retains_grad(self) -> bool:
+        hooks = self.grad_fn.tensor_hooks if self.grad_fn is not None else None
+        return any(isinstance(h, _RetainGrad) and h.owner() is self for h in hooks or ())
+
     # ------------------------------------------------- in-place ops (inplace.py: how they join the graph)
     def zero_(self) -> Tensor:
         inplace.fill(self, "zero_", 0)
@@ -573,7 +619,8 @@ class Tensor:
         return R.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim: bool = False):
-        """``max()`` -> 0-d tensor; ``max(dim)`` -> ``(values, indices)``. One winner per tie."""
+        """``max()`` -> 0-d tensor (tied maxima share the gradient evenly); ``max(dim)`` ->
+        ``(values, indices)`` (one winner per tie gets the gradient), as PyTorch."""
         return self._extremum(np.argmax, MaxResult, dim, keepdim)
 
     def min(self, dim=None, keepdim: bool = False):
@@ -585,10 +632,8 @@ class Tensor:
         if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
             _dim(dim, 0)
             return self.reshape(1)._extremum(arg, result, 0, False)
-        if dim is None:
-            flat = self.reshape(-1)
-            index = np.array([arg(flat._data)])
-            return R.TakeAlongDim.apply(flat, index=index, dim=0, keepdim=False)
+        if dim is None:  # ties share the gradient evenly (PyTorch's rule for full reductions)
+            return (R.Amax if arg is np.argmax else R.Amin).apply(self, axis=tuple(range(self.ndim)), keepdim=False)
         d = _dim(dim, self.ndim)
         index = np.expand_dims(arg(self._data, axis=d), d)
         values = R.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
@@ -646,6 +691,8 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int):
         dims = list(range(self.ndim))
         a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
+        if self.ndim == 0:  # dims 0 and -1 name the one (absent) dim of a 0-d tensor, as in PyTorch
+            return S.Permute.apply(self, dims=())
         dims[a], dims[b] = dims[b], dims[a]
         return S.Permute.apply(self, dims=tuple(dims))
 
@@ -697,6 +744,38 @@ class Tensor:
         return S.Where.apply(mask_arr, value, self)
 
 
+class HookHandle:
+    """What ``register_hook`` returns: ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+    def __enter__(self) -> HookHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _RetainGrad:
+    """The hook behind ``retain_grad``: adds each gradient into the tensor's ``.grad``."""
+
+    runs_last = True
+
+    def __init__(self, owner: Tensor) -> None:
+        self.owner = weakref.ref(owner)  # the node must not keep its tensor alive
+
+    def __call__(self, grad: Tensor) -> None:
+        owner = self.owner()
+        if owner is not None:
+            g = grad if grad.grad_fn is not None else Tensor._make(grad._data.copy(), False, None)
+            owner.grad = g if owner.grad is None else owner.grad + g
+
+
 def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
     """The starting gradient of a backward pass from ``t`` (a Tensor with ``create_graph``)."""
     if gradient is None:
@@ -727,6 +806,8 @@ def matmul(a, b) -> Tensor:
     sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) == 0 or len(sb) == 0:
         raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype.kind, b.dtype.kind} == {"f", "i"}:
+        a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)  # float32 @ int64 stays float32
     k_b = sb[0] if len(sb) == 1 else sb[-2]
     if sa[-1] != k_b:
         raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")

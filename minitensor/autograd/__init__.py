@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from . import functional
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -21,14 +21,17 @@ __all__ = [
     "Function",
     "Node",
     "GradcheckError",
+    "detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",
     "gradgradcheck",
     "functional",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
     "numerical_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
 
@@ -96,3 +99,13 @@ def _as_tensor(g):
     if g is None or isinstance(g, Tensor):
         return g
     return Tensor._make(g, False, None)
+
+
+def __getattr__(name: str):
+    """``mt.autograd.functional``, imported on first use (it imports ``minitensor.functions``,
+    which may still be loading while ``minitensor.tensor`` imports this package)."""
+    if name == "functional":
+        from . import functional
+
+        return functional
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,6 +14,7 @@ work both as context managers and as decorators::
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 import numpy as np
@@ -44,6 +45,22 @@ class _GradMode:
 
     def __call__(self, fn):
         """Use as a decorator: every call of ``fn`` runs inside a fresh switch."""
+
+        if inspect.isgeneratorfunction(fn):  # cover the generator's body, each time it resumes (as PyTorch)
+
+            @functools.wraps(fn)
+            def generator(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                sent = None
+                while True:
+                    with self._clone():
+                        try:
+                            item = gen.send(sent)
+                        except StopIteration as stop:
+                            return stop.value
+                    sent = yield item
+
+            return generator
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
