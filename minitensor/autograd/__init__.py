@@ -105,7 +105,7 @@ def __getattr__(name: str):
     """``mt.autograd.functional``, imported on first use (it imports ``minitensor.functions``,
     which may still be loading while ``minitensor.tensor`` imports this package)."""
     if name == "functional":
-        from . import functional
+        import importlib
 
-        return functional
+        return importlib.import_module(f"{__name__}.functional")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
