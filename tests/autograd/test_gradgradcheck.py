@@ -139,3 +139,11 @@ def test_matches_torch_on_the_same_function():
     data = np.random.default_rng(1).standard_normal((2, 3))
     assert torch.autograd.gradgradcheck(lambda t: (t.tanh() * t.exp()).mean(1), torch.tensor(data, requires_grad=True))
     assert gradgradcheck(lambda t: (t.tanh() * t.exp()).mean(1), f64(data))
+
+
+@pytest.mark.parametrize("op", ["exp", "tanh", "sqrt", "sigmoid"])
+def test_0d_ops_that_save_their_output_have_right_second_derivatives(op):
+    """Regression: a ufunc on a 0-d array returns a NumPy scalar; the saved output must still
+    be the output Tensor under create_graph (it once came back as a constant)."""
+    assert gradgradcheck(lambda t: getattr(t, op)(), f64(0.7))
+    assert gradgradcheck(lambda t: t.logsumexp(0), f64(0.7))

@@ -458,9 +458,7 @@ MATMUL = BINARY[4]
 
 # Second-order fuzzing (graphs(second_order=True)) leaves out what main cannot yet
 # differentiate twice: the fused ops of ops/nn_ops.py (numba-kernel backwards, being
-# converted to composite_grads; remove a name when its op lands), and 0-d values
-# (an op that saves a 0-d output saves a NumPy scalar, which create_graph treats as
-# a constant: tests/autograd/test_second_order_known_bugs.py).
+# converted to composite_grads; remove a name when its op lands).
 NOT_TWICE_DIFFERENTIABLE = {"softmax", "log_softmax", "layer_norm", "gelu", "gelu_tanh"}
 
 
@@ -469,10 +467,9 @@ NOT_TWICE_DIFFERENTIABLE = {"softmax", "log_softmax", "layer_norm", "gelu", "gel
 def graphs(draw, min_ops: int = 3, max_ops: int = 8, second_order: bool = False) -> Graph:
     """A random graph of ``min_ops``-``max_ops`` ops over 1-3 broadcastable float64 leaves.
 
-    ``second_order``: only twice-differentiable ops, no 0-d values (see NOT_TWICE_DIFFERENTIABLE).
+    ``second_order``: only twice-differentiable ops (see NOT_TWICE_DIFFERENTIABLE).
     """
     unary = [op for op in UNARY if not (second_order and op.name in NOT_TWICE_DIFFERENTIABLE)]
-    min_ndim = 1 if second_order else 0
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     # (Hypothesis favours the first item of a list: it is the common case.)
     base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from([2, 3, 1]))))
@@ -486,13 +483,12 @@ def graphs(draw, min_ops: int = 3, max_ops: int = 8, second_order: bool = False)
 
     for _ in range(draw(st.integers(1, 3))):
         drop = draw(st.sampled_from([0, 0, 0, 1, len(base)]))  # leading dims left out (sometimes all)
-        shape = tuple(1 if draw(st.sampled_from([False, False, True])) else s for s in base[drop:])
-        add_leaf(shape if len(shape) >= min_ndim else (1,))
+        add_leaf(tuple(1 if draw(st.sampled_from([False, False, True])) else s for s in base[drop:]))
     for _ in range(draw(st.integers(min_ops, max_ops))):
         if draw(st.booleans()):
-            step = _binary_step(draw, values, add_leaf, min_ndim)
+            step = _binary_step(draw, values, add_leaf)
         else:
-            step = _unary_step(draw, values, unary, min_ndim)
+            step = _unary_step(draw, values, unary)
         if step is None:  # nothing suitable, or the values would grow too big: tanh always suits
             step = Step(TANH, (len(values) - 1,), {})
         graph.steps.append(step)
@@ -505,29 +501,29 @@ def _operand(draw, values: list) -> int:
     return len(values) - 1 if draw(st.booleans()) else draw(st.integers(0, len(values) - 1))
 
 
-def _unary_step(draw, values: list, unary: list, min_ndim: int) -> Step | None:
+def _unary_step(draw, values: list, unary: list) -> Step | None:
     a = _operand(draw, values)
     op = draw(st.sampled_from([op for op in unary if op.ok(values[a])]))
-    return _checked(Step(op, (a,), op.params(draw, values[a])), values, min_ndim)
+    return _checked(Step(op, (a,), op.params(draw, values[a])), values)
 
 
-def _binary_step(draw, values: list, add_leaf: Callable, min_ndim: int) -> Step | None:
+def _binary_step(draw, values: list, add_leaf: Callable) -> Step | None:
     a = _operand(draw, values)
     if values[a].ndim >= 1 and draw(st.integers(0, 3)) == 0:  # a matmul with a fresh weight leaf
         add_leaf((values[a].shape[-1], draw(st.integers(1, 3))))
-        return _checked(Step(MATMUL, (a, len(values) - 1), {}), values, min_ndim)
+        return _checked(Step(MATMUL, (a, len(values) - 1), {}), values)
     pairs = [(op, b) for op in BINARY for b in range(len(values)) if op.ok(values[a], values[b])]
     if not pairs:
         return None
     op, b = draw(st.sampled_from(pairs))
-    return _checked(Step(op, (a, b), op.params(draw, values[a], values[b])), values, min_ndim)
+    return _checked(Step(op, (a, b), op.params(draw, values[a], values[b])), values)
 
 
-def _checked(step: Step, values: list, min_ndim: int = 0) -> Step | None:
-    """``step`` if its result is finite, moderate, small enough and at least min_ndim-D; else None."""
+def _checked(step: Step, values: list) -> Step | None:
+    """``step`` if its result is finite, moderate and small enough; else None."""
     with np.errstate(all="ignore"):
         out = np.asarray(step.op.np(*(values[a] for a in step.args), **step.params))
-    fits = out.size <= MAX_SIZE and min_ndim <= out.ndim <= MAX_DIMS and np.all(np.abs(out) < MAX_ABS)
+    fits = out.size <= MAX_SIZE and out.ndim <= MAX_DIMS and np.all(np.abs(out) < MAX_ABS)
     return step if fits else None
 
 

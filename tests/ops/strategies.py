@@ -99,22 +99,3 @@ def reduced_count(shape: tuple, dim) -> int:
         return int(np.prod(shape, dtype=np.int64))
     dims = dim if isinstance(dim, tuple) else (dim,)
     return int(np.prod([shape[d] for d in dims], dtype=np.int64))
-
-
-def second_order_ok(fn, inputs) -> bool:
-    """``gradgradcheck(fn, inputs)``, run only where main has no known second-order bug.
-
-    Skipped (True) when an input or an output is 0-d: an op that saves its output
-    saves a NumPy scalar there (ufuncs return scalars for 0-d arrays), which
-    create_graph treats as a constant, so its second derivative is silently wrong
-    (xfail(strict=True) in tests/autograd/test_second_order_known_bugs.py).
-    """
-    from minitensor.autograd import gradgradcheck
-
-    items = [inputs] if isinstance(inputs, mt.Tensor) else list(inputs)
-    with mt.no_grad():
-        out = fn(*items)
-    outs = out if isinstance(out, (tuple, list)) else (out,)
-    if any(t.ndim == 0 for t in [*items, *outs]):
-        return True
-    return gradgradcheck(fn, items)

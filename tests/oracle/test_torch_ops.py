@@ -356,7 +356,6 @@ def _second_order_both(fn, arrays: list, seed: int) -> list:
 @pytest.mark.parametrize("name", sorted(set(BROADCAST_OPS) - {"pow"}))  # pow: Tensor ** Tensor, known bug
 @given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=3), seed=st.integers(0, 2**16))
 def test_broadcast_binary_ops_second_order_match_torch(name, shapes, seed):
-    assume(() not in shapes.input_shapes)  # 0-d values: known bug (tests/autograd/test_second_order_known_bugs.py)
     rng = np.random.default_rng(seed)
     arrays = [rng.standard_normal(s) for s in shapes.input_shapes]
     ours, theirs = _second_order_both(BROADCAST_OPS[name], arrays, seed)
@@ -371,7 +370,6 @@ def test_broadcast_binary_ops_second_order_match_torch(name, shapes, seed):
     seed=st.integers(0, 2**16),
 )
 def test_matmul_second_order_matches_torch(batch, mkn, vec, seed):
-    assume(vec != "both")  # 0-d results: known bug (tests/autograd/test_second_order_known_bugs.py)
     m, k, n = mkn
     sa = (k,) if vec in ("left", "both") else batch.input_shapes[0] + (m, k)
     sb = (k,) if vec in ("right", "both") else batch.input_shapes[1] + (k, n)
@@ -393,7 +391,6 @@ def test_reductions_second_order_over_random_dims_match_torch(op, shape, data, s
     keepdim = data.draw(st.booleans())
     if op in ("var", "std"):
         assume(int(np.prod([shape[d] for d in dims])) >= 2)
-    assume(keepdim or len(dims) < ndim)  # 0-d results: known bug (tests/autograd/test_second_order_known_bugs.py)
     a = _values(np.random.default_rng(seed), shape, "distinct")
     # .tanh() after the reduction: a nonzero second derivative even for the linear reductions
     ours, theirs = _second_order_both(lambda x: getattr(x, op)(dims, keepdim=keepdim).tanh(), [a], seed)
