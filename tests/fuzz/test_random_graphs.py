@@ -20,7 +20,7 @@ their second derivatives against finite differences of the first.
 
 The number of examples comes from the "<profile>-fuzz" hypothesis profile
 (tests/conftest.py): 1,000 in CI, 100 on a developer run; the second-order test
-runs half of that (500 in CI, about 15 s).
+runs half of that (500 in CI, 10-20 s on a shared 2-core machine).
 """
 
 from __future__ import annotations
