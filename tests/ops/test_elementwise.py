@@ -35,8 +35,7 @@ def test_binary_gradcheck_broadcast(name, pair, seed, layout_a, layout_b):
     assert out.shape == np.broadcast_shapes(pair[0], pair[1])
     np.testing.assert_allclose(out.numpy(), fn(a.numpy(), b.numpy()), rtol=1e-12, atol=0)
     assert gradcheck(fn, (a, b))
-    if name != "pow":  # Tensor ** Tensor: known second-order bug (tests/autograd/test_second_order_known_bugs.py)
-        assert gradgradcheck(fn, (a, b))
+    assert gradgradcheck(fn, (a, b))
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
@@ -47,8 +46,7 @@ def test_binary_gradcheck_one_side_only(name, pair, seed):
     a = leaf(seed, pair[0], **kw_a)
     b = leaf(seed + 3, pair[1], requires_grad=False, **kw_b)
     assert gradcheck(fn, (a, b))
-    if name != "pow":  # Tensor ** Tensor: known second-order bug (tests/autograd/test_second_order_known_bugs.py)
-        assert gradgradcheck(fn, (a, b))
+    assert gradgradcheck(fn, (a, b))
     fn(a, b).sum().backward()
     assert b.grad is None and a.grad.shape == a.shape
 
