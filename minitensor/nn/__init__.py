@@ -17,6 +17,7 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, MSELo
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
+from .rnn import GRU, LSTM, RNN, RNNBase
 from .transformer import (
     Transformer,
     TransformerDecoder,
