@@ -198,7 +198,9 @@ class CosineAnnealingLR(LRScheduler):
     """Cosine decay from ``base_lr`` to ``eta_min`` over ``T_max`` steps (then back up, periodically).
 
     ``lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * step / T_max)) / 2``: the closed
-    form of PyTorch's recursive formula (equal to it up to rounding).
+    form of PyTorch's recursive formula (equal to it up to rounding).  At step 0 (when it is made)
+    it leaves each group's current lr as it is, as PyTorch does: a scheduler made for an optimizer
+    whose state was just loaded from a checkpoint keeps the checkpoint's lr until its first step.
 
     >>> sched = CosineAnnealingLR(opt, T_max=1000, eta_min=1e-5)
     """
@@ -211,6 +213,8 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [group["lr"] for group in self.optimizer.param_groups]
         factor = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
         return [self.eta_min + (base - self.eta_min) * factor for base in self.base_lrs]
 

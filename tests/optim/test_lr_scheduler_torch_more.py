@@ -54,6 +54,29 @@ def test_cosine_annealing_matches_torch(t_max, eta_min, steps) -> None:
     )
 
 
+def test_cosine_annealing_made_after_loading_a_checkpoint_keeps_its_lr_as_torch() -> None:
+    """Resume: a new scheduler over an optimizer loaded mid-schedule keeps the loaded lr, then continues."""
+
+    def resumed(lib, sched_cls, opt_pair_index: int) -> list:
+        first = opts("adamw")[opt_pair_index]
+        sched = sched_cls(first, T_max=8, eta_min=1e-3)
+        for _ in range(3):
+            first.step()
+            sched.step()
+        fresh = opts("adamw")[opt_pair_index]
+        fresh.load_state_dict(first.state_dict())
+        sched_state = sched.state_dict()
+        sched = sched_cls(fresh, T_max=8, eta_min=1e-3)
+        rows = [[g["lr"] for g in fresh.param_groups] + momenta(fresh)]  # the checkpoint lr, not the initial
+        sched.load_state_dict(sched_state)
+        return rows + trace(fresh, sched, 5)
+
+    got = resumed(mt, lr_scheduler.CosineAnnealingLR, 0)
+    want = resumed(torch, torch.optim.lr_scheduler.CosineAnnealingLR, 1)
+    np.testing.assert_allclose(np.array(got, dtype=float), np.array(want, dtype=float), rtol=1e-9, atol=1e-15)
+    assert got[0][:2] != list(LRS)  # the loaded lr differs from the initial one, so the test can fail
+
+
 ONE_CYCLE = [
     ("sgd", {"max_lr": 0.5, "total_steps": 20}, {"momentum": 0.9}),
     ("sgd", {"max_lr": [0.5, 0.1], "epochs": 3, "steps_per_epoch": 7, "anneal_strategy": "linear"}, {}),
