@@ -43,24 +43,30 @@ def _affine(x: Tensor, weight: Tensor, bias) -> Tensor:
     return y if bias is None else y + bias
 
 
-def _rnn_cell(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh, relu: bool) -> Tensor:
-    """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh); ``x_proj`` is the first half. Shapes (N, H)."""
-    pre = x_proj + _affine(h, w_hh, b_hh)
+def _hidden_product(h: Tensor, w_hh_t: Tensor, b_hh) -> Tensor:
+    """h @ W_hh^T (+ b_hh); ``w_hh_t`` is W_hh transposed once per sequence, not once per step."""
+    y = h @ w_hh_t
+    return y if b_hh is None else y + b_hh
+
+
+def _rnn_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh, relu: bool) -> Tensor:
+    """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh); ``x_proj`` is the input half. Shapes (N, H)."""
+    pre = x_proj + _hidden_product(h, w_hh_t, b_hh)
     return fn.relu(pre) if relu else fn.tanh(pre)
 
 
-def _lstm_cell(x_proj: Tensor, state: tuple, w_hh: Tensor, b_hh) -> tuple:
+def _lstm_cell(x_proj: Tensor, state: tuple, w_hh_t: Tensor, b_hh) -> tuple:
     """(h', c'): i, f, o = sigmoid, g = tanh of the four gate blocks; c' = f*c + i*g, h' = o*tanh(c')."""
     h, c = state
-    i, f, g, o = (x_proj + _affine(h, w_hh, b_hh)).chunk(4, dim=-1)
+    i, f, g, o = (x_proj + _hidden_product(h, w_hh_t, b_hh)).chunk(4, dim=-1)
     c = fn.sigmoid(f) * c + fn.sigmoid(i) * fn.tanh(g)
     return fn.sigmoid(o) * fn.tanh(c), c
 
 
-def _gru_cell(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh) -> Tensor:
+def _gru_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh) -> Tensor:
     """h' = (1 - z) * n + z * h with r, z = sigmoid(...), n = tanh(x_n + r * (h W_hn^T + b_hn))."""
     x_r, x_z, x_n = x_proj.chunk(3, dim=-1)
-    h_r, h_z, h_n = _affine(h, w_hh, b_hh).chunk(3, dim=-1)
+    h_r, h_z, h_n = _hidden_product(h, w_hh_t, b_hh).chunk(3, dim=-1)
     r = fn.sigmoid(x_r + h_r)
     z = fn.sigmoid(x_z + h_z)
     n = fn.tanh(x_n + r * h_n)
@@ -126,22 +132,25 @@ class RNNBase(Module):
         get = lambda name: getattr(self, f"{name}_l{k}{suffix}", None)  # noqa: E731
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
 
-    def _step(self, x_proj: Tensor, state, w_hh: Tensor, b_hh):
+    def _step(self, x_proj: Tensor, state, w_hh_t: Tensor, b_hh):
         """One time step of this layer's cell; ``state`` is h (or (h, c) for the LSTM)."""
         if self.mode == "LSTM":
-            return _lstm_cell(x_proj, state, w_hh, b_hh)
+            return _lstm_cell(x_proj, state, w_hh_t, b_hh)
         if self.mode == "GRU":
-            return _gru_cell(x_proj, state, w_hh, b_hh)
-        return _rnn_cell(x_proj, state, w_hh, b_hh, relu=self.mode == "RNN_RELU")
+            return _gru_cell(x_proj, state, w_hh_t, b_hh)
+        return _rnn_cell(x_proj, state, w_hh_t, b_hh, relu=self.mode == "RNN_RELU")
 
     def _run_direction(self, x: Tensor, state, k: int, suffix: str) -> tuple:
         """Run layer ``k`` (one direction) over x (L, N, in): (outputs (L, N, H), final state)."""
         w_ih, w_hh, b_ih, b_hh = self._weights(k, suffix)
+        if b_ih is not None and self.mode != "GRU":  # both biases only add to the gates: add them once
+            b_ih, b_hh = b_ih + b_hh, None
         x_proj = _affine(x, w_ih, b_ih)  # (L, N, gates * H): all input products in one matmul
+        w_hh_t = w_hh.T
         steps = range(x.shape[0] - 1, -1, -1) if suffix else range(x.shape[0])
         outputs = [None] * x.shape[0]
         for t in steps:
-            state = self._step(x_proj[t], state, w_hh, b_hh)
+            state = self._step(x_proj[t], state, w_hh_t, b_hh)
             outputs[t] = state[0] if self.mode == "LSTM" else state
         return fn.stack(outputs, dim=0), state
 
