@@ -9,7 +9,14 @@
 
 from .tensor import Tensor  # noqa: I001  (Tensor first: the ops import it)
 from . import autograd
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .creation import arange, empty, eye, from_numpy, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
 from .dtypes import bool, float32, float64, get_default_dtype, int64, set_default_dtype
 from .functions import (

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -22,6 +22,7 @@ __all__ = [
     "enable_grad",
     "grad",
     "gradcheck",
+    "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",

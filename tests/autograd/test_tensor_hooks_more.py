@@ -283,3 +283,52 @@ def test_anomaly_on_records_a_line_on_every_node_and_restores_the_setting():
     assert all(__file__ in line and "RECORDED" in line for line in lines)
     y.backward()  # a clean backward with finite gradients does not raise
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * np.array([1.0, 2.0])))
+
+
+def _anomaly_settings(lib) -> list:
+    """What is_anomaly_enabled / is_anomaly_check_nan_enabled say through the ways of setting them."""
+    ag = lib.autograd
+
+    def state():
+        return lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()
+
+    seen = [state()]
+    with ag.set_detect_anomaly(True, check_nan=False):
+        seen.append(state())
+        with ag.detect_anomaly():
+            seen.append(state())
+        seen.append(state())
+    seen.append(state())
+    ag.set_detect_anomaly(True)  # called as a function: it stays on
+    seen.append(state())
+    ag.set_detect_anomaly(False)
+    seen.append(lib.is_anomaly_enabled())
+    return seen
+
+
+def test_set_detect_anomaly_is_a_function_and_a_context_manager_as_in_pytorch():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch warns that detection is slow
+        ours, theirs = _both(_anomaly_settings)
+    assert ours == [(False, True), (True, False), (True, True), (True, False), (False, True), (True, True), False]
+    assert ours == theirs
+    assert mt.autograd.is_anomaly_enabled is mt.is_anomaly_enabled
+
+
+def test_check_nan_false_records_the_lines_but_lets_the_nan_through():
+    x = _t(mt, [0.0, 1.0])
+    with mt.autograd.detect_anomaly(check_nan=False), np.errstate(all="ignore"):
+        y = (x.sqrt() * 0).sum()  # RECORDED, NOT CHECKED
+        y.backward()
+    assert "RECORDED, NOT CHECKED" in y.grad_fn.forward_line
+    assert np.isnan(x.grad.numpy()[0]) and not mt.autograd.is_anomaly_enabled()
+
+
+def test_the_anomaly_docstring_example_runs():
+    import doctest
+
+    with np.errstate(all="ignore"):
+        result = doctest.testmod(anomaly, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
