@@ -18,19 +18,30 @@ from minitensor.viz import make_dot
 DOCS = Path(__file__).resolve().parent
 
 
-def encoder_layer_graph() -> str:
+def encoder_layer_graph(module_by_module: bool = False) -> str:
     """The SVG of one training step's graph of a small ``nn.TransformerEncoderLayer``:
-    forward in train mode (dropout on), then a mean squared error against a target."""
+    forward in train mode (dropout on), then a mean squared error against a target.
+
+    ``module_by_module``: a do-nothing forward hook on every sub-module makes the layer
+    call them one by one instead of running its fused sub-layer ops, so the picture shows
+    the residual adds, the layer norms, the dropouts and the feed-forward's linears."""
     mt.manual_seed(0)
     layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.1, batch_first=True)
     layer.train()
+    if module_by_module:
+        for name, module in layer.named_modules():
+            if name:
+                module.register_forward_hook(lambda module, args, output: None)
     x = mt.randn(2, 5, 8)  # (N, S, E)
     target = mt.randn(2, 5, 8)
     loss = F.mse_loss(layer(x), target)
     return make_dot(loss, params=dict(layer.named_parameters())).svg() + "\n"
 
 
-FIGURES = {"encoder_layer_graph.svg": encoder_layer_graph}
+FIGURES = {
+    "encoder_layer_graph.svg": encoder_layer_graph,
+    "encoder_layer_graph_modules.svg": lambda: encoder_layer_graph(module_by_module=True),
+}
 
 
 def main() -> None:

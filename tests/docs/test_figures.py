@@ -59,3 +59,12 @@ def test_encoder_layer_graph_shows_every_parameter_and_the_fused_ops() -> None:
     for name in params:
         assert name in texts, name
     assert sum(text.startswith("AddLayerNormBackward") for text in texts) == 2
+
+
+def test_module_by_module_graph_shows_the_post_ln_layer_unfused() -> None:
+    svg = FIGURES["encoder_layer_graph_modules.svg"]()
+    texts = ["".join(t.itertext()) for t in ET.fromstring(svg).iter(SVG + "text")]
+    count = {op: sum(text == op for text in texts) for op in set(texts)}
+    assert count["LinearBackward"] == 2 and count["ReluBackward"] == 1
+    assert count["DropoutBackward"] == 3 and count["AddBackward"] == 2 and count["LayerNormBackward"] == 2
+    assert count["SelfAttentionBackward"] == 1 and "FeedForwardBackward" not in count
