@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
-from .grad_mode import enable_grad, is_grad_enabled
+from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to use saved values after they "
@@ -114,6 +114,30 @@ def _accumulate_leaf(leaf, grad) -> None:
         leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
     else:
         leaf.grad._data = np.asarray(leaf.grad._data + grad)  # 0-d + 0-d gives a NumPy scalar
+
+
+def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
+    """The starting gradient of a backward pass from ``t`` (a Tensor with ``create_graph``)."""
+    if gradient is None:
+        if t._data.size != 1:
+            raise RuntimeError(
+                f"backward: grad can be implicitly created only for a single-element output, got shape {t.shape}; "
+                f"pass {name}= with the same shape"
+            )
+        grad = np.ones(t.shape, dtype=t.dtype)
+    elif create_graph and isinstance(gradient, Tensor):
+        if gradient.shape != t.shape:
+            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {gradient.shape}")
+        return gradient if gradient.dtype == t.dtype else gradient.to(t.dtype)
+    else:
+        try:
+            grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
+        except (TypeError, ValueError):
+            kind = type(gradient).__name__
+            raise TypeError(f"backward: {name} must be a Tensor or an array of numbers, got {kind}") from None
+        if grad.shape != t.shape:
+            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {grad.shape}")
+    return Tensor._make(grad, False, None) if create_graph else grad
 
 
 def run_backward(
@@ -231,7 +255,7 @@ def _graph_backward(node: Node, grad) -> tuple:
     """One node's backward with ``create_graph=True``: on Tensors, recorded as a graph."""
     function = node.function
     if function.differentiable_backward:
-        with enable_grad(), numpy_protocol.strict():
+        with enable_grad(), building_graph_backward():
             return function.backward(GraphContext(node), grad)
     # A backward on arrays: its result is a dead end, marked so that using it raises.
     in_grads = function.backward(node, grad._data)
@@ -287,5 +311,4 @@ def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
         captured[key] = grad if key not in captured else captured[key] + grad
 
 
-from .. import numpy_protocol  # noqa: E402
 from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

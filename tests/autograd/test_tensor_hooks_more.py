@@ -125,7 +125,8 @@ def test_retain_grad_after_an_inplace_op_keeps_the_new_values_gradient():
 @pytest.mark.xfail(
     strict=True,
     reason="retain_grad stays on the node of the old value when the tensor is then changed in place; "
-    "PyTorch moves it to the new grad_fn (inplace._take_history should move the _RetainGrad hook)",
+    "PyTorch moves it to the new grad_fn (inplace._take_history should move the RetainGrad hook, "
+    "autograd/tensor_hooks.py)",
 )
 def test_retain_grad_before_an_inplace_op_follows_the_tensor_as_in_pytorch():
     ours, theirs = _both(_retain_grad_then_inplace)
