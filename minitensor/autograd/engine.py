@@ -180,11 +180,13 @@ def run_backward(
         node = ready.pop()
         grad = grads.pop(id(node), None)
         if grad is not None:
-            if node.tensor_hooks is not None:
+            on_path = needed is None or id(node) in needed
+            is_wanted = wanted is not None and id(node) in wanted
+            if node.tensor_hooks is not None and (on_path or is_wanted):
                 grad = run_hooks(node.tensor_hooks, grad)
-            if wanted is not None and id(node) in wanted:
+            if is_wanted:
                 captured[id(node)] = grad
-            if needed is None or id(node) in needed:
+            if on_path:
                 _propagate(node, grad, grads, leaves, retain_graph, create_graph)
         for parent in node.parents:
             if isinstance(parent, Node):
@@ -302,7 +304,7 @@ def _modified_message(node: Node, position: int, now: int, saved: int, shape: tu
 
 
 def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
-    if leaf._hooks is not None:
+    if leaf._hooks is not None and (wanted is None or id(leaf) in wanted):
         grad = run_hooks(leaf._hooks, grad)
     if wanted is None:
         _accumulate_leaf(leaf, grad)

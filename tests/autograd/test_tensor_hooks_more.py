@@ -122,12 +122,6 @@ def test_retain_grad_after_an_inplace_op_keeps_the_new_values_gradient():
     assert _np(h.grad) == [1.0, 3.0] and h.retains_grad
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="retain_grad stays on the node of the old value when the tensor is then changed in place; "
-    "PyTorch moves it to the new grad_fn (inplace._take_history should move the RetainGrad hook, "
-    "autograd/tensor_hooks.py)",
-)
 def test_retain_grad_before_an_inplace_op_follows_the_tensor_as_in_pytorch():
     ours, theirs = _both(_retain_grad_then_inplace)
     assert theirs == ([1.0, 3.0], True)
@@ -163,12 +157,6 @@ def _hooks_off_the_path(lib):
     return _np(gx), _np(x.grad), log, y.grad
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the engine runs the hooks of tensors whose gradient autograd.grad / backward(inputs=) does not "
-    "need (PyTorch never reaches them): engine.run_backward calls run_hooks before its `needed` test, and "
-    "_deliver_leaf runs a leaf's hooks before its `wanted` test",
-)
 def test_hooks_off_the_path_to_the_inputs_do_not_run():
     ours, theirs = _both(_hooks_off_the_path)
     assert theirs == ([12.0, 16.0], [12.0, 16.0], [], None)  # d(sum 2x * 2y)/dx = 4y
