@@ -180,14 +180,12 @@ def run_backward(
         node = ready.pop()
         grad = grads.pop(id(node), None)
         if grad is not None:
-            on_path = needed is None or id(node) in needed
-            is_wanted = wanted is not None and id(node) in wanted
-            if node.tensor_hooks is not None and (on_path or is_wanted):
-                grad = run_hooks(node.tensor_hooks, grad)
-            if is_wanted:
-                captured[id(node)] = grad
-            if on_path:
+            if needed is None:  # backward(): every node runs
+                if node.tensor_hooks is not None:
+                    grad = run_hooks(node.tensor_hooks, grad)
                 _propagate(node, grad, grads, leaves, retain_graph, create_graph)
+            else:  # autograd.grad: only the nodes on a path to the wanted tensors
+                _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, needed, wanted, captured)
         for parent in node.parents:
             if isinstance(parent, Node):
                 key = id(parent)
@@ -199,6 +197,18 @@ def run_backward(
     if capture is not None:
         return [captured.get(id(t.grad_fn or t)) for t in capture]
     return None
+
+
+def _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, needed, wanted, captured) -> None:
+    """One node in ``autograd.grad``: capture a wanted gradient, propagate only along the needed paths."""
+    on_path = id(node) in needed
+    is_wanted = id(node) in wanted
+    if node.tensor_hooks is not None and (on_path or is_wanted):
+        grad = run_hooks(node.tensor_hooks, grad)
+    if is_wanted:
+        captured[id(node)] = grad
+    if on_path:
+        _propagate(node, grad, grads, leaves, retain_graph, create_graph)
 
 
 def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, create_graph: bool) -> None:
