@@ -264,12 +264,14 @@ def _saved_records(saved: tuple, arrays: list, inputs: tuple, out: Tensor) -> tu
                 if a is array:
                     origins.append(position)
                     x, data = inputs[position], a
+                    if not isinstance(x, Tensor):  # a plain array input: a constant, no version to watch
+                        x = None
                     break
             else:  # a view of an input's or the output's memory, or an array of its own
                 origins.append(None)
                 x, position, data = _owner_of(array, inputs, out)
-                if x is None:
-                    continue
+        if x is None:
+            continue
         counter = x._version_counter
         if counter is None:
             counter = x._version_counter = VersionCounter()
