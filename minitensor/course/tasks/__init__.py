@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from . import (
-    adam, attention, broadcasting, cross_entropy, elementwise, engine, indexing, layer_norm, matmul, reductions,
-    softmax, transformer,
+    adam,
+    attention,
+    broadcasting,
+    cross_entropy,
+    elementwise,
+    engine,
+    indexing,
+    layer_norm,
+    matmul,
+    reductions,
+    softmax,
+    transformer,
 )  # fmt: skip
 
 TASKS = [m.TASK for m in (elementwise, broadcasting, reductions, matmul, indexing, softmax, layer_norm, engine,

@@ -72,7 +72,7 @@ def _backward(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(20)
     for shape_q, shape_k, mask in [((3, 2), (4, 2), None), ((2, 4, 3), (2, 4, 3), CAUSAL)]:
         q, k, v = leaf(rng, *shape_q, transposed=True), leaf(rng, *shape_k), leaf(rng, *shape_k)
-        gradient_check(lambda q, k, v: ops.attention(q, k, v, mask), [q, k, v])
+        gradient_check(lambda q, k, v, mask=mask: ops.attention(q, k, v, mask), [q, k, v])
 
 
 TASK = Task(

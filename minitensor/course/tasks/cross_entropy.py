@@ -64,8 +64,8 @@ def _gradient(wb) -> None:
     for n, c in [(4, 3), (8, 5), (5, 5)]:
         target = rng.integers(0, c, n)
         logits = leaf(rng, n, c, transposed=True)
-        gradient_check(lambda t: ops.cross_entropy(t, target), [logits])
-        gradient_check(lambda t: ops.mul(ops.cross_entropy(t, target), ops.sum(t)), [logits])
+        gradient_check(lambda t, target=target: ops.cross_entropy(t, target), [logits])
+        gradient_check(lambda t, target=target: ops.mul(ops.cross_entropy(t, target), ops.sum(t)), [logits])
 
 
 TASK = Task(

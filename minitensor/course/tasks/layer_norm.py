@@ -78,7 +78,8 @@ TASK = Task(
     mutants=[
         Mutant(
             "layer norm missing the mean terms",
-            "grad_x = rstd * (g - np.mean(g, axis=-1, keepdims=True) - xhat * np.mean(g * xhat, axis=-1, keepdims=True))",
+            "grad_x = rstd * (g - np.mean(g, axis=-1, keepdims=True) - xhat * np.mean(g * xhat, axis=-1, keepdims=True)"
+            ")",
             "grad_x = rstd * g",
             "missing_term",
         )

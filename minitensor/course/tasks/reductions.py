@@ -75,9 +75,9 @@ def _sum_mean(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(5)
     for shape, dim, keepdim in SETTINGS:
         x = leaf(rng, *shape, transposed=len(shape) == 2)
-        gradient_check(lambda t: ops.sum(t, dim, keepdim), [x])
-        gradient_check(lambda t: ops.mean(t, dim, keepdim), [x])
-        gradient_check(lambda t: ops.sum(ops.tanh(t), dim, keepdim), [x])
+        gradient_check(lambda t, d=dim, k=keepdim: ops.sum(t, d, k), [x])
+        gradient_check(lambda t, d=dim, k=keepdim: ops.mean(t, d, k), [x])
+        gradient_check(lambda t, d=dim, k=keepdim: ops.sum(ops.tanh(t), d, k), [x])
 
 
 def _max(wb) -> None:
@@ -85,7 +85,7 @@ def _max(wb) -> None:
     for shape, dim, keepdim in SETTINGS:
         x = leaf(rng, *shape)
         x._data[...] = rng.permutation(x.numel()).reshape(shape) * 0.1  # distinct values: no ties
-        gradient_check(lambda t: ops.max(t, dim, keepdim), [x])
+        gradient_check(lambda t, d=dim, k=keepdim: ops.max(t, d, k), [x])
 
 
 TASK = Task(

@@ -65,8 +65,8 @@ def _softmax(wb) -> None:
     for shape, dim in SHAPES:
         x = leaf(rng, *shape, transposed=len(shape) == 2)
         expect_close(wb.softmax.softmax_forward(x.numpy(), dim), x.softmax(dim).numpy(), "softmax_forward")
-        gradient_check(lambda t: ops.softmax(t, dim), [x], axis=dim,
-                       features=lambda t: {"the output y": t.softmax(dim).numpy()})  # fmt: skip
+        gradient_check(lambda t, d=dim: ops.softmax(t, d), [x], axis=dim,
+                       features=lambda t, d=dim: {"the output y": t.softmax(d).numpy()})  # fmt: skip
 
 
 def _log_softmax(wb) -> None:
@@ -75,8 +75,8 @@ def _log_softmax(wb) -> None:
         x = leaf(rng, *shape, transposed=len(shape) == 2)
         want = x.log_softmax(dim).numpy()
         expect_close(wb.softmax.log_softmax_forward(x.numpy(), dim), want, "log_softmax_forward")
-        gradient_check(lambda t: ops.log_softmax(t, dim), [x], axis=dim,
-                       features=lambda t: {"softmax(x)": t.softmax(dim).numpy()})  # fmt: skip
+        gradient_check(lambda t, d=dim: ops.log_softmax(t, d), [x], axis=dim,
+                       features=lambda t, d=dim: {"softmax(x)": t.softmax(d).numpy()})  # fmt: skip
 
 
 def _stable(wb) -> None:

@@ -75,7 +75,7 @@ def _gradients(wb) -> None:
     layer, ops = _layer(23), build(wb)
     x = mt.randn(2, 3, 4, dtype=mt.float64, requires_grad=True)
     names = ["self_attn.in_proj_weight", "linear1.weight", "norm2.bias"]
-    params = dict(layer.named_parameters())
+    params = {k: mt.tensor(p.numpy(), dtype=mt.float64, requires_grad=True) for k, p in layer.named_parameters()}
 
     def fn(x, *ws):
         return wb.transformer.encoder_layer(x, {**params, **dict(zip(names, ws))}, ops, 2)
