@@ -125,8 +125,9 @@ def diagnose(a, n, a2=None, n2=None, features: dict | None = None, axis: int = -
             "the analytic gradient stays the same when the output's gradient changes: it ignores the incoming "
             "gradient (e.g. ones_like(grad) in place of the real gradient)"
         )
-    c = float(np.vdot(a, n)) / n_norm**2
-    if _fits(a, c * n):
+    both_a, both_n = (a, n) if a2 is None else (np.append(a, a2), np.append(n, n2))  # one factor for both
+    c = float(np.vdot(both_a, both_n)) / float(np.vdot(both_n, both_n))
+    if both_a.size >= 2 and _fits(both_a, c * both_n):
         if abs(c + 1) <= FIT:
             return "sign", "the analytic gradient is the numeric one with the sign flipped (off by a sign)"
         return "factor", "the analytic gradient is " + _factor_text(c)
