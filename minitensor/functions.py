@@ -99,3 +99,19 @@ permute = _method("permute")
 flatten = _method("flatten")
 squeeze = _method("squeeze")
 unsqueeze = _method("unsqueeze")
+
+# Ops added for PyTorch course code (logic in ops/*), re-exported.
+from .arithmetic import add, div, mul, sub  # noqa: E402, F401
+from .ops.cumsum import cumsum  # noqa: E402, F401
+from .ops.einsum import einsum  # noqa: E402, F401
+from .ops.indexing import gather, index_fill, scatter, scatter_add  # noqa: E402, F401
+from .ops.norms import norm  # noqa: E402, F401
+from .ops.power import pow  # noqa: E402, F401, A004
+from .ops.reorder import clone, flip, narrow, split, unbind  # noqa: E402, F401
+from .ops.softplus import softplus  # noqa: E402, F401
+from .ops.topk import topk  # noqa: E402, F401
+from .ops.triangular import tril, triu  # noqa: E402, F401
+from .ops.trig import cos, sin  # noqa: E402, F401
+from .tensor import bmm  # noqa: E402, F401
+
+chunk = _method("chunk")

@@ -29,6 +29,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import dtypes
+from .tensor_extras import TensorExtras
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -89,8 +90,12 @@ def _shape_arg(shape: tuple, fn: str) -> tuple:
     try:
         return tuple(operator.index(s) for s in shape)
     except TypeError:
-        bad = next(s for s in shape if not hasattr(s, "__index__"))
-        raise TypeError(f"{fn}: sizes must be ints, got {type(bad).__name__} {bad!r} in {shape}") from None
+        for s in shape:  # find the culprit (a float, or a float Tensor whose __index__ refuses)
+            try:
+                operator.index(s)
+            except TypeError:
+                raise TypeError(f"{fn}: sizes must be ints, got {type(s).__name__} {s!r} in {shape}") from None
+        raise
 
 
 def _operand(x, like=None):
@@ -179,8 +184,11 @@ class VersionCounter:
         self.value = 0
 
 
-class Tensor:
-    """An n-dimensional array that records the ops applied to it for autograd."""
+class Tensor(TensorExtras):
+    """An n-dimensional array that records the ops applied to it for autograd.
+
+    Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
+    """
 
     __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "_hooks", "__weakref__")
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
@@ -351,14 +359,7 @@ class Tensor:
             raise RuntimeError(f"Boolean value of a Tensor with {self._data.size} elements is ambiguous")
         return bool(self._data.item())
 
-    def to(self, dtype) -> Tensor:
-        """A copy with another dtype (differentiable between float dtypes)."""
-        dtype = dtypes.as_dtype(dtype)
-        if dtype == self._data.dtype:
-            return self
-        if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
-            return Tensor._make(self._data.astype(dtype), False, None)
-        return E.Cast.apply(self, dtype=dtype)
+    # to(), device, type(), format, bitwise ops ...: see tensor_extras.TensorExtras.
 
     def float(self) -> Tensor:
         return self.to(dtypes.float32)
@@ -508,7 +509,7 @@ class Tensor:
         return _binary(E.Div, other, self, "div")
 
     def __pow__(self, other):
-        return _binary(E.Pow, self, other, "pow")
+        return P.pow(self, other)
 
     def __rpow__(self, other):
         return _binary(E.Pow, other, self, "pow")
@@ -722,13 +723,6 @@ class Tensor:
         step = max(-(-self.shape[d] // chunks), 1)
         return self.split(step, d)
 
-    def split(self, size: int, dim: int = 0) -> list:
-        """Pieces of ``size`` along ``dim`` (the last may be smaller)."""
-        _positive_int(size, "split: size")
-        d = _dim(dim, self.ndim)
-        lead = (slice(None),) * d
-        return [self[lead + (slice(i, i + size),)] for i in range(0, self.shape[d], size)]
-
     def masked_fill(self, mask, value):
         """Where ``mask`` (bool, broadcastable to self) is True, put ``value``."""
         mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
@@ -742,6 +736,124 @@ class Tensor:
                 f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
             ) from None
         return S.Where.apply(mask_arr, value, self)
+
+    # ---------------------------------------- more of PyTorch's methods (each one line; logic in ops/*)
+    def sin(self):
+        return TR.sin(self)
+
+    def cos(self):
+        return TR.cos(self)
+
+    def pow(self, exponent):
+        return P.pow(self, exponent)
+
+    def pow_(self, exponent):
+        return A.pow_(self, exponent)
+
+    def add(self, other, *, alpha=1):
+        return A.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return A.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return A.mul(self, other)
+
+    def div(self, other, *, rounding_mode=None):
+        return A.div(self, other, rounding_mode=rounding_mode)
+
+    def add_(self, other, *, alpha=1):
+        return A.add_(self, other, alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return A.sub_(self, other, alpha)
+
+    def mul_(self, other):
+        return A.mul_(self, other)
+
+    def div_(self, other):
+        return A.div_(self, other)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return A.clamp_(self, min, max)
+
+    def tril(self, diagonal: int = 0):
+        return TRI.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0):
+        return TRI.triu(self, diagonal)
+
+    def clone(self):
+        return RO.clone(self)
+
+    def t(self):
+        return RO.t(self)
+
+    def flip(self, dims):
+        return RO.flip(self, dims)
+
+    def narrow(self, dim: int, start: int, length: int):
+        return RO.narrow(self, dim, start, length)
+
+    def repeat(self, *sizes):
+        return RO.repeat(self, *sizes)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        return RO.unbind(self, dim)
+
+    def split(self, split_size, dim: int = 0) -> tuple:
+        return RO.split(self, split_size, dim)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def gather(self, dim: int, index):
+        return IX.gather(self, dim, index)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return IX.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return IX.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index, src):
+        return IX.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim: int, index, src):
+        return IX.scatter_add_(self, dim, index, src)
+
+    def index_fill(self, dim: int, index, value):
+        return IX.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim: int, index, value):
+        return IX.index_fill_(self, dim, index, value)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+        return TK.topk(self, k, dim, largest, sorted)
+
+    def cumsum(self, dim: int, *, dtype=None):
+        return CS.cumsum(self, dim, dtype=dtype)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return NO.norm(self, p, dim, keepdim, dtype)
+
+    def bmm(self, mat2):
+        return bmm(self, mat2)
+
+    def __and__(self, other):  # bool/int tensors (not differentiable), as PyTorch
+        return _compare(np.bitwise_and, self, other)
+
+    def __or__(self, other):
+        return _compare(np.bitwise_or, self, other)
+
+    def __xor__(self, other):
+        return _compare(np.bitwise_xor, self, other)
+
+    def __invert__(self):
+        return Tensor._make(np.invert(self._data), False, None)
 
 
 class HookHandle:
@@ -800,6 +912,16 @@ def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
     return Tensor._make(grad, False, None) if create_graph else grad
 
 
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Batched matrix product of (b, n, m) and (b, m, p) tensors: (b, n, p), no broadcasting."""
+    for name, x in (("input", input), ("mat2", mat2)):
+        if not isinstance(x, Tensor) or x.ndim != 3:
+            raise ValueError(f"bmm: {name} must be a 3-D Tensor, got {getattr(x, 'shape', type(x).__name__)}")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise ValueError(f"bmm: shapes {input.shape} and {mat2.shape} do not fit: expected (b, n, m) and (b, m, p)")
+    return matmul(input, mat2)
+
+
 def matmul(a, b) -> Tensor:
     """Matrix product with ``np.matmul`` semantics (batch dims broadcast, 1-D operands)."""
     a, b = _operand(a, b), _operand(b, a)
@@ -818,10 +940,19 @@ def matmul(a, b) -> Tensor:
 
 
 # The ops and the engine import Tensor, so they are imported after it is defined.
+from . import arithmetic as A  # noqa: E402
 from . import inplace, numpy_protocol, random  # noqa: E402
 from .autograd.engine import _accumulate_leaf, run_backward  # noqa: E402
+from .ops import cumsum as CS  # noqa: E402
 from .ops import elementwise as E  # noqa: E402
+from .ops import indexing as IX  # noqa: E402
 from .ops import linalg as L  # noqa: E402
 from .ops import nn_ops as N  # noqa: E402
+from .ops import norms as NO  # noqa: E402
+from .ops import power as P  # noqa: E402
 from .ops import reduce as R  # noqa: E402
+from .ops import reorder as RO  # noqa: E402
 from .ops import shape as S  # noqa: E402
+from .ops import topk as TK  # noqa: E402
+from .ops import triangular as TRI  # noqa: E402
+from .ops import trig as TR  # noqa: E402

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
-from .grad_mode import enable_grad, is_grad_enabled
+from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to use saved values after they "
@@ -231,7 +231,7 @@ def _graph_backward(node: Node, grad) -> tuple:
     """One node's backward with ``create_graph=True``: on Tensors, recorded as a graph."""
     function = node.function
     if function.differentiable_backward:
-        with enable_grad(), numpy_protocol.strict():
+        with enable_grad(), building_graph_backward():
             return function.backward(GraphContext(node), grad)
     # A backward on arrays: its result is a dead end, marked so that using it raises.
     in_grads = function.backward(node, grad._data)
@@ -287,5 +287,4 @@ def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
         captured[key] = grad if key not in captured else captured[key] + grad
 
 
-from .. import numpy_protocol  # noqa: E402
 from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

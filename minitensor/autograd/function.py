@@ -181,8 +181,9 @@ class Function:
             out = cls.forward(ctx, *arrays, **settings)
         else:  # mt.profiler is recording: time this forward
             out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
-        if type(out) is not np.ndarray:
-            out = _as_output(cls, out)
+        if type(out) is not np.ndarray:  # e.g. a NumPy scalar from a ufunc on 0-d arrays
+            scalar, out = out, _as_output(cls, out)
+            ctx.saved_tensors = tuple(out if a is scalar else a for a in ctx.saved_tensors)
         if not needs_grad or out.dtype.kind not in "fc":  # integer and bool results carry no gradient
             result = Tensor._make(out, False, None)
         else:
@@ -313,7 +314,7 @@ class GraphContext:
 def _saved_tensor(node: Node, array, origin):
     """One saved array as the Tensor it was in the forward pass."""
     if origin is None:
-        if isinstance(array, np.ndarray) and array.dtype.kind in "fc":
+        if isinstance(array, (np.ndarray, np.generic)) and array.dtype.kind in "fc":
             raise RuntimeError(
                 f"{node.name()} saved an array that is neither an input nor its output, so its backward "
                 "cannot be differentiated (create_graph=True); the op must save inputs/outputs or use composite_grads"

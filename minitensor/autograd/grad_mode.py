@@ -104,3 +104,20 @@ class set_grad_enabled(_GradMode):
 
     def _clone(self) -> _GradMode:
         return enable_grad() if self.mode else no_grad()
+
+
+class building_graph_backward:
+    """Marks a backward that runs on Tensors (``create_graph=True``): inside it, NumPy functions
+    minitensor does not implement raise on Tensors instead of silently dropping the graph
+    (``numpy_protocol.py``)."""
+
+    def __enter__(self) -> None:
+        _state.graph_backward = getattr(_state, "graph_backward", 0) + 1
+
+    def __exit__(self, *exc) -> None:
+        _state.graph_backward -= 1
+
+
+def building_graph() -> bool:
+    """Is a backward that builds a graph running in this thread?"""
+    return getattr(_state, "graph_backward", 0) > 0

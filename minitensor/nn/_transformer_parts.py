@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import random
+from .._device import check_device
 from ..ops.nn_ops import AddLayerNorm, FeedForward
 from ..tensor import Tensor
 from ._utils import check_size
@@ -16,7 +17,7 @@ from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
-from .functional._checks import check_probability
+from .functional._checks import as_input, check_probability
 from .functional.activation import gelu, relu
 from .hooks import has_hooks
 from .linear import Linear
@@ -25,6 +26,60 @@ from .normalization import LayerNorm
 
 
 # ------------------------------------------------------------------- helpers
+class Default:
+    """The default of a keyword argument that the caller did not pass (shown as ``value`` in the
+    signature), so that ``positional_options`` can tell a keyword given twice."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+# The encoder layer's arguments after ``activation``, in the two positional orders it reads.
+LUCID_ORDER = ("batch_first", "norm_first", "device", "dtype")
+PYTORCH_ORDER = ("layer_norm_eps", "batch_first", "norm_first", "bias", "device", "dtype")
+
+
+def positional_options(layer: str, args: tuple, options: dict) -> dict:
+    """The options of ``TransformerEncoderLayer`` from its positional arguments after ``activation``
+    (``args``) and its keyword arguments (``options``: name -> value, or ``Default`` when not given).
+
+    ``args`` are read in the Lucid page's order (``LUCID_ORDER``) unless the first of them (the sixth
+    positional argument) is a float, which only PyTorch's order (``PYTORCH_ORDER``) puts there
+    (``layer_norm_eps``); then all of them are read in PyTorch's order.  A sixth argument that fits
+    neither order unambiguously (an int such as 0 or 1: ``batch_first`` or ``layer_norm_eps``?) is
+    refused, as is an argument given both by position and by keyword.  Nothing is misread silently.
+    """
+    order = LUCID_ORDER
+    if args:
+        first = args[0]
+        if isinstance(first, (float, np.floating)):
+            order = PYTORCH_ORDER
+        elif not isinstance(first, (bool, np.bool_)):
+            raise TypeError(
+                f"{layer}: the 6th positional argument is ambiguous: {first!r} ({type(first).__name__}). "
+                f"minitensor's (Lucid's) order is (d_model, nhead, dim_feedforward, dropout, activation, "
+                f"batch_first, norm_first, device, dtype); PyTorch's is (d_model, nhead, dim_feedforward, dropout, "
+                f"activation, layer_norm_eps, batch_first, norm_first, bias, device, dtype).  Pass a bool "
+                f"batch_first, a float layer_norm_eps (e.g. 1e-5, not 1), or better the options by keyword"
+            )
+    if len(args) > len(order):
+        raise TypeError(
+            f"{layer}: too many positional arguments: {5 + len(args)} given, at most {5 + len(order)} in "
+            f"{'PyTorch' if order is PYTORCH_ORDER else 'the Lucid page'}'s order ({', '.join(order)} after activation)"
+        )
+    resolved = {}
+    for name, value in options.items():
+        resolved[name] = value.value if isinstance(value, Default) else value
+    for name, value in zip(order, args):
+        if not isinstance(options[name], Default):
+            raise TypeError(f"{layer}: got multiple values for argument {name!r} (by position and by keyword)")
+        resolved[name] = value
+    return resolved
+
+
 def _activation(activation, layer: str) -> Callable:
     if isinstance(activation, str):
         if activation == "relu":
@@ -44,14 +99,13 @@ def _check_config(layer: str, d_model, nhead, dim_feedforward, dropout, device) 
     if d_model % nhead != 0:
         raise ValueError(f"{layer}: d_model ({d_model}) must be divisible by nhead ({nhead})")
     check_probability(dropout, "dropout", layer)
-    if device is not None and device != "cpu":
-        raise ValueError(f"{layer}: device must be None or 'cpu' (minitensor runs on the CPU), got {device!r}")
+    check_device(device, layer)
 
 
-def _check_input(x, name: str, d_model: int, dtype, layer: str) -> None:
-    """A Tensor of rank 2 or 3 whose last dim is d_model and whose dtype is ``dtype`` (unless None)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{layer}: {name} must be a Tensor, got {type(x).__name__}")
+def _check_input(x, name: str, d_model: int, dtype, layer: str) -> Tensor:
+    """``x`` as a Tensor (a NumPy array is converted, a float one to ``dtype``: ``as_input``), checked:
+    rank 2 or 3, last dim d_model, dtype ``dtype`` (unless None)."""
+    x = as_input(x, name, layer, like=dtype)
     if x.ndim not in (2, 3):
         raise ValueError(f"{layer}: {name} must be 3-D (batched) or 2-D (unbatched), got shape {x.shape}")
     if x.shape[-1] != d_model:
@@ -61,6 +115,7 @@ def _check_input(x, name: str, d_model: int, dtype, layer: str) -> None:
             f"{layer}: {name} has dtype {x.dtype} but the parameters have {dtype}; "
             f"convert one of them (module.to({x.dtype}) or {name}.to({dtype}))"
         )
+    return x
 
 
 def _check_mask(mask, name: str, shapes: tuple, layer: str) -> None:

@@ -12,6 +12,8 @@ overflows.  A row of all ``-inf`` gives NaN in softmax (0/0), as in PyTorch and 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import random
@@ -61,7 +63,7 @@ class Linear(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias=None):
-        rows = x.reshape(-1, x.shape[-1])  # (M, in): a view unless x is non-contiguous
+        rows = _rows_view(x)  # (M, in): a view unless x is non-contiguous
         y = rows @ weight.T
         if bias is not None:
             y += bias
@@ -72,7 +74,7 @@ class Linear(Function):
     @staticmethod
     def backward(ctx, grad):
         rows, weight = ctx.saved_tensors
-        g = grad.reshape(-1, weight.shape[0])  # (M, out)
+        g = grad.reshape(rows.shape[0], weight.shape[0])  # (M, out)
         need_x, need_w, need_b = ctx.needs_input_grad
         gx = (g @ weight).reshape(ctx.x_shape) if need_x else None
         gw = g.T @ rows if need_w else None
@@ -150,6 +152,12 @@ class AddLayerNorm(Function):
         )
 
 
+def _rows_view(x: np.ndarray) -> np.ndarray:
+    """x (..., D) as (M, D), M the product of the leading dims (a view unless x is non-contiguous).
+    Not ``reshape(-1, D)``: that fails on an empty x when D = 0."""
+    return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+
+
 def _rows(x: np.ndarray, d: int) -> np.ndarray:
     """x as a C-contiguous (M, d) array (a view when x is contiguous)."""
     return np.ascontiguousarray(x).reshape(-1, d) if x.size else x.reshape(0, d)
@@ -217,7 +225,7 @@ class FeedForward(Function):
 
     @staticmethod
     def forward(ctx, x, w1, b1=None, w2=None, b2=None, activation="relu", keep=None, scale=1.0):
-        rows = x.reshape(-1, x.shape[-1])  # (M, E): a view unless x is non-contiguous
+        rows = _rows_view(x)  # (M, E): a view unless x is non-contiguous
         z = rows @ w1.T
         keep_rows = None if keep is None else keep.reshape(z.shape)
         scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
@@ -237,7 +245,7 @@ class FeedForward(Function):
     def backward(ctx, grad):
         rows, w1, w2, h, pre = ctx.saved_tensors
         need_x, need_w1, need_b1, need_w2, need_b2 = ctx.needs_input_grad
-        g = grad.reshape(-1, w2.shape[0])
+        g = grad.reshape(rows.shape[0], w2.shape[0])
         dh = g @ w2
         if ctx.activation == "relu":
             dpre, db1 = act.relu_backward(h, dh, ctx.scale, need_b1)

@@ -113,3 +113,18 @@ def test_second_derivatives_of_primitives_match_pytorch():
     theirs = torch.autograd.grad(program(torch, ta, tb, torch.tensor(w_np)), (ta, tb))
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_second_derivatives_of_0d_tensors_whose_forward_returns_a_numpy_scalar():
+    """np.exp of a 0-d array is a NumPy scalar; the saved output must still come back as the output."""
+    x = f64(1.0)
+    (g,) = mt.autograd.grad(x.exp(), x, create_graph=True)
+    (h,) = mt.autograd.grad(g, x)
+    assert h.item() == pytest.approx(np.e)
+    x = f64(0.3)
+    (g,) = mt.autograd.grad(x.tanh() * x.sigmoid(), x, create_graph=True)
+    (h,) = mt.autograd.grad(g, x)
+    t, s = np.tanh(0.3), 1 / (1 + np.exp(-0.3))
+    dt, ds = 1 - t * t, s * (1 - s)
+    expected = -2 * t * dt * s + 2 * dt * ds + t * ds * (1 - 2 * s)
+    assert h.item() == pytest.approx(expected, rel=1e-10)
