@@ -4,6 +4,8 @@ and the failed gradient checks name what it looks like (the diagnosis) where the
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from minitensor.course.grader import grade_module
@@ -35,6 +37,12 @@ def test_the_kit_ships_the_classic_wrong_answers() -> None:
 def test_solution_full_marks_stub_zero(task) -> None:
     assert sum(r.score for r in _grade(task, task.solution_text())) == task.points
     assert sum(r.score for r in _grade(task, task.stub_text())) == 0
+    stub = task.stub_text()
+    marked = re.findall(r"# BEGIN SOLUTION\n(.*?)# END SOLUTION", task.solution, re.S)
+    for part in marked:  # (a docstring may state a formula, but not the code)
+        lines = [line.strip() for line in part.splitlines() if len(line.strip()) > 12]
+        shown = [line for line in lines if line in stub]
+        assert len(shown) <= len(lines) // 3, f"the stub of {task.name} gives away {shown}"
 
 
 @pytest.mark.parametrize(("task", "mutant"), MUTANTS, ids=lambda x: getattr(x, "name", ""))

@@ -81,7 +81,20 @@ def test_notebook_executes(notebooks, name: str, tmp_path: Path, monkeypatch) ->
                                 resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
         assert all(c.get("execution_count") for c in executed.cells if c.cell_type == "code")
     else:  # no Jupyter kernel here: the code cells in order, in one namespace
-        namespace = {"__name__": f"notebook_{Path(name).stem}"}
-        for cell in nb["cells"]:
-            if cell["cell_type"] == "code":
-                exec(compile("".join(cell["source"]), f"{name} cell {cell['id']}", "exec"), namespace)
+        run_cells(nb, name)
+
+
+def run_cells(nb: dict, name: str) -> dict:
+    """What a kernel does with a notebook, minus the kernel: each code cell in order, one namespace."""
+    namespace = {"__name__": f"notebook_{Path(name).stem}"}
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            exec(compile("".join(cell["source"]), f"{name} cell {cell['id']}", "exec"), namespace)
+    return namespace
+
+
+def test_cells_run_in_order_in_one_namespace(notebooks, tmp_path: Path, monkeypatch) -> None:
+    """The fallback used without a kernel; course.md's later cells use the earlier cells' names."""
+    monkeypatch.chdir(tmp_path)
+    namespace = run_cells(notebooks["course.md"], "course.md")
+    assert namespace["report"]["score"] == 6
