@@ -22,6 +22,19 @@ def leaf(rng: np.random.Generator, *shape: int, transposed: bool = False, low: f
     return t
 
 
+def random_shape(rng: np.random.Generator, min_ndim: int = 1, max_ndim: int = 3) -> tuple:
+    """A random shape: ``min_ndim``-``max_ndim`` dims of sizes 2-4."""
+    return tuple(int(s) for s in rng.integers(2, 5, int(rng.integers(min_ndim, max_ndim + 1))))
+
+
+def broadcast_pair(rng: np.random.Generator) -> tuple:
+    """Two random shapes that broadcast: some dims set to 1, some leading dims left out of the second."""
+    out = random_shape(rng)
+    a = tuple(1 if rng.random() < 0.3 else s for s in out)
+    b = tuple(1 if rng.random() < 0.3 else s for s in out)[int(rng.integers(0, len(out))) :]
+    return a, b
+
+
 def expect_close(got, want, what: str, rtol: float = 1e-7, atol: float = 1e-9) -> None:
     """Raise ``CheckFailure`` (with a diagnosis) unless ``got`` equals the reference ``want``."""
     got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)

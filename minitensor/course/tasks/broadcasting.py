@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnose import gradient_check
+from ..diagnose import gradient_check, shape_diagnosis
 from ..ops import build
 from ._base import Check, CheckFailure, Mutant, Task
-from ._helpers import leaf
+from ._helpers import broadcast_pair, leaf
 
 SOLUTION = '''"""Week 2: undoing broadcasting.
 
@@ -42,21 +42,19 @@ CASES = [((2, 3), (3,)), ((4, 2, 3), (2, 1)), ((3, 1), (1, 4)), ((2, 1, 3), (2, 
 
 def _shapes(wb) -> None:
     rng = np.random.default_rng(3)
-    for sa, sb in CASES:
+    for sa, sb in CASES + [broadcast_pair(rng) for _ in range(3)]:
         out = np.broadcast_shapes(sa, sb)
         grad = rng.standard_normal(out)
         for shape in (sa, sb):
             got = np.asarray(wb.broadcasting.unbroadcast(grad, shape))
             if got.shape != shape:
-                from ..diagnose import shape_diagnosis
-
                 label, text = shape_diagnosis(got.shape, shape)
                 raise CheckFailure(f"unbroadcast(grad of shape {out}, {shape}) has shape {got.shape}: {text}", label)
 
 
 def _gradients(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(4)
-    for sa, sb in CASES:
+    for sa, sb in CASES + [broadcast_pair(rng) for _ in range(3)]:
         a, b = leaf(rng, *sa, transposed=len(sa) == 2), leaf(rng, *sb)
         gradient_check(ops.add, [a, b])
         gradient_check(lambda x, y: ops.mul(ops.add(x, y), y), [a, b])

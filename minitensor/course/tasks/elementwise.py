@@ -7,7 +7,7 @@ import numpy as np
 from ..diagnose import gradient_check
 from ..ops import build
 from ._base import Check, Mutant, Task
-from ._helpers import leaf
+from ._helpers import broadcast_pair, leaf, random_shape
 
 SOLUTION = '''"""Week 1: backward rules of elementwise ops.
 
@@ -80,7 +80,7 @@ def relu_backward(grad, x):
 
 def _binary(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(1)
-    cases = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4))]
+    cases = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)), broadcast_pair(rng), broadcast_pair(rng)]
     for sa, sb in cases:
         a, b = leaf(rng, *sa, transposed=len(sa) == 2), leaf(rng, *sb, low=0.5)
         gradient_check(ops.mul, [a, b])
@@ -89,7 +89,7 @@ def _binary(wb) -> None:
 
 def _unary(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(2)
-    for shape in [(5,), (3, 4), (2, 3, 2)]:
+    for shape in [(5,), (3, 4), (2, 3, 2), random_shape(rng)]:
         x = leaf(rng, *shape, transposed=len(shape) == 2)
         gradient_check(ops.exp, [x])
         gradient_check(ops.tanh, [x])

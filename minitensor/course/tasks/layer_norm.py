@@ -9,7 +9,7 @@ import minitensor.nn.functional as F
 from ..diagnose import gradient_check
 from ..ops import build
 from ._base import Check, Mutant, Task
-from ._helpers import expect_close, leaf
+from ._helpers import expect_close, leaf, random_shape
 
 SOLUTION = '''"""Week 7: layer norm over the last dim (size E).
 
@@ -63,7 +63,7 @@ def _forward(wb) -> None:
 
 def _backward(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(14)
-    for shape in [(3, 6), (2, 3, 5), (4, 4)]:
+    for shape in [(3, 6), (2, 3, 5), (4, 4), random_shape(rng, 2, 3)]:
         x, w, b = leaf(rng, *shape, transposed=len(shape) == 2), leaf(rng, shape[-1]), leaf(rng, shape[-1])
         features = lambda x, w, b: {"1": np.ones(x.shape), "xhat": _xhat(x)}  # noqa: E731
         gradient_check(ops.layer_norm, [x, w, b], features=features)

@@ -7,7 +7,7 @@ import numpy as np
 from ..diagnose import gradient_check
 from ..ops import build
 from ._base import Check, Mutant, Task
-from ._helpers import leaf
+from ._helpers import broadcast_pair, leaf, random_shape
 
 SOLUTION = '''"""Week 4: matmul.
 
@@ -34,14 +34,17 @@ def matmul_backward(grad, a, b):
 
 def _plain(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(7)
-    for n, k, m in [(3, 4, 2), (2, 3, 3), (4, 4, 4)]:
+    for n, k, m in [(3, 4, 2), (2, 3, 3), (4, 4, 4), random_shape(rng, 3, 3)]:
         a, b = leaf(rng, n, k, transposed=True), leaf(rng, k, m)
         gradient_check(ops.matmul, [a, b])
 
 
 def _batched(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(8)
-    for sa, sb in [((2, 3, 4), (4, 2)), ((2, 1, 3, 3), (3, 3, 3)), ((2, 3, 4), (2, 4, 4))]:
+    n, k, m = random_shape(rng, 3, 3)
+    batch_a, batch_b = broadcast_pair(rng)
+    for sa, sb in [((2, 3, 4), (4, 2)), ((2, 1, 3, 3), (3, 3, 3)), ((2, 3, 4), (2, 4, 4)),
+                   (batch_a + (n, k), batch_b + (k, m))]:  # fmt: skip
         a, b = leaf(rng, *sa, transposed=True), leaf(rng, *sb)
         gradient_check(ops.matmul, [a, b])
 

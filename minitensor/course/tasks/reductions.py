@@ -7,7 +7,7 @@ import numpy as np
 from ..diagnose import gradient_check
 from ..ops import build
 from ._base import Check, Mutant, Task
-from ._helpers import leaf
+from ._helpers import leaf, random_shape
 
 SOLUTION = '''"""Week 3: reductions.
 
@@ -71,9 +71,19 @@ SETTINGS = [((4, 4), 1, False), ((4, 4), 0, True), ((2, 3, 4), (0, 2), False), (
             ((2, 3, 3), -1, False)]  # fmt: skip
 
 
+def _random_settings(rng: np.random.Generator, n: int) -> list:
+    """``n`` random (shape, dim, keepdim): a random shape, one of its dims (maybe negative) or None."""
+    settings = []
+    for _ in range(n):
+        shape = random_shape(rng)
+        dims = [None, *range(-len(shape), len(shape))]
+        settings.append((shape, dims[int(rng.integers(len(dims)))], bool(rng.integers(2))))
+    return settings
+
+
 def _sum_mean(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(5)
-    for shape, dim, keepdim in SETTINGS:
+    for shape, dim, keepdim in SETTINGS + _random_settings(rng, 3):
         x = leaf(rng, *shape, transposed=len(shape) == 2)
         gradient_check(lambda t, d=dim, k=keepdim: ops.sum(t, d, k), [x])
         gradient_check(lambda t, d=dim, k=keepdim: ops.mean(t, d, k), [x])
@@ -82,7 +92,7 @@ def _sum_mean(wb) -> None:
 
 def _max(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(6)
-    for shape, dim, keepdim in SETTINGS:
+    for shape, dim, keepdim in SETTINGS + _random_settings(rng, 3):
         x = leaf(rng, *shape)
         x._data[...] = rng.permutation(x.numel()).reshape(shape) * 0.1  # distinct values: no ties
         gradient_check(lambda t, d=dim, k=keepdim: ops.max(t, d, k), [x])

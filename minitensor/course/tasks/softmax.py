@@ -9,7 +9,7 @@ import minitensor as mt
 from ..diagnose import gradient_check
 from ..ops import build
 from ._base import Check, Mutant, Task
-from ._helpers import expect_close, leaf, stable
+from ._helpers import expect_close, leaf, random_shape, stable
 
 SOLUTION = '''"""Week 6: softmax and log-softmax along ``dim``.
 
@@ -60,9 +60,15 @@ def log_softmax_backward(grad, out, dim):
 SHAPES = [((3, 5), -1), ((4, 4), 0), ((2, 3, 4), 1)]
 
 
+def _shapes(rng: np.random.Generator) -> list:
+    """The fixed cases, then a random shape with a random dim."""
+    shape = random_shape(rng, 2, 3)
+    return SHAPES + [(shape, int(rng.integers(-len(shape), len(shape))))]
+
+
 def _softmax(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(11)
-    for shape, dim in SHAPES:
+    for shape, dim in _shapes(rng):
         x = leaf(rng, *shape, transposed=len(shape) == 2)
         expect_close(wb.softmax.softmax_forward(x.numpy(), dim), x.softmax(dim).numpy(), "softmax_forward")
         gradient_check(lambda t, d=dim: ops.softmax(t, d), [x], axis=dim,
@@ -71,7 +77,7 @@ def _softmax(wb) -> None:
 
 def _log_softmax(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(12)
-    for shape, dim in SHAPES:
+    for shape, dim in _shapes(rng):
         x = leaf(rng, *shape, transposed=len(shape) == 2)
         want = x.log_softmax(dim).numpy()
         expect_close(wb.softmax.log_softmax_forward(x.numpy(), dim), want, "log_softmax_forward")
