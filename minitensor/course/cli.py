@@ -17,6 +17,7 @@ from pathlib import Path
 from . import grader
 from .notebooks import write_notebooks
 from .tasks import BY_NAME, TASKS
+from .tasks._base import Task
 
 _README = """# minitensor course workbook
 
@@ -30,7 +31,7 @@ The last task's milestone trains a small Transformer on all of your files.
 """
 
 
-def _task_names(names: list[str] | None) -> list:
+def _task_names(names: list[str] | None) -> list[Task]:
     unknown = [n for n in names or [] if n not in BY_NAME]
     if unknown:
         raise SystemExit(f"unknown task(s) {unknown}; the tasks are: {', '.join(t.name for t in TASKS)}")
@@ -47,7 +48,7 @@ def _write(directory: Path, files: dict, force: bool) -> None:
         (directory / name).write_text(text, encoding="utf-8")
 
 
-def autograding(tasks: list) -> dict:
+def autograding(tasks: list[Task]) -> dict:
     """GitHub Classroom's .github/classroom/autograding.json: one test per task, its points, exit code 0 = pass."""
     tests = [{"name": t.title, "setup": "", "run": f"python -m minitensor.course check . --task {t.name}",
               "input": "", "output": "", "comparison": "included", "timeout": 10, "points": t.points}
@@ -55,7 +56,7 @@ def autograding(tasks: list) -> dict:
     return {"tests": tests}
 
 
-def cmd_list(args) -> int:
+def cmd_list(args: argparse.Namespace) -> int:
     print(f"{'task':<14}{'points':>6}  what")
     for week, t in enumerate(TASKS, start=1):
         print(f"{t.name:<14}{t.points:>6}  week {week}: {t.title} - {t.summary}")
@@ -63,7 +64,7 @@ def cmd_list(args) -> int:
     return 0
 
 
-def cmd_new(args) -> int:
+def cmd_new(args: argparse.Namespace) -> int:
     tasks = _task_names(args.tasks)
     files = {f"{t.name}.py": t.stub_text() for t in tasks}
     files["README.md"] = _README.format(first=tasks[0].name)
@@ -74,14 +75,14 @@ def cmd_new(args) -> int:
     return 0
 
 
-def cmd_solutions(args) -> int:
+def cmd_solutions(args: argparse.Namespace) -> int:
     tasks = _task_names(args.tasks)
     _write(Path(args.dir), {f"{t.name}.py": t.solution_text() for t in tasks}, args.force)
     print(f"wrote the solutions of {len(tasks)} task(s) to {args.dir}")
     return 0
 
 
-def cmd_check(args) -> int:
+def cmd_check(args: argparse.Namespace) -> int:
     if not Path(args.dir).is_dir():
         raise SystemExit(f"check: {args.dir} is not a directory")
     results = grader.grade(Path(args.dir), [t.name for t in _task_names(args.task)])
@@ -91,7 +92,7 @@ def cmd_check(args) -> int:
     return 0 if all(r.score == r.max_score for r in results) else 1
 
 
-def cmd_notebooks(args) -> int:
+def cmd_notebooks(args: argparse.Namespace) -> int:
     try:
         paths = write_notebooks(Path(args.outdir), args.docs)
     except FileNotFoundError as error:

@@ -145,8 +145,8 @@ def diagnose(a, n, a2=None, n2=None, features: dict | None = None, axis: int = -
             f"{' and '.join(features)}: a term of the backward formula is missing"
         )
     worst = np.unravel_index(int(np.argmax(np.abs(a - n))), a.shape)
-    return None, f"no simple pattern; largest difference at {tuple(map(int, worst))}: analytic {a[worst]:.6g}, " \
-        f"numeric {n[worst]:.6g}"  # fmt: skip
+    where = tuple(int(i) for i in worst)
+    return None, f"no simple pattern; largest difference at {where}: analytic {a[worst]:.6g}, numeric {n[worst]:.6g}"
 
 
 def numeric_gradients(fn, inputs: list, weights: list, eps: float = 1e-6) -> list:

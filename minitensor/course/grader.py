@@ -20,12 +20,12 @@ import json
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
 from .tasks import BY_NAME, TASKS
-from .tasks._base import CheckFailure, Task
+from .tasks._base import Check, CheckFailure, Task
 from .workbook import load_directory, mixed
 
 
@@ -41,7 +41,7 @@ class Result:
     cause: str | None = None
 
 
-def run_check(task: Task, check, wb) -> Result:
+def run_check(task: Task, check: Check, wb: SimpleNamespace) -> Result:
     """Run one check on workbook ``wb``; never raises."""
     cause = None
     try:
@@ -53,14 +53,14 @@ def run_check(task: Task, check, wb) -> Result:
     except CheckFailure as error:
         output, cause = str(error), error.cause
     except Exception as error:  # the student's code raised: show where, in their file
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if "workbook" in f.filename or
-                  not f.filename.startswith(str(Path(__file__).parents[1]))]  # fmt: skip
+        student_file = getattr(vars(wb).get(task.name), "__file__", None)
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == student_file]
         where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
         output = f"{type(error).__name__}: {error}{where}"
     return Result(task.name, check.name, 0, check.points, output, cause)
 
 
-def grade_module(task: Task, module: ModuleType | str, own=None) -> list[Result]:
+def grade_module(task: Task, module: ModuleType | str, own: SimpleNamespace | None = None) -> list[Result]:
     """Every check of ``task`` with ``module`` (or an error message: every check fails with it)."""
     if isinstance(module, str):
         return [Result(task.name, c.name, 0, c.points, module) for c in task.checks]

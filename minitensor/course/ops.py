@@ -8,8 +8,10 @@ library's own rules.  Every gradient a student returns is shape-checked
 (``diagnose.check_shape``): the engine would otherwise quietly sum a broadcast
 gradient that the student forgot to reduce.
 
->>> ops = build(reference_workbook())
->>> y = ops.mul(x, w)                      # MulBackward calls wb.elementwise.mul_backward
+Example (``reference_workbook`` is in workbook.py)::
+
+    ops = build(reference_workbook())
+    y = ops.mul(x, w)         # a Tensor whose grad_fn, MulBackward, calls wb.elementwise.mul_backward
 """
 
 from __future__ import annotations
@@ -184,4 +186,5 @@ class WorkbookAdamW(mt.optim.AdamW):
         new, m, v = self._adam_step(param.copy(), grad, state["exp_avg"], state["exp_avg_sq"], state["step"],
                                     group["lr"], beta1, beta2, group["eps"], group["weight_decay"])  # fmt: skip
         param[...] = check_shape("adam_step (param)", new, param.shape)
-        state["exp_avg"], state["exp_avg_sq"] = check_shape("adam_step (m)", m, param.shape), np.asarray(v)
+        state["exp_avg"] = check_shape("adam_step (m)", m, param.shape)
+        state["exp_avg_sq"] = check_shape("adam_step (v)", v, param.shape)

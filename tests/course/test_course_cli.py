@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,17 @@ from minitensor.course.workbook import load_text
 
 REQUIRED = ["elementwise", "broadcasting", "reductions", "matmul", "indexing", "softmax", "layer_norm", "engine",
             "cross_entropy", "attention", "adam", "transformer"]  # fmt: skip
+
+
+def test_the_module_runs_and_its_exit_status_is_the_verdict(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "minitensor.course"]
+    root = Path(__file__).resolve().parents[2]
+    listed = subprocess.run([*command, "list"], capture_output=True, text=True, cwd=root, check=False)
+    assert listed.returncode == 0 and "transformer" in listed.stdout
+    subprocess.run([*command, "new", str(tmp_path)], capture_output=True, cwd=root, check=True)
+    checked = subprocess.run([*command, "check", str(tmp_path), "--task", "adam"], capture_output=True, text=True,
+                             cwd=root, check=False)  # fmt: skip
+    assert checked.returncode == 1 and "Total: 0/10 points" in checked.stdout
 
 
 def test_list_shows_the_tasks_with_their_points(capsys) -> None:

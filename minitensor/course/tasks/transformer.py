@@ -9,7 +9,7 @@ import minitensor.nn as nn
 
 from ..diagnose import gradient_check
 from ..ops import build
-from ._base import Check, CheckFailure, Task
+from ._base import Check, CheckFailure, Mutant, Task
 from ._helpers import expect_close
 
 SOLUTION = '''"""Week 12: a Transformer encoder layer from parts (Post-LN, batch first, no dropout).
@@ -95,6 +95,9 @@ def _milestone(wb) -> None:
                            f"{QUICK['bar']:.0%} (the reference workbook reaches it)")  # fmt: skip
 
 
+_RIGHT = 'x = ops.layer_norm(ops.add(x, self_attention(x, p, ops, nhead, mask)), p["norm1.weight"], p["norm1.bias"])'
+_WRONG = 'x = ops.add(x, ops.layer_norm(self_attention(x, p, ops, nhead, mask), p["norm1.weight"], p["norm1.bias"]))'
+
 TASK = Task(
     name="transformer",
     title="A Transformer encoder layer from parts (and the milestone)",
@@ -104,5 +107,6 @@ TASK = Task(
         Check("equals nn.TransformerEncoderLayer", 4, _forward),
         Check("gradients", 3, _gradients),
         Check("milestone: the demo Transformer trains on your ops to 80 %", 8, _milestone),
-    ],  # fmt: skip
+    ],
+    mutants=[Mutant("the residual added after the norm", _RIGHT, _WRONG, None)],
 )
