@@ -149,6 +149,22 @@ def diagnose(a, n, a2=None, n2=None, features: dict | None = None, axis: int = -
     return None, f"no simple pattern; largest difference at {where}: analytic {a[worst]:.6g}, numeric {n[worst]:.6g}"
 
 
+def _against_reference(fn, reference, inputs: list, seed: int, get=None) -> None:
+    """fn's output and gradients (one random output weighting; ``get`` computes fn's) equal ``reference``'s."""
+    with mt.no_grad():
+        out, want = fn(*inputs).numpy(), reference(*inputs).numpy()
+    if out.shape != want.shape or not np.allclose(out, want, rtol=1e-7, atol=1e-9):
+        raise CheckFailure("the output differs from minitensor's reference", None)
+    w = np.random.default_rng(seed + 1).standard_normal(out.shape)
+    for i, (a, r) in enumerate(zip((get or _autograd)(fn, inputs, w), _autograd(reference, inputs, w))):
+        if not np.allclose(a, r, rtol=1e-7, atol=1e-9):
+            label, text = diagnose(a, r)
+            if _close(a, r):  # within gradcheck's tolerance, but more than rounding
+                label, text = None, f"off by up to {np.max(np.abs(a - r)):.3g}, more than rounding (rtol 1e-7)"
+            text = text.replace("numeric one", "reference's").replace("numeric ", "reference ")
+            raise CheckFailure(f"gradient of input {i} differs from minitensor's own: {text}", label)
+
+
 def numeric_gradients(fn, inputs: list, weights: list, eps: float = 1e-6) -> list:
     """For each weighting w: central differences of ``(w * fn(*inputs)).sum()`` for every input."""
     out = [[np.zeros(t.shape) for t in inputs] for _ in weights]
@@ -173,10 +189,14 @@ def _autograd(fn, inputs: list, w: np.ndarray) -> list:
     return [np.zeros(t.shape) if g is None else g.numpy() for g, t in zip(gs, inputs)]
 
 
-def gradient_check(fn, inputs: list, *, analytic=None, features=None, axis: int = -1, seed: int = 0) -> None:
+def gradient_check(
+    fn, inputs: list, *, reference=None, analytic=None, features=None, axis: int = -1, seed: int = 0
+) -> None:
     """Raise ``CheckFailure`` (naming the bug when it can) unless fn's gradients are right.
 
     ``fn(*inputs) -> Tensor``; ``inputs``: float64 Tensors with requires_grad.
+    ``reference``: the same function in minitensor's own ops; once the finite differences
+    agree, the output and the gradients must also equal the reference's (to 1e-7).
     ``analytic(fn, inputs, w) -> [arrays]`` replaces autograd (e.g. a student's engine).
     ``features``: ``(*inputs) -> {name: array shaped like each gradient}`` for ``diagnose``.
     """
@@ -184,6 +204,8 @@ def gradient_check(fn, inputs: list, *, analytic=None, features=None, axis: int 
         if analytic is None:
             try:
                 gradcheck(fn, inputs)
+                if reference is not None:
+                    _against_reference(fn, reference, inputs, seed)
                 return
             except GradcheckError as error:
                 first = str(error)
@@ -206,3 +228,5 @@ def gradient_check(fn, inputs: list, *, analytic=None, features=None, axis: int 
             raise CheckFailure(f"gradient of input {i} (shape {tuple(inputs[i].shape)}) is wrong: {text}", label)
     if analytic is None:  # gradcheck failed where the two weightings did not look
         raise CheckFailure(first, None)
+    if reference is not None:
+        _against_reference(fn, reference, inputs, seed, analytic)

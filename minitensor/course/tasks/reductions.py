@@ -85,8 +85,12 @@ def _sum_mean(wb) -> None:
     ops, rng = build(wb), np.random.default_rng(5)
     for shape, dim, keepdim in SETTINGS + _random_settings(rng, 3):
         x = leaf(rng, *shape, transposed=len(shape) == 2)
-        gradient_check(lambda t, d=dim, k=keepdim: ops.sum(t, d, k), [x])
-        gradient_check(lambda t, d=dim, k=keepdim: ops.mean(t, d, k), [x])
+        gradient_check(
+            lambda t, d=dim, k=keepdim: ops.sum(t, d, k), [x], reference=lambda t, d=dim, k=keepdim: t.sum(d, k)
+        )
+        gradient_check(
+            lambda t, d=dim, k=keepdim: ops.mean(t, d, k), [x], reference=lambda t, d=dim, k=keepdim: t.mean(d, k)
+        )
         gradient_check(lambda t, d=dim, k=keepdim: ops.sum(ops.tanh(t), d, k), [x])
 
 
@@ -95,7 +99,9 @@ def _max(wb) -> None:
     for shape, dim, keepdim in SETTINGS + _random_settings(rng, 3):
         x = leaf(rng, *shape)
         x._data[...] = rng.permutation(x.numel()).reshape(shape) * 0.1  # distinct values: no ties
-        gradient_check(lambda t, d=dim, k=keepdim: ops.max(t, d, k), [x])
+        gradient_check(
+            lambda t, d=dim, k=keepdim: ops.max(t, d, k), [x], reference=lambda t, d=dim, k=keepdim: t.amax(d, k)
+        )
 
 
 TASK = Task(
