@@ -5,11 +5,11 @@ reference workbook (so a missing task elsewhere costs nothing here), except the
 milestone, which trains on the student's whole workbook.  A check scores its points
 when it raises nothing; ``NotImplementedError`` means "not written yet".
 
-The JSON report is Gradescope's ``results.json``::
+The JSON report is Gradescope's ``results.json`` (only fields Gradescope defines)::
 
-    {"score": 37, "max_score": 120,
+    {"score": 37, "output": "Total: 37/125 points", "extra_data": {"max_score": 125},
      "tests": [{"name": "elementwise: pow, exp, tanh, relu", "score": 5, "max_score": 5,
-                "output": "passed", "cause": null}, ...]}
+                "status": "passed", "output": "passed", "extra_data": {"cause": null}}, ...]}
 
 (``cause``: the diagnosis label of a failed gradient check, see ``diagnose``.)
 """
@@ -97,10 +97,20 @@ def text_report(results: list[Result]) -> str:
 
 
 def json_report(results: list[Result]) -> dict:
-    """Gradescope's results.json (``score`` and ``tests``), plus ``max_score``."""
-    tests = [{"name": f"{r.task}: {r.check}", "score": r.score, "max_score": r.max_score, "output": r.output,
-              "cause": r.cause} for r in results]  # fmt: skip
-    return {"score": sum(r.score for r in results), "max_score": sum(r.max_score for r in results), "tests": tests}
+    """Gradescope's results.json: ``score``, ``output``, ``tests``; the maximum and causes in ``extra_data``."""
+    tests = [
+        {"name": f"{r.task}: {r.check}", "score": r.score, "max_score": r.max_score,
+         "status": "passed" if r.score == r.max_score else "failed", "output": r.output,
+         "extra_data": {"cause": r.cause}}
+        for r in results
+    ]  # fmt: skip
+    score, full = sum(r.score for r in results), sum(r.max_score for r in results)
+    return {
+        "score": score,
+        "output": f"Total: {score}/{full} points",
+        "extra_data": {"max_score": full},
+        "tests": tests,
+    }
 
 
 def write_json(results: list[Result], path: Path) -> None:

@@ -69,13 +69,15 @@ def test_fresh_stubs_score_zero_and_solutions_full_marks(tmp_path: Path, capsys)
     main(["solutions", str(tmp_path / "sol")])
     assert main(["check", str(tmp_path / "stubs"), "--json", str(tmp_path / "stubs.json")]) == 1
     stubs = json.loads((tmp_path / "stubs.json").read_text())
-    assert stubs["score"] == 0 and stubs["max_score"] == sum(t.points for t in TASKS)
+    assert stubs["score"] == 0 and stubs["extra_data"]["max_score"] == sum(t.points for t in TASKS)
     assert all("not implemented yet" in t["output"] for t in stubs["tests"])
     assert main(["check", str(tmp_path / "sol"), "--json", str(tmp_path / "sol.json")]) == 0
     report = json.loads((tmp_path / "sol.json").read_text())
-    assert report["score"] == report["max_score"] == sum(t.points for t in TASKS)
-    for test in report["tests"]:  # Gradescope's results.json fields
-        assert {"name", "score", "max_score", "output"} <= set(test) and test["score"] == test["max_score"]
+    assert report["score"] == report["extra_data"]["max_score"] == sum(t.points for t in TASKS)
+    assert set(report) == {"score", "output", "extra_data", "tests"}  # fields Gradescope defines
+    for test in report["tests"]:
+        assert set(test) == {"name", "score", "max_score", "status", "output", "extra_data"}
+        assert test["score"] == test["max_score"] and test["status"] == "passed"
     assert any("milestone" in t["name"] for t in report["tests"])
     assert f"Total: {report['score']}/{report['score']} points" in capsys.readouterr().out
 
