@@ -15,7 +15,13 @@ import json
 import re
 from pathlib import Path
 
-COURSE_PAGES = ["autograd.md", "gradcheck.md", "tutorial.md", "course.md"]  # the course texts, in order
+COURSE_PAGES = [
+    "autograd.md",
+    "gradcheck.md",
+    "backprop_by_hand.md",
+    "tutorial.md",
+    "course.md",
+]  # the course texts, in order
 _PYTHON = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$\n?", re.S | re.M)
 
 
