@@ -25,7 +25,7 @@ Backward, with ``G = d(loss)/d(out)`` and ``Pd = P * dropout_mask``::
 
 The math lives in ``minitensor.kernels.attention`` (NumPy's BLAS for the
 matrix products, a numba row kernel for the softmax between them, and a
-NumPy reference for it); four Functions use it:
+NumPy reference for it); four ops use it:
 
 - ``Attention(q, k, v)``: the op itself, on arrays already split into heads;
 - ``MultiheadAttentionCore(*projections)``: the same, but it takes the input
@@ -69,15 +69,15 @@ class Attention(Op):
     def forward(ctx, q, k, v, mask=None, scale=1.0, dropout_mask=None):
         dropout_mask = _cast(dropout_mask, q.dtype)
         out, p = attention_forward(q, k, v, mask, scale, dropout_mask, keep_probs=any(ctx.needs_input_grad))
-        save_with_state(ctx, q, k, v, state=(p,))
-        ctx.mask, ctx.scale, ctx.dropout_mask = mask, scale, dropout_mask
+        save_with_state(ctx, q, k, v, state=(p, mask))
+        ctx.scale, ctx.dropout_mask = scale, dropout_mask
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        *qkv, (p,) = ctx.saved_tensors
+        *qkv, (p, mask) = ctx.saved_tensors
         if not isinstance(grad, np.ndarray):
-            settings = {"mask": ctx.mask, "scale": ctx.scale, "dropout_mask": ctx.dropout_mask}
+            settings = {"mask": mask, "scale": ctx.scale, "dropout_mask": ctx.dropout_mask}
             return composite(reference.attention, qkv, ctx, grad, **settings)
         return attention_backward(grad, *qkv, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
 
@@ -115,14 +115,14 @@ class MultiheadAttentionCore(Op):
     @staticmethod
     def forward(ctx, *projections, heads=1, batch_first=False, mask=None, scale=1.0, dropout_mask=None):
         merged, p = _core_forward(ctx, projections, heads, batch_first, mask, scale, dropout_mask)
-        save_with_state(ctx, *projections, state=(p,))
+        save_with_state(ctx, *projections, state=(p, mask))
         return merged
 
     @staticmethod
     def backward(ctx, grad):
-        *projections, (p,) = ctx.saved_tensors
+        *projections, (p, mask) = ctx.saved_tensors
         if not isinstance(grad, np.ndarray):
-            return composite(reference.multi_head_core, projections, ctx, grad, **_core_settings(ctx))
+            return composite(reference.multi_head_core, projections, ctx, grad, **_core_settings(ctx, mask))
         heads, batch_first = ctx.heads, ctx.batch_first
         q, k, v = _unpack(projections, heads, batch_first)
         grads = [np.empty_like(x) if need else None for x, need in zip(projections, ctx.needs_input_grad)]
@@ -141,13 +141,14 @@ def _core_forward(ctx, projections, heads=1, batch_first=False, mask=None, scale
     merged = np.empty((n, l, h * d) if batch_first else (l, n, h * d), dtype=q.dtype)
     out = split_heads(merged, heads, 1, batch_first)[0]
     _, p = attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=any(ctx.needs_input_grad))
-    ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask, ctx.mask = heads, batch_first, scale, dropout_mask, mask
+    ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
     return merged, p
 
 
-def _core_settings(ctx) -> dict:
-    names = ("heads", "batch_first", "mask", "scale", "dropout_mask")
-    return {name: getattr(ctx, name) for name in names}
+def _core_settings(ctx, mask) -> dict:
+    """The settings of ``reference.multi_head_core`` (the additive mask is kept with the kernel state)."""
+    names = ("heads", "batch_first", "scale", "dropout_mask")
+    return {"mask": mask, **{name: getattr(ctx, name) for name in names}}
 
 
 class SelfAttention(Op):
@@ -173,15 +174,17 @@ class SelfAttention(Op):
         rows = x.reshape(-1, e)  # (M, E): a view unless x is non-contiguous
         qkv = _affine(rows, in_weight, in_bias).reshape(x.shape[:-1] + (3 * e,))
         merged, p = _core_forward(ctx, (qkv,), **settings)  # sets ctx.heads, .scale, ...
-        save_with_state(ctx, x, in_weight, in_bias, out_weight, out_bias, state=(rows, qkv, merged, p))
+        mask = settings.get("mask")
+        save_with_state(ctx, x, in_weight, in_bias, out_weight, out_bias, state=(rows, qkv, merged, p, mask))
         ctx.x_shape = x.shape
         return _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
+        *inputs, (rows, qkv, merged, p, mask) = ctx.saved_tensors
         if not isinstance(grad, np.ndarray):
-            return composite(reference.self_attention, ctx.saved_tensors[:-1], ctx, grad, **_core_settings(ctx))
-        _, in_weight, _, out_weight, _, (rows, qkv, merged, p) = ctx.saved_tensors
+            return composite(reference.self_attention, inputs, ctx, grad, **_core_settings(ctx, mask))
+        _, in_weight, _, out_weight, _ = inputs
         need_x, need_w_in, need_b_in, need_w_out, need_b_out = ctx.needs_input_grad
         e = rows.shape[1]
         g = grad.reshape(-1, e)
@@ -231,15 +234,15 @@ class AttentionWeights(Op):
     @staticmethod
     def forward(ctx, q, k, mask=None, scale=1.0):
         p = attention_probs(q, k, mask, scale)
-        ctx.save_for_backward(q, k, p)
-        ctx.mask, ctx.scale = mask, scale
+        ctx.save_for_backward(q, k, p, (mask,))  # (the mask with the kernel state: released after backward)
+        ctx.scale = scale
         return p
 
     @staticmethod
     def backward(ctx, grad):
-        q, k, p = ctx.saved_tensors
+        q, k, p, (mask,) = ctx.saved_tensors
         if not isinstance(grad, np.ndarray):
-            return composite(reference.attention_probs, (q, k), ctx, grad, mask=ctx.mask, scale=ctx.scale)
+            return composite(reference.attention_probs, (q, k), ctx, grad, mask=mask, scale=ctx.scale)
         need_q, need_k = ctx.needs_input_grad
         ds = softmax_scores_backward(p, np.array(grad, dtype=p.dtype), None, ctx.scale)
         dq = np.matmul(ds, k) if need_q else None

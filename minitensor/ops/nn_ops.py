@@ -90,8 +90,7 @@ class Linear(Op):
         y = rows @ weight.T
         if bias is not None:
             y += bias
-        need_x, need_w = ctx.needs_input_grad[:2]
-        ctx.save_for_backward(x if need_w else None, weight if need_x else None)
+        ctx.save_for_backward(x, weight)  # (both, always: a weight changed before backward raises)
         ctx.x_shape = x.shape
         return y.reshape(x.shape[:-1] + (weight.shape[0],))
 
@@ -324,17 +323,18 @@ class Embedding(Op):
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx=None):
-        ctx.indices = indices.reshape(-1)
+        ctx.indices = indices
         ctx.weight_shape = weight.shape
         ctx.padding_idx = padding_idx
         return np.take(weight, indices, axis=0)
 
     @staticmethod
     def backward(ctx, grad):
+        indices = ctx.indices.reshape(-1)
         rows = np.reshape(grad, (-1, ctx.weight_shape[1]))
         if ctx.padding_idx is not None and not isinstance(grad, np.ndarray):
-            rows = np.where(np.expand_dims(ctx.indices == ctx.padding_idx, 1), 0, rows)
-        gw = IndexAdd.call(rows, key=ctx.indices, shape=ctx.weight_shape)
+            rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
+        gw = IndexAdd.call(rows, key=indices, shape=ctx.weight_shape)
         if ctx.padding_idx is not None and isinstance(grad, np.ndarray):
             gw[ctx.padding_idx] = 0  # (a new array: written in place)
         return gw, None
