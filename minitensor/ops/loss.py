@@ -169,8 +169,8 @@ class SoftCrossEntropy(Op):
 class NLLLoss(Op):
     """Negative log-likelihood: ``loss_i = -w[t_i] * x[i, t_i]`` for log-probabilities ``x``.
 
-    The gradient, ``-scale_i * w[t_i]`` put at each target (``PutAlongDim``), is linear in
-    the incoming gradient and does not depend on ``x``: the same lines serve Tensors.
+    The gradient, ``-scale_i * w[t_i]`` put at each target, is linear in the incoming
+    gradient and does not depend on ``x``; on Tensors the put is the op ``PutAlongDim``.
     """
 
     @staticmethod
@@ -189,7 +189,11 @@ class NLLLoss(Op):
         ((index, valid, w),) = ctx.saved_tensors
         axis, shape, reduction, denom = ctx.settings
         values = np.expand_dims(-_row_scale(grad, reduction, denom, valid) * w, axis)
-        return PutAlongDim.call(values, index=index, dim=axis, shape=shape), None
+        if not isinstance(grad, np.ndarray):
+            return PutAlongDim.apply(values, index=index, dim=axis, shape=shape), None
+        dx = np.zeros(shape, values.dtype)
+        np.put_along_axis(dx, index, values, axis)
+        return dx, None
 
 
 class MSELoss(Op):
@@ -199,16 +203,16 @@ class MSELoss(Op):
     def forward(ctx, x, y, reduction="mean"):
         diff = x - y
         save_with_state(ctx, x, y, state=(diff,))
-        ctx.reduction = reduction
+        ctx.reduction, ctx.count = reduction, max(diff.size, 1)
         squared = diff * diff
-        return _reduce(squared, reduction, max(squared.size, 1))
+        return _reduce(squared, reduction, ctx.count)
 
     @staticmethod
     def backward(ctx, grad):
         x, y, (diff,) = ctx.saved_tensors
         if not isinstance(grad, np.ndarray):
             diff = x - y
-        scale = grad * 2 / max(np.size(diff), 1) if ctx.reduction == "mean" else grad * 2
+        scale = grad * 2 / ctx.count if ctx.reduction == "mean" else grad * 2
         dx = diff * scale
         return (dx if ctx.needs_input_grad[0] else None), (-dx if ctx.needs_input_grad[1] else None)
 

@@ -96,13 +96,14 @@ class Linear(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
+        x, weight = ctx.saved_tensors  # (methods that arrays and Tensors share: no dispatch overhead)
         needs = ctx.needs_input_grad
-        g = np.reshape(grad, (-1, grad.shape[-1]))  # (M, out)
-        gx = np.reshape(g @ weight, ctx.x_shape) if needs[0] else None
-        gw = np.transpose(g) @ np.reshape(x, (-1, x.shape[-1])) if needs[1] else None
-        gb = np.sum(g, axis=0) if len(needs) > 2 and needs[2] else None
-        return (gx, gw, gb)[: len(needs)]
+        g = grad.reshape(-1, grad.shape[-1])  # (M, out)
+        gx = (g @ weight).reshape(ctx.x_shape) if needs[0] else None
+        gw = g.T @ x.reshape(-1, x.shape[-1]) if needs[1] else None
+        if len(needs) == 2:
+            return gx, gw
+        return gx, gw, g.sum(0) if needs[2] else None
 
 
 class LayerNorm(Op):
@@ -331,10 +332,13 @@ class Embedding(Op):
     @staticmethod
     def backward(ctx, grad):
         indices = ctx.indices.reshape(-1)
-        rows = np.reshape(grad, (-1, ctx.weight_shape[1]))
-        if ctx.padding_idx is not None and not isinstance(grad, np.ndarray):
-            rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
-        gw = IndexAdd.call(rows, key=indices, shape=ctx.weight_shape)
-        if ctx.padding_idx is not None and isinstance(grad, np.ndarray):
-            gw[ctx.padding_idx] = 0  # (a new array: written in place)
+        rows = grad.reshape(-1, ctx.weight_shape[1])
+        if not isinstance(grad, np.ndarray):  # the scatter-add as an op (differentiable again)
+            if ctx.padding_idx is not None:
+                rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
+            return IndexAdd.apply(rows, key=indices, shape=ctx.weight_shape), None
+        gw = np.zeros(ctx.weight_shape, dtype=grad.dtype)
+        np.add.at(gw, indices, rows)
+        if ctx.padding_idx is not None:
+            gw[ctx.padding_idx] = 0
         return gw, None
