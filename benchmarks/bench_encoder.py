@@ -141,7 +141,7 @@ def _repeat(step, seconds: float, at_least: int) -> list:
 
 
 def bench_config(name: str, min_time: float) -> list:
-    """Rows (config, impl, mode, ms, GFLOP/s, ratio) for one config."""
+    """Rows (config, impl, mode, ms, GFLOP/s, ratio) for one config; ratio None without PyTorch."""
     cfg = CONFIGS[name]
     n, s, e, h, ff = cfg
     rng = np.random.default_rng(0)
@@ -167,16 +167,22 @@ def bench_config(name: str, min_time: float) -> list:
     rows = []
     for impl, mode in steps:
         mult = 3 if mode == "fwd+bwd" else 1  # backward: two GEMMs per forward GEMM
-        ratio = ms[impl, mode] / ms[torch_name, mode] if torch_name else float("nan")
+        ratio = ms[impl, mode] / ms[torch_name, mode] if torch_name else None  # None: no PyTorch
         rows.append((name, impl, mode, ms[impl, mode], mult * flops / ms[impl, mode] / 1e6, ratio))
     return rows
+
+
+def format_row(row: tuple) -> str:
+    """One Markdown table row; the ratio is "n/a" when PyTorch is absent (None)."""
+    name, impl, mode, ms, gflops, ratio = row
+    return f"| {name} | {impl} | {mode} | {ms:.3f} | {gflops:.2f} | {'n/a' if ratio is None else f'{ratio:.2f}'} |"
 
 
 def targets_report(rows: list) -> list:
     """Lines saying, per config and mode, whether minitensor (jit) met its target."""
     lines = []
     for name, impl, mode, _ms, _gf, ratio in rows:
-        if impl != JIT or ratio != ratio:  # skip NaN (no PyTorch)
+        if impl != JIT or ratio is None:  # (no PyTorch: no ratio)
             continue
         limit = TARGETS[name][0 if mode == "fwd+bwd" else 1]
         verdict = "met" if ratio <= limit else "NOT met"
@@ -218,7 +224,7 @@ def main() -> None:
     for name in names:
         for row in bench_config(name, args.min_time):
             rows.append(row)
-            print("| {} | {} | {} | {:.3f} | {:.2f} | {:.2f} |".format(*row), flush=True)
+            print(format_row(row), flush=True)
     print()
     print("\n".join(targets_report(rows)) or "(no PyTorch: no ratios)")
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"

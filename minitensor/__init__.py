@@ -10,10 +10,75 @@
 from .tensor import Tensor  # noqa: I001  (Tensor first: the ops import it)
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .creation import arange, empty, eye, from_numpy, full, ones, ones_like, rand, randn, tensor, zeros, zeros_like
-from .dtypes import bool, float32, float64, get_default_dtype, int64, set_default_dtype
+from . import linalg
+from .ops.reorder import t
+from ._device import device
+from .creation import (
+    arange,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .dtypes import (
+    bfloat16,
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
 from .functions import (
     abs,
+    add,
+    bmm,
+    chunk,
+    clone,
+    cos,
+    cumsum,
+    div,
+    einsum,
+    flip,
+    gather,
+    index_fill,
+    mul,
+    narrow,
+    norm,
+    pow,
+    scatter,
+    scatter_add,
+    sin,
+    softplus,
+    split,
+    sub,
+    topk,
+    tril,
+    triu,
+    unbind,
     amax,
     amin,
     argmax,
@@ -46,9 +111,14 @@ from .functions import (
     where,
 )
 from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
-from .random import manual_seed
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .sampling import multinomial, randint, randperm
+from .tensor_extras import is_floating_point, is_tensor, logical_not, nonzero, numel
+from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from . import nn  # noqa: E402  (after the core: nn builds on it)
 from . import optim
+from . import profiler
+from . import utils
 from .serialization import load, save
 
 __version__ = "0.1.0"

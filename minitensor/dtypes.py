@@ -14,6 +14,30 @@ float32 = np.dtype("float32")
 float64 = np.dtype("float64")
 int64 = np.dtype("int64")
 bool = np.dtype("bool")  # noqa: A001  (mirrors torch.bool)
+float16 = np.dtype("float16")
+int32 = np.dtype("int32")
+int16 = np.dtype("int16")
+int8 = np.dtype("int8")
+uint8 = np.dtype("uint8")
+dtype = np.dtype  # ``isinstance(t.dtype, mt.dtype)``
+
+# PyTorch's other names for the same dtypes.
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+
+class UnsupportedDtype:
+    """A PyTorch dtype NumPy does not have (``mt.bfloat16``): it can be named and compared,
+    but making data with it raises a TypeError."""
+
+    def __init__(self, name: str, advice: str) -> None:
+        self.name, self.advice = name, advice
+
+    def __repr__(self) -> str:
+        return f"minitensor.{self.name}"
+
+
+bfloat16 = UnsupportedDtype("bfloat16", "NumPy has no bfloat16; use mt.float32 (or mt.float16)")
 
 _FLOATS = (float32, float64)
 _default_float = float32
@@ -37,6 +61,8 @@ def as_dtype(dtype, name: str = "dtype") -> np.dtype:
     """Turn anything NumPy accepts as a dtype into a ``numpy.dtype``, or raise TypeError."""
     if dtype is builtins.float:
         return _default_float
+    if isinstance(dtype, UnsupportedDtype):
+        raise TypeError(f"{name}: minitensor does not support {dtype.name} ({dtype.advice})")
     try:
         return np.dtype(dtype)
     except TypeError:

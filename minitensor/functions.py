@@ -7,7 +7,7 @@ import numpy as np
 
 from . import dtypes
 from .ops import shape as S
-from .tensor import Tensor, _dim, _is_f64, _operand, _shape_of, matmul  # noqa: F401  (matmul re-exported)
+from .tensor import Tensor, _dim, _no_upcast, _operand, _shape_of, matmul  # noqa: F401  (matmul re-exported)
 
 
 def _tensor_list(tensors, fn: str) -> list:
@@ -33,7 +33,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 f"cat: tensors[{i}] has shape {t.shape}, which does not match tensors[0]'s shape {first.shape} "
                 f"outside dim {d}"
             )
-    return _no_upcast(S.Cat.apply(*tensors, dim=d), tensors)
+    return _no_upcast(S.Cat.apply(*tensors, dim=d), *tensors)
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
@@ -43,16 +43,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     for i, t in enumerate(tensors):
         if t.shape != first.shape:
             raise ValueError(f"stack: tensors[{i}] has shape {t.shape}, expected tensors[0]'s shape {first.shape}")
-    return _no_upcast(S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1)), tensors)
-
-
-def _no_upcast(out: Tensor, tensors: list) -> Tensor:
-    """NumPy joins float32 and int64 into float64; keep the float dtype of the inputs instead (as PyTorch)."""
-    if out._data.dtype == dtypes.float64 and not any(_is_f64(t) for t in tensors):
-        out._data = out._data.astype(dtypes.float32)  # the float inputs are float32
-        if out.grad_fn is not None:
-            out.grad_fn.dtype = out._data.dtype  # the gradient that arrives has the output's dtype
-    return out
+    return _no_upcast(S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1)), *tensors)
 
 
 def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
@@ -67,10 +58,7 @@ def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
         raise ValueError(
             f"where: condition {cond.shape}, input {_shape_of(a)} and other {_shape_of(b)} cannot be broadcast together"
         ) from None
-    out = S.Where.apply(cond, a, b)
-    if out._data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
-        out._data = out._data.astype(dtypes.get_default_dtype())  # Python floats / ints -> default float
-    return out
+    return _no_upcast(S.Where.apply(cond, a, b), a, b)
 
 
 def _method(name: str):
@@ -111,3 +99,19 @@ permute = _method("permute")
 flatten = _method("flatten")
 squeeze = _method("squeeze")
 unsqueeze = _method("unsqueeze")
+
+# Ops added for PyTorch course code (logic in ops/*), re-exported.
+from .arithmetic import add, div, mul, sub  # noqa: E402, F401
+from .ops.cumsum import cumsum  # noqa: E402, F401
+from .ops.einsum import einsum  # noqa: E402, F401
+from .ops.indexing import gather, index_fill, scatter, scatter_add  # noqa: E402, F401
+from .ops.norms import norm  # noqa: E402, F401
+from .ops.power import pow  # noqa: E402, F401, A004
+from .ops.reorder import clone, flip, narrow, split, unbind  # noqa: E402, F401
+from .ops.softplus import softplus  # noqa: E402, F401
+from .ops.topk import topk  # noqa: E402, F401
+from .ops.triangular import tril, triu  # noqa: E402, F401
+from .ops.trig import cos, sin  # noqa: E402, F401
+from .tensor import bmm  # noqa: E402, F401
+
+chunk = _method("chunk")

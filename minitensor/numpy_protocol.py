@@ -20,26 +20,13 @@ the graph and give a wrong higher derivative.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
-_state = threading.local()
-
-
-class strict:
-    """Within it, NumPy functions minitensor does not implement raise on Tensors (used while a
-    backward runs on Tensors: an unimplemented function would silently drop the graph)."""
-
-    def __enter__(self) -> None:
-        _state.depth = getattr(_state, "depth", 0) + 1
-
-    def __exit__(self, *exc) -> None:
-        _state.depth -= 1
+from .autograd.grad_mode import building_graph
 
 
 def _strict() -> bool:
-    return getattr(_state, "depth", 0) > 0
+    return building_graph()
 
 
 def _plain(x):

@@ -23,11 +23,13 @@ from __future__ import annotations
 import builtins
 import operator
 import warnings
+import weakref
 from collections import namedtuple
 
 import numpy as np
 
 from . import dtypes
+from .tensor_extras import TensorExtras
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -88,8 +90,12 @@ def _shape_arg(shape: tuple, fn: str) -> tuple:
     try:
         return tuple(operator.index(s) for s in shape)
     except TypeError:
-        bad = next(s for s in shape if not hasattr(s, "__index__"))
-        raise TypeError(f"{fn}: sizes must be ints, got {type(bad).__name__} {bad!r} in {shape}") from None
+        for s in shape:  # find the culprit (a float, or a float Tensor whose __index__ refuses)
+            try:
+                operator.index(s)
+            except TypeError:
+                raise TypeError(f"{fn}: sizes must be ints, got {type(s).__name__} {s!r} in {shape}") from None
+        raise
 
 
 def _operand(x, like=None):
@@ -123,8 +129,20 @@ def _binary(cls, a, b, name: str):
         except ValueError:
             raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
-    if out._data.dtype == dtypes.float64 and not (_is_f64(a) or _is_f64(b)):
-        out._data = out._data.astype(dtypes.get_default_dtype())  # int op float -> default float
+    return _no_upcast(out, a, b)
+
+
+def _no_upcast(out: Tensor, *operands) -> Tensor:
+    """NumPy makes float64 from float32 and int64 (or from ints and a Python float); keep the
+    float32 operand's dtype (or the default float dtype when no operand is a float tensor)."""
+    if out._data.dtype != dtypes.float64 or any(_is_f64(x) for x in operands):
+        return out
+    floats = [x._data.dtype for x in operands if isinstance(x, Tensor) and x._data.dtype.kind == "f"]
+    dtype = floats[0] if floats else dtypes.get_default_dtype()
+    if dtype != out._data.dtype:
+        out._data = out._data.astype(dtype)
+        if out.grad_fn is not None:
+            out.grad_fn.dtype = dtype  # the gradient that arrives has the output's dtype
     return out
 
 
@@ -166,10 +184,13 @@ class VersionCounter:
         self.value = 0
 
 
-class Tensor:
-    """An n-dimensional array that records the ops applied to it for autograd."""
+class Tensor(TensorExtras):
+    """An n-dimensional array that records the ops applied to it for autograd.
 
-    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "__weakref__")
+    Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
+    """
+
+    __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "_hooks", "__weakref__")
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
 
     def __init__(self, data, dtype=None, requires_grad: bool = False) -> None:
@@ -179,6 +200,7 @@ class Tensor:
         self._requires_grad = False
         self._version_counter = None
         self._view_of = None
+        self._hooks = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -192,6 +214,7 @@ class Tensor:
         t._requires_grad = requires_grad
         t._version_counter = None
         t._view_of = None
+        t._hooks = None
         return t
 
     # ----------------------------------------------------------- attributes
@@ -336,14 +359,7 @@ class Tensor:
             raise RuntimeError(f"Boolean value of a Tensor with {self._data.size} elements is ambiguous")
         return bool(self._data.item())
 
-    def to(self, dtype) -> Tensor:
-        """A copy with another dtype (differentiable between float dtypes)."""
-        dtype = dtypes.as_dtype(dtype)
-        if dtype == self._data.dtype:
-            return self
-        if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
-            return Tensor._make(self._data.astype(dtype), False, None)
-        return E.Cast.apply(self, dtype=dtype)
+    # to(), device, type(), format, bitwise ops ...: see tensor_extras.TensorExtras.
 
     def float(self) -> Tensor:
         return self.to(dtypes.float32)
@@ -394,6 +410,37 @@ class Tensor:
         for t, g in zip(inputs, found):
             if g is not None:
                 _accumulate_leaf(t, g)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` whenever the gradient of this tensor is computed; it may return a
+        replacement.  Hooks run in registration order; ``handle.remove()`` stops one."""
+        if not self._requires_grad:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that does not require grad")
+        if not callable(hook):
+            raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self.grad_fn.tensor_hooks is None:
+                self.grad_fn.tensor_hooks = []
+            hooks = self.grad_fn.tensor_hooks
+        hooks.append(hook)
+        return HookHandle(hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` of this non-leaf after backward (accumulating, like a leaf's)."""
+        if not self._requires_grad:
+            raise RuntimeError("retain_grad: cannot retain the gradient of a tensor that does not require grad")
+        if self.grad_fn is None or self.retains_grad:
+            return  # a leaf keeps its .grad anyway
+        self.register_hook(_RetainGrad(self))
+
+    @property
+    def retains_grad(self) -> bool:
+        hooks = self.grad_fn.tensor_hooks if self.grad_fn is not None else None
+        return any(isinstance(h, _RetainGrad) and h.owner() is self for h in hooks or ())
 
     # ------------------------------------------------- in-place ops (inplace.py: how they join the graph)
     def zero_(self) -> Tensor:
@@ -462,7 +509,7 @@ class Tensor:
         return _binary(E.Div, other, self, "div")
 
     def __pow__(self, other):
-        return _binary(E.Pow, self, other, "pow")
+        return P.pow(self, other)
 
     def __rpow__(self, other):
         return _binary(E.Pow, other, self, "pow")
@@ -573,7 +620,8 @@ class Tensor:
         return R.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     def max(self, dim=None, keepdim: bool = False):
-        """``max()`` -> 0-d tensor; ``max(dim)`` -> ``(values, indices)``. One winner per tie."""
+        """``max()`` -> 0-d tensor (tied maxima share the gradient evenly); ``max(dim)`` ->
+        ``(values, indices)`` (one winner per tie gets the gradient), as PyTorch."""
         return self._extremum(np.argmax, MaxResult, dim, keepdim)
 
     def min(self, dim=None, keepdim: bool = False):
@@ -585,10 +633,8 @@ class Tensor:
         if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
             _dim(dim, 0)
             return self.reshape(1)._extremum(arg, result, 0, False)
-        if dim is None:
-            flat = self.reshape(-1)
-            index = np.array([arg(flat._data)])
-            return R.TakeAlongDim.apply(flat, index=index, dim=0, keepdim=False)
+        if dim is None:  # ties share the gradient evenly (PyTorch's rule for full reductions)
+            return (R.Amax if arg is np.argmax else R.Amin).apply(self, axis=tuple(range(self.ndim)), keepdim=False)
         d = _dim(dim, self.ndim)
         index = np.expand_dims(arg(self._data, axis=d), d)
         values = R.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
@@ -646,6 +692,8 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int):
         dims = list(range(self.ndim))
         a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
+        if self.ndim == 0:  # dims 0 and -1 name the one (absent) dim of a 0-d tensor, as in PyTorch
+            return S.Permute.apply(self, dims=())
         dims[a], dims[b] = dims[b], dims[a]
         return S.Permute.apply(self, dims=tuple(dims))
 
@@ -675,13 +723,6 @@ class Tensor:
         step = max(-(-self.shape[d] // chunks), 1)
         return self.split(step, d)
 
-    def split(self, size: int, dim: int = 0) -> list:
-        """Pieces of ``size`` along ``dim`` (the last may be smaller)."""
-        _positive_int(size, "split: size")
-        d = _dim(dim, self.ndim)
-        lead = (slice(None),) * d
-        return [self[lead + (slice(i, i + size),)] for i in range(0, self.shape[d], size)]
-
     def masked_fill(self, mask, value):
         """Where ``mask`` (bool, broadcastable to self) is True, put ``value``."""
         mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
@@ -695,6 +736,156 @@ class Tensor:
                 f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
             ) from None
         return S.Where.apply(mask_arr, value, self)
+
+    # ---------------------------------------- more of PyTorch's methods (each one line; logic in ops/*)
+    def sin(self):
+        return TR.sin(self)
+
+    def cos(self):
+        return TR.cos(self)
+
+    def pow(self, exponent):
+        return P.pow(self, exponent)
+
+    def pow_(self, exponent):
+        return A.pow_(self, exponent)
+
+    def add(self, other, *, alpha=1):
+        return A.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return A.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return A.mul(self, other)
+
+    def div(self, other, *, rounding_mode=None):
+        return A.div(self, other, rounding_mode=rounding_mode)
+
+    def add_(self, other, *, alpha=1):
+        return A.add_(self, other, alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return A.sub_(self, other, alpha)
+
+    def mul_(self, other):
+        return A.mul_(self, other)
+
+    def div_(self, other):
+        return A.div_(self, other)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return A.clamp_(self, min, max)
+
+    def tril(self, diagonal: int = 0):
+        return TRI.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0):
+        return TRI.triu(self, diagonal)
+
+    def clone(self):
+        return RO.clone(self)
+
+    def t(self):
+        return RO.t(self)
+
+    def flip(self, dims):
+        return RO.flip(self, dims)
+
+    def narrow(self, dim: int, start: int, length: int):
+        return RO.narrow(self, dim, start, length)
+
+    def repeat(self, *sizes):
+        return RO.repeat(self, *sizes)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        return RO.unbind(self, dim)
+
+    def split(self, split_size, dim: int = 0) -> tuple:
+        return RO.split(self, split_size, dim)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def gather(self, dim: int, index):
+        return IX.gather(self, dim, index)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return IX.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return IX.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index, src):
+        return IX.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim: int, index, src):
+        return IX.scatter_add_(self, dim, index, src)
+
+    def index_fill(self, dim: int, index, value):
+        return IX.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim: int, index, value):
+        return IX.index_fill_(self, dim, index, value)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+        return TK.topk(self, k, dim, largest, sorted)
+
+    def cumsum(self, dim: int, *, dtype=None):
+        return CS.cumsum(self, dim, dtype=dtype)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return NO.norm(self, p, dim, keepdim, dtype)
+
+    def bmm(self, mat2):
+        return bmm(self, mat2)
+
+    def __and__(self, other):  # bool/int tensors (not differentiable), as PyTorch
+        return _compare(np.bitwise_and, self, other)
+
+    def __or__(self, other):
+        return _compare(np.bitwise_or, self, other)
+
+    def __xor__(self, other):
+        return _compare(np.bitwise_xor, self, other)
+
+    def __invert__(self):
+        return Tensor._make(np.invert(self._data), False, None)
+
+
+class HookHandle:
+    """What ``register_hook`` returns: ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+    def __enter__(self) -> HookHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _RetainGrad:
+    """The hook behind ``retain_grad``: adds each gradient into the tensor's ``.grad``."""
+
+    runs_last = True
+
+    def __init__(self, owner: Tensor) -> None:
+        self.owner = weakref.ref(owner)  # the node must not keep its tensor alive
+
+    def __call__(self, grad: Tensor) -> None:
+        owner = self.owner()
+        if owner is not None:
+            g = grad if grad.grad_fn is not None else Tensor._make(grad._data.copy(), False, None)
+            owner.grad = g if owner.grad is None else owner.grad + g
 
 
 def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
@@ -721,12 +912,24 @@ def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
     return Tensor._make(grad, False, None) if create_graph else grad
 
 
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Batched matrix product of (b, n, m) and (b, m, p) tensors: (b, n, p), no broadcasting."""
+    for name, x in (("input", input), ("mat2", mat2)):
+        if not isinstance(x, Tensor) or x.ndim != 3:
+            raise ValueError(f"bmm: {name} must be a 3-D Tensor, got {getattr(x, 'shape', type(x).__name__)}")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise ValueError(f"bmm: shapes {input.shape} and {mat2.shape} do not fit: expected (b, n, m) and (b, m, p)")
+    return matmul(input, mat2)
+
+
 def matmul(a, b) -> Tensor:
     """Matrix product with ``np.matmul`` semantics (batch dims broadcast, 1-D operands)."""
     a, b = _operand(a, b), _operand(b, a)
     sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) == 0 or len(sb) == 0:
         raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype.kind, b.dtype.kind} == {"f", "i"}:
+        a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)  # float32 @ int64 stays float32
     k_b = sb[0] if len(sb) == 1 else sb[-2]
     if sa[-1] != k_b:
         raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")
@@ -737,10 +940,19 @@ def matmul(a, b) -> Tensor:
 
 
 # The ops and the engine import Tensor, so they are imported after it is defined.
+from . import arithmetic as A  # noqa: E402
 from . import inplace, numpy_protocol, random  # noqa: E402
 from .autograd.engine import _accumulate_leaf, run_backward  # noqa: E402
+from .ops import cumsum as CS  # noqa: E402
 from .ops import elementwise as E  # noqa: E402
+from .ops import indexing as IX  # noqa: E402
 from .ops import linalg as L  # noqa: E402
 from .ops import nn_ops as N  # noqa: E402
+from .ops import norms as NO  # noqa: E402
+from .ops import power as P  # noqa: E402
 from .ops import reduce as R  # noqa: E402
+from .ops import reorder as RO  # noqa: E402
 from .ops import shape as S  # noqa: E402
+from .ops import topk as TK  # noqa: E402
+from .ops import triangular as TRI  # noqa: E402
+from .ops import trig as TR  # noqa: E402

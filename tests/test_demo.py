@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import io
+import os
 import re
 import subprocess
 import sys
@@ -86,6 +87,50 @@ def test_run_below_the_bar_exits_nonzero_and_never_needs_torch(tmp_path: Path) -
     )
     assert result.returncode == 1, result.stdout + result.stderr  # 3 steps cannot reach the bar
     assert "FAIL" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_without_out_nothing_is_left_behind_and_the_output_says_how_to_keep_it(tmp_path: Path) -> None:
+    """No --out: the checkpoint round trip runs in a temporary folder that is removed at the end
+    (here a short run that misses the bar: removed on failure too), and the output names --out."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # where tempfile makes its folders
+    result = subprocess.run(
+        [sys.executable, "-m", "minitensor.demo", "--quick", "--steps", "3"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    saved = re.search(r"checkpoint \(model \+ optimizer state\) saved to (\S+)", result.stdout)
+    assert saved and Path(saved.group(1)).parent.parent == tmp_path  # it was in a temporary folder ...
+    assert list(tmp_path.iterdir()) == []  # ... which is gone
+    assert "removed at the end: pass --out DIR to keep the checkpoint and attention.png" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def _attention_of_a_small_model(out_dir: Path | None, capsys) -> str:
+    mt.manual_seed(0)
+    net = RepeatDetector(vocab_size=task.VOCAB_SIZE, max_len=task.LENGTH, d_model=8, num_layers=1)
+    tokens, labels = make_batch(np.random.default_rng(0), 16)
+    run.show_attention(net, tokens[np.flatnonzero(labels)[0]], out_dir)
+    return capsys.readouterr().out
+
+
+def test_without_matplotlib_the_png_is_skipped_with_a_reason(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    out = _attention_of_a_small_model(tmp_path, capsys)
+    assert "attention.png not written: matplotlib is not installed" in out
+    assert not (tmp_path / "attention.png").exists()
+
+
+def test_with_matplotlib_and_out_the_png_is_written(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("matplotlib")
+    out = _attention_of_a_small_model(tmp_path, capsys)
+    assert f"attention map written to {tmp_path / 'attention.png'}" in out
+    assert (tmp_path / "attention.png").stat().st_size > 0
+
+
+def test_without_out_no_png_is_attempted(capsys) -> None:
+    out = _attention_of_a_small_model(None, capsys)
+    assert "The layer 1 attention" in out and "attention.png" not in out and "attention map written" not in out
 
 
 def test_flags() -> None:

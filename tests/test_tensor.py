@@ -340,3 +340,43 @@ def test_cast_to_int_or_bool_leaves_the_graph():
         y = x.to(dtype)
         assert y.dtype == dtype and not y.requires_grad and y.grad_fn is None
     assert x.long().tolist() == [1, -2]
+
+
+# ------------------------------------------------------------ PyTorch's tensor semantics (correctness sweep, item 7)
+def test_np_asarray_gives_the_numeric_array():
+    t = mt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    a = np.asarray(t)
+    assert a.dtype == np.float32 and a.shape == (2, 2) and a[1, 0] == 3.0
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+
+
+def test_T_on_a_tensor_that_is_not_2d_warns_as_pytorch():
+    with pytest.warns(UserWarning, match="x.T"):
+        assert mt.zeros(3).T.shape == (3,)
+    with pytest.warns(UserWarning, match="x.T"):
+        assert mt.zeros(2, 3, 4).T.shape == (4, 3, 2)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mt.zeros(2, 3).T.shape == (3, 2)
+
+
+def test_transpose_of_a_0d_tensor_is_itself():
+    t = mt.tensor(1.5, requires_grad=True)
+    for dims in ((0, 0), (-1, 0), (0, -1)):
+        out = t.transpose(*dims)
+        assert out.shape == () and out.item() == 1.5
+    t.transpose(0, 0).backward()
+    assert t.grad.item() == 1.0
+    with pytest.raises(ValueError, match="dim0"):
+        t.transpose(1, 0)
+
+
+def test_data_is_a_tensor_sharing_memory_outside_the_graph():
+    p = mt.tensor([1.0, 2.0], requires_grad=True)
+    d = p.data
+    assert isinstance(d, mt.Tensor) and not d.requires_grad and d.grad_fn is None
+    d += 1  # old course code: p.data.add_(...) / p.data -= lr * p.grad.data
+    np.testing.assert_array_equal(p.numpy(), [2.0, 3.0])
+    assert p.is_leaf and p.requires_grad

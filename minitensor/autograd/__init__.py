@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -17,12 +18,15 @@ __all__ = [
     "Function",
     "Node",
     "GradcheckError",
+    "detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
     "numerical_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
 

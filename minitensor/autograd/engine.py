@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
-from .grad_mode import enable_grad, is_grad_enabled
+from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to use saved values after they "
@@ -97,7 +98,7 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
             lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1
         )
         if isinstance(grad, np.ndarray):
-            grad = grad.sum(axis=axes).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
+            grad = np.asarray(grad.sum(axis=axes)).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
         else:
             grad = grad.sum(dim=axes).reshape(shape)
     if grad.dtype != dtype:
@@ -107,7 +108,7 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
 
 def _accumulate_leaf(leaf, grad) -> None:
     """leaf.grad += grad, keeping leaf.grad an array of its own (a Tensor in a graph with create_graph)."""
-    if not isinstance(grad, np.ndarray):  # create_graph: the gradient is a Tensor, possibly in a graph
+    if isinstance(grad, Tensor):  # create_graph: the gradient is a Tensor, possibly in a graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:
         leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
@@ -136,6 +137,7 @@ def run_backward(
         with enable_grad():
             return run_backward(roots, root_grads, retain_graph, capture, create_graph)
     grads = {}  # id(node or leaf) -> summed gradient so far
+    leaves = {}  # id(leaf) -> leaf: leaves get their summed gradient at the end
     wanted = None if capture is None else {id(t.grad_fn or t) for t in capture}
     captured = {}
     nodes = []
@@ -144,7 +146,7 @@ def run_backward(
         key = id(target)
         grads[key] = grad if key not in grads else grads[key] + grad
         if root.grad_fn is None:
-            _deliver_leaf(root, grads.pop(key), wanted, captured)
+            leaves[key] = root
         elif all(n is not target for n in nodes):
             nodes.append(target)
     counts = _count_dependencies(nodes)
@@ -154,31 +156,41 @@ def run_backward(
         node = ready.pop()
         grad = grads.pop(id(node), None)
         if grad is not None:
+            if node.tensor_hooks is not None:
+                grad = run_hooks(node.tensor_hooks, grad)
             if wanted is not None and id(node) in wanted:
                 captured[id(node)] = grad
             if needed is None or id(node) in needed:
-                _propagate(node, grad, grads, wanted, captured, retain_graph, create_graph)
+                _propagate(node, grad, grads, leaves, retain_graph, create_graph)
         for parent in node.parents:
             if isinstance(parent, Node):
                 key = id(parent)
                 counts[key] -= 1
                 if counts[key] == 0:
                     ready.append(parent)
+    for key, leaf in leaves.items():  # each leaf once, with the sum of its contributions (hooks see the sum)
+        _deliver_leaf(leaf, grads.pop(key), wanted, captured)
     if capture is not None:
         return [captured.get(id(t.grad_fn or t)) for t in capture]
     return None
 
 
-def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_graph: bool, create_graph: bool) -> None:
+def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, create_graph: bool) -> None:
     """Run one node's backward and hand each input its share of the gradient."""
     if node.freed:
         raise RuntimeError(_FREED_MESSAGE)
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
-    in_grads = node.function.backward(node, grad) if not create_graph else _graph_backward(node, grad)
+    backward = node.function.backward if not create_graph else _graph_backward
+    if _profiling.active is None:
+        in_grads = backward(node, grad)
+    else:  # mt.profiler is recording: time this backward
+        in_grads = _profiling.active.time(node.name(), "backward", backward, node, grad)
     if not isinstance(in_grads, tuple):
         in_grads = (in_grads,)
+    if anomaly.enabled:
+        anomaly.check_gradients(node, in_grads)
     if len(in_grads) != len(node.parents):
         raise RuntimeError(
             f"{node.function.__name__}.backward returned {len(in_grads)} gradient(s), expected "
@@ -197,11 +209,10 @@ def _propagate(node: Node, grad, grads: dict, wanted, captured: dict, retain_gra
         shape, dtype = parent.shape, parent.dtype
         if g.shape != shape or g.dtype != dtype:
             g = _reduce_to_shape(g, shape, dtype, node, index)
-        if isinstance(parent, Node):
-            key = id(parent)
-            grads[key] = g if key not in grads else grads[key] + g
-        else:
-            _deliver_leaf(parent, g, wanted, captured)
+        key = id(parent)
+        grads[key] = g if key not in grads else grads[key] + g
+        if not isinstance(parent, Node):
+            leaves[key] = parent
 
 
 def _as_array(g, node: Node) -> np.ndarray:
@@ -220,7 +231,7 @@ def _graph_backward(node: Node, grad) -> tuple:
     """One node's backward with ``create_graph=True``: on Tensors, recorded as a graph."""
     function = node.function
     if function.differentiable_backward:
-        with enable_grad():
+        with enable_grad(), building_graph_backward():
             return function.backward(GraphContext(node), grad)
     # A backward on arrays: its result is a dead end, marked so that using it raises.
     in_grads = function.backward(node, grad._data)
@@ -237,6 +248,24 @@ def _graph_backward(node: Node, grad) -> tuple:
 _EMPTY = np.zeros(0)
 
 
+def run_hooks(hooks: list, grad):
+    """Call the tensor's hooks in registration order; a hook may return a replacement gradient.
+
+    A hook gets the gradient as a Tensor (outside the graph in first-order backward).  As in
+    PyTorch, the hook of ``retain_grad`` runs last, so ``.grad`` holds what the others made of it."""
+    for hook in sorted(hooks, key=lambda h: getattr(h, "runs_last", False)):
+        as_tensor = grad if isinstance(grad, Tensor) else Tensor._make(grad, False, None)
+        result = hook(as_tensor)
+        if result is not None:
+            if not isinstance(result, Tensor) or result.shape != as_tensor.shape:
+                raise RuntimeError(
+                    f"a tensor hook must return None or a Tensor of the gradient's shape {as_tensor.shape}, "
+                    f"got {type(result).__name__} {getattr(result, 'shape', '')}"
+                )
+            grad = result if isinstance(grad, Tensor) else result._data
+    return grad
+
+
 def _modified_message(node: Node, position: int, now: int, saved: int, shape: tuple) -> str:
     """The error for a saved tensor that was modified in place before ``node``'s backward ran."""
     what = "its output" if position < 0 else f"input {position}"
@@ -249,6 +278,8 @@ def _modified_message(node: Node, position: int, now: int, saved: int, shape: tu
 
 
 def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
+    if leaf._hooks is not None:
+        grad = run_hooks(leaf._hooks, grad)
     if wanted is None:
         _accumulate_leaf(leaf, grad)
     elif id(leaf) in wanted:

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _profiling, anomaly
 from .grad_mode import enable_grad, is_grad_enabled
 
 
@@ -82,6 +83,7 @@ class Node:
         "__dict__",
     )
     function: type = None  # the Function subclass, set per generated Node class
+    tensor_hooks = None  # hooks registered on the tensor this node made (Tensor.register_hook)
 
     def save_for_backward(self, *arrays) -> None:
         """Keep arrays for ``backward``; released after backward unless retain_graph."""
@@ -136,7 +138,10 @@ class Function:
         ctx = cls._node_cls()
         ctx.needs_input_grad = (False,) * len(arrays)
         ctx.saved_tensors = ()
-        out = cls.forward(ctx, *arrays, **settings)
+        if _profiling.active is None:
+            out = cls.forward(ctx, *arrays, **settings)
+        else:  # mt.profiler is recording: time this forward
+            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
         return out if type(out) is np.ndarray else _as_output(cls, out)
 
     @classmethod
@@ -162,12 +167,23 @@ class Function:
             else:
                 arrays.append(x)
             parents.append(None)
+        if settings:
+            for name, value in settings.items():
+                if isinstance(value, Tensor):
+                    raise TypeError(
+                        f"{cls.__name__}.apply: the Tensor {name}= is a keyword argument, and keyword arguments are "
+                        "settings that receive no gradient; pass Tensors positionally (they are the op's inputs)"
+                    )
         ctx = cls._node_cls()
         ctx.needs_input_grad = tuple([p is not None for p in parents])
         ctx.saved_tensors = ()
-        out = cls.forward(ctx, *arrays, **settings)
-        if type(out) is not np.ndarray:
-            out = _as_output(cls, out)
+        if _profiling.active is None:
+            out = cls.forward(ctx, *arrays, **settings)
+        else:  # mt.profiler is recording: time this forward
+            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
+        if type(out) is not np.ndarray:  # e.g. a NumPy scalar from a ufunc on 0-d arrays
+            scalar, out = out, _as_output(cls, out)
+            ctx.saved_tensors = tuple(out if a is scalar else a for a in ctx.saved_tensors)
         if not needs_grad or out.dtype.kind not in "fc":  # integer and bool results carry no gradient
             result = Tensor._make(out, False, None)
         else:
@@ -175,6 +191,8 @@ class Function:
             ctx.shape = out.shape
             ctx.dtype = out.dtype
             ctx.freed = False
+            if anomaly.enabled:  # remember the user's line, for a NaN found in backward
+                ctx.forward_line = anomaly.user_line()
             result = Tensor._make(out, True, ctx)
             saved = ctx.saved_tensors
             if saved:
@@ -296,7 +314,7 @@ class GraphContext:
 def _saved_tensor(node: Node, array, origin):
     """One saved array as the Tensor it was in the forward pass."""
     if origin is None:
-        if isinstance(array, np.ndarray) and array.dtype.kind in "fc":
+        if isinstance(array, (np.ndarray, np.generic)) and array.dtype.kind in "fc":
             raise RuntimeError(
                 f"{node.name()} saved an array that is neither an input nor its output, so its backward "
                 "cannot be differentiated (create_graph=True); the op must save inputs/outputs or use composite_grads"

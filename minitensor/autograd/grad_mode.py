@@ -14,6 +14,7 @@ work both as context managers and as decorators::
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 import numpy as np
@@ -44,6 +45,22 @@ class _GradMode:
 
     def __call__(self, fn):
         """Use as a decorator: every call of ``fn`` runs inside a fresh switch."""
+
+        if inspect.isgeneratorfunction(fn):  # cover the generator's body, each time it resumes (as PyTorch)
+
+            @functools.wraps(fn)
+            def generator(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                sent = None
+                while True:
+                    with self._clone():
+                        try:
+                            item = gen.send(sent)
+                        except StopIteration as stop:
+                            return stop.value
+                    sent = yield item
+
+            return generator
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -87,3 +104,20 @@ class set_grad_enabled(_GradMode):
 
     def _clone(self) -> _GradMode:
         return enable_grad() if self.mode else no_grad()
+
+
+class building_graph_backward:
+    """Marks a backward that runs on Tensors (``create_graph=True``): inside it, NumPy functions
+    minitensor does not implement raise on Tensors instead of silently dropping the graph
+    (``numpy_protocol.py``)."""
+
+    def __enter__(self) -> None:
+        _state.graph_backward = getattr(_state, "graph_backward", 0) + 1
+
+    def __exit__(self, *exc) -> None:
+        _state.graph_backward -= 1
+
+
+def building_graph() -> bool:
+    """Is a backward that builds a graph running in this thread?"""
+    return getattr(_state, "graph_backward", 0) > 0

@@ -77,11 +77,13 @@ def _numeric_jacobian(fn, inputs: list, t: Tensor, eps: float) -> np.ndarray:
     columns = []
     for idx in np.ndindex(*t.shape):
         orig = t._data[idx].copy()
-        t._data[idx] = orig + eps
-        plus = _flat_output(fn, inputs)
-        t._data[idx] = orig - eps
-        minus = _flat_output(fn, inputs)
-        t._data[idx] = orig
+        try:
+            t._data[idx] = orig + eps
+            plus = _flat_output(fn, inputs)
+            t._data[idx] = orig - eps
+            minus = _flat_output(fn, inputs)
+        finally:  # restored even when fn raises
+            t._data[idx] = orig
         columns.append((plus - minus) / (2 * eps))
     if not columns:
         return np.zeros((0, 0))
@@ -140,6 +142,11 @@ def gradcheck(
     _check_tolerances("gradcheck", eps=eps, atol=atol, rtol=rtol)
     inputs = _as_inputs(inputs)
     checked = [t for t in inputs if t.requires_grad]
+    if not checked:
+        raise ValueError(
+            "gradcheck: no input requires grad, so there is nothing to check; "
+            "create the inputs with requires_grad=True (as PyTorch, this is an error, not a pass)"
+        )
     for i, t in enumerate(inputs):
         if t.requires_grad and t.dtype != dtypes.float64:
             msg = f"gradcheck: input {i} is {t.dtype}, not float64; the check may fail from rounding alone"

@@ -3,6 +3,10 @@
 ``python -m minitensor.demo [--steps N] [--seed S] [--d-model E] [--layers K] [--norm-first] [--lr LR] [--quick]
 [--out DIR]``.  It exits with status 1 when the held-out accuracy misses the bar
 (98 %, or 80 % with ``--quick``) or the reloaded model disagrees with the trained one.
+
+Files: with ``--out DIR`` the checkpoint and ``attention.png`` (when matplotlib is installed) are
+kept in DIR.  Without it the checkpoint round trip runs in a temporary folder that is removed at
+the end of the run (also when it fails), so a run leaves nothing behind; the output says so.
 """
 
 from __future__ import annotations
@@ -43,7 +47,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     bars = f"{QUICK['bar']:.0%} instead of {FULL['bar']:.0%}".replace("%", "%%")  # argparse formats help with %
     quick_help = f"a short run (for CI) that must reach {bars}"
     parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--out", type=Path, help="directory for the checkpoint and the PNG (default: a new temp dir)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="keep checkpoint.npz and attention.png in this directory (default: a temporary folder, removed)",
+    )
     args = parser.parse_args(argv)
     preset = QUICK if args.quick else FULL
     args.steps = preset["steps"] if args.steps is None else args.steps
@@ -94,8 +102,9 @@ def reload(path: Path) -> RepeatDetector:
     return model
 
 
-def show_attention(model: RepeatDetector, tokens: np.ndarray, out_dir: Path) -> None:
-    """Print the first layer's attention on one sequence as a text heatmap; also a PNG when matplotlib is there."""
+def show_attention(model: RepeatDetector, tokens: np.ndarray, out_dir: Path | None) -> None:
+    """Print the first layer's attention on one sequence as a text heatmap; also write it as
+    ``out_dir / "attention.png"`` when ``out_dir`` is given and matplotlib is installed (else say why not)."""
     weights = model.attention_maps(tokens)[0]  # (L, L): the first layer, averaged over the heads
     labels = as_text(tokens).split()
     with mt.no_grad():
@@ -106,15 +115,28 @@ def show_attention(model: RepeatDetector, tokens: np.ndarray, out_dir: Path) -> 
     print(f"({' and '.join(repeated) or 'nothing'} repeated; the model says 'repeat' with p = {p_repeat:.3f})")
     print(f"row = a query position, column = a key position; darker = more weight (@@ = {weights.max():.2f})")
     print(text_heatmap(weights, labels))
+    if out_dir is None:
+        return  # (no --out: nothing is kept, as the checkpoint line said)
     if save_png(weights, labels, out_dir / "attention.png", f"{title}\non {' '.join(labels)}"):
         print(f"attention map written to {out_dir / 'attention.png'}")
+    else:
+        print("attention.png not written: matplotlib is not installed (pip install matplotlib to get the PNG)")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the demo; return the exit status (0 when the bar is cleared and the reload agrees)."""
+    """Run the demo; return the exit status (0 when the bar is cleared and the reload agrees).
+
+    The files go to ``--out DIR`` (kept), else to a temporary folder removed at the end."""
     args = parse_args(argv)
-    out_dir = args.out if args.out is not None else Path(tempfile.mkdtemp(prefix="minitensor-demo-"))
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        return run_demo(args, args.out, keep=True)
+    with tempfile.TemporaryDirectory(prefix="minitensor-demo-") as folder:
+        return run_demo(args, Path(folder), keep=False)
+
+
+def run_demo(args: argparse.Namespace, out_dir: Path, keep: bool) -> int:
+    """Train, evaluate, save to and reload from ``out_dir``, show the attention; the exit status."""
     mt.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     test_tokens, test_labels = make_batch(rng, TEST_SIZE)
@@ -140,12 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     path = mt.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "config": config},
                    out_dir / "checkpoint.npz")  # fmt: skip
     print(f"checkpoint (model + optimizer state) saved to {path}")
+    if not keep:
+        print("(in a temporary folder, removed at the end: pass --out DIR to keep the checkpoint and attention.png)")
     reloaded_acc = accuracy(reload(path), test_tokens, test_labels)
     same = "same as before saving" if reloaded_acc == acc else "DIFFERENT from before saving"
     print(f"reloaded into a fresh model: held-out accuracy {reloaded_acc:.2%} ({same})")
 
     example = test_tokens[np.flatnonzero(test_labels)[0]]  # the first held-out sequence with a repeat
-    show_attention(model, example, out_dir)
+    show_attention(model, example, out_dir if keep else None)
 
     if acc < args.bar or reloaded_acc != acc:
         print(f"\nFAIL: accuracy {acc:.2%} (bar {args.bar:.0%}), reloaded {reloaded_acc:.2%}; try more --steps")

@@ -183,6 +183,8 @@ def _probs_numpy(s, mask, scale) -> None:
 def softmax_scores(s: np.ndarray, mask: np.ndarray | None, scale: float) -> np.ndarray:
     """P = softmax(scale * s + mask) over the last dim, in place on the C-contiguous scores ``s``
     (..., L, S); fully masked rows give zeros.  Returns ``s``."""
+    if s.size == 0:  # no query or no key (L = 0 or S = 0): nothing to normalise
+        return s
     s4 = s.reshape(_shape_4d(s.shape))
     mask4 = _as_4d(mask, s.shape)
     if mask4 is not None and mask4.dtype != s.dtype:
@@ -249,6 +251,8 @@ def _probs_backward_numpy(p, dp, drop, scale) -> None:
 def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float) -> np.ndarray:
     """dS from the probabilities ``p`` and d(loss)/d(P * dropout) ``dp`` (C-contiguous, overwritten
     and returned): scale * p * (dp * dropout - rowsum(dp * dropout * p))."""
+    if p.size == 0:
+        return dp
     p4 = p.reshape(_shape_4d(p.shape))
     dp4 = dp.reshape(p4.shape)
     drop4 = _as_4d(dropout, p.shape)

@@ -99,9 +99,9 @@ def _forward_rows_numpy(x, r, keep, scale, w, b, eps, s, y, mean, rstd) -> None:
     if r is not None:
         np.add(x, r if keep is None else r * (keep * np.asarray(scale, r.dtype)), out=s)
         x = s
-    mean[:] = x.mean(axis=1)
+    mean[:] = x.mean(axis=1, dtype=np.float64)  # float64 sums, as the kernel: a constant row's mean is exact
     xhat = x - mean[:, None]
-    rstd[:] = 1.0 / np.sqrt(np.mean(xhat * xhat, axis=1) + eps)
+    rstd[:] = 1.0 / np.sqrt(np.mean(xhat * xhat, axis=1, dtype=np.float64) + eps)
     xhat *= rstd[:, None]
     np.multiply(xhat, w, out=y)
     y += b

@@ -6,14 +6,14 @@ re-exported here.  ``nn.functional`` holds their stateless forms and
 ``nn.init`` the weight initialisers.
 """
 
-from . import functional, init
-from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from . import functional, init, utils
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout
 from .embedding import Embedding
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import random
+from .._device import check_device
 from ..ops.nn_ops import AddLayerNorm, FeedForward
 from ..tensor import Tensor
 from ._utils import check_size
@@ -16,14 +17,69 @@ from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
-from .functional._checks import check_probability
+from .functional._checks import as_input, check_probability
 from .functional.activation import gelu, relu
+from .hooks import has_hooks
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
 
 # ------------------------------------------------------------------- helpers
+class Default:
+    """The default of a keyword argument that the caller did not pass (shown as ``value`` in the
+    signature), so that ``positional_options`` can tell a keyword given twice."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+# The encoder layer's arguments after ``activation``, in the two positional orders it reads.
+LUCID_ORDER = ("batch_first", "norm_first", "device", "dtype")
+PYTORCH_ORDER = ("layer_norm_eps", "batch_first", "norm_first", "bias", "device", "dtype")
+
+
+def positional_options(layer: str, args: tuple, options: dict) -> dict:
+    """The options of ``TransformerEncoderLayer`` from its positional arguments after ``activation``
+    (``args``) and its keyword arguments (``options``: name -> value, or ``Default`` when not given).
+
+    ``args`` are read in the Lucid page's order (``LUCID_ORDER``) unless the first of them (the sixth
+    positional argument) is a float, which only PyTorch's order (``PYTORCH_ORDER``) puts there
+    (``layer_norm_eps``); then all of them are read in PyTorch's order.  A sixth argument that fits
+    neither order unambiguously (an int such as 0 or 1: ``batch_first`` or ``layer_norm_eps``?) is
+    refused, as is an argument given both by position and by keyword.  Nothing is misread silently.
+    """
+    order = LUCID_ORDER
+    if args:
+        first = args[0]
+        if isinstance(first, (float, np.floating)):
+            order = PYTORCH_ORDER
+        elif not isinstance(first, (bool, np.bool_)):
+            raise TypeError(
+                f"{layer}: the 6th positional argument is ambiguous: {first!r} ({type(first).__name__}). "
+                f"minitensor's (Lucid's) order is (d_model, nhead, dim_feedforward, dropout, activation, "
+                f"batch_first, norm_first, device, dtype); PyTorch's is (d_model, nhead, dim_feedforward, dropout, "
+                f"activation, layer_norm_eps, batch_first, norm_first, bias, device, dtype).  Pass a bool "
+                f"batch_first, a float layer_norm_eps (e.g. 1e-5, not 1), or better the options by keyword"
+            )
+    if len(args) > len(order):
+        raise TypeError(
+            f"{layer}: too many positional arguments: {5 + len(args)} given, at most {5 + len(order)} in "
+            f"{'PyTorch' if order is PYTORCH_ORDER else 'the Lucid page'}'s order ({', '.join(order)} after activation)"
+        )
+    resolved = {}
+    for name, value in options.items():
+        resolved[name] = value.value if isinstance(value, Default) else value
+    for name, value in zip(order, args):
+        if not isinstance(options[name], Default):
+            raise TypeError(f"{layer}: got multiple values for argument {name!r} (by position and by keyword)")
+        resolved[name] = value
+    return resolved
+
+
 def _activation(activation, layer: str) -> Callable:
     if isinstance(activation, str):
         if activation == "relu":
@@ -43,14 +99,13 @@ def _check_config(layer: str, d_model, nhead, dim_feedforward, dropout, device) 
     if d_model % nhead != 0:
         raise ValueError(f"{layer}: d_model ({d_model}) must be divisible by nhead ({nhead})")
     check_probability(dropout, "dropout", layer)
-    if device is not None and device != "cpu":
-        raise ValueError(f"{layer}: device must be None or 'cpu' (minitensor runs on the CPU), got {device!r}")
+    check_device(device, layer)
 
 
-def _check_input(x, name: str, d_model: int, dtype, layer: str) -> None:
-    """A Tensor of rank 2 or 3 whose last dim is d_model and whose dtype is ``dtype`` (unless None)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{layer}: {name} must be a Tensor, got {type(x).__name__}")
+def _check_input(x, name: str, d_model: int, dtype, layer: str) -> Tensor:
+    """``x`` as a Tensor (a NumPy array is converted, a float one to ``dtype``: ``as_input``), checked:
+    rank 2 or 3, last dim d_model, dtype ``dtype`` (unless None)."""
+    x = as_input(x, name, layer, like=dtype)
     if x.ndim not in (2, 3):
         raise ValueError(f"{layer}: {name} must be 3-D (batched) or 2-D (unbatched), got shape {x.shape}")
     if x.shape[-1] != d_model:
@@ -60,6 +115,7 @@ def _check_input(x, name: str, d_model: int, dtype, layer: str) -> None:
             f"{layer}: {name} has dtype {x.dtype} but the parameters have {dtype}; "
             f"convert one of them (module.to({x.dtype}) or {name}.to({dtype}))"
         )
+    return x
 
 
 def _check_mask(mask, name: str, shapes: tuple, layer: str) -> None:
@@ -98,7 +154,8 @@ def _clones(module: Module, n: int) -> ModuleList:
 # A Transformer layer is a handful of big matrix products with cheap elementwise work between
 # them; the helpers below run each sub-layer as one graph node (ops.nn_ops) when its modules
 # are the standard ones, so the per-node overhead is paid 4 times per layer, not 10.  A
-# replaced module (a custom norm, activation or dropout) takes the plain path.
+# replaced module (a custom norm, activation or dropout), or one with hooks, takes the plain path
+# (module by module, so that the hooks run; PyTorch's encoder layer does the same).
 def _add_norm(x: Tensor, r: Tensor, dropout: Module, norm: Module) -> Tensor:
     """norm(x + dropout(r)), as one AddLayerNorm node for an nn.LayerNorm over the last dim."""
     args = _add_norm_args(x.shape, r.shape, dropout, norm)
@@ -114,7 +171,7 @@ def _add_norm_args(x_shape: tuple, r_shape: tuple, dropout: Module, norm: Module
     params = norm._parameters
     w, b = params.get("weight"), params.get("bias")
     shape = x_shape[-1:]
-    if not (
+    if has_hooks(dropout, norm) or not (
         type(norm) is LayerNorm
         and type(dropout) is Dropout
         and x_shape == r_shape
@@ -142,6 +199,8 @@ def _feed_forward_args(x_shape: tuple, linear1: Module, activation, dropout: Mod
     kind = _fused_activation(activation)
     if kind is None or not (type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout):
         return None
+    if has_hooks(linear1, activation, dropout, linear2):
+        return None
     p1, p2 = linear1._parameters, linear2._parameters
     w1, b1, w2, b2 = p1["weight"], p1["bias"], p2["weight"], p2["bias"]
     if not (
@@ -167,9 +226,10 @@ def _self_attention(mha: Module, x: Tensor, attn_mask, key_padding_mask, is_caus
 
 def _standard_self_attention(mha: Module, shape: tuple, dtype) -> bool:
     """Whether ``mha`` is an nn.MultiheadAttention with packed weights for batched input of this
-    shape and dtype (then one SelfAttention node does its work)."""
+    shape and dtype (then one SelfAttention node does its work) and has no hooks (they need the call)."""
     return (
         type(mha) is MultiheadAttention
+        and mha._hooks is None
         and len(shape) == 3
         and mha._qkv_same_embed_dim
         and shape[-1] == mha.embed_dim

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from .._device import check_device
 from .parameter import Parameter
 
 
@@ -17,8 +18,12 @@ def check_size(value, name: str, layer: str) -> int:
     return int(value)
 
 
-def float_dtype(dtype, layer: str) -> np.dtype:
-    """The parameter dtype of a new layer: the default float dtype when None."""
+def float_dtype(dtype, layer: str, device=None) -> np.dtype:
+    """The parameter dtype of a new layer: the default float dtype when None.
+
+    Also checks the layer's ``device`` argument (None or 'cpu', else ValueError).
+    """
+    check_device(device, layer)
     dtype = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
     if not dtypes.is_floating(dtype):
         raise TypeError(f"{layer}: dtype must be a float dtype (mt.float32 or mt.float64), got {dtype}")

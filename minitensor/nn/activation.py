@@ -78,3 +78,24 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class SiLU(Module):
+    """x * sigmoid(x), elementwise (also called swish)."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.silu(input)
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, and x where beta * x > threshold."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"

@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
 from .functional._checks import check_probability
-from .functional.attention import _dropout_mask, _merged_mask, multi_head_attention_forward
+from .functional.attention import _as_inputs, _dropout_mask, _merged_mask, multi_head_attention_forward
 from .linear import Linear
 from .module import Module
 
@@ -48,7 +48,8 @@ class MultiheadAttention(Module):
 
     Shapes (N batch, L target length, S source length): query (L, N, E),
     key (S, N, kdim), value (S, N, vdim), batch first with ``batch_first=True``,
-    or unbatched (L, E), (S, kdim), (S, vdim).
+    or unbatched (L, E), (S, kdim), (S, vdim).  Tensors or NumPy arrays (a float
+    array is converted to the parameters' dtype).
 
     Masks: a **bool** mask's True means "may NOT attend" (masked out); a
     float mask is added to the scores (use -inf to mask).  Note that
@@ -71,6 +72,7 @@ class MultiheadAttention(Module):
         batch_first: bool = False,
         kdim: int | None = None,
         vdim: int | None = None,
+        device=None,
         dtype=None,
     ) -> None:
         super().__init__()
@@ -86,7 +88,7 @@ class MultiheadAttention(Module):
         self.dropout = check_probability(dropout, "dropout", "MultiheadAttention")
         self.batch_first = bool(batch_first)
         self.head_dim = embed_dim // num_heads
-        dtype = float_dtype(dtype, "MultiheadAttention")
+        dtype = float_dtype(dtype, "MultiheadAttention", device)
 
         if self._qkv_same_embed_dim:
             self.in_proj_weight = empty_parameter((3 * embed_dim, embed_dim), dtype)
@@ -137,7 +139,9 @@ class MultiheadAttention(Module):
         """
         params = self._parameters  # one dict lookup each, not Module.__getattr__
         out_proj = self._modules["out_proj"]
-        self._check_inputs(query, key, value, out_proj._parameters["weight"].dtype)
+        dtype = out_proj._parameters["weight"].dtype
+        query, key, value = _as_inputs(query, key, value, "MultiheadAttention", dtype)  # NumPy arrays -> Tensors
+        self._check_inputs(query, key, value, dtype)
         if not need_weights and query is key and key is value and query.ndim == 3 and self._qkv_same_embed_dim:
             return self.self_attention(query, attn_mask, key_padding_mask, is_causal), None
         return multi_head_attention_forward(

@@ -24,13 +24,33 @@ class Embedding(Module):
         embedding_dim: vector size D.
         padding_idx: an id whose row is initialised to zero and never receives
             a gradient (negative values count from the end).
+        max_norm, norm_type, scale_grad_by_freq, sparse: PyTorch's options, accepted
+            at their defaults only (minitensor does not implement them: any other
+            value raises ValueError).
+        device: None or 'cpu'.
         dtype: parameter dtype (default: ``mt.get_default_dtype()``).
 
     Shapes: integer input (*) -> output (*, D).  Init: N(0, 1).
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, dtype=None) -> None:
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm=None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        *,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
+        unsupported = {"max_norm": max_norm, "scale_grad_by_freq": scale_grad_by_freq, "sparse": sparse}
+        for name, value in unsupported.items():
+            if value:
+                raise ValueError(f"Embedding: {name}={value!r} is not supported by minitensor (only the default)")
         self.num_embeddings = check_size(num_embeddings, "num_embeddings", "Embedding")
         self.embedding_dim = check_size(embedding_dim, "embedding_dim", "Embedding")
         if padding_idx is not None:
@@ -43,7 +63,8 @@ class Embedding(Module):
                 )
             padding_idx %= self.num_embeddings
         self.padding_idx = padding_idx
-        self.weight = empty_parameter((self.num_embeddings, self.embedding_dim), float_dtype(dtype, "Embedding"))
+        dtype = float_dtype(dtype, "Embedding", device)
+        self.weight = empty_parameter((self.num_embeddings, self.embedding_dim), dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -42,11 +42,11 @@ class Linear(Module):
     Init (PyTorch's): weight and bias ~ U(-1/sqrt(in_features), 1/sqrt(in_features)).
     """
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype=None) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
         self.in_features = check_size(in_features, "in_features", "Linear")
         self.out_features = check_size(out_features, "out_features", "Linear")
-        dtype = float_dtype(dtype, "Linear")
+        dtype = float_dtype(dtype, "Linear", device)
         self.weight = empty_parameter((self.out_features, self.in_features), dtype)
         if bias:
             self.bias = empty_parameter((self.out_features,), dtype)

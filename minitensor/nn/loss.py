@@ -100,3 +100,45 @@ class MSELoss(_Loss):
 
     def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class KLDivLoss(Module):
+    """``F.kl_div``: input holds log-probabilities; ``reduction`` may also be ``'batchmean'``."""
+
+    def __init__(self, *, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__()
+        if reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError(f"KLDivLoss: reduction must be 'none', 'mean', 'sum' or 'batchmean', got {reduction!r}")
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities (``F.binary_cross_entropy``); ``weight`` scales each element."""
+
+    def __init__(self, weight: Tensor | None = None, *, reduction: str = "mean") -> None:
+        super().__init__(weight, reduction)
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_WeightedLoss):
+    """Binary cross-entropy of logits, stable (``F.binary_cross_entropy_with_logits``).
+
+    Args:
+        weight: scales each element's loss; pos_weight: scales the positive term (per class).
+    """
+
+    def __init__(self, weight: Tensor | None = None, *, reduction: str = "mean", pos_weight=None) -> None:
+        super().__init__(weight, reduction)
+        if pos_weight is not None and not isinstance(pos_weight, Tensor):
+            pos_weight = Tensor(np.asarray(pos_weight))
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy_with_logits(
+            input, target, weight=self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )

@@ -10,11 +10,12 @@ Everything else (``parameters()``, ``state_dict()``, ``train()``, ``to()``, the
 nested ``repr``) walks these dicts, in insertion order, exactly as PyTorch does,
 so state dict keys are PyTorch's (``"encoder.layers.0.linear1.weight"``).
 
-A plain list/tuple of Modules assigned as an attribute becomes a ``ModuleList``
-(a dict of Modules a ``ModuleDict``; a list or dict of Parameters a
-``ParameterList`` / ``ParameterDict``), so parameters are never lost silently.
-(PyTorch ignores plain lists; use the containers explicitly in code meant to
-run on both.)
+As in PyTorch, a plain list, tuple or dict of Modules (or Parameters) assigned as
+an attribute is kept as it is and NOT registered: its parameters are not in
+``parameters()`` or ``state_dict()``, and ``to()``/``train()`` do not reach it.
+minitensor says so with a ``UserWarning`` that names the attribute and the
+container to use instead (``nn.ModuleList``, ``nn.ModuleDict``,
+``nn.ParameterList``, ``nn.ParameterDict``).
 
 >>> class MLP(nn.Module):
 ...     def __init__(self):
@@ -29,6 +30,7 @@ run on both.)
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 
@@ -36,6 +38,8 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
+from ..tensor_extras import parse_to
+from .hooks import add_hook, call_with_hooks
 from .parameter import Parameter
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -84,13 +88,58 @@ class Module:
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
+    _hooks = None  # a ModuleHooks once a hook is registered (nn/hooks.py), else None
+
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if self._hooks is None:  # the one cost of hooks when there are none
+            return self.forward(*args, **kwargs)
+        return call_with_hooks(self, args, kwargs)
+
+    # -------------------------------------------------------------------- hooks
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False):
+        """``hook(module, args)`` before each ``forward``; a returned value replaces ``args``.
+
+        With ``with_kwargs=True``: ``hook(module, args, kwargs)`` returning None or
+        ``(args, kwargs)``.  ``prepend=True`` runs it before the hooks already registered.
+        Returns a handle: ``handle.remove()``, or use it in a ``with`` block.
+        """
+        return add_hook(self, "forward_pre", hook, prepend, with_kwargs)
+
+    def register_forward_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ):
+        """``hook(module, args, output)`` after each ``forward``; a returned value replaces ``output``.
+
+        With ``with_kwargs=True``: ``hook(module, args, kwargs, output)``.  ``always_call=True``
+        also runs it (with ``output=None``) when ``forward`` raises.  Returns a removable handle.
+
+        >>> acts = {}
+        >>> lin = nn.Linear(3, 2)
+        >>> h = lin.register_forward_hook(lambda m, args, out: acts.update(lin=out.detach()))
+        >>> lin(mt.randn(4, 3)).shape == acts["lin"].shape
+        True
+        """
+        return add_hook(self, "forward", hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False):
+        """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the positional
+        Tensor inputs are computed; returning a tuple replaces ``grad_input``.
+
+        ``grad_input`` has one entry per positional argument (None where no gradient),
+        ``grad_output`` one per output (a tuple output gives one entry per element).
+        Returns a removable handle.
+        """
+        return add_hook(self, "backward", hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False):
+        """``hook(module, grad_output)`` when the gradients w.r.t. the outputs are computed, before
+        they flow into the module; returning a tuple replaces ``grad_output``.  Returns a handle."""
+        return add_hook(self, "backward_pre", hook, prepend)
 
     # ------------------------------------------------------------ registration
     def __setattr__(self, name: str, value) -> None:
         if isinstance(value, (list, tuple, dict)):
-            value = _as_container(value)
+            _warn_unregistered(self, name, value)
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
@@ -295,16 +344,17 @@ class Module:
                 param.grad._data[...] = 0
 
     # -------------------------------------------------------------------- dtype
-    def to(self, dtype) -> Module:
-        """Convert float parameters, their gradients and float buffers to ``dtype``, in place.
+    def to(self, *args, **kwargs) -> Module:
+        """Convert float parameters, their gradients and float buffers to a dtype, in place.
 
-        The Parameter objects stay the same (only their arrays change), so an
-        optimizer built before ``to()`` still updates them.  The device ``"cpu"``
-        is accepted and changes nothing.  Returns self.
+        PyTorch's forms: ``to(dtype)``, ``to('cpu')``, ``to('cpu', dtype)``,
+        ``to(tensor)`` (its dtype).  The Parameter objects stay the same (only
+        their arrays change), so an optimizer built before ``to()`` still updates
+        them.  A device other than the CPU raises ValueError.  Returns self.
         """
-        if isinstance(dtype, str) and dtype == "cpu":
+        dtype = parse_to(args, kwargs, f"{type(self).__name__}.to")
+        if dtype is None:
             return self
-        dtype = dtypes.as_dtype(dtype)
         if not dtypes.is_floating(dtype):
             raise TypeError(f"to: dtype must be a float dtype such as mt.float64, got {dtype}")
         for tensor in list(self.parameters()) + list(self.buffers()):
@@ -313,6 +363,21 @@ class Module:
                 if tensor.grad is not None:
                     tensor.grad._data = tensor.grad._data.astype(dtype)
         return self
+
+    def cpu(self) -> Module:
+        """Self: minitensor's modules always live on the CPU."""
+        return self
+
+    def cuda(self, device=None) -> Module:
+        raise RuntimeError(
+            f"{type(self).__name__}.cuda(): CUDA is not available; minitensor runs on the CPU only (use .to('cpu'))"
+        )
+
+    def type(self, dst_type) -> Module:
+        return self.to(dst_type)
+
+    def half(self) -> Module:
+        return self.to(dtypes.float16)
 
     def float(self) -> Module:
         return self.to(dtypes.float32)
@@ -431,20 +496,21 @@ def _as_state_array(key: str, value, dtype: np.dtype) -> np.ndarray:
     return value.astype(dtype, copy=False)
 
 
-def _as_container(value):
-    """A non-empty list/tuple of Modules (Parameters) -> ModuleList (ParameterList), a str-keyed dict
-    of them -> ModuleDict (ParameterDict); anything else is returned unchanged."""
-    if not value:
-        return value
-    is_dict = isinstance(value, dict)
-    if is_dict and not all(isinstance(k, str) for k in value):
-        return value
-    items = list(value.values()) if is_dict else value
-    if all(isinstance(item, Module) for item in items):
-        return ModuleDict(value) if is_dict else ModuleList(value)
-    if all(isinstance(item, Parameter) for item in items):
-        return ParameterDict(value) if is_dict else ParameterList(value)
-    return value
-
-
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList  # noqa: E402  (they subclass Module)
+def _warn_unregistered(module: Module, name: str, value) -> None:
+    """Warn when a plain list/tuple/dict holding Modules or Parameters is set as an attribute: as in
+    PyTorch it is not registered, which silently loses parameters, so say which container to use."""
+    items = list(value.values()) if isinstance(value, dict) else value
+    kind = "dict" if isinstance(value, dict) else type(value).__name__
+    if any(isinstance(item, Parameter) for item in items):
+        what, container = "Parameters", "nn.ParameterDict" if kind == "dict" else "nn.ParameterList"
+    elif any(isinstance(item, Module) for item in items):
+        what, container = "Modules", "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+    else:
+        return
+    warnings.warn(
+        f"{type(module).__name__}.{name} is a plain {kind} of {what}: as in PyTorch it is not registered, so its "
+        f"parameters are not in parameters() or state_dict() and to()/train()/eval() do not reach it; "
+        f"use {container}(...) instead",
+        UserWarning,
+        stacklevel=3,
+    )

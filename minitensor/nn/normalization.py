@@ -29,7 +29,13 @@ class LayerNorm(Module):
     """
 
     def __init__(
-        self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True, dtype=None
+        self,
+        normalized_shape,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
     ) -> None:
         super().__init__()
         shape = (normalized_shape,) if not isinstance(normalized_shape, (tuple, list)) else tuple(normalized_shape)
@@ -40,7 +46,7 @@ class LayerNorm(Module):
             raise ValueError(f"LayerNorm: eps must be positive (a constant row would give NaN), got {eps}")
         self.eps = float(eps)
         self.elementwise_affine = elementwise_affine
-        dtype = float_dtype(dtype, "LayerNorm")
+        dtype = float_dtype(dtype, "LayerNorm", device)
         if elementwise_affine:
             self.weight = empty_parameter(self.normalized_shape, dtype)
             if bias:

@@ -45,6 +45,8 @@ class Parameter(Tensor):
         self.grad_fn = None
         self._requires_grad = False
         self._version_counter = None
+        self._view_of = None
+        self._hooks = None
         self.requires_grad_(requires_grad)
 
     def __repr__(self) -> str:

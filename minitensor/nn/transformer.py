@@ -34,6 +34,7 @@ from ..tensor import Tensor
 from . import init
 from ._transformer_parts import _check_config, _check_input, _sizes
 from ._utils import check_size, float_dtype
+from .functional._checks import as_input
 from .functional.attention import causal_mask
 from .module import Module
 from .normalization import LayerNorm
@@ -94,8 +95,8 @@ class Transformer(Module):
             self.encoder = custom_encoder
         else:
             encoder_layer = TransformerEncoderLayer(
-                d_model, nhead, dim_feedforward, dropout, activation, batch_first, norm_first, device, dtype,
-                layer_norm_eps=layer_norm_eps, bias=bias,
+                d_model, nhead, dim_feedforward, dropout, activation, batch_first=batch_first, norm_first=norm_first,
+                device=device, dtype=dtype, layer_norm_eps=layer_norm_eps, bias=bias,
             )  # fmt: skip
             encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
             self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
@@ -138,6 +139,8 @@ class Transformer(Module):
         ``generate_square_subsequent_mask(T)``), ``memory_mask`` (T, S);
         key padding masks (N, S), (N, T), (N, S).
         """
+        like = next((p.dtype for p in self.parameters()), None)  # NumPy arrays -> Tensors of this dtype
+        src, tgt = (as_input(x, name, "Transformer", like) for x, name in ((src, "src"), (tgt, "tgt")))
         for x, name in ((src, "src"), (tgt, "tgt")):
             _check_input(x, name, self.d_model, None, "Transformer")
         if src.ndim != tgt.ndim or _sizes(src, self.batch_first)[0] != _sizes(tgt, self.batch_first)[0]:

@@ -108,7 +108,8 @@ class TransformerDecoderLayer(Module):
 
         Masks: bool True = may NOT attend; float masks are added.
         """
-        self._check_inputs(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
+        masks = (tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
+        tgt, memory = self._check_inputs(tgt, memory, *masks)
         x = tgt
         m = self._modules
         if self.norm_first:
@@ -123,11 +124,12 @@ class TransformerDecoderLayer(Module):
             x = _add_norm(x, self._feed_forward(x), m["dropout3"], m["norm3"])
         return x
 
-    def _check_inputs(self, tgt, memory, tgt_mask, memory_mask, tgt_pad, memory_pad) -> None:
+    def _check_inputs(self, tgt, memory, tgt_mask, memory_mask, tgt_pad, memory_pad) -> tuple:
+        """tgt and memory as Tensors (NumPy arrays converted), checked with the masks."""
         layer = "TransformerDecoderLayer"
         dtype = self.linear1.weight.dtype
-        _check_input(tgt, "tgt", self.d_model, dtype, layer)
-        _check_input(memory, "memory", self.d_model, dtype, layer)
+        tgt = _check_input(tgt, "tgt", self.d_model, dtype, layer)
+        memory = _check_input(memory, "memory", self.d_model, dtype, layer)
         n, t = _sizes(tgt, self.batch_first)
         n_mem, s = _sizes(memory, self.batch_first)
         if tgt.ndim != memory.ndim or n != n_mem:
@@ -137,6 +139,7 @@ class TransformerDecoderLayer(Module):
             )
         _check_masks(layer, self.nhead, n, t, t, tgt_mask, "tgt_mask", tgt_pad, "tgt_key_padding_mask")
         _check_masks(layer, self.nhead, n, t, s, memory_mask, "memory_mask", memory_pad, "memory_key_padding_mask")
+        return tgt, memory
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout1(SelfAttn(x))."""

@@ -10,6 +10,7 @@ from ..ops.nn_ops import AddLayerNorm, FeedForward
 from ..ops.nn_ops import LayerNorm as LayerNormOp
 from ..tensor import Tensor
 from ._transformer_parts import (
+    Default,
     _activation,
     _add_norm,
     _add_norm_args,
@@ -23,12 +24,15 @@ from ._transformer_parts import (
     _self_attention,
     _sizes,
     _standard_self_attention,
+    positional_options,
 )
 from .attention import MultiheadAttention
 from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
+
+_NONE = Default(None)  # (device and dtype: a default None, told apart from a None that is passed)
 
 
 # ------------------------------------------------------------------- encoder
@@ -45,8 +49,14 @@ class TransformerEncoderLayer(Module):
         norm_first: Pre-LN when True, Post-LN (the default) when False.
         device: None or ``'cpu'``.
         dtype: parameter dtype (default ``mt.get_default_dtype()``).
-        layer_norm_eps: eps of both layer norms (keyword only).
-        bias: learn the biases of the linear layers and the layer norms (keyword only).
+        layer_norm_eps: eps of both layer norms (keyword only in the Lucid order).
+        bias: learn the biases of the linear layers and the layer norms (keyword only in the Lucid order).
+
+    PyTorch's positional order differs after ``activation``: (..., activation, layer_norm_eps,
+    batch_first, norm_first, bias, device, dtype).  A call written for it is recognised by its
+    sixth argument, a float (``layer_norm_eps``), and then read in PyTorch's order; a sixth
+    argument that could mean either (an int such as 0 or 1) raises a TypeError naming both
+    orders (``_transformer_parts.positional_options``).  Keyword calls mean the same in both.
 
     Attributes: ``self_attn`` (MultiheadAttention), ``linear1`` (E -> FF),
     ``linear2`` (FF -> E), ``norm1`` and ``norm2`` (LayerNorm), ``dropout1``
@@ -68,16 +78,22 @@ class TransformerEncoderLayer(Module):
         dim_feedforward: int = 2048,
         dropout: float = 0.1,
         activation: str | Callable = "relu",
-        batch_first: bool = False,
-        norm_first: bool = False,
-        device=None,
-        dtype=None,
-        *,
-        layer_norm_eps: float = 1e-5,
-        bias: bool = True,
+        *args,  # batch_first, norm_first, device, dtype (or PyTorch's order: see the class docstring)
+        batch_first: bool = Default(False),
+        norm_first: bool = Default(False),
+        device=_NONE,
+        dtype=_NONE,
+        layer_norm_eps: float = Default(1e-5),
+        bias: bool = Default(True),
     ) -> None:
         super().__init__()
         layer = "TransformerEncoderLayer"
+        options = positional_options(
+            layer, args, {"batch_first": batch_first, "norm_first": norm_first, "device": device, "dtype": dtype,
+                          "layer_norm_eps": layer_norm_eps, "bias": bias},
+        )  # fmt: skip
+        batch_first, norm_first, device, dtype = (options[k] for k in ("batch_first", "norm_first", "device", "dtype"))
+        layer_norm_eps, bias = options["layer_norm_eps"], options["bias"]
         _check_config(layer, d_model, nhead, dim_feedforward, dropout, device)
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
@@ -113,7 +129,7 @@ class TransformerEncoderLayer(Module):
         """
         layer = "TransformerEncoderLayer"
         m = self._modules  # one dict lookup per sub-module, not Module.__getattr__
-        _check_input(src, "src", self.d_model, m["linear1"]._parameters["weight"].dtype, layer)
+        src = _check_input(src, "src", self.d_model, m["linear1"]._parameters["weight"].dtype, layer)
         if src_mask is not None or src_key_padding_mask is not None:
             n, s = _sizes(src, self.batch_first)
             _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")

@@ -88,12 +88,9 @@ def split_heads(x: np.ndarray, heads: int, parts: int, batch_first: bool) -> lis
     Part i holds features [i*E, (i+1)*E) of the last dim (e.g. q, k, v of a
     packed projection); head h of a part holds its features [h*d, (h+1)*d).
     """
-    if batch_first:
-        n, l = x.shape[0], x.shape[1]
-        x = x.reshape(n, l, parts, heads, -1).transpose(2, 0, 3, 1, 4)
-    else:
-        l, n = x.shape[0], x.shape[1]
-        x = x.reshape(l, n, parts, heads, -1).transpose(2, 1, 3, 0, 4)
+    d = x.shape[2] // (parts * heads)  # (not -1: N or L may be 0)
+    x = x.reshape(x.shape[0], x.shape[1], parts, heads, d)
+    x = x.transpose(2, 0, 3, 1, 4) if batch_first else x.transpose(2, 1, 3, 0, 4)
     return [x[i] for i in range(parts)]
 
 

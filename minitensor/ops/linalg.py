@@ -6,6 +6,8 @@ operand as a column vector, and the added dim is removed from the result.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..autograd.function import Op
@@ -63,6 +65,6 @@ def _weight_grad(a, b_ndim: int, grad):
     """aᵀ @ grad; for a batched ``a`` and a 2-D ``b`` (a shared weight), one GEMM
     over the flattened batch instead of a batch of GEMMs that are summed later."""
     if b_ndim == 2 and a.ndim > 2:
-        k, n = a.shape[-1], grad.shape[-1]
-        return np.matmul(a.reshape(-1, k).T, grad.reshape(-1, n))
+        m, k, n = math.prod(a.shape[:-1]), a.shape[-1], grad.shape[-1]  # (not -1: k or n may be 0)
+        return np.matmul(a.reshape(m, k).T, grad.reshape(m, n))
     return _mm(_swap(a), grad)

@@ -19,6 +19,8 @@ in Tensor ops (``ops/reference.py``), so their gradients can be differentiated a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import random
@@ -86,7 +88,7 @@ class Linear(Op):
 
     @staticmethod
     def forward(ctx, x, weight, bias=None):
-        rows = x.reshape(-1, x.shape[-1])  # (M, in): a view unless x is non-contiguous
+        rows = _rows_view(x)  # (M, in): a view unless x is non-contiguous
         y = rows @ weight.T
         if bias is not None:
             y += bias
@@ -98,9 +100,9 @@ class Linear(Op):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors  # (methods that arrays and Tensors share: no dispatch overhead)
         needs = ctx.needs_input_grad
-        g = grad.reshape(-1, grad.shape[-1])  # (M, out)
+        g = grad.reshape(math.prod(ctx.x_shape[:-1]), grad.shape[-1])  # (M, out)
         gx = (g @ weight).reshape(ctx.x_shape) if needs[0] else None
-        gw = g.T @ x.reshape(-1, x.shape[-1]) if needs[1] else None
+        gw = g.T @ _rows_view(x) if needs[1] else None
         if len(needs) == 2:
             return gx, gw
         return gx, gw, g.sum(0) if needs[2] else None
@@ -182,6 +184,13 @@ class AddLayerNorm(Op):
         )
 
 
+def _rows_view(x):
+    """x (..., D), an array or a Tensor, as (M, D), M the product of the leading dims (a view unless x
+    is non-contiguous).
+    Not ``reshape(-1, D)``: that fails on an empty x when D = 0."""
+    return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+
+
 def _rows(x: np.ndarray, d: int) -> np.ndarray:
     """x as a C-contiguous (M, d) array (a view when x is contiguous)."""
     return np.ascontiguousarray(x).reshape(-1, d) if x.size else x.reshape(0, d)
@@ -252,7 +261,7 @@ class FeedForward(Op):
 
     @staticmethod
     def forward(ctx, x, w1, b1=None, w2=None, b2=None, activation="relu", keep=None, scale=1.0):
-        rows = x.reshape(-1, x.shape[-1])  # (M, E): a view unless x is non-contiguous
+        rows = _rows_view(x)  # (M, E): a view unless x is non-contiguous
         z = rows @ w1.T
         keep_rows = None if keep is None else keep.reshape(z.shape)
         scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
@@ -276,7 +285,7 @@ class FeedForward(Op):
             return composite(reference.feed_forward, ctx.saved_tensors[:-1], ctx, grad, **settings)
         _, w1, _, w2, _, (rows, h, pre) = ctx.saved_tensors
         need_x, need_w1, need_b1, need_w2, need_b2 = ctx.needs_input_grad
-        g = grad.reshape(-1, w2.shape[0])
+        g = grad.reshape(rows.shape[0], w2.shape[0])
         dh = g @ w2
         if ctx.activation == "relu":
             dpre, db1 = act.relu_backward(h, dh, ctx.scale, need_b1)

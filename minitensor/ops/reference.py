@@ -94,9 +94,8 @@ def attention(q, k, v, mask=None, scale: float = 1.0, dropout_mask=None):
 
 def split_heads(x, heads: int, parts: int, batch_first: bool) -> list:
     """(N, L, parts*E) or (L, N, parts*E) -> ``parts`` Tensors (N, heads, L, E/heads)."""
-    n, l = (x.shape[0], x.shape[1]) if batch_first else (x.shape[1], x.shape[0])
     order = (2, 0, 3, 1, 4) if batch_first else (2, 1, 3, 0, 4)
-    x = x.reshape(x.shape[0], x.shape[1], parts, heads, -1).permute(*order)
+    x = x.reshape(x.shape[0], x.shape[1], parts, heads, x.shape[2] // (parts * heads)).permute(*order)
     return [x[i] for i in range(parts)]
 
 

@@ -3,7 +3,8 @@
 - ``optimizer.py``: ``Optimizer``, the base (parameter groups, state, state dicts).
 - ``sgd.py``: ``SGD`` (momentum, Nesterov, weight decay).
 - ``adam.py``: ``Adam`` and ``AdamW``.
-- ``lr_scheduler.py``: ``StepLR``, ``LambdaLR``, ``LinearLR``, linear warmup.
+- ``lr_scheduler.py``: ``StepLR``, ``LambdaLR``, ``LinearLR``, ``CosineAnnealingLR``, ``OneCycleLR``,
+  ``ReduceLROnPlateau``, linear warmup.
 
 A training step::
 

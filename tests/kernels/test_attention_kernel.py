@@ -114,6 +114,25 @@ def test_broadcast_heads_and_a_strided_out(kernel, rng) -> None:
     np.testing.assert_allclose(jitted(run), reference(run), **tolerance("float32"))
 
 
+@pytest.mark.parametrize("lengths", [(0, S), (L, 0), (0, 0)], ids=["no-queries", "no-keys", "neither"])
+def test_empty_queries_or_keys(kernel, rng, lengths) -> None:
+    """L = 0 or S = 0, as PyTorch: an empty output, or for queries without keys an output of zeros
+    (softmax over no keys is empty); the gradients are zeros of the inputs' shapes, on both paths."""
+    l, s = lengths
+    q = rng.standard_normal((N, H, l, 4))
+    k, v = rng.standard_normal((N, H, s, 4)), rng.standard_normal((N, H, s, 3))
+    mask = np.zeros((l, s))
+
+    def run():
+        out, p = attention.attention_forward(q, k, v, mask, 0.5, None)
+        return (out, *attention.attention_backward(rng.standard_normal(out.shape), q, k, v, p, 0.5, None))
+
+    for results in (jitted(run), reference(run)):
+        for got, want_shape in zip(results, [(N, H, l, 3), q.shape, k.shape, v.shape]):
+            assert got.shape == want_shape
+            np.testing.assert_array_equal(got, np.zeros(want_shape))
+
+
 def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
     """On this machine numba can call NumPy's BLAS, and the comparisons above really run the fused
     kernels (forward and backward) of the fixture's kind."""

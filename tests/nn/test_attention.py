@@ -235,8 +235,8 @@ class TestSDPA:
         q = t64(rng, 3, 4)
         with pytest.raises(TypeError, match="same dtype"):
             F.scaled_dot_product_attention(q, q.to(mt.float32), q)
-        with pytest.raises(TypeError, match="query must be a Tensor"):
-            F.scaled_dot_product_attention(q.numpy(), q, q)
+        with pytest.raises(TypeError, match="query must be a Tensor or a NumPy array, got list"):
+            F.scaled_dot_product_attention(q.numpy().tolist(), q, q)
 
 
 # ------------------------------------------------------------ MultiheadAttention
@@ -481,7 +481,7 @@ class TestMultiheadAttention:
             ("pad_shape", ValueError, "key_padding_mask must have shape"),
             ("pad_dtype", TypeError, "key_padding_mask must be a bool or float"),
             ("dtype", TypeError, "dtype float32"),
-            ("not_tensor", TypeError, "key must be a Tensor"),
+            ("not_tensor", TypeError, "key must be a Tensor or a NumPy array, got list"),
         ],
     )
     def test_forward_errors(self, rng, case, error, match):
@@ -507,6 +507,6 @@ class TestMultiheadAttention:
         elif case == "dtype":
             args = [q.to(mt.float32), kv, kv]
         elif case == "not_tensor":
-            args = [q, kv.numpy(), kv]
+            args = [q, kv.numpy().tolist(), kv]  # (a NumPy array is accepted: test_array_inputs.py)
         with pytest.raises(error, match=match):
             m(*args, **kwargs)

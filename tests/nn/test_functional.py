@@ -97,8 +97,8 @@ def test_linear_validation(rng):
         F.linear(x.to(mt.float32), w)
     with pytest.raises(TypeError, match="bias dtype float32"):
         F.linear(x, w, _t(rng, 2, dtype=mt.float32))
-    with pytest.raises(TypeError, match="input must be a Tensor"):
-        F.linear(x.numpy(), w)
+    with pytest.raises(TypeError, match="input must be a Tensor or a NumPy array, got list"):
+        F.linear(x.numpy().tolist(), w)
 
 
 # ---------------------------------------------------------------- layer_norm

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -150,31 +151,67 @@ def test_register_buffer_and_parameter_validate_names_and_types():
         m.b = 1.0
 
 
-def test_plain_lists_and_dicts_of_modules_become_registered_containers():
-    m = nn.Module()
-    m.layers = [nn.Linear(2, 2), nn.Linear(2, 2)]
-    m.named = {"a": nn.Linear(2, 1)}
-    m.numbers = [1, 2]
-    assert isinstance(m.layers, nn.ModuleList) and isinstance(m.named, nn.ModuleDict)
-    assert m.numbers == [1, 2]
-    assert [n for n, _ in m.named_parameters()] == [
-        "layers.0.weight",
-        "layers.0.bias",
-        "layers.1.weight",
-        "layers.1.bias",
-        "named.a.weight",
-        "named.a.bias",
-    ]
+def _plain_containers(lib):
+    """A module with plain lists/tuples/dicts of modules and parameters, built with ``lib``
+    (minitensor.nn or torch.nn) and its Parameter/tensor factory."""
+    m = lib.Module()
+    m.fc = lib.Linear(2, 2)
+    m.layers = [lib.Linear(2, 2), lib.Linear(2, 2)]
+    m.pair = (lib.Linear(2, 1),)
+    m.named = {"a": lib.Linear(2, 1)}
+    return m
 
 
-def test_plain_lists_and_dicts_of_parameters_become_parameter_containers():
+@pytest.mark.parametrize(
+    "attribute, value, container",
+    [
+        ("layers", lambda: [nn.Linear(2, 2), nn.Linear(2, 2)], "nn.ModuleList"),
+        ("pair", lambda: (nn.Linear(2, 1),), "nn.ModuleList"),
+        ("named", lambda: {"a": nn.Linear(2, 1)}, "nn.ModuleDict"),
+        ("mixed", lambda: [nn.ReLU(), 3], "nn.ModuleList"),
+        ("ws", lambda: [nn.Parameter(mt.zeros(2))], "nn.ParameterList"),
+        ("pdict", lambda: {"alpha": nn.Parameter(mt.ones(1))}, "nn.ParameterDict"),
+    ],
+)
+def test_plain_containers_of_modules_are_not_registered_and_warn(attribute, value, container):
+    """As PyTorch: a plain list/tuple/dict of Modules or Parameters stays a plain object, not registered;
+    minitensor warns, naming the attribute and the container to use."""
     m = nn.Module()
-    m.ws = [nn.Parameter(mt.zeros(2)), nn.Parameter(mt.zeros(3))]
-    m.named = {"alpha": nn.Parameter(mt.ones(1))}
-    m.mixed = [nn.Parameter(mt.zeros(1)), 3]
-    assert isinstance(m.ws, nn.ParameterList) and isinstance(m.named, nn.ParameterDict)
-    assert isinstance(m.mixed, list)
-    assert list(m.state_dict()) == ["ws.0", "ws.1", "named.alpha"]
+    plain = value()
+    with pytest.warns(UserWarning, match=rf"Module\.{attribute} is a plain .* not registered.*use {container}\("):
+        setattr(m, attribute, plain)
+    assert getattr(m, attribute) is plain
+    assert list(m.parameters()) == [] and list(m.state_dict()) == [] and list(m.children()) == []
+
+
+def test_plain_lists_of_other_things_do_not_warn():
+    m = nn.Module()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.sizes = [1, 2]
+        m.cache = []
+        m.names = {"a": "b"}
+        m.tensors = [mt.zeros(2)]
+    assert m.sizes == [1, 2] and m.tensors[0].shape == (2,)
+
+
+def test_plain_containers_match_torch_registration():
+    torch = pytest.importorskip("torch")
+    with pytest.warns(UserWarning, match="plain"):
+        ours = _plain_containers(nn)
+    theirs = _plain_containers(torch.nn)
+    assert (
+        [n for n, _ in ours.named_parameters()]
+        == [n for n, _ in theirs.named_parameters()]
+        == [
+            "fc.weight",
+            "fc.bias",
+        ]
+    )
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert [n for n, _ in ours.named_children()] == [n for n, _ in theirs.named_children()] == ["fc"]
+    ours.eval()
+    assert not ours.fc.training and ours.layers[0].training  # train()/eval() do not reach the plain list
 
 
 def test_parameter_list_and_dict_operations():

@@ -232,7 +232,7 @@ class TestEncoderLayer:
             ("mask_shape", ValueError, r"src_mask must have shape \(3, 3\) or \(4, 3, 3\)"),
             ("pad_shape", ValueError, r"src_key_padding_mask must have shape \(2, 3\)"),
             ("pad_dtype", TypeError, "src_key_padding_mask must be a bool or float"),
-            ("not_tensor", TypeError, "src must be a Tensor"),
+            ("not_tensor", TypeError, "src must be a Tensor or a NumPy array, got list"),
         ],
     )
     def test_forward_errors(self, rng, case, error, match):
@@ -246,7 +246,7 @@ class TestEncoderLayer:
             "mask_shape": {"src_mask": np.zeros((S, S + 1), dtype=bool)},
             "pad_shape": {"src_key_padding_mask": np.zeros((S, N), dtype=bool)},
             "pad_dtype": {"src_key_padding_mask": np.zeros((N, S), dtype=np.int32)},
-            "not_tensor": {"src": x.numpy()},
+            "not_tensor": {"src": x.numpy().tolist()},  # (a NumPy array is accepted: test_array_inputs.py)
         }[case]
         kwargs.setdefault("src", x)
         with pytest.raises(error, match=match):

@@ -5,10 +5,14 @@ One file per family (activation, linear, normalization, dropout, embedding, ...)
 this package re-exports their functions, so ``F.linear(x, w, b)`` works.
 """
 
+from ...ops.padding import pad
+from ...ops.softplus import silu, softplus
 from .activation import gelu, log_softmax, relu, sigmoid, softmax, tanh
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
+from .binary_loss import binary_cross_entropy, binary_cross_entropy_with_logits
+from .divergence import kl_div
 from .dropout import dropout
-from .embedding import embedding
+from .embedding import embedding, one_hot
 from .linear import linear
 from .loss import cross_entropy, mse_loss, nll_loss
 from .normalization import layer_norm

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from ... import dtypes
 from ...tensor import Tensor
 
 
@@ -11,6 +14,31 @@ def check_tensor(value, name: str, fn: str) -> None:
     """Raise TypeError unless ``value`` is a Tensor."""
     if not isinstance(value, Tensor):
         raise TypeError(f"{fn}: {name} must be a Tensor, got {type(value).__name__}")
+
+
+def as_input(value, name: str, fn: str, like=None) -> Tensor:
+    """A data input (not a weight) as a Tensor: the rule every layer and function of ``nn`` follows.
+
+    A Tensor is returned as it is.  A NumPy array is converted as ``mt.tensor`` converts it (a
+    copy that does not require grad), except that a float array takes the dtype ``like`` when
+    given: the dtype of the layer's parameters, or of the Tensor it meets (a loss's input), so
+    a float64 array fed to a float32 layer is float32, as the layer expects.  Anything else
+    (a list, a number) raises TypeError, as in PyTorch.
+    """
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        dtype = like if like is not None and value.dtype.kind == "f" and dtypes.is_floating(like) else None
+        return Tensor(value, dtype=dtype)
+    raise TypeError(f"{fn}: {name} must be a Tensor or a NumPy array, got {type(value).__name__}")
+
+
+def float_like(*values):
+    """The dtype of the first float Tensor among ``values`` (the ``like`` of ``as_input``), or None."""
+    for v in values:
+        if isinstance(v, Tensor) and v.dtype.kind == "f":
+            return v.dtype
+    return None
 
 
 def check_probability(p, name: str, fn: str) -> float:

@@ -1,6 +1,7 @@
 """Activation functions: ``relu``, ``gelu``, ``tanh``, ``sigmoid``, ``softmax``, ``log_softmax``.
 
-Each is one op; ``gelu`` has an exact (erf) and a tanh-approximated form.
+Each is one op; ``gelu`` has an exact (erf) and a tanh-approximated form.  A NumPy array
+input is converted as ``mt.tensor`` converts it (``_checks.as_input``).
 
 >>> F.gelu(mt.tensor([-1.0, 0.0, 1.0])).tolist()  # doctest: +ELLIPSIS
 [-0.158655..., 0.0, 0.841344...]
@@ -10,18 +11,18 @@ from __future__ import annotations
 
 from ...ops import nn_ops
 from ...tensor import Tensor
-from ._checks import check_float, check_tensor
+from ._checks import as_input, check_float
 
 
 def relu(input: Tensor) -> Tensor:  # noqa: A002
     """max(x, 0), elementwise."""
-    check_tensor(input, "input", "relu")
+    input = as_input(input, "input", "relu")  # noqa: A001
     return input.relu()
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     """x * Phi(x), Phi the standard normal CDF (``approximate='none'``), or its tanh form (``'tanh'``)."""
-    check_tensor(input, "input", "gelu")
+    input = as_input(input, "input", "gelu")  # noqa: A001
     check_float(input, "gelu")
     if approximate == "none":
         return nn_ops.Gelu.apply(input)
@@ -31,22 +32,22 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
 
 
 def tanh(input: Tensor) -> Tensor:  # noqa: A002
-    check_tensor(input, "input", "tanh")
+    input = as_input(input, "input", "tanh")  # noqa: A001
     return input.tanh()
 
 
 def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
-    check_tensor(input, "input", "sigmoid")
+    input = as_input(input, "input", "sigmoid")  # noqa: A001
     return input.sigmoid()
 
 
 def softmax(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     """exp(x) / sum(exp(x)) along ``dim`` (stable: the max is subtracted first)."""
-    check_tensor(input, "input", "softmax")
+    input = as_input(input, "input", "softmax")  # noqa: A001
     return input.softmax(dim)
 
 
 def log_softmax(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     """x - logsumexp(x) along ``dim``."""
-    check_tensor(input, "input", "log_softmax")
+    input = as_input(input, "input", "log_softmax")  # noqa: A001
     return input.log_softmax(dim)

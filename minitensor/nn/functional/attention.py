@@ -27,7 +27,7 @@ from ... import random
 from ...functions import cat
 from ...ops.attention import Attention, AttentionWeights, MultiheadAttentionCore
 from ...tensor import Tensor
-from ._checks import check_probability
+from ._checks import as_input, check_probability, float_like
 from .linear import linear
 
 __all__ = ["causal_mask", "multi_head_attention_forward", "scaled_dot_product_attention"]
@@ -71,11 +71,17 @@ def _check_dropout(p: float, name: str) -> None:
     check_probability(p, name, "attention")
 
 
-def _check_tensor(x, name: str) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name} must be a Tensor, got {type(x).__name__}")
-    if x.dtype.kind != "f":
-        raise TypeError(f"{name} must be a float tensor, got dtype {x.dtype}")
+def _as_inputs(query, key, value, fn: str, like) -> tuple:
+    """query, key and value as float Tensors (NumPy arrays converted by ``as_input``; the same
+    array passed twice stays one Tensor, so self-attention is still recognised)."""
+    converted = {}
+    for x, name in ((query, "query"), (key, "key"), (value, "value")):
+        if id(x) not in converted:
+            t = as_input(x, name, fn, like)
+            if t.dtype.kind != "f":
+                raise TypeError(f"{fn}: {name} must be a float tensor, got dtype {t.dtype}")
+            converted[id(x)] = t
+    return converted[id(query)], converted[id(key)], converted[id(value)]
 
 
 # ------------------------------------------------- scaled dot-product attention
@@ -91,7 +97,7 @@ def scaled_dot_product_attention(
     """softmax(query @ keyᵀ * scale + mask) @ value, as PyTorch's function of the same name.
 
     Args:
-        query: (..., L, E).
+        query: (..., L, E) (query, key and value may be NumPy arrays: ``_checks.as_input``).
         key: (..., S, E).
         value: (..., S, Ev).  The leading dims of the three broadcast.
         attn_mask: broadcastable to (..., L, S).  A **bool** mask's True means
@@ -112,8 +118,8 @@ def scaled_dot_product_attention(
     >>> F.scaled_dot_product_attention(q, k, v).shape
     (2, 4, 5, 3)
     """
+    query, key, value = _as_inputs(query, key, value, "scaled_dot_product_attention", float_like(query, key, value))
     for x, name in ((query, "query"), (key, "key"), (value, "value")):
-        _check_tensor(x, name)
         if x.ndim < 2:
             raise ValueError(f"scaled_dot_product_attention: {name} must have at least 2 dims, got shape {x.shape}")
     if key.dtype != query.dtype or value.dtype != query.dtype:
@@ -196,6 +202,7 @@ def multi_head_attention_forward(
     H = ``num_heads``): query (L, N, E), key (S, N, kdim), value (S, N, vdim);
     with ``batch_first=True`` (a minitensor extra, keyword only) the batch comes
     first: (N, L, E) etc.  Unbatched inputs (L, E), (S, kdim), (S, vdim) work too.
+    NumPy arrays are converted (a float one to the weights' dtype).
 
     Steps: project q, k, v (one fused GEMM when ``query is key is value``),
     split E into H heads of E/H, run scaled dot-product attention per head,
@@ -211,9 +218,10 @@ def multi_head_attention_forward(
     A query row whose keys are all masked gets all-zero weights: its output
     is ``out_proj_bias`` (PyTorch gives NaN).  The masks receive no gradient.
 
-    Other arguments as PyTorch: ``bias_k``/``bias_v`` (1, 1, E) are appended to
-    the keys/values, ``add_zero_attn`` appends a zero key/value per head,
-    ``static_k``/``static_v`` (N*H, S, E/H) replace the projected keys/values,
+    Other arguments as PyTorch: ``bias_k``/``bias_v`` (1, 1, E) (both or neither)
+    are appended to the keys/values, ``add_zero_attn`` appends a zero key/value per
+    head, ``static_k``/``static_v`` (N*H, S, E/H) replace the projected keys/values
+    (not together with ``bias_k``/``bias_v``: ValueError, where PyTorch asserts),
     dropout on the weights runs only when ``training``.
 
     Returns:
@@ -222,8 +230,8 @@ def multi_head_attention_forward(
         ``average_attn_weights=False`` (no N for unbatched input), or None
         when ``need_weights=False``.
     """
-    for x, name in ((query, "query"), (key, "key"), (value, "value")):
-        _check_tensor(x, name)
+    like = float_like(q_proj_weight if use_separate_proj_weight else in_proj_weight)
+    query, key, value = _as_inputs(query, key, value, "multi_head_attention_forward", like)
     if not query.ndim == key.ndim == value.ndim or query.ndim not in (2, 3):
         raise ValueError(
             "multi_head_attention_forward: query, key and value must all be 3-D (batched) or all 2-D "
@@ -248,6 +256,7 @@ def multi_head_attention_forward(
     if w is not None and w.dtype != query.dtype:
         raise TypeError(f"multi_head_attention_forward: query has dtype {query.dtype} but the weights have {w.dtype}")
     _check_dropout(dropout_p, "dropout_p")
+    _check_extras(bias_k, bias_v, static_k, static_v, n, h, e)
     mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, query.dtype)
 
     separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
@@ -268,9 +277,9 @@ def multi_head_attention_forward(
         k, v = cat([k, _as_head_row(bias_k, k)], dim=2), cat([v, _as_head_row(bias_v, v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
     if static_k is not None:
-        k = static_k.reshape(n, h, -1, e // h)
+        k = static_k.reshape(n, h, static_k.shape[1], e // h)
     if static_v is not None:
-        v = static_v.reshape(n, h, -1, e // h)
+        v = static_v.reshape(n, h, static_v.shape[1], e // h)
     if add_zero_attn:  # one more key/value position, all zeros
         k, v = cat([k, _zero_row(k)], dim=2), cat([v, _zero_row(v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
@@ -314,6 +323,32 @@ def _check_shapes(query: Tensor, key: Tensor, value: Tensor, e: int, h: int, bat
             f"{value.shape}"
         )
     return n, query.shape[1 - nb], e, key.shape[1 - nb]
+
+
+def _check_extras(bias_k, bias_v, static_k, static_v, n: int, h: int, e: int) -> None:
+    """As PyTorch: bias_k and bias_v come together, and not with static_k/static_v (a learned
+    position cannot be appended to keys/values given as they are); static_k/static_v are (N*H, S', E/H)."""
+    fn = "multi_head_attention_forward"
+    if (bias_k is None) != (bias_v is None):
+        given, missing = ("bias_k", "bias_v") if bias_v is None else ("bias_v", "bias_k")
+        raise ValueError(f"{fn}: {given} is set but {missing} is None; pass both or neither")
+    for static, bias, what in ((static_k, bias_k, "key"), (static_v, bias_v, "value")):
+        if static is not None and bias is not None:
+            raise ValueError(
+                f"{fn}: bias_k/bias_v cannot be added to a static {what} (static_{what[0]} is given): "
+                f"pass static_{what[0]} with bias_k=bias_v=None, or the biases without static keys/values"
+            )
+    for static, name in ((static_k, "static_k"), (static_v, "static_v")):
+        if static is None:
+            continue
+        if not isinstance(static, Tensor):
+            raise TypeError(f"{fn}: {name} must be a Tensor, got {type(static).__name__}")
+        if static.ndim != 3 or static.shape[0] != n * h or static.shape[2] != e // h:
+            raise ValueError(f"{fn}: {name} must have shape (N*H, S, E/H) = ({n * h}, S, {e // h}), got {static.shape}")
+    if static_k is not None and static_v is not None and static_k.shape[1] != static_v.shape[1]:
+        raise ValueError(
+            f"{fn}: static_k and static_v must have the same length, got shapes {static_k.shape} and {static_v.shape}"
+        )
 
 
 def _merged_mask(attn_mask, key_padding_mask, is_causal: bool, n: int, h: int, l: int, s: int, dtype):
@@ -361,10 +396,11 @@ def _split_heads(projections: list, h: int, batch_first: bool) -> list:
     parts = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}[len(projections)]
     heads = []
     for x, n_parts in zip(projections, parts):
-        if batch_first:  # (N, L, parts*E) -> (parts, N, H, L, E/H)
-            x = x.reshape(x.shape[0], x.shape[1], n_parts, h, -1).permute(2, 0, 3, 1, 4)
-        else:  # (L, N, parts*E) -> (parts, N, H, L, E/H)
-            x = x.reshape(x.shape[0], x.shape[1], n_parts, h, -1).permute(2, 1, 3, 0, 4)
+        x = x.reshape(x.shape[0], x.shape[1], n_parts, h, x.shape[2] // (n_parts * h))  # (not -1: N or L may be 0)
+        if batch_first:  # (N, L, parts, H, E/H) -> (parts, N, H, L, E/H)
+            x = x.permute(2, 0, 3, 1, 4)
+        else:  # (L, N, parts, H, E/H) -> (parts, N, H, L, E/H)
+            x = x.permute(2, 1, 3, 0, 4)
         heads.extend([x.reshape(x.shape[1:])] if n_parts == 1 else [x[i] for i in range(n_parts)])
     return heads
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...ops import nn_ops
 from ...tensor import Tensor
-from ._checks import check_float, check_probability, check_tensor
+from ._checks import as_input, check_float, check_probability
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:  # noqa: A002
@@ -18,7 +18,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True) -> Tensor:  # 
     >>> sorted(set(y.tolist()))
     [0.0, 2.0]
     """
-    check_tensor(input, "input", "dropout")
+    input = as_input(input, "input", "dropout")  # noqa: A001
     p = check_probability(p, "p", "dropout")
     if not training or p == 0:
         return input

@@ -47,3 +47,34 @@ def embedding(input, weight: Tensor, padding_idx: int | None = None) -> Tensor: 
             raise ValueError(f"embedding: padding_idx must be in [{-num}, {num - 1}], got {padding_idx}")
         padding_idx %= num
     return nn_ops.Embedding.apply(weight, indices, padding_idx=padding_idx)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot vectors of integer class ids (not differentiable).
+
+    Args:
+        tensor: integer ids of any shape, each in [0, num_classes).
+        num_classes: the length C of each vector; -1 takes ``tensor.max() + 1``.
+
+    Returns:
+        (*tensor.shape, C) int64.
+
+    >>> F.one_hot(mt.tensor([0, 2])).tolist()
+    [[1, 0, 0], [0, 0, 1]]
+    """
+    if not isinstance(tensor, Tensor) or tensor.dtype.kind not in "iu":
+        kind = tensor.dtype if isinstance(tensor, Tensor) else type(tensor).__name__
+        raise TypeError(f"one_hot: tensor must be an integer Tensor of class ids, got {kind}")
+    ids = tensor._data
+    if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
+        raise TypeError(f"one_hot: num_classes must be an int, got {type(num_classes).__name__}")
+    if ids.size and ids.min() < 0:
+        raise ValueError(f"one_hot: class ids must be non-negative, got {ids.min()}")
+    if num_classes == -1:
+        if ids.size == 0:
+            raise ValueError("one_hot: num_classes=-1 needs a non-empty tensor to infer the number of classes")
+        num_classes = int(ids.max()) + 1
+    elif ids.size and ids.max() >= num_classes:
+        raise ValueError(f"one_hot: class ids must be < num_classes={num_classes}, got {ids.max()}")
+    out = (ids[..., None] == np.arange(num_classes)).astype(np.int64)
+    return Tensor._make(out, False, None)

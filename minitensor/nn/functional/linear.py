@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from ...ops import nn_ops
 from ...tensor import Tensor
-from ._checks import check_same_dtype, check_tensor
+from ._checks import as_input, check_same_dtype, check_tensor
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """y = input @ weight.T + bias.
 
     Args:
-        input: (..., in_features).
+        input: (..., in_features); a NumPy array is converted (a float one to weight's dtype).
         weight: (out_features, in_features).
         bias: (out_features,) or None.
 
@@ -21,8 +21,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> F.linear(mt.ones(2, 3), mt.ones(4, 3)).shape
     (2, 4)
     """
-    check_tensor(input, "input", "linear")
     check_tensor(weight, "weight", "linear")
+    input = as_input(input, "input", "linear", like=weight.dtype)  # noqa: A001
     if weight.ndim != 2:
         raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got shape {weight.shape}")
     if input.ndim == 0 or input.shape[-1] != weight.shape[1]:

@@ -4,7 +4,8 @@ Shapes, with C classes: ``input`` is (N, C), (N, C, d1, ...) or one unbatched
 sample (C,); class-index ``target`` is (N,), (N, d1, ...) or () and holds
 integers in [0, C) or ``ignore_index``.  ``reduction`` is ``'mean'`` (PyTorch's
 weighted mean over the counted targets), ``'sum'`` or ``'none'`` (one loss per
-target, shaped like it).
+target, shaped like it).  ``input`` and ``target`` may be NumPy arrays (a float
+target takes the input's dtype; see ``_checks.as_input``).
 
 >>> logits = mt.tensor([[2.0, 0.5, -1.0], [0.0, 1.0, 0.0]], requires_grad=True)
 >>> loss = F.cross_entropy(logits, mt.tensor([0, 1]))
@@ -20,7 +21,7 @@ import numpy as np
 
 from ...ops import loss as L
 from ...tensor import Tensor
-from ._checks import check_float, check_tensor
+from ._checks import as_input, check_float, float_like
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -53,7 +54,7 @@ def cross_entropy(
     1.3862943...
     """
     fn = "cross_entropy"
-    n_classes = _check_input(input, fn)
+    input, n_classes = _check_input(input, fn)  # noqa: A001
     _check_options(reduction, fn)
     _check_label_smoothing(label_smoothing, fn)
     weights = _weight(weight, n_classes, input, fn)
@@ -97,7 +98,7 @@ def nll_loss(
     >>> loss = F.nll_loss(F.log_softmax(logits, dim=1), target)  # the same as F.cross_entropy(logits, target)
     """
     fn = "nll_loss"
-    n_classes = _check_input(input, fn)
+    input, n_classes = _check_input(input, fn)  # noqa: A001
     _check_options(reduction, fn)
     weights = _weight(weight, n_classes, input, fn)
     target_array = target._data if isinstance(target, Tensor) else np.asarray(target)
@@ -116,7 +117,7 @@ def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:  # noqa:
     2.5
     """
     fn = "mse_loss"
-    check_tensor(input, "input", fn)
+    input = as_input(input, "input", fn, like=float_like(target))  # noqa: A001
     check_float(input, fn)
     _check_options(reduction, fn)
     target = _same_dtype(target, input, fn)
@@ -137,13 +138,13 @@ def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:  # noqa:
 
 
 # ---------------------------------------------------------------- checks
-def _check_input(input, fn: str) -> int:  # noqa: A002
-    """Check the scores/log-probabilities and return the number of classes."""
-    check_tensor(input, "input", fn)
+def _check_input(input, fn: str) -> tuple:  # noqa: A002
+    """The scores/log-probabilities as a Tensor (an array is converted), and the number of classes."""
+    input = as_input(input, "input", fn)  # noqa: A001
     check_float(input, fn)
     if input.ndim == 0:
         raise ValueError(f"{fn}: input must be (C,), (N, C) or (N, C, d1, ...), got a 0-d tensor")
-    return input.shape[L.class_axis(input._data)]
+    return input, input.shape[L.class_axis(input._data)]
 
 
 def _check_options(reduction: str, fn: str) -> None:

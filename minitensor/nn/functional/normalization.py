@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...ops import nn_ops
 from ...tensor import Tensor
-from ._checks import check_float, check_same_dtype, check_tensor
+from ._checks import as_input, check_float, check_same_dtype, check_tensor, float_like
 
 
 def _as_shape(normalized_shape) -> tuple:
@@ -26,7 +26,7 @@ def layer_norm(
     y = (x - mean) / sqrt(var + eps) * weight + bias, with the biased variance.
 
     Args:
-        input: (..., *normalized_shape).
+        input: (..., *normalized_shape); a NumPy array is converted (a float one to weight's dtype).
         normalized_shape: an int or a tuple: the trailing dims to normalise over.
         weight, bias: (*normalized_shape) or None.
         eps: added to the variance.
@@ -35,7 +35,7 @@ def layer_norm(
     >>> bool(abs(y.mean(-1)).amax() < 1e-5)
     True
     """
-    check_tensor(input, "input", "layer_norm")
+    input = as_input(input, "input", "layer_norm", like=float_like(weight, bias))  # noqa: A001
     check_float(input, "layer_norm")
     shape = _as_shape(normalized_shape)
     if not eps > 0:

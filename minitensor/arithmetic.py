@@ -1,0 +1,93 @@
+"""PyTorch's named arithmetic: ``add(other, alpha=1)``, ``sub``, ``mul``, ``div`` and their
+in-place forms (``p.data.add_(g, alpha=-lr)`` in older training loops), plus ``clamp_`` and ``pow_``.
+
+The out-of-place forms are the operators (``x + alpha * other``); the in-place
+ones go through ``inplace.py``, which records them in the graph when needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _scaled(other, alpha, fn: str):
+    """``alpha * other``, with alpha checked (a number; 1 leaves other as it is)."""
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+        raise TypeError(f"{fn}: alpha must be a number, got {type(alpha).__name__}")
+    if alpha == 1:
+        return other
+    return other * alpha
+
+
+def add(input, other, *, alpha=1):  # noqa: A002
+    """``input + alpha * other``."""
+    return _operand(input, other) + _scaled(_operand(other, input), alpha, "add")
+
+
+def sub(input, other, *, alpha=1):  # noqa: A002
+    """``input - alpha * other``."""
+    return _operand(input, other) - _scaled(_operand(other, input), alpha, "sub")
+
+
+def mul(input, other):  # noqa: A002
+    return _operand(input, other) * _operand(other, input)
+
+
+def div(input, other, *, rounding_mode=None):  # noqa: A002
+    """``input / other`` (``rounding_mode``: None, or 'trunc'/'floor' for a rounded, non-differentiable result)."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    out = _operand(input, other) / _operand(other, input)
+    if rounding_mode is None:
+        return out
+    rounded = np.trunc(out._data) if rounding_mode == "trunc" else np.floor(out._data)
+    if all(not isinstance(x, Tensor) or x.dtype.kind in "biu" for x in (input, other)):
+        rounded = rounded.astype(np.int64)
+    return Tensor._make(rounded, False, None)
+
+
+def add_(t, other, alpha=1):
+    return inplace.arithmetic(t, np.add, "add_", _scaled(_operand(other, t), alpha, "add_"))
+
+
+def sub_(t, other, alpha=1):
+    return inplace.arithmetic(t, np.subtract, "sub_", _scaled(_operand(other, t), alpha, "sub_"))
+
+
+def mul_(t, other):
+    return inplace.arithmetic(t, np.multiply, "mul_", _operand(other, t))
+
+
+def div_(t, other):
+    if t.dtype.kind != "f":
+        raise TypeError(f"div_: true division cannot write its float result into a tensor of dtype {t.dtype}")
+    return inplace.arithmetic(t, np.true_divide, "div_", _operand(other, t))
+
+
+def _recomputed(t, name: str, fn, *others):
+    """``t`` set in place to ``fn(t, *others)`` (an out-of-place Tensor function), recorded when needed."""
+
+    def update(array, *o):
+        with no_grad():
+            array[...] = fn(Tensor._make(array, False, None), *o)._data
+
+    return inplace.apply_inplace(t, name, update, fn, *others)
+
+
+def clamp_(t, min=None, max=None):  # noqa: A002
+    t.detach().clamp(min, max)  # checks the arguments
+    return _recomputed(t, "clamp_", lambda old: old.clamp(min, max))
+
+
+def pow_(t, exponent):
+    from .ops import power
+
+    if t.dtype.kind != "f" and (isinstance(exponent, float) or getattr(exponent, "dtype", t.dtype).kind == "f"):
+        raise TypeError(f"pow_: a float exponent gives floats, which cannot be written into a {t.dtype} tensor")
+    return _recomputed(t, "pow_", power.pow, exponent)
+
+
+# inplace.py imports the autograd engine, which imports mt.functions, which re-exports add, sub, ...
+from . import inplace  # noqa: E402
+from .autograd.grad_mode import no_grad  # noqa: E402
+from .tensor import Tensor, _operand  # noqa: E402  (tensor.py imports this module)

@@ -1,0 +1,143 @@
+"""The switch itself: put modules under the names ``torch`` and ``torch.*`` in ``sys.modules``.
+
+``install()`` builds the table below and registers every entry; ``import torch.nn``
+then finds ``sys.modules['torch.nn']`` without searching the disk.  A finder
+placed first on ``sys.meta_path`` turns an import of any other ``torch.*``
+name into a ModuleNotFoundError that says minitensor does not provide it.
+
+The table:
+
+- minitensor's packages and every submodule already imported under them
+  (``minitensor.nn.functional`` -> ``torch.nn.functional``, ``minitensor.optim.lr_scheduler``
+  -> ``torch.optim.lr_scheduler``, ``minitensor.utils.data`` -> ``torch.utils.data`` ...);
+- ``torch`` itself (``_torch.py``) and ``torch.nn``: modules that forward every
+  attribute to minitensor's and add PyTorch's extra names (``torch.cuda``,
+  ``torch.nn.modules.linear`` ...);
+- the GPU, distributed and export modules of ``cuda.py``, ``backends.py``, ``unavailable.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import sys
+import types
+
+import minitensor
+
+from . import _torch, backends, cuda, unavailable
+
+# minitensor packages that stand for torch's (their submodules follow them).
+_PACKAGES = ("autograd", "nn", "optim", "profiler", "utils")
+
+# torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
+_NN_FILES = (
+    "activation", "batchnorm", "container", "conv", "dropout", "flatten", "linear", "loss", "module",
+    "normalization", "pooling", "rnn", "sparse", "transformer",
+)  # fmt: skip
+
+
+def _forwarding_module(name: str, target: types.ModuleType) -> types.ModuleType:
+    """A module ``name`` whose attributes are ``target``'s (plus any set on it)."""
+    module = types.ModuleType(name, target.__doc__)
+
+    def __getattr__(attr: str):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        try:
+            return getattr(target, attr)
+        except AttributeError:
+            raise AttributeError(f"{name} (minitensor) has no attribute {attr!r}: not implemented") from None
+
+    module.__getattr__ = __getattr__
+    module.__path__ = []  # a package: ``import name.sub`` asks the finders
+    return module
+
+
+def _serialization() -> types.ModuleType:
+    module = _forwarding_module("torch.serialization", importlib.import_module("minitensor.serialization"))
+    module.safe_globals = lambda globals_list=None: contextlib.nullcontext()
+    module.add_safe_globals = lambda globals_list: None
+    return module
+
+
+def build() -> dict:
+    """``{module name: module}`` for every ``torch`` name the switch provides."""
+    table = {}
+    for fullname, module in list(sys.modules.items()):
+        for package in _PACKAGES:
+            prefix = f"minitensor.{package}"
+            if fullname == prefix or fullname.startswith(prefix + "."):
+                table["torch" + fullname[len("minitensor") :]] = module
+    nn = _forwarding_module("torch.nn", minitensor.nn)
+    nn_modules = _forwarding_module("torch.nn.modules", minitensor.nn)
+    table.update({"torch": _torch, "torch.nn": nn, "torch.nn.modules": nn_modules})
+    for file in _NN_FILES:
+        table[f"torch.nn.modules.{file}"] = _forwarding_module(f"torch.nn.modules.{file}", minitensor.nn)
+    # PyTorch's Linear subclass for MultiheadAttention.out_proj (named in word_language_model's safe_globals)
+    table["torch.nn.modules.linear"].NonDynamicallyQuantizableLinear = minitensor.nn.Linear
+    table.update({"torch.cuda": cuda, "torch.cuda.amp": cuda.amp, "torch.amp": cuda.torch_amp})
+    table["torch.accelerator"] = cuda.accelerator
+    table.update(backends.modules())
+    table.update(unavailable.modules())
+    table["torch.serialization"] = _serialization()
+    # Make each synthetic module an attribute of its synthetic parent (torch.nn.modules.linear ...).
+    for fullname, module in table.items():
+        parent, _, child = fullname.rpartition(".")
+        if parent in table and _is_ours(table[parent]):
+            setattr(table[parent], child, module)
+    return table
+
+
+def _is_ours(module) -> bool:
+    """Whether ``module`` was made for the switch (so setting attributes on it touches nothing else)."""
+    name = module.__name__
+    return name.startswith("torch") or name.startswith("minitensor.compat")
+
+
+class _MissingTorchModule(importlib.abc.MetaPathFinder):
+    """Refuses, clearly, any ``torch.*`` module the table does not have."""
+
+    def find_spec(self, fullname: str, path, target=None):
+        if fullname == "torch" or fullname.startswith("torch."):
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: minitensor's PyTorch switch does not provide it "
+                "(docs/pytorch.md lists what is supported)",
+                name=fullname,
+            )
+        return None
+
+
+_finder = _MissingTorchModule()
+
+
+def is_installed() -> bool:
+    """Whether ``import torch`` currently gives minitensor."""
+    return sys.modules.get("torch") is _torch
+
+
+def install() -> None:
+    """Make ``import torch`` (and ``torch.nn``, ``torch.optim`` ...) give minitensor, in this process.
+
+    Call it before the first ``import torch``.  Raises RuntimeError if the real
+    PyTorch is already imported (its objects would mix with minitensor's).
+    """
+    if is_installed():
+        return
+    if "torch" in sys.modules:
+        raise RuntimeError(
+            "minitensor.compat.install(): the real PyTorch is already imported in this process; "
+            "call install() before any 'import torch' (restart the kernel in a notebook)"
+        )
+    sys.modules.update(build())
+    sys.meta_path.insert(0, _finder)
+
+
+def uninstall() -> None:
+    """Undo ``install()``: forget every ``torch`` module it registered."""
+    if not is_installed():
+        return
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        del sys.modules[name]
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)

@@ -1,0 +1,41 @@
+"""``cumsum``: running sums along a dim.
+
+The gradient of a running sum is the running sum of the gradient taken from
+the other end (``reverse=True``), and that op's gradient is the forward one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Op
+
+
+class Cumsum(Op):
+    """out[i] = x[0] + ... + x[i] along ``dim`` (``reverse``: x[i] + ... + x[n-1])."""
+
+    @staticmethod
+    def forward(ctx, x, dim=0, reverse=False):
+        ctx.dim, ctx.reverse = dim, reverse
+        if reverse:
+            return np.flip(np.cumsum(np.flip(x, dim), axis=dim), dim).copy()
+        return np.cumsum(x, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Cumsum.call(grad, dim=ctx.dim, reverse=not ctx.reverse)
+
+
+def cumsum(input, dim: int, *, dtype=None):  # noqa: A002
+    """Running sums along ``dim``; bool and integer inputs give int64 (as PyTorch)."""
+    x = input.to(dtype) if dtype is not None else input
+    if x.dtype.kind in "biu":
+        x = x.to(np.int64)
+    if x.ndim == 0:
+        _dim(dim, 0)
+        return Clone.apply(x)
+    return Cumsum.apply(x, dim=_dim(dim, x.ndim))
+
+
+from ..tensor import _dim  # noqa: E402  (tensor.py imports this module)
+from .reorder import Clone  # noqa: E402

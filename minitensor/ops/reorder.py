@@ -1,0 +1,126 @@
+"""Copies and rearrangements: ``clone``, ``flip``, ``t``, ``narrow``, ``repeat``, ``unbind``, ``split``.
+
+Only ``Clone`` and ``Flip`` are ops of their own; the others are slices,
+permutes and concatenations of existing ops, so their gradients (of every
+order) come from those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Op
+
+
+class Clone(Op):
+    """A copy of x (new memory);  dx = grad."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Flip(Op):
+    """x reversed along ``dims``; the gradient is flipped back the same way."""
+
+    @staticmethod
+    def forward(ctx, x, dims=()):
+        ctx.dims = dims
+        return np.flip(x, dims).copy()  # a copy, as PyTorch (flip never returns a view)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Flip.call(grad, dims=ctx.dims)
+
+
+def clone(input):  # noqa: A002
+    """A differentiable copy: same values, new memory."""
+    return Clone.apply(input)
+
+
+def flip(input, dims):  # noqa: A002
+    """Reverse the order of elements along each of ``dims`` (an int, list or tuple)."""
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else dims
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip: dims must be an int, list or tuple of ints, got {type(dims).__name__}")
+    axes = tuple(_dim(d, input.ndim, "flip: dims") for d in dims)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"flip: dims contains a repeated dim: {tuple(dims)}")
+    if input.ndim == 0:
+        return Clone.apply(input)
+    return Flip.apply(input, dims=axes)
+
+
+def t(input):  # noqa: A002
+    """The transpose of a 2-D tensor; 0-D and 1-D tensors are returned as they are (as PyTorch)."""
+    if input.ndim > 2:
+        raise ValueError(f"t: expects a tensor with <= 2 dims, got {input.ndim} dims (shape {input.shape})")
+    return input.transpose(0, 1) if input.ndim == 2 else input
+
+
+def narrow(input, dim: int, start: int, length: int):  # noqa: A002
+    """The slice ``start : start + length`` along ``dim`` (a view; ``start`` may be negative)."""
+    if input.ndim == 0:
+        raise ValueError("narrow: cannot be applied to a 0-dim tensor")
+    d = _dim(dim, input.ndim)
+    size = input.shape[d]
+    for name, value in (("start", start), ("length", length)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"narrow: {name} must be an int, got {type(value).__name__}")
+    if not -size <= start <= size:
+        raise ValueError(f"narrow: start out of range: expected a value in [{-size}, {size}], got {start}")
+    start = start % size if start < 0 else start
+    if length < 0 or start + length > size:
+        raise ValueError(
+            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({size}), or length is negative"
+        )
+    return input[(slice(None),) * d + (slice(start, start + length),)]
+
+
+def repeat(input, *sizes):  # noqa: A002
+    """Tile the tensor ``sizes[i]`` times along dim i (``sizes`` may add leading dims), as PyTorch."""
+    sizes = _shape_arg(sizes, "repeat")
+    if len(sizes) < input.ndim:
+        raise ValueError(
+            f"repeat: the number of sizes ({len(sizes)}) can not be smaller than the tensor's dims ({input.ndim})"
+        )
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"repeat: sizes must be non-negative, got {sizes}")
+    x = input.reshape((1,) * (len(sizes) - input.ndim) + input.shape)
+    # Put a new dim before each dim, expand it to the repeat count, and merge the pairs.
+    pairs = x.reshape(tuple(n for s in x.shape for n in (1, s)))
+    expanded = pairs.expand(tuple(n for r, s in zip(sizes, x.shape) for n in (r, s)))
+    return expanded.reshape(tuple(r * s for r, s in zip(sizes, x.shape)))
+
+
+def unbind(input, dim: int = 0) -> tuple:  # noqa: A002
+    """The slices along ``dim``, each without that dim."""
+    d = _dim(dim, input.ndim)
+    return tuple(input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
+
+
+def split(input, split_size_or_sections, dim: int = 0) -> tuple:  # noqa: A002
+    """Pieces along ``dim``: of ``split_size_or_sections`` each (an int: the last may be smaller),
+    or of the listed sizes (which must add up to the dim's size)."""
+    d = _dim(dim, input.ndim)
+    size = input.shape[d]
+    lead = (slice(None),) * d
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sections = list(split_size_or_sections)
+        if any(not isinstance(s, (int, np.integer)) or s < 0 for s in sections) or sum(sections) != size:
+            raise ValueError(
+                f"split: split_size_or_sections must be non-negative ints summing to the size of dim {d} ({size}), "
+                f"got {split_size_or_sections}"
+            )
+        bounds = np.cumsum([0] + sections)
+        return tuple(input[lead + (slice(int(a), int(b)),)] for a, b in zip(bounds[:-1], bounds[1:]))
+    _positive_int(split_size_or_sections, "split: split_size")
+    step = split_size_or_sections
+    return tuple(input[lead + (slice(i, i + step),)] for i in range(0, max(size, 1), step))
+
+
+from ..tensor import _dim, _positive_int, _shape_arg  # noqa: E402  (tensor.py imports this module)

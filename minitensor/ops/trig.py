@@ -1,0 +1,53 @@
+"""Trigonometric ops: sin and cos (each one's derivative is the other)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Op
+
+
+class Sin(Op):
+    """sin(x);  dx = grad * cos(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.sin(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * Cos.call(x)
+
+
+class Cos(Op):
+    """cos(x);  dx = -grad * sin(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.cos(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return -(grad * Sin.call(x))
+
+
+def _floating(x):
+    """Integer and bool inputs are computed in the default float dtype (as PyTorch)."""
+    return x if x.dtype.kind == "f" else x.to(dtypes.get_default_dtype())
+
+
+def sin(input):  # noqa: A002
+    """sin of each element (radians)."""
+    return Sin.apply(_floating(input))
+
+
+def cos(input):  # noqa: A002
+    """cos of each element (radians)."""
+    return Cos.apply(_floating(input))
+
+
+from .. import dtypes  # noqa: E402

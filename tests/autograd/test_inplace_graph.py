@@ -1,0 +1,179 @@
+"""In-place ops join the graph as in PyTorch (issue: correctness sweep, items 1 and 2).
+
+Each case runs the same code on minitensor and, when installed, on PyTorch, and
+compares the gradients; the expected values are also written out by hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+
+W = [1.0, 2.0, 3.0]
+
+
+def _both(program):
+    """Run ``program(lib)`` on minitensor and PyTorch (if installed); return both results."""
+    ours = program(mt)
+    torch = pytest.importorskip("torch")
+    torch.set_default_dtype(torch.float32)
+    return ours, program(torch)
+
+
+def _grad(t):
+    return np.asarray(t.grad.detach().numpy() if hasattr(t.grad, "detach") else t.grad.numpy())
+
+
+def test_iadd_of_a_grad_value_joins_the_graph():
+    def program(lib):
+        w = lib.tensor(W, requires_grad=True)
+        h = lib.zeros(3)
+        h += w * 2
+        (h * w).sum().backward()
+        return _grad(w)
+
+    ours = program(mt)
+    np.testing.assert_allclose(ours, 4 * np.array(W))  # d(2w * w)/dw = 4w (it was 2w: h's graph was dropped)
+    ours, theirs = _both(program)
+    np.testing.assert_allclose(ours, theirs)
+
+
+def test_setitem_rows_back_propagate_through_both():
+    def program(lib):
+        w = lib.tensor(W, requires_grad=True)
+        out = lib.zeros(2, 3)
+        out[0] = w
+        out[1] = w * w
+        out.sum().backward()
+        return _grad(w)
+
+    np.testing.assert_allclose(program(mt), 1 + 2 * np.array(W))  # it was [1, 1, 1]
+    ours, theirs = _both(program)
+    np.testing.assert_allclose(ours, theirs)
+
+
+def test_copy_puts_the_buffer_in_the_graph():
+    def program(lib):
+        w = lib.tensor(W, requires_grad=True)
+        buf = lib.zeros(3)
+        buf.copy_(w * 2)
+        (buf * buf).sum().backward()
+        return _grad(w)
+
+    np.testing.assert_allclose(program(mt), 8 * np.array(W))
+    ours, theirs = _both(program)
+    np.testing.assert_allclose(ours, theirs)
+
+
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/="])
+def test_inplace_arithmetic_on_a_non_leaf_changes_the_tensor_itself(op):
+    def program(lib):
+        w = lib.tensor(W, requires_grad=True)
+        h = w * 1.5
+        alias = h  # another name of the same tensor
+        if op == "+=":
+            h += w
+        elif op == "-=":
+            h -= w * w
+        elif op == "*=":
+            h *= w
+        else:
+            h /= w + 1
+        assert alias is h
+        (alias * 3).sum().backward()
+        return alias.detach().numpy().copy(), _grad(w)
+
+    (values, grads) = program(mt)
+    (ours_v, ours_g), (theirs_v, theirs_g) = _both(program)
+    np.testing.assert_allclose(ours_v, theirs_v, rtol=1e-6)
+    np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-6)
+    assert values.shape == (3,) and grads.shape == (3,)
+
+
+def test_masked_fill_and_fill_with_grad_values():
+    def program(lib):
+        w = lib.tensor(W, requires_grad=True)
+        v = lib.tensor(2.0, requires_grad=True)
+        h = w * w
+        h.masked_fill_(lib.tensor([True, False, True]), v)
+        g = lib.zeros(3)
+        g.fill_(v)
+        (h * g).sum().backward()
+        return _grad(w), _grad(v)
+
+    (gw, gv), (tw, tv) = _both(program)
+    np.testing.assert_allclose(gw, tw)
+    np.testing.assert_allclose(gv, tv)
+
+
+def test_change_through_a_view_rewrites_the_base():
+    def program(lib):
+        w = lib.tensor(W, requires_grad=True)
+        base = lib.zeros(2, 3)
+        row = base[1]
+        row += w * w
+        (base * 2).sum().backward()
+        return _grad(w), base.detach().numpy().copy()
+
+    (ours_g, ours_v), (theirs_g, theirs_v) = _both(program)
+    np.testing.assert_allclose(ours_v, theirs_v)
+    np.testing.assert_allclose(ours_g, theirs_g)
+    np.testing.assert_allclose(ours_g, 4 * np.array(W))
+
+
+def test_inplace_on_a_leaf_that_requires_grad_raises_outside_no_grad():
+    w = mt.tensor(W, requires_grad=True)
+    for change in (lambda: w.__iadd__(1), lambda: w.__setitem__(0, 5.0), lambda: w.copy_(mt.ones(3)), w.zero_):
+        with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+            change()
+    with pytest.raises(RuntimeError, match="view of a leaf"):
+        w[0:2].__iadd__(mt.ones(2, requires_grad=True))
+    with mt.no_grad():
+        w += 1  # an optimizer step
+    assert w.is_leaf and np.allclose(w.numpy(), np.array(W) + 1)
+
+
+def test_version_counters_still_catch_a_modified_saved_tensor():
+    w = mt.tensor(W, requires_grad=True)
+    x = mt.tensor([1.0, 1.0, 1.0])
+    y = (w * x).sum()  # saves x for w's gradient
+    x += 1
+    with pytest.raises(RuntimeError, match="modified in place"):
+        y.backward()
+    h = w * 2
+    z = (h * h).sum()  # saves h
+    h += 1  # h joins the graph anew; the saved h changed
+    with pytest.raises(RuntimeError, match="modified in place"):
+        z.backward()
+
+
+def test_full_reductions_hold_0d_arrays_so_inplace_works():
+    x = mt.tensor([1.0, 2.0])
+    s, m = x.sum(), x.mean()
+    assert isinstance(s.numpy(), np.ndarray) and s.numpy().ndim == 0
+    s += 1
+    m *= 2
+    assert s.item() == 4.0 and m.item() == 3.0
+
+
+def test_only_what_backward_needs_is_saved():
+    w = mt.tensor(W, requires_grad=True)
+    y = (w * 3).sum()  # the product by a constant needs no copy of w
+    with mt.no_grad():
+        w -= 0.1
+    y.backward()
+    np.testing.assert_allclose(w.grad.numpy(), [3.0, 3.0, 3.0])
+
+
+def test_a_graph_that_saved_nothing_can_be_walked_twice():
+    x = mt.tensor(W, requires_grad=True)
+    y = (x + 1).sum()
+    y.backward()
+    y.backward()  # PyTorch allows it: no saved buffers were freed
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0, 2.0])
+    z = (x * x).sum()
+    z.backward()
+    with pytest.raises(RuntimeError, match="retain_graph"):
+        z.backward()

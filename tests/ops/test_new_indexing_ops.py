@@ -1,0 +1,192 @@
+"""gather, scatter(_), scatter_add(_), index_fill(_), topk, cumsum, norm / linalg.vector_norm, bmm:
+gradients of first and second order, PyTorch as the oracle, and the error cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from op_checks import check_op
+
+import minitensor as mt
+
+rng = np.random.default_rng(2)
+X = rng.standard_normal((3, 4))
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _index(dim):
+    """An index of shape (3, 2) (or (2, 4)) with repeats, valid along dim of X."""
+    shape = (3, 2) if dim in (1, -1) else (2, 4)
+    return rng.integers(0, X.shape[dim], size=shape)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_gather(dim):
+    torch = _torch()
+    idx = _index(dim)
+    check_op(lambda x: x.gather(dim, mt.tensor(idx)), lambda x: x.gather(dim, torch.tensor(idx)), X, seed=dim % 3)
+    check_op(lambda x: mt.gather(x, dim, mt.tensor(idx)), lambda x: torch.gather(x, dim, torch.tensor(idx)), X)
+
+
+def test_gather_repeated_indices_accumulate():
+    x = mt.zeros(3, requires_grad=True)
+    x.gather(0, mt.tensor([1, 1, 2])).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_scatter_and_scatter_add(dim):
+    torch = _torch()
+    # scatter: distinct indices along dim (a permutation per position), so the result is defined
+    idx = np.argsort(rng.random((X.shape[0], X.shape[1])), axis=dim)[:2] if dim == 0 else None
+    if dim == 1:
+        idx = np.argsort(rng.random(X.shape), axis=1)[:, :3]
+    src = rng.standard_normal((3, 4))
+    small = src[: idx.shape[0], : idx.shape[1]]  # (PyTorch's backward fails for a src larger than index)
+    check_op(
+        lambda x, s: x.scatter(dim, mt.tensor(idx), s), lambda x, s: x.scatter(dim, torch.tensor(idx), s), X, small
+    )
+    big = mt.tensor(X, dtype=mt.float64).scatter(dim, mt.tensor(idx), mt.tensor(src, dtype=mt.float64))
+    np.testing.assert_allclose(big.numpy(), torch.tensor(X).scatter(dim, torch.tensor(idx), torch.tensor(src)))
+    check_op(lambda x: mt.scatter(x, dim, mt.tensor(idx), 1.5), lambda x: x.scatter(dim, torch.tensor(idx), 1.5), X)
+    rep = _index(dim)
+    check_op(
+        lambda x, s: x.scatter_add(dim, mt.tensor(rep), s),
+        lambda x, s: x.scatter_add(dim, torch.tensor(rep), s),
+        X,
+        src[: rep.shape[0], : rep.shape[1]],
+    )
+
+
+def test_scatter_inplace_forms():
+    torch = _torch()
+    idx = np.array([[2, 0], [1, 1]])
+    src = rng.standard_normal((2, 2)).astype(np.float32)
+    x, tx = mt.tensor(X, dtype=mt.float32), torch.tensor(X, dtype=torch.float32)
+    assert x.scatter_add_(1, mt.tensor(idx), mt.tensor(src)) is x
+    tx.scatter_add_(1, torch.tensor(idx), torch.tensor(src))
+    np.testing.assert_allclose(x.numpy(), tx.numpy(), rtol=1e-6)
+    x.scatter_(0, mt.tensor(idx), mt.tensor(src))
+    tx.scatter_(0, torch.tensor(idx), torch.tensor(src))
+    np.testing.assert_allclose(x.numpy(), tx.numpy(), rtol=1e-6)
+    # in the graph: a non-leaf scattered in place back-propagates like PyTorch
+    w, tw = mt.tensor(X, dtype=mt.float64, requires_grad=True), torch.tensor(X, requires_grad=True)
+    s, ts = (
+        mt.tensor(src, dtype=mt.float64, requires_grad=True),
+        torch.tensor(src, dtype=torch.float64, requires_grad=True),
+    )
+    h, th = w * 2, tw * 2
+    h.scatter_add_(1, mt.tensor(idx), s)
+    th.scatter_add_(1, torch.tensor(idx), ts)
+    g = rng.standard_normal(X.shape)
+    (h * mt.tensor(g, dtype=mt.float64)).sum().backward()
+    (th * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy())
+    np.testing.assert_allclose(s.grad.numpy(), ts.grad.numpy())
+
+
+def test_index_fill():
+    torch = _torch()
+    idx = np.array([0, 2])
+    check_op(lambda x: x.index_fill(1, mt.tensor(idx), -1.0), lambda x: x.index_fill(1, torch.tensor(idx), -1.0), X)
+    x = mt.tensor(X)
+    assert x.index_fill_(0, mt.tensor([1]), 0.0) is x
+    np.testing.assert_array_equal(x.numpy()[1], 0.0)
+    leaf = mt.tensor(X, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+        leaf.index_fill_(0, mt.tensor([1]), 0.0)
+
+
+def test_indexing_errors():
+    x = mt.ones(3, 4)
+    with pytest.raises(TypeError, match="index must be an int64 tensor"):
+        x.gather(0, mt.tensor([[0.0]]))
+    with pytest.raises(ValueError, match="as many dims as input"):
+        x.gather(0, mt.tensor([0]))
+    with pytest.raises(ValueError, match="index out of range"):
+        x.gather(1, mt.tensor([[4]]))
+    with pytest.raises(ValueError, match="larger than input's size"):
+        x.gather(1, mt.zeros(5, 1).long())
+    with pytest.raises(TypeError, match="exactly one of src and value"):
+        x.scatter(0, mt.tensor([[0]]))
+
+
+@pytest.mark.parametrize("k,dim,largest", [(1, -1, True), (3, 1, False), (2, 0, True), (4, -1, True)])
+def test_topk(k, dim, largest):
+    torch = _torch()
+    check_op(lambda x: x.topk(k, dim, largest).values, lambda x: x.topk(k, dim, largest).values, X)
+    values, indices = mt.topk(mt.tensor(X), k, dim=dim, largest=largest)
+    expected = torch.tensor(X).topk(k, dim=dim, largest=largest)
+    np.testing.assert_array_equal(indices.numpy(), expected.indices.numpy())
+    assert indices.dtype == mt.int64
+    with pytest.raises(ValueError, match="k out of range"):
+        mt.topk(mt.tensor(X), 9, dim=dim)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum(dim):
+    torch = _torch()
+    check_op(lambda x: x.cumsum(dim), lambda x: x.cumsum(dim), X)
+    check_op(lambda x: mt.cumsum(x, dim=dim), lambda x: torch.cumsum(x, dim=dim), X[:2])
+    ints = mt.tensor([[True, False], [True, True]]).cumsum(0)
+    assert ints.dtype == mt.int64 and ints.tolist() == [[1, 0], [2, 1]]
+
+
+@pytest.mark.parametrize(
+    "p,dim,keepdim", [("fro", None, False), (2, 1, True), (1, 0, False), (math.inf, 1, False), (3, (0, 1), False)]
+)
+def test_norm(p, dim, keepdim):
+    torch = _torch()
+    check_op(lambda x: x.norm(p, dim, keepdim), lambda x: x.norm(p, dim, keepdim), X)
+    check_op(
+        lambda x: mt.linalg.vector_norm(x, 2 if p == "fro" else p, dim, keepdim),
+        lambda x: torch.linalg.vector_norm(x, 2 if p == "fro" else p, dim, keepdim),
+        X,
+    )
+
+
+def test_norm_of_zero_has_zero_gradient():
+    x = mt.zeros(3, requires_grad=True)
+    x.norm().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="'nuc' is not supported"):
+        x.norm("nuc")
+
+
+def test_bmm():
+    torch = _torch()
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 4, 5))
+    check_op(mt.bmm, torch.bmm, a, b)
+    check_op(lambda s, t: s.bmm(t), torch.bmm, a, b)
+    with pytest.raises(ValueError, match="must be a 3-D Tensor"):
+        mt.bmm(mt.ones(3, 4), mt.ones(4, 5))
+    with pytest.raises(ValueError, match="do not fit"):
+        mt.bmm(mt.ones(2, 3, 4), mt.ones(3, 4, 5))
+
+
+def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
+    torch = _torch()
+    g = rng.standard_normal(X.shape)
+    idx = np.array([[1, 3], [0, 2], [2, 2]])
+    results = []
+    for lib in (mt, torch):
+        if lib is mt:
+            a = mt.tensor(X, dtype=mt.float64, requires_grad=True)
+            s = mt.tensor(X[:, :2] * 2, dtype=mt.float64, requires_grad=True)
+            index, fill, weight = mt.tensor(idx), mt.tensor([2]), mt.tensor(g, dtype=mt.float64)
+        else:
+            a, s = torch.tensor(X, requires_grad=True), torch.tensor(X[:, :2] * 2, requires_grad=True)
+            index, fill, weight = torch.tensor(idx), torch.tensor([2]), torch.tensor(g)
+        h = a * 2  # a non-leaf: the in-place ops are recorded
+        h.scatter_(1, index[:, :1], s[:, :1])
+        h.index_fill_(0, fill, 0.5)
+        h.scatter_(1, index[:, 1:], value=3.0)
+        (h * weight).sum().backward()
+        results.append((h.detach().numpy().copy(), a.grad.numpy(), s.grad.numpy()))
+    for m, t in zip(*results):
+        np.testing.assert_allclose(m, t)

@@ -1,0 +1,122 @@
+"""add/sub/mul/div with PyTorch's signatures (alpha=, rounding_mode=), the in-place forms add_, sub_,
+mul_, div_, clamp_, pow_: values, gradients (in the graph as PyTorch records them) and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+from minitensor.autograd import gradcheck
+
+rng = np.random.default_rng(4)
+A = rng.standard_normal((3, 4))
+B = rng.standard_normal((3, 4)) + 3.0
+
+
+def _leaves():
+    return mt.tensor(A, dtype=mt.float64, requires_grad=True), mt.tensor(B, dtype=mt.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize(
+    "fn,expected",
+    [
+        (lambda a, b: mt.add(a, b, alpha=2.5), A + 2.5 * B),
+        (lambda a, b: a.add(b, alpha=-0.5), A - 0.5 * B),
+        (lambda a, b: mt.sub(a, b, alpha=2), A - 2 * B),
+        (lambda a, b: a.sub(b), A - B),
+        (lambda a, b: mt.mul(a, b), A * B),
+        (lambda a, b: a.mul(b), A * B),
+        (lambda a, b: mt.div(a, b), A / B),
+        (lambda a, b: a.div(b), A / B),
+    ],
+)
+def test_out_of_place(fn, expected):
+    a, b = _leaves()
+    np.testing.assert_allclose(fn(a, b).numpy(), expected)
+    assert gradcheck(fn, [a, b])
+
+
+def test_div_rounding_modes_match_torch():
+    torch = pytest.importorskip("torch")
+    for mode in ("trunc", "floor"):
+        np.testing.assert_array_equal(
+            mt.tensor(A).div(mt.tensor(B) - 3, rounding_mode=mode).numpy(),
+            torch.tensor(A, dtype=torch.float32).div(torch.tensor(B, dtype=torch.float32) - 3, rounding_mode=mode),
+        )
+    assert mt.tensor([7, -7]).div(2, rounding_mode="floor").tolist() == [3, -4]
+    with pytest.raises(ValueError, match="rounding_mode must be"):
+        mt.ones(2).div(2, rounding_mode="round")
+
+
+def test_old_style_sgd_step_updates_the_parameter():
+    p = mt.tensor([1.0, 2.0], requires_grad=True)
+    (p * p).sum().backward()
+    p.data.add_(p.grad, alpha=-0.1)  # the pre-optimizer training loop of old course code
+    np.testing.assert_allclose(p.numpy(), [0.8, 1.6])
+    assert p.requires_grad and p.is_leaf
+
+
+@pytest.mark.parametrize(
+    "method,args,kwargs,expected",
+    [
+        ("add_", (2.0,), {"alpha": 3}, A + 6.0),
+        ("sub_", (B,), {"alpha": 0.5}, A - 0.5 * B),
+        ("mul_", (B,), {}, A * B),
+        ("div_", (B,), {}, A / B),
+        ("clamp_", (-0.5, 0.5), {}, np.clip(A, -0.5, 0.5)),
+        ("clamp_", (), {"min": 0.0}, np.clip(A, 0.0, None)),
+        ("pow_", (2,), {}, A**2),
+    ],
+)
+def test_inplace_values(method, args, kwargs, expected):
+    x = mt.tensor(A, dtype=mt.float64)
+    args = tuple(mt.tensor(a, dtype=mt.float64) if isinstance(a, np.ndarray) else a for a in args)
+    version = x._version
+    assert getattr(x, method)(*args, **kwargs) is x
+    np.testing.assert_allclose(x.numpy(), expected)
+    assert x._version == version + 1
+
+
+@pytest.mark.parametrize(
+    "method,args,kwargs",
+    [
+        ("add_", ("b",), {"alpha": 3}),
+        ("sub_", ("b",), {"alpha": 0.5}),
+        ("mul_", ("b",), {}),
+        ("div_", ("b",), {}),
+        ("clamp_", (-0.5, 0.5), {}),
+        ("pow_", (3,), {}),
+    ],
+)
+def test_inplace_in_the_graph_matches_torch(method, args, kwargs):
+    torch = pytest.importorskip("torch")
+    g = rng.standard_normal(A.shape)
+    grads = []
+    for lib, make in ((mt, lambda a: mt.tensor(a, dtype=mt.float64, requires_grad=True)), (torch, torch.tensor)):
+        a = make(A) if lib is mt else torch.tensor(A, requires_grad=True)
+        b = make(B) if lib is mt else torch.tensor(B, requires_grad=True)
+        h = a * 1.5  # a non-leaf: in-place ops on it are recorded
+        getattr(h, method)(*[b if x == "b" else x for x in args], **kwargs)
+        (h * (mt.tensor(g, dtype=mt.float64) if lib is mt else torch.tensor(g))).sum().backward()
+        grads.append((h.detach().numpy(), a.grad.numpy(), None if b.grad is None else b.grad.numpy()))
+    (mv, ma, mb), (tv, ta, tb) = grads
+    np.testing.assert_allclose(mv, tv)
+    np.testing.assert_allclose(ma, ta)
+    if tb is not None:
+        np.testing.assert_allclose(mb, tb)
+
+
+def test_inplace_errors():
+    leaf = mt.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+        leaf.add_(1.0)
+    with pytest.raises(TypeError, match="alpha must be a number"):
+        mt.ones(2).add_(1.0, alpha="2")
+    with pytest.raises(TypeError, match="div_: true division"):
+        mt.tensor([1, 2]).div_(2)
+    with pytest.raises(ValueError, match="at least one of min and max"):
+        mt.ones(2).clamp_()
+    with pytest.raises(TypeError, match="pow_: a float exponent"):
+        mt.tensor([1, 2]).pow_(2.0)
+    assert mt.tensor([1, 2]).pow_(2).tolist() == [1, 4]
