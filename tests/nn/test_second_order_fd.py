@@ -177,6 +177,33 @@ def test_transformer_encoder_layer_second_derivative_is_finite_with_a_fully_padd
     assert np.abs(h.numpy()).max() > 1e-3
 
 
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_third_derivative(rng, norm_first):
+    """d/dx of (w2 · d/dx (w1 · d/dx (w0 · layer(x)))) against central differences of the second derivative."""
+    mt.manual_seed(0)
+    kwargs = {"dropout": 0.0, "batch_first": True, "norm_first": norm_first, "activation": "gelu"}
+    layer = nn.TransformerEncoderLayer(4, 2, 6, dtype=mt.float64, **kwargs)
+    x = rng.standard_normal((1, 3, 4))
+    w0, w1, w2 = (mt.tensor(rng.standard_normal(x.shape), dtype=mt.float64) for _ in range(3))
+
+    def second(xv, create_graph: bool):
+        xt = mt.tensor(xv, dtype=mt.float64, requires_grad=True)
+        (g,) = mt.autograd.grad(layer(xt), xt, w0, create_graph=True)
+        (h,) = mt.autograd.grad(g, xt, w1, create_graph=create_graph)
+        return xt, h
+
+    xt, h = second(x, True)
+    (third,) = mt.autograd.grad(h, xt, w2)
+    numeric = np.zeros(x.shape)
+    for i in np.ndindex(*x.shape):
+        step = np.zeros(x.shape)
+        step[i] = 1e-5
+        plus, minus = second(x + step, False)[1], second(x - step, False)[1]
+        numeric[i] = ((plus - minus) * w2).sum().item() / 2e-5
+    assert np.abs(numeric).max() > 1e-2
+    np.testing.assert_allclose(third.numpy(), numeric, rtol=1e-5, atol=1e-6)
+
+
 # --------------------------------------------------------------------- losses
 @pytest.mark.parametrize(
     "opts",
