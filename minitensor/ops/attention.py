@@ -49,7 +49,7 @@ import numpy as np
 from ..autograd.function import Op
 from ..kernels.attention import attention_backward, attention_forward, attention_probs, softmax_scores_backward
 from . import reference
-from .nn_ops import composite, save_with_state
+from .nn_ops import composite, on_arrays, save_with_state
 
 
 def _cast(dropout_mask, dtype):
@@ -76,7 +76,7 @@ class Attention(Op):
     @staticmethod
     def backward(ctx, grad):
         *qkv, (p, mask) = ctx.saved_tensors
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             settings = {"mask": mask, "scale": ctx.scale, "dropout_mask": ctx.dropout_mask}
             return composite(reference.attention, qkv, ctx, grad, **settings)
         return attention_backward(grad, *qkv, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
@@ -118,7 +118,7 @@ class MultiheadAttentionCore(Op):
     @staticmethod
     def backward(ctx, grad):
         *projections, (p, mask) = ctx.saved_tensors
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             return composite(reference.multi_head_core, projections, ctx, grad, **_core_settings(ctx, mask))
         heads, batch_first = ctx.heads, ctx.batch_first
         q, k, v = _unpack(projections, heads, batch_first)
@@ -179,7 +179,7 @@ class SelfAttention(Op):
     @staticmethod
     def backward(ctx, grad):
         *inputs, (rows, qkv, merged, p, mask) = ctx.saved_tensors
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             return composite(reference.self_attention, inputs, ctx, grad, **_core_settings(ctx, mask))
         _, in_weight, _, out_weight, _ = inputs
         need_x, need_w_in, need_b_in, need_w_out, need_b_out = ctx.needs_input_grad
@@ -238,7 +238,7 @@ class AttentionWeights(Op):
     @staticmethod
     def backward(ctx, grad):
         q, k, p, (mask,) = ctx.saved_tensors
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             return composite(reference.attention_probs, (q, k), ctx, grad, mask=mask, scale=ctx.scale)
         need_q, need_k = ctx.needs_input_grad
         ds = softmax_scores_backward(p, np.array(grad, dtype=p.dtype), None, ctx.scale)

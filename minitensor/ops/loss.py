@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from .nn_ops import composite, save_with_state
+from .nn_ops import composite, on_arrays, save_with_state
 from .reduce import PutAlongDim, TakeAlongDim
 
 
@@ -113,7 +113,7 @@ class CrossEntropy(Op):
     def backward(ctx, grad):
         x, (p, index, valid, w) = ctx.saved_tensors
         axis, weight, reduction, eps, denom = ctx.settings
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             return composite(_cross_entropy_plain, (x, None), ctx, grad, state=(index, valid, w), settings=ctx.settings)
         n_classes = p.shape[axis]
         scale = _row_scale(grad, reduction, denom, valid)
@@ -153,7 +153,7 @@ class SoftCrossEntropy(Op):
     def backward(ctx, grad):
         x, target, (p, wq, logp) = ctx.saved_tensors
         axis, weight, reduction, eps, rows = ctx.settings
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             return composite(_soft_cross_entropy_plain, (x, target), ctx, grad, settings=ctx.settings)
         scale = grad / rows if reduction == "mean" else grad
         if reduction == "none":
@@ -189,7 +189,7 @@ class NLLLoss(Op):
         ((index, valid, w),) = ctx.saved_tensors
         axis, shape, reduction, denom = ctx.settings
         values = np.expand_dims(-_row_scale(grad, reduction, denom, valid) * w, axis)
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             return PutAlongDim.apply(values, index=index, dim=axis, shape=shape), None
         dx = np.zeros(shape, values.dtype)
         np.put_along_axis(dx, index, values, axis)
@@ -210,7 +210,7 @@ class MSELoss(Op):
     @staticmethod
     def backward(ctx, grad):
         x, y, (diff,) = ctx.saved_tensors
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             diff = x - y
         scale = grad * 2 / ctx.count if ctx.reduction == "mean" else grad * 2
         dx = diff * scale

@@ -9,12 +9,14 @@ matrix products are NumPy's (BLAS).
 Softmax and log-softmax subtract the row max before ``exp``, so no finite input
 overflows.  A row of all ``-inf`` gives NaN in softmax (0/0), as in PyTorch and NumPy.
 
-Higher order.  Each op saves its inputs (and output) with ``save_for_backward``
+Higher order.  Each op saves its inputs (or output) with ``save_for_backward``
 and, last, a tuple of the kernel's intermediates (``save_with_state``): released after
 backward like the rest, but never turned into Tensors.  First-order backward
 (``grad`` an array) runs the kernels on those; with ``create_graph=True``
-(``grad`` a Tensor) the fused ops return ``composite_grads`` of their plain form
-in Tensor ops (``ops/reference.py``), so their gradients can be differentiated again.
+(``grad`` a Tensor) the kernel-backed ops (layer norm, add & norm, GELU, the
+feed-forward block) return ``composite_grads`` of their plain form in Tensor ops
+(``ops/reference.py``), and softmax, log-softmax, linear, dropout and embedding
+run their backward formula on the Tensors; either way the gradient is a graph.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ from ..kernels import activation as act
 from ..kernels import layer_norm, softmax
 from . import reference
 from .shape import IndexAdd
+
+
+def on_arrays(grad) -> bool:
+    """First-order backward (an array, or a NumPy scalar from a 0-d sum), not create_graph's Tensor?"""
+    return isinstance(grad, (np.ndarray, np.generic))
 
 
 def save_with_state(ctx, *tensors, state=()) -> None:
@@ -56,7 +63,7 @@ class Softmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if isinstance(grad, np.ndarray):
+        if on_arrays(grad):
             return softmax.softmax_backward(y, grad, ctx.dim)
         return y * (grad - np.sum(grad * y, axis=ctx.dim, keepdims=True))
 
@@ -74,7 +81,7 @@ class LogSoftmax(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if isinstance(grad, np.ndarray):
+        if on_arrays(grad):
             return softmax.log_softmax_backward(y, grad, ctx.dim)
         return grad - np.exp(y) * np.sum(grad, axis=ctx.dim, keepdims=True)
 
@@ -130,7 +137,7 @@ class LayerNorm(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             settings = {"n_dims": len(ctx.norm_shape), "eps": ctx.eps}
             return composite(reference.layer_norm, ctx.saved_tensors[:-1], ctx, grad, **settings)
         _, weight, _, (rows, mean, rstd) = ctx.saved_tensors
@@ -166,7 +173,7 @@ class AddLayerNorm(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             drop = None if ctx.keep is None else (ctx.keep * ctx.scale).reshape(grad.shape)
             return composite(reference.add_layer_norm, ctx.saved_tensors[:-1], ctx, grad, eps=ctx.eps, drop=drop)
         _, _, weight, _, (s, mean, rstd) = ctx.saved_tensors
@@ -235,7 +242,7 @@ def _gelu_forward(ctx, x: np.ndarray, approximate: str) -> np.ndarray:
 
 
 def _gelu_backward(ctx, grad, approximate: str):
-    if not isinstance(grad, np.ndarray):
+    if not on_arrays(grad):
         forward = reference.gelu if approximate == "none" else reference.gelu_tanh
         return composite(forward, ctx.saved_tensors[:-1], ctx, grad)[0]
     _, (rows,) = ctx.saved_tensors
@@ -279,7 +286,7 @@ class FeedForward(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        if not isinstance(grad, np.ndarray):
+        if not on_arrays(grad):
             drop = None if ctx.keep is None else (ctx.keep * ctx.scale).reshape(ctx.x_shape[:-1] + (-1,))
             settings = {"activation": ctx.activation, "drop": drop}
             return composite(reference.feed_forward, ctx.saved_tensors[:-1], ctx, grad, **settings)
@@ -342,7 +349,7 @@ class Embedding(Op):
     def backward(ctx, grad):
         indices = ctx.indices.reshape(-1)
         rows = grad.reshape(-1, ctx.weight_shape[1])
-        if not isinstance(grad, np.ndarray):  # the scatter-add as an op (differentiable again)
+        if not on_arrays(grad):  # the scatter-add as an op (differentiable again)
             if ctx.padding_idx is not None:
                 rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
             return IndexAdd.apply(rows, key=indices, shape=ctx.weight_shape), None

@@ -287,3 +287,23 @@ def test_first_order_softmax_gradient_is_the_kernel_result_bit_for_bit(rng, op, 
     y.backward(mt.tensor(g, dtype=mt.float64))
     want = getattr(softmax_kernels, kernel)(y.numpy(), g, 1)
     assert np.array_equal(x.grad.numpy(), want)
+
+
+@pytest.mark.parametrize(
+    "fn", [F.gelu, lambda v: F.gelu(v, approximate="tanh"), lambda v: F.mse_loss(v, mt.tensor(2.0, dtype=mt.float64))]
+)
+def test_a_zero_dim_gradient_summed_to_a_numpy_scalar_takes_the_kernel_path(fn):
+    """Two 0-d gradient contributions add up to a NumPy scalar (not an ndarray): still first order."""
+
+    def f(t):
+        y = fn(t * 1.5)
+        return y * 2 + y.tanh()  # y receives two 0-d contributions
+
+    x = mt.tensor(0.7, dtype=mt.float64, requires_grad=True)
+    f(x).backward()
+    eps = 1e-6
+    with mt.no_grad():
+        numeric = (f(mt.tensor(0.7 + eps, dtype=mt.float64)) - f(mt.tensor(0.7 - eps, dtype=mt.float64))).item() / (
+            2 * eps
+        )
+    assert abs(x.grad.item() - numeric) < 1e-7
