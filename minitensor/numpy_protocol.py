@@ -168,7 +168,7 @@ def _functions() -> dict:
     return {
         np.sum: _sum,
         np.mean: _mean,
-        np.where: lambda c, a, b: where(_plain(c), a, b),
+        np.where: lambda c, a, b: where(_plain(c), _keep_dtype(a), _keep_dtype(b)),
         np.broadcast_to: _broadcast_to,
         np.expand_dims: _expand_dims,
         np.squeeze: _squeeze,
@@ -194,6 +194,11 @@ def array_function(tensor, func, types, args, kwargs):
     if _strict():
         _unsupported(func.__name__)
     return func(*_plain(args), **_plain(kwargs))
+
+
+def _keep_dtype(x):
+    """An array operand as a constant Tensor of its own dtype (``mt.tensor`` would make float64 float32)."""
+    return Tensor._make(x, False, None) if isinstance(x, np.ndarray) else x
 
 
 def _tensor(x) -> Tensor:

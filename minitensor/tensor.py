@@ -21,9 +21,9 @@ tensor([2., 4., 6.])
 from __future__ import annotations
 
 import builtins
+import importlib
 import operator
 import warnings
-import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -166,6 +166,38 @@ def _index_key(key):
     return key
 
 
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Batched matrix product of (b, n, m) and (b, m, p) tensors: (b, n, p), no broadcasting."""
+    for name, x in (("input", input), ("mat2", mat2)):
+        if not isinstance(x, Tensor) or x.ndim != 3:
+            raise ValueError(f"bmm: {name} must be a 3-D Tensor, got {getattr(x, 'shape', type(x).__name__)}")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise ValueError(f"bmm: shapes {input.shape} and {mat2.shape} do not fit: expected (b, n, m) and (b, m, p)")
+    return matmul(input, mat2)
+
+
+def matmul(a, b) -> Tensor:
+    """Matrix product with ``np.matmul`` semantics (batch dims broadcast, 1-D operands)."""
+    a, b = _operand(a, b), _operand(b, a)
+    sa, sb = _shape_of(a), _shape_of(b)
+    if len(sa) == 0 or len(sb) == 0:
+        raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype.kind, b.dtype.kind} == {"f", "i"}:
+        a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)  # float32 @ int64 stays float32
+    k_b = sb[0] if len(sb) == 1 else sb[-2]
+    if sa[-1] != k_b:
+        raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")
+    try:
+        return L.Matmul.apply(a, b)
+    except ValueError:
+        raise ValueError(f"matmul: batch dims of shapes {sa} and {sb} cannot be broadcast together") from None
+
+
+# Tensor's methods beyond its core live in mixins (one file per family); they use the helpers above.
+from .tensor_math import MathMethods  # noqa: E402
+from .tensor_shape import ShapeMethods  # noqa: E402
+
+
 class VersionCounter:
     """How many times some data was modified in place: the safety net of saved tensors.
 
@@ -184,7 +216,7 @@ class VersionCounter:
         self.value = 0
 
 
-class Tensor(TensorExtras):
+class Tensor(MathMethods, ShapeMethods, TensorExtras):
     """An n-dimensional array that records the ops applied to it for autograd.
 
     Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
@@ -435,12 +467,12 @@ class Tensor(TensorExtras):
             raise RuntimeError("retain_grad: cannot retain the gradient of a tensor that does not require grad")
         if self.grad_fn is None or self.retains_grad:
             return  # a leaf keeps its .grad anyway
-        self.register_hook(_RetainGrad(self))
+        self.register_hook(RetainGrad(self))
 
     @property
     def retains_grad(self) -> bool:
         hooks = self.grad_fn.tensor_hooks if self.grad_fn is not None else None
-        return any(isinstance(h, _RetainGrad) and h.owner() is self for h in hooks or ())
+        return any(isinstance(h, RetainGrad) and h.owner() is self for h in hooks or ())
 
     # ------------------------------------------------- in-place ops (inplace.py: how they join the graph)
     def zero_(self) -> Tensor:
@@ -483,476 +515,14 @@ class Tensor(TensorExtras):
     def __itruediv__(self, other):
         return inplace.arithmetic(self, np.true_divide, "/=", _operand(other, self))
 
-    # ------------------------------------------------------- arithmetic
-    def __add__(self, other):
-        return _binary(E.Add, self, other, "add")
 
-    def __radd__(self, other):
-        return _binary(E.Add, other, self, "add")
-
-    def __sub__(self, other):
-        return _binary(E.Sub, self, other, "sub")
-
-    def __rsub__(self, other):
-        return _binary(E.Sub, other, self, "sub")
-
-    def __mul__(self, other):
-        return _binary(E.Mul, self, other, "mul")
-
-    def __rmul__(self, other):
-        return _binary(E.Mul, other, self, "mul")
-
-    def __truediv__(self, other):
-        return _binary(E.Div, self, other, "div")
-
-    def __rtruediv__(self, other):
-        return _binary(E.Div, other, self, "div")
-
-    def __pow__(self, other):
-        return P.pow(self, other)
-
-    def __rpow__(self, other):
-        return _binary(E.Pow, other, self, "pow")
-
-    def __matmul__(self, other):
-        return matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return matmul(other, self)
-
-    def __neg__(self):
-        return E.Neg.apply(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return E.Abs.apply(self)
-
-    # Comparisons give bool tensors and are not differentiable.
-    def __lt__(self, other):
-        return _compare(np.less, self, other)
-
-    def __le__(self, other):
-        return _compare(np.less_equal, self, other)
-
-    def __gt__(self, other):
-        return _compare(np.greater, self, other)
-
-    def __ge__(self, other):
-        return _compare(np.greater_equal, self, other)
-
-    def __eq__(self, other):
-        return _compare(np.equal, self, other)
-
-    def __ne__(self, other):
-        return _compare(np.not_equal, self, other)
-
-    # ------------------------------------------------------ elementwise
-    def exp(self):
-        return E.Exp.apply(self)
-
-    def log(self):
-        return E.Log.apply(self)
-
-    def sqrt(self):
-        return E.Sqrt.apply(self)
-
-    def abs(self):
-        return E.Abs.apply(self)
-
-    def tanh(self):
-        return E.Tanh.apply(self)
-
-    def sigmoid(self):
-        return E.Sigmoid.apply(self)
-
-    def relu(self):
-        return E.Relu.apply(self)
-
-    def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's names)
-        """Clip values to [min, max]; either bound may be None."""
-        if min is None and max is None:
-            raise ValueError("clamp: at least one of min and max must be given, got both None")
-        return E.Clamp.apply(self, low=min, high=max)
-
-    def softmax(self, dim: int):
-        return N.Softmax.apply(self, dim=_dim(dim, self.ndim))
-
-    def log_softmax(self, dim: int):
-        return N.LogSoftmax.apply(self, dim=_dim(dim, self.ndim))
-
-    # ------------------------------------------------------- reductions
-    def sum(self, dim=None, keepdim: bool = False):
-        return R.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
-
-    def mean(self, dim=None, keepdim: bool = False):
-        x = self if self._data.dtype.kind == "f" else self.to(dtypes.get_default_dtype())
-        return R.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
-
-    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
-        """Variance over ``dim``; ``unbiased=True`` divides by n - 1 (PyTorch's default)."""
-        correction = (1 if unbiased else 0) if correction is None else correction
-        return R.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
-
-    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
-        """Standard deviation over ``dim``; ``unbiased`` as in ``var``."""
-        correction = (1 if unbiased else 0) if correction is None else correction
-        return R.Std.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
-
-    def amax(self, dim=None, keepdim: bool = False):
-        """Max over ``dim``; tied maxima share the gradient evenly (as PyTorch's amax)."""
-        return R.Amax.apply(self, axis=self._nonempty_axes(dim, "amax"), keepdim=keepdim)
-
-    def amin(self, dim=None, keepdim: bool = False):
-        return R.Amin.apply(self, axis=self._nonempty_axes(dim, "amin"), keepdim=keepdim)
-
-    def _nonempty_axes(self, dim, fn: str) -> tuple:
-        """The reduced axes of a max/min, none of size 0 (the max of no elements is undefined)."""
-        axes = _axes(dim, self.ndim)
-        if self._data.size == 0:
-            for d in axes:
-                if self.shape[d] == 0:
-                    raise ValueError(f"{fn}: cannot reduce over dim {d}, of size 0 (input shape {self.shape})")
-        return axes
-
-    def logsumexp(self, dim=None, keepdim: bool = False):
-        return R.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
-
-    def max(self, dim=None, keepdim: bool = False):
-        """``max()`` -> 0-d tensor (tied maxima share the gradient evenly); ``max(dim)`` ->
-        ``(values, indices)`` (one winner per tie gets the gradient), as PyTorch."""
-        return self._extremum(np.argmax, MaxResult, dim, keepdim)
-
-    def min(self, dim=None, keepdim: bool = False):
-        return self._extremum(np.argmin, MinResult, dim, keepdim)
-
-    def _extremum(self, arg, result, dim, keepdim):
-        if self._data.size == 0:
-            raise ValueError(f"max/min: expected a non-empty tensor, got shape {self.shape}")
-        if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
-            _dim(dim, 0)
-            return self.reshape(1)._extremum(arg, result, 0, False)
-        if dim is None:  # ties share the gradient evenly (PyTorch's rule for full reductions)
-            return (R.Amax if arg is np.argmax else R.Amin).apply(self, axis=tuple(range(self.ndim)), keepdim=False)
-        d = _dim(dim, self.ndim)
-        index = np.expand_dims(arg(self._data, axis=d), d)
-        values = R.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
-        return result(values, Tensor._make(index if keepdim else np.squeeze(index, d), False, None))
-
-    def argmax(self, dim=None, keepdim: bool = False):
-        return self._arg(np.argmax, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim: bool = False):
-        return self._arg(np.argmin, dim, keepdim)
-
-    def _arg(self, arg, dim, keepdim):
-        if dim is None:
-            return Tensor._make(np.asarray(arg(self._data), dtype=dtypes.int64), False, None)
-        d = _dim(dim, self.ndim)
-        if self.ndim == 0:  # as PyTorch: index 0
-            return Tensor._make(np.zeros((), dtypes.int64), False, None)
-        return Tensor._make(arg(self._data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
-
-    # ------------------------------------------------------- shape ops
-    def reshape(self, *shape):
-        shape = _shape_arg(shape, "reshape")
-        try:
-            return S.Reshape.apply(self, shape=shape)
-        except ValueError:
-            raise ValueError(
-                f"reshape: cannot reshape a tensor of shape {self.shape} ({self.numel()} elements) into shape {shape}"
-            ) from None
-
-    view = reshape
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1):
-        if self.ndim == 0:
-            return self.reshape(1)
-        s, e = _dim(start_dim, self.ndim, "start_dim"), _dim(end_dim, self.ndim, "end_dim")
-        if s > e:
-            raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
-        return self.reshape(self.shape[:s] + (-1,) + self.shape[e + 1 :])
-
-    def unsqueeze(self, dim: int):
-        d = _dim(dim, self.ndim + 1)
-        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
-
-    def squeeze(self, dim=None):
-        """Drop size-1 dims (only ``dim`` when given; a no-op if its size is not 1)."""
-        axes = _axes(dim, self.ndim)
-        return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in axes and s == 1)))
-
-    def permute(self, *dims):
-        dims = _shape_arg(dims, "permute")
-        if sorted(_dim(d, self.ndim) for d in dims) != list(range(self.ndim)):
-            raise ValueError(f"permute: dims must be a permutation of 0..{self.ndim - 1}, got {dims}")
-        return S.Permute.apply(self, dims=tuple(_dim(d, self.ndim) for d in dims))
-
-    def transpose(self, dim0: int, dim1: int):
-        dims = list(range(self.ndim))
-        a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
-        if self.ndim == 0:  # dims 0 and -1 name the one (absent) dim of a 0-d tensor, as in PyTorch
-            return S.Permute.apply(self, dims=())
-        dims[a], dims[b] = dims[b], dims[a]
-        return S.Permute.apply(self, dims=tuple(dims))
-
-    def expand(self, *sizes):
-        """Broadcast to ``sizes`` without copying; -1 keeps a dim's size."""
-        sizes = _shape_arg(sizes, "expand")
-        lead = len(sizes) - self.ndim
-        shape = tuple(s if s != -1 or i < lead else self.shape[i - lead] for i, s in enumerate(sizes))
-        try:
-            if lead < 0 or min(shape, default=0) < 0 or np.broadcast_shapes(self.shape, shape) != shape:
-                raise ValueError
-        except ValueError:
-            raise ValueError(f"expand: cannot expand a tensor of shape {self.shape} to shape {sizes}") from None
-        return S.Expand.apply(self, shape=shape)
-
-    def contiguous(self):
-        """A no-op: NumPy handles strided data everywhere."""
-        return self
-
-    def __getitem__(self, key):
-        return S.Index.apply(self, key=_index_key(key))
-
-    def chunk(self, chunks: int, dim: int = 0) -> list:
-        """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""
-        _positive_int(chunks, "chunk: chunks")
-        d = _dim(dim, self.ndim)
-        step = max(-(-self.shape[d] // chunks), 1)
-        return self.split(step, d)
-
-    def masked_fill(self, mask, value):
-        """Where ``mask`` (bool, broadcastable to self) is True, put ``value``."""
-        mask_arr = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
-        if mask_arr.dtype != dtypes.bool:
-            raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask_arr.dtype}")
-        try:
-            if np.broadcast_shapes(mask_arr.shape, self.shape) != self.shape:
-                raise ValueError
-        except ValueError:
-            raise ValueError(
-                f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
-            ) from None
-        return S.Where.apply(mask_arr, value, self)
-
-    # ---------------------------------------- more of PyTorch's methods (each one line; logic in ops/*)
-    def sin(self):
-        return TR.sin(self)
-
-    def cos(self):
-        return TR.cos(self)
-
-    def pow(self, exponent):
-        return P.pow(self, exponent)
-
-    def pow_(self, exponent):
-        return A.pow_(self, exponent)
-
-    def add(self, other, *, alpha=1):
-        return A.add(self, other, alpha=alpha)
-
-    def sub(self, other, *, alpha=1):
-        return A.sub(self, other, alpha=alpha)
-
-    def mul(self, other):
-        return A.mul(self, other)
-
-    def div(self, other, *, rounding_mode=None):
-        return A.div(self, other, rounding_mode=rounding_mode)
-
-    def add_(self, other, *, alpha=1):
-        return A.add_(self, other, alpha)
-
-    def sub_(self, other, *, alpha=1):
-        return A.sub_(self, other, alpha)
-
-    def mul_(self, other):
-        return A.mul_(self, other)
-
-    def div_(self, other):
-        return A.div_(self, other)
-
-    def clamp_(self, min=None, max=None):  # noqa: A002
-        return A.clamp_(self, min, max)
-
-    def tril(self, diagonal: int = 0):
-        return TRI.tril(self, diagonal)
-
-    def triu(self, diagonal: int = 0):
-        return TRI.triu(self, diagonal)
-
-    def clone(self):
-        return RO.clone(self)
-
-    def t(self):
-        return RO.t(self)
-
-    def flip(self, dims):
-        return RO.flip(self, dims)
-
-    def narrow(self, dim: int, start: int, length: int):
-        return RO.narrow(self, dim, start, length)
-
-    def repeat(self, *sizes):
-        return RO.repeat(self, *sizes)
-
-    def unbind(self, dim: int = 0) -> tuple:
-        return RO.unbind(self, dim)
-
-    def split(self, split_size, dim: int = 0) -> tuple:
-        return RO.split(self, split_size, dim)
-
-    def expand_as(self, other):
-        return self.expand(other.shape)
-
-    def view_as(self, other):
-        return self.view(other.shape)
-
-    def gather(self, dim: int, index):
-        return IX.gather(self, dim, index)
-
-    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
-        return IX.scatter(self, dim, index, src, value=value, reduce=reduce)
-
-    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
-        return IX.scatter_(self, dim, index, src, value=value, reduce=reduce)
-
-    def scatter_add(self, dim: int, index, src):
-        return IX.scatter_add(self, dim, index, src)
-
-    def scatter_add_(self, dim: int, index, src):
-        return IX.scatter_add_(self, dim, index, src)
-
-    def index_fill(self, dim: int, index, value):
-        return IX.index_fill(self, dim, index, value)
-
-    def index_fill_(self, dim: int, index, value):
-        return IX.index_fill_(self, dim, index, value)
-
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
-        return TK.topk(self, k, dim, largest, sorted)
-
-    def cumsum(self, dim: int, *, dtype=None):
-        return CS.cumsum(self, dim, dtype=dtype)
-
-    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
-        return NO.norm(self, p, dim, keepdim, dtype)
-
-    def bmm(self, mat2):
-        return bmm(self, mat2)
-
-    def __and__(self, other):  # bool/int tensors (not differentiable), as PyTorch
-        return _compare(np.bitwise_and, self, other)
-
-    def __or__(self, other):
-        return _compare(np.bitwise_or, self, other)
-
-    def __xor__(self, other):
-        return _compare(np.bitwise_xor, self, other)
-
-    def __invert__(self):
-        return Tensor._make(np.invert(self._data), False, None)
-
-
-class HookHandle:
-    """What ``register_hook`` returns: ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks: list, hook) -> None:
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self) -> None:
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-    def __enter__(self) -> HookHandle:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
-
-
-class _RetainGrad:
-    """The hook behind ``retain_grad``: adds each gradient into the tensor's ``.grad``."""
-
-    runs_last = True
-
-    def __init__(self, owner: Tensor) -> None:
-        self.owner = weakref.ref(owner)  # the node must not keep its tensor alive
-
-    def __call__(self, grad: Tensor) -> None:
-        owner = self.owner()
-        if owner is not None:
-            g = grad if grad.grad_fn is not None else Tensor._make(grad._data.copy(), False, None)
-            owner.grad = g if owner.grad is None else owner.grad + g
-
-
-def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
-    """The starting gradient of a backward pass from ``t`` (a Tensor with ``create_graph``)."""
-    if gradient is None:
-        if t._data.size != 1:
-            raise RuntimeError(
-                f"backward: grad can be implicitly created only for a single-element output, got shape {t.shape}; "
-                f"pass {name}= with the same shape"
-            )
-        grad = np.ones(t.shape, dtype=t.dtype)
-    elif create_graph and isinstance(gradient, Tensor):
-        if gradient.shape != t.shape:
-            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {gradient.shape}")
-        return gradient if gradient.dtype == t.dtype else gradient.to(t.dtype)
-    else:
-        try:
-            grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
-        except (TypeError, ValueError):
-            kind = type(gradient).__name__
-            raise TypeError(f"backward: {name} must be a Tensor or an array of numbers, got {kind}") from None
-        if grad.shape != t.shape:
-            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {grad.shape}")
-    return Tensor._make(grad, False, None) if create_graph else grad
-
-
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
-    """Batched matrix product of (b, n, m) and (b, m, p) tensors: (b, n, p), no broadcasting."""
-    for name, x in (("input", input), ("mat2", mat2)):
-        if not isinstance(x, Tensor) or x.ndim != 3:
-            raise ValueError(f"bmm: {name} must be a 3-D Tensor, got {getattr(x, 'shape', type(x).__name__)}")
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise ValueError(f"bmm: shapes {input.shape} and {mat2.shape} do not fit: expected (b, n, m) and (b, m, p)")
-    return matmul(input, mat2)
-
-
-def matmul(a, b) -> Tensor:
-    """Matrix product with ``np.matmul`` semantics (batch dims broadcast, 1-D operands)."""
-    a, b = _operand(a, b), _operand(b, a)
-    sa, sb = _shape_of(a), _shape_of(b)
-    if len(sa) == 0 or len(sb) == 0:
-        raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype.kind, b.dtype.kind} == {"f", "i"}:
-        a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)  # float32 @ int64 stays float32
-    k_b = sb[0] if len(sb) == 1 else sb[-2]
-    if sa[-1] != k_b:
-        raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")
-    try:
-        return L.Matmul.apply(a, b)
-    except ValueError:
-        raise ValueError(f"matmul: batch dims of shapes {sa} and {sb} cannot be broadcast together") from None
-
-
-# The ops and the engine import Tensor, so they are imported after it is defined.
-from . import arithmetic as A  # noqa: E402
-from . import inplace, numpy_protocol, random  # noqa: E402
-from .autograd.engine import _accumulate_leaf, run_backward  # noqa: E402
-from .ops import cumsum as CS  # noqa: E402
-from .ops import elementwise as E  # noqa: E402
-from .ops import indexing as IX  # noqa: E402
+# The ops and the engine import Tensor, so they are imported after it is defined.  The mixins
+# (tensor_math.py, tensor_shape.py) call the ops as ops.elementwise.Exp, ...: these imports load them.
+from . import arithmetic, inplace, numpy_protocol, random  # noqa: E402, F401
+from .autograd.engine import _accumulate_leaf, _seed_grad, run_backward  # noqa: E402
+from .autograd.tensor_hooks import HookHandle, RetainGrad  # noqa: E402
 from .ops import linalg as L  # noqa: E402
-from .ops import nn_ops as N  # noqa: E402
-from .ops import norms as NO  # noqa: E402
-from .ops import power as P  # noqa: E402
-from .ops import reduce as R  # noqa: E402
-from .ops import reorder as RO  # noqa: E402
-from .ops import shape as S  # noqa: E402
-from .ops import topk as TK  # noqa: E402
-from .ops import triangular as TRI  # noqa: E402
-from .ops import trig as TR  # noqa: E402
+
+_MIXIN_OPS = ("cumsum", "elementwise", "indexing", "nn_ops", "norms", "power", "reduce", "reorder", "shape")
+for _family in (*_MIXIN_OPS, "topk", "triangular", "trig"):
+    importlib.import_module(f".ops.{_family}", __package__)

@@ -4,15 +4,19 @@
 - ``engine.py``: the backward pass (iterative topological order).
 - ``grad_mode.py``: ``no_grad`` / ``enable_grad`` (thread-local).
 - ``gradcheck.py``: ``gradcheck``, ``numerical_grad``, ``GradcheckError``.
+- ``gradgradcheck.py``: ``gradgradcheck`` (second derivatives).
+- ``functional.py``: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
+- ``anomaly.py``: ``detect_anomaly`` / ``set_detect_anomaly`` (the forward line behind a NaN gradient).
 """
 
 from __future__ import annotations
 
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, numerical_grad
+from .gradgradcheck import gradgradcheck
 
 __all__ = [
     "Function",
@@ -22,6 +26,9 @@ __all__ = [
     "enable_grad",
     "grad",
     "gradcheck",
+    "gradgradcheck",
+    "functional",
+    "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
@@ -60,7 +67,8 @@ def grad(
     >>> mt.autograd.grad(dy, x)                                # 6x = 18
     (tensor(18.),)
     """
-    from ..tensor import Tensor, _seed_grad
+    from ..tensor import Tensor
+    from .engine import _seed_grad
 
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
@@ -94,3 +102,13 @@ def _as_tensor(g):
     if g is None or isinstance(g, Tensor):
         return g
     return Tensor._make(g, False, None)
+
+
+def __getattr__(name: str):
+    """``mt.autograd.functional``, imported on first use (it imports ``minitensor.functions``,
+    which may still be loading while ``minitensor.tensor`` imports this package)."""
+    if name == "functional":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.functional")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -116,6 +116,30 @@ def _accumulate_leaf(leaf, grad) -> None:
         leaf.grad._data = np.asarray(leaf.grad._data + grad)  # 0-d + 0-d gives a NumPy scalar
 
 
+def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
+    """The starting gradient of a backward pass from ``t`` (a Tensor with ``create_graph``)."""
+    if gradient is None:
+        if t._data.size != 1:
+            raise RuntimeError(
+                f"backward: grad can be implicitly created only for a single-element output, got shape {t.shape}; "
+                f"pass {name}= with the same shape"
+            )
+        grad = np.ones(t.shape, dtype=t.dtype)
+    elif create_graph and isinstance(gradient, Tensor):
+        if gradient.shape != t.shape:
+            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {gradient.shape}")
+        return gradient if gradient.dtype == t.dtype else gradient.to(t.dtype)
+    else:
+        try:
+            grad = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=t.dtype)
+        except (TypeError, ValueError):
+            kind = type(gradient).__name__
+            raise TypeError(f"backward: {name} must be a Tensor or an array of numbers, got {kind}") from None
+        if grad.shape != t.shape:
+            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {grad.shape}")
+    return Tensor._make(grad, False, None) if create_graph else grad
+
+
 def run_backward(
     roots: list, root_grads: list, retain_graph: bool, capture: list | None = None, create_graph: bool = False
 ) -> list | None:
@@ -156,11 +180,13 @@ def run_backward(
         node = ready.pop()
         grad = grads.pop(id(node), None)
         if grad is not None:
-            if node.tensor_hooks is not None:
+            on_path = needed is None or id(node) in needed
+            is_wanted = wanted is not None and id(node) in wanted
+            if node.tensor_hooks is not None and (on_path or is_wanted):
                 grad = run_hooks(node.tensor_hooks, grad)
-            if wanted is not None and id(node) in wanted:
+            if is_wanted:
                 captured[id(node)] = grad
-            if needed is None or id(node) in needed:
+            if on_path:
                 _propagate(node, grad, grads, leaves, retain_graph, create_graph)
         for parent in node.parents:
             if isinstance(parent, Node):
@@ -278,7 +304,7 @@ def _modified_message(node: Node, position: int, now: int, saved: int, shape: tu
 
 
 def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
-    if leaf._hooks is not None:
+    if leaf._hooks is not None and (wanted is None or id(leaf) in wanted):
         grad = run_hooks(leaf._hooks, grad)
     if wanted is None:
         _accumulate_leaf(leaf, grad)

@@ -141,16 +141,34 @@ def gradcheck(
     """
     _check_tolerances("gradcheck", eps=eps, atol=atol, rtol=rtol)
     inputs = _as_inputs(inputs)
-    checked = [t for t in inputs if t.requires_grad]
-    if not checked:
+    if not any(t.requires_grad for t in inputs):
         raise ValueError(
             "gradcheck: no input requires grad, so there is nothing to check; "
             "create the inputs with requires_grad=True (as PyTorch, this is an error, not a pass)"
         )
+    _warn_not_float64("gradcheck", inputs, lambda i: f"input {i}")
+    msg = _first_mismatch(fn, inputs, eps, atol, rtol, lambda i: f"input {i}")
+    if msg is None:
+        return True
+    if raise_exception:
+        raise GradcheckError(f"gradcheck failed for {msg}")
+    return False
+
+
+def _warn_not_float64(fname: str, inputs: list, name_of) -> None:
     for i, t in enumerate(inputs):
         if t.requires_grad and t.dtype != dtypes.float64:
-            msg = f"gradcheck: input {i} is {t.dtype}, not float64; the check may fail from rounding alone"
-            warnings.warn(msg, stacklevel=2)
+            msg = f"{fname}: {name_of(i)} is {t.dtype}, not float64; the check may fail from rounding alone"
+            warnings.warn(msg, stacklevel=3)
+
+
+def _first_mismatch(fn, inputs: list, eps: float, atol: float, rtol: float, name_of) -> str | None:
+    """The first element whose analytic and numeric gradients differ, described, or None.
+
+    ``name_of(i)`` names ``inputs[i]`` in the description (gradgradcheck names
+    its grad_outputs differently from its inputs).
+    """
+    checked = [t for t in inputs if t.requires_grad]
     n_out = _flat_output(fn, inputs).size
     probes = _probes(n_out)
     analytic = _analytic_rows(fn, inputs, checked, probes)
@@ -163,15 +181,12 @@ def gradcheck(
             if bad.size:
                 elem = np.unravel_index(bad[0], t.shape)
                 how = f"output element {p}" if n_out <= _FULL_JACOBIAN_MAX else f"random output weighting {p}"
-                msg = (
-                    f"gradcheck failed for input {i} at element {tuple(int(e) for e in elem)} ({how}): "
+                return (
+                    f"{name_of(i)} at element {tuple(int(e) for e in elem)} ({how}): "
                     f"analytic {a[bad[0]]:.8g} vs numeric {n[bad[0]]:.8g} "
                     f"(difference {abs(a[bad[0]] - n[bad[0]]):.3g}, atol={atol}, rtol={rtol})"
                 )
-                if raise_exception:
-                    raise GradcheckError(msg)
-                return False
-    return True
+    return None
 
 
 def numerical_grad(fn, inputs, eps: float = 1e-6):

@@ -78,8 +78,9 @@ class Pow(Op):
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        ga = grad * _base_grad(a, b) if ctx.needs_input_grad[0] else None
-        gb = grad * _exponent_grad(a, b, out) if ctx.needs_input_grad[1] else None
+        with np.errstate(divide="ignore", invalid="ignore"):  # a zero base: inf and NaN as in PyTorch
+            ga = grad * _base_grad(a, b) if ctx.needs_input_grad[0] else None
+            gb = grad * _exponent_grad(a, b, out) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -91,12 +92,16 @@ def _base_grad(a, b):
 
 
 def _exponent_grad(a, b, out):
-    """d(a ** b)/db = a ** b * log(a); 0 where a == 0 and b >= 0 (as PyTorch), not NaN."""
+    """d(a ** b)/db = a ** b * log(a); 0 where a == 0 and b >= 0 (as PyTorch), not NaN.
+
+    The log is taken of 1 there instead of 0, so no -inf enters the graph (a second
+    derivative through ``np.where`` would otherwise meet 0 * -inf = NaN)."""
     if isinstance(a, (int, float)):  # a Python-scalar base: keep the gradient in the output's dtype
         a = np.asarray(a, dtype=out.dtype)
+    masked = np.logical_and(a == 0, b >= 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = out * np.log(a)
-    return np.where((a == 0) & (b >= 0), 0.0, d)
+        d = out * np.log(np.where(masked, 1.0, a))
+    return np.where(masked, 0.0, d)
 
 
 class Neg(Op):

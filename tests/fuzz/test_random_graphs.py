@@ -14,8 +14,13 @@ on the numba path or the NumPy reference path (drawn per example).  A failure
 is shrunk by hypothesis to a minimal program, which the report prints
 ("Falsifying example" and the program text from ``note``).
 
+A second test draws graphs of the twice-differentiable ops only
+(``graphs(second_order=True)``) and checks them with ``gradgradcheck`` too:
+their second derivatives against finite differences of the first.
+
 The number of examples comes from the "<profile>-fuzz" hypothesis profile
-(tests/conftest.py): 1,000 in CI, 100 on a developer run.
+(tests/conftest.py): 1,000 in CI, 100 on a developer run; the second-order test
+runs half of that (500 in CI, 10-20 s on a shared 2-core machine).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from hypothesis import strategies as st
 from random_graphs import evaluate, graphs
 
 import minitensor as mt
-from minitensor.autograd import gradcheck
+from minitensor.autograd import gradcheck, gradgradcheck
 
 _PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
 FUZZ = settings.get_profile(f"{_PROFILE}-fuzz" if _PROFILE in ("dev", "ci") else "dev-fuzz")
@@ -52,5 +57,21 @@ def test_random_graph_matches_numpy_and_passes_gradcheck(graph, jit: bool) -> No
         leaves32 = [mt.tensor(a, dtype=mt.float32, requires_grad=True) for a in graph.leaves]
         for out32 in evaluate(graph, leaves32, "mt"):
             assert out32.dtype == mt.float32, f"float32 leaves gave a {out32.dtype} result"
+    finally:
+        mt.set_jit_enabled(previous)
+
+
+SECOND_ORDER = settings(FUZZ, max_examples=max(FUZZ.max_examples // 2, 1))
+
+
+@SECOND_ORDER
+@given(graph=graphs(second_order=True), jit=st.booleans())
+def test_random_graph_passes_gradgradcheck(graph, jit: bool) -> None:
+    note(f"jit={jit}\n{graph}")
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(jit)
+    try:
+        leaves = [mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in graph.leaves]
+        gradgradcheck(lambda *xs: evaluate(graph, list(xs), "mt"), leaves)
     finally:
         mt.set_jit_enabled(previous)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from strategies import broadcast_pairs, layouts, leaf, seeds, shapes, values
 
 import minitensor as mt
-from minitensor.autograd import gradcheck
+from minitensor.autograd import gradcheck, gradgradcheck
 from minitensor.ops import elementwise as E
 
 BINARY = {
@@ -35,6 +35,7 @@ def test_binary_gradcheck_broadcast(name, pair, seed, layout_a, layout_b):
     assert out.shape == np.broadcast_shapes(pair[0], pair[1])
     np.testing.assert_allclose(out.numpy(), fn(a.numpy(), b.numpy()), rtol=1e-12, atol=0)
     assert gradcheck(fn, (a, b))
+    assert gradgradcheck(fn, (a, b))
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
@@ -45,6 +46,7 @@ def test_binary_gradcheck_one_side_only(name, pair, seed):
     a = leaf(seed, pair[0], **kw_a)
     b = leaf(seed + 3, pair[1], requires_grad=False, **kw_b)
     assert gradcheck(fn, (a, b))
+    assert gradgradcheck(fn, (a, b))
     fn(a, b).sum().backward()
     assert b.grad is None and a.grad.shape == a.shape
 
@@ -67,6 +69,7 @@ def test_scalar_operand_gradcheck(name, shape, seed, layout, s):
     x = leaf(seed, shape, layout)
     np.testing.assert_allclose(fn(x, s).numpy(), fn(x.numpy(), s), rtol=1e-12)
     assert gradcheck(lambda t: fn(t, s), x)
+    assert gradgradcheck(lambda t: fn(t, s), x)
 
 
 @given(shape=shapes(), seed=seeds, layout=layouts, s=st.sampled_from([-2.0, 0.5, 3.0]))
@@ -74,6 +77,7 @@ def test_rdiv_scalar_gradcheck(shape, seed, layout, s):
     x = leaf(seed, shape, layout, away=0.5)
     np.testing.assert_allclose((s / x).numpy(), s / x.numpy(), rtol=1e-12)
     assert gradcheck(lambda t: s / t, x)
+    assert gradgradcheck(lambda t: s / t, x)
 
 
 @given(shape=shapes(), seed=seeds, layout=layouts, p=st.sampled_from([2, 3, 0.5, -1.5, 1.7]))
@@ -83,6 +87,7 @@ def test_pow_tensor_scalar_gradcheck(shape, seed, layout, p):
     x = leaf(seed, shape, layout, **kw)
     np.testing.assert_allclose((x**p).numpy(), x.numpy() ** p, rtol=1e-12)
     assert gradcheck(lambda t: t**p, x)
+    assert gradgradcheck(lambda t: t**p, x)
 
 
 @given(shape=shapes(), seed=seeds, layout=layouts, base=st.sampled_from([2.0, 0.5, np.e, 3]))
@@ -90,6 +95,7 @@ def test_pow_scalar_tensor_gradcheck(shape, seed, layout, base):
     x = leaf(seed, shape, layout)
     np.testing.assert_allclose((base**x).numpy(), base ** x.numpy(), rtol=1e-12)
     assert gradcheck(lambda t: base**t, x)
+    assert gradgradcheck(lambda t: base**t, x)
 
 
 def test_pow_gradients_by_hand():
@@ -127,6 +133,7 @@ def test_unary_gradcheck(name, shape, seed, layout):
     assert out.shape == x.shape and out.dtype == mt.float64
     np.testing.assert_allclose(out.numpy(), ref(x.numpy()), rtol=1e-12, atol=1e-300)
     assert gradcheck(fn, x)
+    assert gradgradcheck(fn, x)
 
 
 @given(shape=shapes(), seed=seeds, layout=layouts, bounds=st.sampled_from([(-0.5, 0.5), (None, 0.3), (-0.2, None)]))
@@ -140,6 +147,7 @@ def test_clamp_gradcheck_away_from_bounds(shape, seed, layout, bounds):
     out = t.clamp(low, high)
     np.testing.assert_array_equal(out.numpy(), np.clip(x, low, high))
     assert gradcheck(lambda a: a.clamp(min=low, max=high), t)
+    assert gradgradcheck(lambda a: a.clamp(min=low, max=high), t)
 
 
 def test_clamp_gradient_is_one_inside_zero_outside():

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strategies import broadcast_pairs, layouts, leaf, seeds
 
 import minitensor as mt
-from minitensor.autograd import gradcheck
+from minitensor.autograd import gradcheck, gradgradcheck
 
 sides = st.integers(1, 4)
 
@@ -20,7 +20,9 @@ def _check(a, b):
     np.testing.assert_allclose(out.numpy(), np.matmul(a.numpy(), b.numpy()), rtol=1e-12, atol=1e-14)
     assert out.grad_fn is not None and type(out.grad_fn).__name__ == "MatmulBackward"
     assert gradcheck(lambda p, q: p @ q, (a, b))
+    assert gradgradcheck(lambda p, q: p @ q, (a, b))
     assert gradcheck(lambda p, q: mt.matmul(p, q), (a, b))
+    assert gradgradcheck(lambda p, q: mt.matmul(p, q), (a, b))
 
 
 @given(m=sides, k=sides, n=sides, seed=seeds, layout_a=layouts, layout_b=layouts)

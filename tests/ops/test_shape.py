@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 from strategies import broadcast_pairs, layouts, leaf, seeds, shapes
 
 import minitensor as mt
-from minitensor.autograd import gradcheck
+from minitensor.autograd import gradcheck, gradgradcheck
 
 
 @st.composite
@@ -39,7 +39,9 @@ def test_reshape_view_gradcheck(data, shape, seed, layout):
     np.testing.assert_array_equal(out.numpy(), x.numpy().reshape(target))
     assert x.view(*target).shape == out.shape == mt.reshape(x, target).shape
     assert gradcheck(lambda t: t.reshape(target) * 2.0, x)
+    assert gradgradcheck(lambda t: t.reshape(target) * 2.0, x)
     assert gradcheck(lambda t: t.view(*target).exp(), x)
+    assert gradgradcheck(lambda t: t.view(*target).exp(), x)
 
 
 @given(data=st.data(), shape=shapes(min_dims=1, max_dims=4, max_side=3), seed=seeds, layout=layouts)
@@ -53,6 +55,7 @@ def test_flatten_gradcheck(data, shape, seed, layout):
     assert out.shape == shape[:s] + (int(np.prod(shape[s : e + 1])),) + shape[e + 1 :]
     np.testing.assert_array_equal(out.numpy().ravel(), x.numpy().ravel())
     assert gradcheck(lambda t: t.flatten(start, end), x)
+    assert gradgradcheck(lambda t: t.flatten(start, end), x)
     assert mt.flatten(x).shape == (x.numel(),)
 
 
@@ -62,14 +65,17 @@ def test_squeeze_unsqueeze_gradcheck(shape, seed, layout, data):
     n = len(shape)
     assert x.squeeze().shape == tuple(s for s in shape if s != 1)
     assert gradcheck(lambda t: t.squeeze(), x)
+    assert gradgradcheck(lambda t: t.squeeze(), x)
     if n:
         dim = data.draw(st.integers(-n, n - 1))
         expected = shape if shape[dim] != 1 else shape[: dim % n] + shape[dim % n + 1 :]
         assert x.squeeze(dim).shape == expected == mt.squeeze(x, dim).shape
         assert gradcheck(lambda t: t.squeeze(dim), x)
+        assert gradgradcheck(lambda t: t.squeeze(dim), x)
     dim = data.draw(st.integers(-n - 1, n))
     assert x.unsqueeze(dim).shape == np.expand_dims(x.numpy(), dim).shape == mt.unsqueeze(x, dim).shape
     assert gradcheck(lambda t: t.unsqueeze(dim) * 3.0, x)
+    assert gradgradcheck(lambda t: t.unsqueeze(dim) * 3.0, x)
 
 
 @given(shape=shapes(min_dims=1, max_dims=4, max_side=3), seed=seeds, layout=layouts, data=st.data())
@@ -81,9 +87,11 @@ def test_permute_transpose_gradcheck(shape, seed, layout, data):
     np.testing.assert_array_equal(x.permute(*dims).numpy(), np.transpose(x.numpy(), dims))
     np.testing.assert_array_equal(x.permute(dims).numpy(), mt.permute(x, dims).numpy())
     assert gradcheck(lambda t: t.permute(*dims), x)
+    assert gradgradcheck(lambda t: t.permute(*dims), x)
     d0, d1 = data.draw(st.integers(-n, n - 1)), data.draw(st.integers(-n, n - 1))
     np.testing.assert_array_equal(x.transpose(d0, d1).numpy(), np.swapaxes(x.numpy(), d0, d1))
     assert gradcheck(lambda t: mt.transpose(t, d0, d1), x)
+    assert gradgradcheck(lambda t: mt.transpose(t, d0, d1), x)
 
 
 @given(shape=shapes(min_dims=2, max_dims=2), seed=seeds, layout=layouts)
@@ -91,7 +99,9 @@ def test_T_gradcheck(shape, seed, layout):
     x = leaf(seed, shape, layout)
     np.testing.assert_array_equal(x.T.numpy(), x.numpy().T)
     assert gradcheck(lambda t: t.T, x)
+    assert gradgradcheck(lambda t: t.T, x)
     assert gradcheck(lambda t: t.T @ t, x)
+    assert gradgradcheck(lambda t: t.T @ t, x)
 
 
 @given(pair=broadcast_pairs(), seed=seeds, layout=layouts, data=st.data())
@@ -107,6 +117,7 @@ def test_expand_gradcheck(pair, seed, layout, data):
     assert out.shape == target
     np.testing.assert_array_equal(out.numpy(), np.broadcast_to(x.numpy(), target))
     assert gradcheck(lambda t: t.expand(sizes), x)
+    assert gradgradcheck(lambda t: t.expand(sizes), x)
 
 
 # ----------------------------------------------------------------- indexing
@@ -133,6 +144,7 @@ def test_getitem_basic_gradcheck(key, seed, layout):
     x = leaf(seed, (4, 3, 2), layout)
     np.testing.assert_array_equal(x[key].numpy(), x.numpy()[key])
     assert gradcheck(lambda t: t[key], x)
+    assert gradgradcheck(lambda t: t[key], x)
 
 
 ADVANCED_KEYS = {
@@ -158,6 +170,7 @@ def test_getitem_advanced_gradcheck(name, seed, layout):
     np_key = key.numpy() if isinstance(key, mt.Tensor) else key
     np.testing.assert_array_equal(x[key].numpy(), x.numpy()[np_key])
     assert gradcheck(lambda t: t[key], x)
+    assert gradgradcheck(lambda t: t[key], x)
 
 
 def test_getitem_repeated_indices_accumulate():
@@ -181,9 +194,11 @@ def test_chunk_split_gradcheck(shape, seed, layout, data):
     assert [p.shape[dim] for p in pieces] == [min(step, shape[dim] - i) for i in range(0, shape[dim], step)]
     np.testing.assert_array_equal(np.concatenate([p.numpy() for p in pieces], axis=dim), x.numpy())
     assert gradcheck(lambda t: tuple(p * (i + 1.0) for i, p in enumerate(t.chunk(chunks, dim))), x)
+    assert gradgradcheck(lambda t: tuple(p * (i + 1.0) for i, p in enumerate(t.chunk(chunks, dim))), x)
     parts = x.split(size, dim)
     assert [p.shape[dim] for p in parts] == [min(size, shape[dim] - i) for i in range(0, shape[dim], size)]
     assert gradcheck(lambda t: tuple(p.exp() for p in t.split(size, dim)), x)
+    assert gradgradcheck(lambda t: tuple(p.exp() for p in t.split(size, dim)), x)
 
 
 def test_chunk_sizes_match_pytorch():
@@ -205,6 +220,7 @@ def test_cat_gradcheck(shape, seed, data, layouts_):
     out = mt.cat(ts, dim)
     np.testing.assert_array_equal(out.numpy(), np.concatenate([t.numpy() for t in ts], axis=dim))
     assert gradcheck(lambda *a: mt.cat(list(a), dim=dim), ts)
+    assert gradgradcheck(lambda *a: mt.cat(list(a), dim=dim), ts)
 
 
 @given(shape=shapes(), seed=seeds, data=st.data(), layouts_=st.lists(layouts, min_size=1, max_size=3))
@@ -214,6 +230,7 @@ def test_stack_gradcheck(shape, seed, data, layouts_):
     out = mt.stack(ts, dim)
     np.testing.assert_array_equal(out.numpy(), np.stack([t.numpy() for t in ts], axis=dim))
     assert gradcheck(lambda *a: mt.stack(a, dim), ts)
+    assert gradgradcheck(lambda *a: mt.stack(a, dim), ts)
 
 
 @given(
@@ -230,8 +247,11 @@ def test_where_gradcheck(shapes3, seed, layout_a, layout_b):
     out = mt.where(mt.tensor(cond), a, b)
     np.testing.assert_array_equal(out.numpy(), np.where(cond, a.numpy(), b.numpy()))
     assert gradcheck(lambda p, q: mt.where(cond, p, q), (a, b))
+    assert gradgradcheck(lambda p, q: mt.where(cond, p, q), (a, b))
     assert gradcheck(lambda p: mt.where(cond, p, 0.5), a)
+    assert gradgradcheck(lambda p: mt.where(cond, p, 0.5), a)
     assert gradcheck(lambda q: mt.where(cond, -1.0, q), b)
+    assert gradgradcheck(lambda q: mt.where(cond, -1.0, q), b)
 
 
 @given(pair=broadcast_pairs(), seed=seeds, layout=layouts, value=st.sampled_from([0.0, -1e9, 2.5]))
@@ -243,6 +263,7 @@ def test_masked_fill_gradcheck(pair, seed, layout, value):
     out = x.masked_fill(mt.tensor(mask), value)
     np.testing.assert_array_equal(out.numpy(), np.where(mask, value, x.numpy()))
     assert gradcheck(lambda t: t.masked_fill(mask, value), x)
+    assert gradgradcheck(lambda t: t.masked_fill(mask, value), x)
     out.backward(mt.ones(x_shape, dtype=mt.float64))
     np.testing.assert_array_equal(x.grad.numpy(), np.broadcast_to(~mask, x_shape).astype(float))
 

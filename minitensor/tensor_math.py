@@ -1,0 +1,240 @@
+"""``Tensor``'s arithmetic: operators, comparisons, elementwise functions and reductions.
+
+``Tensor`` inherits these methods from ``MathMethods`` (``tensor.py`` keeps the
+data, the gradient and the graph).  Each method checks its arguments and calls
+one op; the math and its gradient live in ``minitensor/ops/`` (e.g. ``x.exp()``
+is ``ops.elementwise.Exp``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import minitensor  # (its modules arithmetic and ops.* are loaded by the time a method runs)
+
+from . import dtypes, ops
+from .tensor import MaxResult, MinResult, _axes, _binary, _compare, _dim, matmul
+
+
+class MathMethods:
+    """Mixed into ``Tensor``; see the module docstring."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------- arithmetic
+    def __add__(self, other):
+        return _binary(ops.elementwise.Add, self, other, "add")
+
+    def __radd__(self, other):
+        return _binary(ops.elementwise.Add, other, self, "add")
+
+    def __sub__(self, other):
+        return _binary(ops.elementwise.Sub, self, other, "sub")
+
+    def __rsub__(self, other):
+        return _binary(ops.elementwise.Sub, other, self, "sub")
+
+    def __mul__(self, other):
+        return _binary(ops.elementwise.Mul, self, other, "mul")
+
+    def __rmul__(self, other):
+        return _binary(ops.elementwise.Mul, other, self, "mul")
+
+    def __truediv__(self, other):
+        return _binary(ops.elementwise.Div, self, other, "div")
+
+    def __rtruediv__(self, other):
+        return _binary(ops.elementwise.Div, other, self, "div")
+
+    def __pow__(self, other):
+        return ops.power.pow(self, other)
+
+    def __rpow__(self, other):
+        return _binary(ops.elementwise.Pow, other, self, "pow")
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    def __neg__(self):
+        return ops.elementwise.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return ops.elementwise.Abs.apply(self)
+
+    # Comparisons give bool tensors and are not differentiable.
+    def __lt__(self, other):
+        return _compare(np.less, self, other)
+
+    def __le__(self, other):
+        return _compare(np.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _compare(np.greater, self, other)
+
+    def __ge__(self, other):
+        return _compare(np.greater_equal, self, other)
+
+    def __eq__(self, other):
+        return _compare(np.equal, self, other)
+
+    def __ne__(self, other):
+        return _compare(np.not_equal, self, other)
+
+    # ------------------------------------------------------ elementwise
+    def exp(self):
+        return ops.elementwise.Exp.apply(self)
+
+    def log(self):
+        return ops.elementwise.Log.apply(self)
+
+    def sqrt(self):
+        return ops.elementwise.Sqrt.apply(self)
+
+    def abs(self):
+        return ops.elementwise.Abs.apply(self)
+
+    def tanh(self):
+        return ops.elementwise.Tanh.apply(self)
+
+    def sigmoid(self):
+        return ops.elementwise.Sigmoid.apply(self)
+
+    def relu(self):
+        return ops.elementwise.Relu.apply(self)
+
+    def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's names)
+        """Clip values to [min, max]; either bound may be None."""
+        if min is None and max is None:
+            raise ValueError("clamp: at least one of min and max must be given, got both None")
+        return ops.elementwise.Clamp.apply(self, low=min, high=max)
+
+    def softmax(self, dim: int):
+        return ops.nn_ops.Softmax.apply(self, dim=_dim(dim, self.ndim))
+
+    def log_softmax(self, dim: int):
+        return ops.nn_ops.LogSoftmax.apply(self, dim=_dim(dim, self.ndim))
+
+    # ------------------------------------------------------- reductions
+    def sum(self, dim=None, keepdim: bool = False):
+        return ops.reduce.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def mean(self, dim=None, keepdim: bool = False):
+        x = self if self._data.dtype.kind == "f" else self.to(dtypes.get_default_dtype())
+        return ops.reduce.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
+        """Variance over ``dim``; ``unbiased=True`` divides by n - 1 (PyTorch's default)."""
+        correction = (1 if unbiased else 0) if correction is None else correction
+        return ops.reduce.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
+        """Standard deviation over ``dim``; ``unbiased`` as in ``var``."""
+        correction = (1 if unbiased else 0) if correction is None else correction
+        return ops.reduce.Std.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
+
+    def amax(self, dim=None, keepdim: bool = False):
+        """Max over ``dim``; tied maxima share the gradient evenly (as PyTorch's amax)."""
+        return ops.reduce.Amax.apply(self, axis=self._nonempty_axes(dim, "amax"), keepdim=keepdim)
+
+    def amin(self, dim=None, keepdim: bool = False):
+        return ops.reduce.Amin.apply(self, axis=self._nonempty_axes(dim, "amin"), keepdim=keepdim)
+
+    def _nonempty_axes(self, dim, fn: str) -> tuple:
+        """The reduced axes of a max/min, none of size 0 (the max of no elements is undefined)."""
+        axes = _axes(dim, self.ndim)
+        if self._data.size == 0:
+            for d in axes:
+                if self.shape[d] == 0:
+                    raise ValueError(f"{fn}: cannot reduce over dim {d}, of size 0 (input shape {self.shape})")
+        return axes
+
+    def logsumexp(self, dim=None, keepdim: bool = False):
+        return ops.reduce.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    def max(self, dim=None, keepdim: bool = False):
+        """``max()`` -> 0-d tensor (tied maxima share the gradient evenly); ``max(dim)`` ->
+        ``(values, indices)`` (one winner per tie gets the gradient), as PyTorch."""
+        return self._extremum(np.argmax, MaxResult, dim, keepdim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return self._extremum(np.argmin, MinResult, dim, keepdim)
+
+    def _extremum(self, arg, result, dim, keepdim):
+        if self._data.size == 0:
+            raise ValueError(f"max/min: expected a non-empty tensor, got shape {self.shape}")
+        if dim is not None and self.ndim == 0:  # as PyTorch: (the value, index 0)
+            _dim(dim, 0)
+            return self.reshape(1)._extremum(arg, result, 0, False)
+        if dim is None:  # ties share the gradient evenly (PyTorch's rule for full reductions)
+            op = ops.reduce.Amax if arg is np.argmax else ops.reduce.Amin
+            return op.apply(self, axis=tuple(range(self.ndim)), keepdim=False)
+        d = _dim(dim, self.ndim)
+        index = np.expand_dims(arg(self._data, axis=d), d)
+        values = ops.reduce.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
+        return result(values, self._make(index if keepdim else np.squeeze(index, d), False, None))
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        return self._arg(np.argmax, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        return self._arg(np.argmin, dim, keepdim)
+
+    def _arg(self, arg, dim, keepdim):
+        if dim is None:
+            return self._make(np.asarray(arg(self._data), dtype=dtypes.int64), False, None)
+        d = _dim(dim, self.ndim)
+        if self.ndim == 0:  # as PyTorch: index 0
+            return self._make(np.zeros((), dtypes.int64), False, None)
+        return self._make(arg(self._data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
+
+    # ------------------------------------------------------- more arithmetic (logic in minitensor.arithmetic.py, ops/*)
+    def sin(self):
+        return ops.trig.sin(self)
+
+    def cos(self):
+        return ops.trig.cos(self)
+
+    def pow(self, exponent):
+        return ops.power.pow(self, exponent)
+
+    def pow_(self, exponent):
+        return minitensor.arithmetic.pow_(self, exponent)
+
+    def add(self, other, *, alpha=1):
+        return minitensor.arithmetic.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return minitensor.arithmetic.sub(self, other, alpha=alpha)
+
+    def mul(self, other):
+        return minitensor.arithmetic.mul(self, other)
+
+    def div(self, other, *, rounding_mode=None):
+        return minitensor.arithmetic.div(self, other, rounding_mode=rounding_mode)
+
+    def add_(self, other, *, alpha=1):
+        return minitensor.arithmetic.add_(self, other, alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return minitensor.arithmetic.sub_(self, other, alpha)
+
+    def mul_(self, other):
+        return minitensor.arithmetic.mul_(self, other)
+
+    def div_(self, other):
+        return minitensor.arithmetic.div_(self, other)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return minitensor.arithmetic.clamp_(self, min, max)
+
+    def cumsum(self, dim: int, *, dtype=None):
+        return ops.cumsum.cumsum(self, dim, dtype=dtype)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        return ops.norms.norm(self, p, dim, keepdim, dtype)

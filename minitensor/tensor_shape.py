@@ -1,0 +1,164 @@
+"""``Tensor``'s shape and indexing methods: reshape, permute, expand, ``x[key]``, masked_fill,
+and PyTorch's reordering and gather/scatter family.
+
+``Tensor`` inherits these methods from ``ShapeMethods``.  None of them computes
+anything: their ops (``minitensor/ops/shape.py``, ``reorder.py``, ``indexing.py``, ...)
+move values around, and their backward moves the gradient back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes, ops
+from .tensor import _axes, _dim, _index_key, _positive_int, _shape_arg, bmm
+
+
+class ShapeMethods:
+    """Mixed into ``Tensor``; see the module docstring."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------- shape ops
+    def reshape(self, *shape):
+        shape = _shape_arg(shape, "reshape")
+        try:
+            return ops.shape.Reshape.apply(self, shape=shape)
+        except ValueError:
+            raise ValueError(
+                f"reshape: cannot reshape a tensor of shape {self.shape} ({self.numel()} elements) into shape {shape}"
+            ) from None
+
+    view = reshape
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = _dim(start_dim, self.ndim, "start_dim"), _dim(end_dim, self.ndim, "end_dim")
+        if s > e:
+            raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
+        return self.reshape(self.shape[:s] + (-1,) + self.shape[e + 1 :])
+
+    def unsqueeze(self, dim: int):
+        d = _dim(dim, self.ndim + 1)
+        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
+
+    def squeeze(self, dim=None):
+        """Drop size-1 dims (only ``dim`` when given; a no-op if its size is not 1)."""
+        axes = _axes(dim, self.ndim)
+        return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in axes and s == 1)))
+
+    def permute(self, *dims):
+        dims = _shape_arg(dims, "permute")
+        if sorted(_dim(d, self.ndim) for d in dims) != list(range(self.ndim)):
+            raise ValueError(f"permute: dims must be a permutation of 0..{self.ndim - 1}, got {dims}")
+        return ops.shape.Permute.apply(self, dims=tuple(_dim(d, self.ndim) for d in dims))
+
+    def transpose(self, dim0: int, dim1: int):
+        dims = list(range(self.ndim))
+        a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
+        if self.ndim == 0:  # dims 0 and -1 name the one (absent) dim of a 0-d tensor, as in PyTorch
+            return ops.shape.Permute.apply(self, dims=())
+        dims[a], dims[b] = dims[b], dims[a]
+        return ops.shape.Permute.apply(self, dims=tuple(dims))
+
+    def expand(self, *sizes):
+        """Broadcast to ``sizes`` without copying; -1 keeps a dim's size."""
+        sizes = _shape_arg(sizes, "expand")
+        lead = len(sizes) - self.ndim
+        shape = tuple(s if s != -1 or i < lead else self.shape[i - lead] for i, s in enumerate(sizes))
+        try:
+            if lead < 0 or min(shape, default=0) < 0 or np.broadcast_shapes(self.shape, shape) != shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"expand: cannot expand a tensor of shape {self.shape} to shape {sizes}") from None
+        return ops.shape.Expand.apply(self, shape=shape)
+
+    def contiguous(self):
+        """A no-op: NumPy handles strided data everywhere."""
+        return self
+
+    def __getitem__(self, key):
+        return ops.shape.Index.apply(self, key=_index_key(key))
+
+    def chunk(self, chunks: int, dim: int = 0) -> list:
+        """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""
+        _positive_int(chunks, "chunk: chunks")
+        d = _dim(dim, self.ndim)
+        step = max(-(-self.shape[d] // chunks), 1)
+        return self.split(step, d)
+
+    def masked_fill(self, mask, value):
+        """Where ``mask`` (bool, broadcastable to self) is True, put ``value``."""
+        mask_arr = np.asarray(mask)
+        if mask_arr.dtype != dtypes.bool:
+            raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask_arr.dtype}")
+        try:
+            if np.broadcast_shapes(mask_arr.shape, self.shape) != self.shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
+            ) from None
+        return ops.shape.Where.apply(mask_arr, value, self)
+
+    # ------------------------------------------------------- more of PyTorch's shape and indexing methods
+    def tril(self, diagonal: int = 0):
+        return ops.triangular.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0):
+        return ops.triangular.triu(self, diagonal)
+
+    def clone(self):
+        return ops.reorder.clone(self)
+
+    def t(self):
+        return ops.reorder.t(self)
+
+    def flip(self, dims):
+        return ops.reorder.flip(self, dims)
+
+    def narrow(self, dim: int, start: int, length: int):
+        return ops.reorder.narrow(self, dim, start, length)
+
+    def repeat(self, *sizes):
+        return ops.reorder.repeat(self, *sizes)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        return ops.reorder.unbind(self, dim)
+
+    def split(self, split_size, dim: int = 0) -> tuple:
+        return ops.reorder.split(self, split_size, dim)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def gather(self, dim: int, index):
+        return ops.indexing.gather(self, dim, index)
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return ops.indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return ops.indexing.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index, src):
+        return ops.indexing.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim: int, index, src):
+        return ops.indexing.scatter_add_(self, dim, index, src)
+
+    def index_fill(self, dim: int, index, value):
+        return ops.indexing.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim: int, index, value):
+        return ops.indexing.index_fill_(self, dim, index, value)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+        return ops.topk.topk(self, k, dim, largest, sorted)
+
+    def bmm(self, mat2):
+        return bmm(self, mat2)
