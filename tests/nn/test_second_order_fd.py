@@ -19,7 +19,7 @@ import pytest
 import minitensor as mt
 import minitensor.nn as nn
 import minitensor.nn.functional as F
-from minitensor.autograd import gradcheck
+from minitensor.autograd import gradcheck, gradgradcheck
 from minitensor.kernels import softmax as softmax_kernels
 from minitensor.ops import attention as A
 from minitensor.ops import loss as LOSS
@@ -43,12 +43,13 @@ def gradient_of(f, weighting: np.ndarray):
 
 
 def check_second_order(rng, f, *inputs) -> None:
-    """gradcheck of f itself and of its gradient function (the second derivative)."""
+    """gradcheck of f itself and of its gradient function (the second derivative), and gradgradcheck."""
     with mt.no_grad():
         shape = f(*inputs).shape
     w = rng.standard_normal(shape)
     assert gradcheck(lambda *xs: f(*xs) * mt.tensor(w, dtype=mt.float64), inputs)
     assert gradcheck(gradient_of(f, w), inputs)
+    assert gradgradcheck(f, inputs)  # (also perturbs the incoming gradient)
 
 
 # --------------------------------------------------------------------- Erf
