@@ -13,9 +13,15 @@ Two passes, both with explicit stacks (no Python recursion, so a chain of
    nowhere else).  Sums are out of place, so an array handed to two parents
    (``Add.backward`` returns the same array twice) is never modified.
 
-Leaves (tensors created by the user with ``requires_grad=True``) receive their
-gradient into ``.grad``, adding to what is there.  Unless ``retain_graph`` is
-set, each node releases its saved arrays after its backward has run.
+Leaves (tensors created by the user with ``requires_grad=True``) receive the
+sum of their contributions into ``.grad`` at the end, adding to what is there
+(their hooks, and a non-leaf's, see that sum: ``run_hooks``).  Unless
+``retain_graph`` is set, each node releases its saved arrays after its backward
+has run.
+
+With ``create_graph=True`` every gradient is a Tensor and each backward runs on
+Tensors with grad mode on (``_graph_backward``), so the pass itself is recorded:
+the gradients it leaves can be differentiated again.
 
 Before a node's backward runs, the versions of the tensors whose data it saved
 are compared with the ones ``Function.apply`` recorded: a tensor changed in
