@@ -224,26 +224,29 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
-    backward = node.function.backward if not create_graph else _graph_backward
-    if _profiling.active is None:
-        in_grads = backward(node, grad)
+    if create_graph:
+        in_grads = _graph_backward(node, grad)
+    elif _profiling.active is None:
+        in_grads = node.function.backward(node, grad)
     else:  # mt.profiler is recording: time this backward
-        in_grads = _profiling.active.time(node.name(), "backward", backward, node, grad)
-    if not isinstance(in_grads, tuple):
+        in_grads = _profiling.active.time(node.name(), "backward", node.function.backward, node, grad)
+    if type(in_grads) is not tuple:
         in_grads = (in_grads,)
     if anomaly.enabled:
         anomaly.check_gradients(node, in_grads)
-    if len(in_grads) != len(node.parents):
+    parents = node.parents
+    if len(in_grads) != len(parents):
         raise RuntimeError(
             f"{node.function.__name__}.backward returned {len(in_grads)} gradient(s), expected "
-            f"{len(node.parents)} (one per positional input of forward, None for inputs that need none)"
+            f"{len(parents)} (one per positional input of forward, None for inputs that need none)"
         )
     if not retain_graph:
         node.release()
-    for index, (parent, g) in enumerate(zip(node.parents, in_grads)):
+    for index, parent in enumerate(parents):
+        g = in_grads[index]
         if parent is None or g is None:
             continue
-        if create_graph:
+        if create_graph:  # every gradient is a Tensor (a fused op given an array would take its kernel path)
             if not isinstance(g, Tensor):
                 g = Tensor._make(np.asarray(g, dtype=node.dtype), False, None)
         elif type(g) is not np.ndarray:

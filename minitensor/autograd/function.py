@@ -167,7 +167,7 @@ class Function:
             else:
                 arrays.append(x)
             parents.append(None)
-        if settings:
+        if settings and not cls.differentiable_backward:  # (built-in ops never pass Tensors as settings)
             for name, value in settings.items():
                 if isinstance(value, Tensor):
                     raise TypeError(
