@@ -73,6 +73,7 @@ def test_submodules_resolve_to_minitensor(tmp_path: Path, run_python) -> None:
             torch.optim.AdamW is mt.optim.AdamW, torch.optim.lr_scheduler is mt.optim.lr_scheduler,
             torch.utils.data.DataLoader is DataLoader is mt.utils.data.DataLoader, Linear is mt.nn.Linear,
             torch.nn.modules.sparse.Embedding is mt.nn.Embedding, torch.nn.modules.module.Module is mt.nn.Module,
+            torch.nn.modules.rnn.LSTM is nn.LSTM is mt.nn.LSTM, torch.nn.modules.rnn.GRU is mt.nn.GRU,
             torch.float32 == mt.float32, torch.long == mt.int64, isinstance(torch.zeros(1), torch.Tensor),
             torch.no_grad is mt.no_grad, torch.Size([2, 3]) == torch.zeros(2, 3).size(),
             __import__("torch.profiler").profiler is mt.profiler,
