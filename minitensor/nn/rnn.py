@@ -22,6 +22,7 @@ import math
 
 from .. import creation
 from .. import functions as fn
+from ..ops.lstm_cell import LSTMPointwise
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -56,11 +57,15 @@ def _rnn_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh, relu: bool) -> Te
 
 
 def _lstm_cell(x_proj: Tensor, state: tuple, w_hh_t: Tensor, b_hh) -> tuple:
-    """(h', c'): i, f, o = sigmoid, g = tanh of the four gate blocks; c' = f*c + i*g, h' = o*tanh(c')."""
+    """(h', c'): i, f, o = sigmoid, g = tanh of the four gate blocks; c' = f*c + i*g, h' = o*tanh(c').
+
+    The elementwise part is one node, ``LSTMPointwise`` (ops/lstm_cell.py, where
+    ``lstm_pointwise_reference`` writes it in Tensor ops), returning [h', c'] side by side.
+    """
     h, c = state
-    i, f, g, o = (x_proj + _hidden_product(h, w_hh_t, b_hh)).chunk(4, dim=-1)
-    c = fn.sigmoid(f) * c + fn.sigmoid(i) * fn.tanh(g)
-    return fn.sigmoid(o) * fn.tanh(c), c
+    both = LSTMPointwise.apply(x_proj + _hidden_product(h, w_hh_t, b_hh), c)
+    size = c.shape[-1]
+    return both[..., :size], both[..., size:]
 
 
 def _gru_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh) -> Tensor:
