@@ -2,9 +2,11 @@
 
 Each layer loops over time with one cell step per token, built from Tensor ops
 (``@``, ``sigmoid``, ``tanh``, ``*``, ``+``), so the gradients, and the
-gradients of the gradients, come from autograd with no backward of its own.
-The input-to-hidden products of a whole sequence are one matmul before the loop;
-only the hidden-to-hidden product is per step.
+gradients of the gradients, come from autograd.  The LSTM's elementwise half is
+one node (``ops/lstm_cell.py``, fewer nodes per step; its reference formula in
+Tensor ops gives the second derivative).  The input-to-hidden products of a
+whole sequence are one matmul before the loop; only the hidden-to-hidden
+product is per step.
 
 >>> lstm = nn.LSTM(input_size=10, hidden_size=20, num_layers=2)
 >>> output, (h_n, c_n) = lstm(mt.randn(5, 3, 10))       # (seq, batch, feature)
