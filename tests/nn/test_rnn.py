@@ -191,3 +191,12 @@ def test_lstm_pointwise_node_equals_its_reference_formula(rng):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
     assert gradcheck(LSTMPointwise.apply, [gates, c])
     assert gradgradcheck(LSTMPointwise.apply, [gates, c])
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    import minitensor.nn.rnn as module
+
+    result = doctest.testmod(module, extraglobs={"mt": mt, "nn": nn})
+    assert result.attempted > 0 and result.failed == 0
