@@ -1,8 +1,9 @@
 """The ops that ``bench_ops.py`` times: every public differentiable op, one case each.
 
-A case is ``Case(name, family, inputs, run)``: ``inputs(rng, rows, cols)`` makes
-the NumPy inputs (float arrays become leaf tensors that require gradients, except those
-at the positions in ``constants``; integer and bool arrays stay constant), and ``run(lib, F, *tensors)`` is the op, written once for
+A case is ``Case(name, family, inputs, run, constants)``: ``inputs(rng, rows,
+cols)`` makes the NumPy inputs (float arrays become leaf tensors that require
+gradients, except those at the positions in ``constants``; integer and bool
+arrays stay constant), and ``run(lib, F, *tensors)`` is the op, written once for
 both libraries (``lib`` is ``minitensor`` or ``torch``, ``F`` its
 ``nn.functional``): minitensor mirrors PyTorch's API, so the same line runs on
 both.  The main input ``x`` has ``rows x cols`` float32 elements (256 x 512 =
@@ -11,7 +12,8 @@ both.  The main input ``x`` has ``rows x cols`` float32 elements (256 x 512 =
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
