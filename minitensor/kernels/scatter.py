@@ -26,8 +26,6 @@ array([[2., 2.],
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._jit import choose, njit
@@ -60,13 +58,24 @@ def _flat_rows(out: np.ndarray, key) -> tuple | None:
     if not all(isinstance(p, np.ndarray) and p.dtype.kind in "iu" for p in parts):
         return None
     k = len(parts)
-    arrays = np.broadcast_arrays(*parts)
     dims = out.shape[:k]
-    wrapped = [np.where(a < 0, a + n, a) for a, n in zip(arrays, dims)]  # (out of range raises below)
-    idx = np.ravel_multi_index(wrapped, dims).reshape(-1) if arrays[0].size else np.zeros(0, np.intp)
-    if math.prod(dims) == 0 and idx.size:
-        raise IndexError(f"index_add: index into an empty dim of shape {out.shape}")
-    return idx, arrays[0].shape + out.shape[k:]
+    shape = np.broadcast_shapes(*(p.shape for p in parts))
+    flat = np.zeros((), np.intp)
+    for a, n, stride in zip(parts, dims, _row_strides(dims)):  # flat = sum(a_i * stride_i), broadcast
+        if a.size and (a.min() < -n or a.max() >= n):
+            raise IndexError(f"index_add: index out of range for dim of size {n}: values {a.min()}..{a.max()}")
+        if a.size and a.min() < 0:
+            a = np.where(a < 0, a + n, a)
+        flat = flat + (a * stride if stride != 1 else a)
+    return np.broadcast_to(flat, shape).reshape(-1), shape + out.shape[k:]
+
+
+def _row_strides(dims: tuple) -> list:
+    """Strides (in rows) of the leading dims ``dims`` of a C-contiguous array."""
+    strides = [1] * len(dims)
+    for i in range(len(dims) - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    return strides
 
 
 def _add_rows_numpy(out: np.ndarray, idx: np.ndarray, values: np.ndarray) -> None:

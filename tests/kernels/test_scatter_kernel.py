@@ -102,3 +102,10 @@ def test_embedding_and_gather_gradients_use_it() -> None:
     counts = np.bincount(ids.numpy().ravel(), minlength=5)
     np.testing.assert_allclose(grads[0], counts[:, None] * np.arange(4.0), rtol=1e-6)
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_out_of_range_indices_raise() -> None:
+    with pytest.raises(IndexError, match="index out of range for dim of size 3"):
+        scatter.index_add(np.zeros((3, 2)), (np.array([0, 3]),), np.ones((2, 2)))
+    with pytest.raises(IndexError, match="index out of range"):
+        scatter.index_add(np.zeros((3, 2)), (np.array([-4]),), np.ones((1, 2)))
