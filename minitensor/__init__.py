@@ -9,7 +9,14 @@
 
 from .tensor import Tensor  # noqa: I001  (Tensor first: the ops import it)
 from . import autograd
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from . import linalg
 from .ops.reorder import t
 from ._device import device

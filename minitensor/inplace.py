@@ -92,11 +92,17 @@ def _snapshot(x):
 
 def _take_history(t, new) -> None:
     """``t`` now stands for the node that made ``new`` (its values are already in ``t``)."""
+    retained = t.retains_grad  # retain_grad follows the tensor to its new node, as in PyTorch
+    if retained:
+        hooks = t.grad_fn.tensor_hooks
+        hooks[:] = [h for h in hooks if not (isinstance(h, RetainGrad) and h.owner() is t)]
     t.grad_fn = new.grad_fn
     t._requires_grad = new._requires_grad
     if t.grad_fn is None and new._requires_grad:  # new is a leaf (e.g. copy_ of a leaf): alias it
         with_alias = _alias(new)
         t.grad_fn = with_alias.grad_fn
+    if retained:
+        t.retain_grad()
 
 
 def _alias(x):
@@ -206,4 +212,5 @@ def masked_fill(t, mask, value) -> None:
     apply_inplace(t, "masked_fill_", update, lambda old, v: old.masked_fill(m, v), value)
 
 
+from .autograd.tensor_hooks import RetainGrad  # noqa: E402
 from .tensor import Tensor  # noqa: E402  (tensor.py imports this module)

@@ -129,7 +129,9 @@ def _binary(cls, a, b, name: str):
         except ValueError:
             raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
-    return _no_upcast(out, a, b)
+    if out._data.dtype.type is np.float64:  # (inlined check: most results are not float64)
+        return _no_upcast(out, a, b)
+    return out
 
 
 def _no_upcast(out: Tensor, *operands) -> Tensor:
@@ -182,8 +184,9 @@ def matmul(a, b) -> Tensor:
     sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) == 0 or len(sb) == 0:
         raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype.kind, b.dtype.kind} == {"f", "i"}:
-        a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)  # float32 @ int64 stays float32
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype.kind != b._data.dtype.kind:
+        if {a.dtype.kind, b.dtype.kind} == {"f", "i"}:  # float32 @ int64 stays float32
+            a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)
     k_b = sb[0] if len(sb) == 1 else sb[-2]
     if sa[-1] != k_b:
         raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")

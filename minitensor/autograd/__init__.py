@@ -6,11 +6,12 @@
 - ``gradcheck.py``: ``gradcheck``, ``numerical_grad``, ``GradcheckError``.
 - ``gradgradcheck.py``: ``gradgradcheck`` (second derivatives).
 - ``functional.py``: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
+- ``anomaly.py``: ``detect_anomaly`` / ``set_detect_anomaly`` (the forward line behind a NaN gradient).
 """
 
 from __future__ import annotations
 
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -27,6 +28,7 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "functional",
+    "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",

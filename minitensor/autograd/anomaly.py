@@ -7,12 +7,16 @@ returns: the first one with a NaN raises ``RuntimeError`` naming the op and that
 forward line.  When detection is off nothing is recorded or checked (one flag test
 per op).
 
+>>> import minitensor as mt
 >>> with mt.autograd.detect_anomaly():
 ...     x = mt.tensor([0.0], requires_grad=True)
 ...     y = x.sqrt() * 0          # forward is fine: 0 * 0
 ...     y.sum().backward()        # d sqrt(x)/dx at 0 is inf, inf * 0 = nan
 Traceback (most recent call last):
-RuntimeError: SqrtBackward returned nan values in its gradient 0 ...
+RuntimeError: SqrtBackward returned nan values in its gradient 0 ... y = x.sqrt() * 0 ...
+
+``check_nan=False`` records the lines but checks nothing; ``set_detect_anomaly(mode)`` also
+works as a ``with`` block, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import sys
 import numpy as np
 
 enabled = False  # read by Function.apply and the engine
+checks_nan = True  # with detection on: are gradients checked for NaN?
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -30,24 +35,52 @@ def is_anomaly_enabled() -> bool:
     return enabled
 
 
-def set_detect_anomaly(mode: bool) -> None:
-    """Turn anomaly detection on or off for the whole process."""
-    global enabled
-    enabled = bool(mode)
+def is_anomaly_check_nan_enabled() -> bool:
+    return checks_nan
 
 
-class detect_anomaly:
-    """Context manager: anomaly detection on inside, the previous setting restored after."""
+def _set(mode: bool, check_nan: bool) -> None:
+    global enabled, checks_nan
+    enabled, checks_nan = bool(mode), bool(check_nan)
+
+
+class set_detect_anomaly:  # noqa: N801  (torch.autograd.set_detect_anomaly's name)
+    """Turn anomaly detection on or off for the whole process, as PyTorch's: called as a
+    function it stays set; used as ``with set_detect_anomaly(mode):`` the previous setting
+    comes back at the end of the block.
+
+    Args:
+        mode: record forward lines and check gradients (True) or not.
+        check_nan: with ``mode``, raise on a NaN gradient (False: record the lines only).
+    """
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._previous = (enabled, checks_nan)
+        _set(mode, check_nan)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> None:
+        _set(*self._previous)
+
+
+class detect_anomaly:  # noqa: N801  (torch.autograd.detect_anomaly's name)
+    """Context manager: anomaly detection on inside, the previous setting restored after.
+
+    Args:
+        check_nan: raise on a NaN gradient (False: only record the forward lines).
+    """
 
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
 
     def __enter__(self) -> None:
-        self._previous = enabled
-        set_detect_anomaly(self.check_nan)
+        self._previous = (enabled, checks_nan)
+        _set(True, self.check_nan)
 
     def __exit__(self, *exc) -> None:
-        set_detect_anomaly(self._previous)
+        _set(*self._previous)
 
 
 def user_line() -> str:
@@ -64,7 +97,9 @@ def user_line() -> str:
 
 
 def check_gradients(node, in_grads: tuple) -> None:
-    """Raise if a gradient returned by ``node``'s backward holds a NaN."""
+    """Raise if a gradient returned by ``node``'s backward holds a NaN (when ``check_nan``)."""
+    if not checks_nan:
+        return
     for index, g in enumerate(in_grads):
         if g is None:
             continue

@@ -13,9 +13,15 @@ Two passes, both with explicit stacks (no Python recursion, so a chain of
    nowhere else).  Sums are out of place, so an array handed to two parents
    (``Add.backward`` returns the same array twice) is never modified.
 
-Leaves (tensors created by the user with ``requires_grad=True``) receive their
-gradient into ``.grad``, adding to what is there.  Unless ``retain_graph`` is
-set, each node releases its saved arrays after its backward has run.
+Leaves (tensors created by the user with ``requires_grad=True``) receive the
+sum of their contributions into ``.grad`` at the end, adding to what is there
+(their hooks, and a non-leaf's, see that sum: ``run_hooks``).  Unless
+``retain_graph`` is set, each node releases its saved arrays after its backward
+has run.
+
+With ``create_graph=True`` every gradient is a Tensor and each backward runs on
+Tensors with grad mode on (``_graph_backward``), so the pass itself is recorded:
+the gradients it leaves can be differentiated again.
 
 Before a node's backward runs, the versions of the tensors whose data it saved
 are compared with the ones ``Function.apply`` recorded: a tensor changed in
@@ -182,12 +188,12 @@ def run_backward(
         node = ready.pop()
         grad = grads.pop(id(node), None)
         if grad is not None:
-            if node.tensor_hooks is not None:
-                grad = run_hooks(node.tensor_hooks, grad)
-            if wanted is not None and id(node) in wanted:
-                captured[id(node)] = grad
-            if needed is None or id(node) in needed:
+            if needed is None:  # backward(): every node runs
+                if node.tensor_hooks is not None:
+                    grad = run_hooks(node.tensor_hooks, grad)
                 _propagate(node, grad, grads, leaves, retain_graph, create_graph)
+            else:  # autograd.grad: only the nodes on a path to the wanted tensors
+                _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, needed, wanted, captured)
         for parent in node.parents:
             if isinstance(parent, Node):
                 key = id(parent)
@@ -201,6 +207,18 @@ def run_backward(
     return None
 
 
+def _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, needed, wanted, captured) -> None:
+    """One node in ``autograd.grad``: capture a wanted gradient, propagate only along the needed paths."""
+    on_path = id(node) in needed
+    is_wanted = id(node) in wanted
+    if node.tensor_hooks is not None and (on_path or is_wanted):
+        grad = run_hooks(node.tensor_hooks, grad)
+    if is_wanted:
+        captured[id(node)] = grad
+    if on_path:
+        _propagate(node, grad, grads, leaves, retain_graph, create_graph)
+
+
 def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, create_graph: bool) -> None:
     """Run one node's backward and hand each input its share of the gradient."""
     if node.freed:
@@ -208,26 +226,29 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
-    backward = node.function.backward if not create_graph else _graph_backward
-    if _profiling.active is None:
-        in_grads = backward(node, grad)
+    if create_graph:
+        in_grads = _graph_backward(node, grad)
+    elif _profiling.active is None:
+        in_grads = node.function.backward(node, grad)
     else:  # mt.profiler is recording: time this backward
-        in_grads = _profiling.active.time(node.name(), "backward", backward, node, grad)
-    if not isinstance(in_grads, tuple):
+        in_grads = _profiling.active.time(node.name(), "backward", node.function.backward, node, grad)
+    if type(in_grads) is not tuple:
         in_grads = (in_grads,)
     if anomaly.enabled:
         anomaly.check_gradients(node, in_grads)
-    if len(in_grads) != len(node.parents):
+    parents = node.parents
+    if len(in_grads) != len(parents):
         raise RuntimeError(
             f"{node.function.__name__}.backward returned {len(in_grads)} gradient(s), expected "
-            f"{len(node.parents)} (one per positional input of forward, None for inputs that need none)"
+            f"{len(parents)} (one per positional input of forward, None for inputs that need none)"
         )
     if not retain_graph:
         node.release()
-    for index, (parent, g) in enumerate(zip(node.parents, in_grads)):
+    for index, parent in enumerate(parents):
+        g = in_grads[index]
         if parent is None or g is None:
             continue
-        if create_graph:
+        if create_graph:  # every gradient is a Tensor (a fused op given an array would take its kernel path)
             if not isinstance(g, Tensor):
                 g = Tensor._make(np.asarray(g, dtype=node.dtype), False, None)
         elif type(g) is not np.ndarray:
@@ -304,7 +325,7 @@ def _modified_message(node: Node, position: int, now: int, saved: int, shape: tu
 
 
 def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
-    if leaf._hooks is not None:
+    if leaf._hooks is not None and (wanted is None or id(leaf) in wanted):
         grad = run_hooks(leaf._hooks, grad)
     if wanted is None:
         _accumulate_leaf(leaf, grad)

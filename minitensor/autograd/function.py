@@ -167,7 +167,7 @@ class Function:
             else:
                 arrays.append(x)
             parents.append(None)
-        if settings:
+        if settings and not cls.differentiable_backward:  # (built-in ops never pass Tensors as settings)
             for name, value in settings.items():
                 if isinstance(value, Tensor):
                     raise TypeError(
@@ -184,12 +184,13 @@ class Function:
         if type(out) is not np.ndarray:  # e.g. a NumPy scalar from a ufunc on 0-d arrays
             scalar, out = out, _as_output(cls, out)
             ctx.saved_tensors = tuple(out if a is scalar else a for a in ctx.saved_tensors)
-        if not needs_grad or out.dtype.kind not in "fc":  # integer and bool results carry no gradient
+        dtype = out.dtype
+        if not needs_grad or dtype.kind not in "fc":  # integer and bool results carry no gradient
             result = Tensor._make(out, False, None)
         else:
             ctx.parents = tuple(parents)
             ctx.shape = out.shape
-            ctx.dtype = out.dtype
+            ctx.dtype = dtype
             ctx.freed = False
             if anomaly.enabled:  # remember the user's line, for a NaN found in backward
                 ctx.forward_line = anomaly.user_line()
@@ -250,39 +251,46 @@ def _saved_records(saved: tuple, arrays: list, inputs: tuple, out: Tensor) -> tu
     """
     records = []
     origins = []
+    out_data = out._data
     for array in saved:
-        origin = None
         if not isinstance(array, np.ndarray):
             origins.append(None)
             continue
-        if array is out._data:
-            origin = -1
+        if array is out_data:  # the output itself
+            origins.append(-1)
+            x, position, data = out, -1, out_data
         else:
-            for i, a in enumerate(arrays):
+            for position, a in enumerate(arrays):  # an input itself
                 if a is array:
-                    origin = i
+                    origins.append(position)
+                    x, data = inputs[position], a
+                    if not isinstance(x, Tensor):  # a plain array input: a constant, no version to watch
+                        x = None
                     break
-        origins.append(origin)
-        owner = array.base  # the array that owns the memory
-        if owner is None:
-            owner = array
-        position = 0
-        for x in inputs:
-            if isinstance(x, Tensor):
-                data = x._data
-                if data is owner or data.base is owner:
-                    break
-            position += 1
-        else:
-            x, position = out, -1
-            data = out._data
-            if not (data is owner or data.base is owner):
-                continue
+            else:  # a view of an input's or the output's memory, or an array of its own
+                origins.append(None)
+                x, position, data = _owner_of(array, inputs, out)
+        if x is None:
+            continue
         counter = x._version_counter
         if counter is None:
             counter = x._version_counter = VersionCounter()
         records.append((position, counter, counter.value, data.shape))
     return tuple(records), tuple(origins)
+
+
+def _owner_of(array: np.ndarray, inputs: tuple, out: Tensor) -> tuple:
+    """(tensor, position, its data) of the input (or output, -1) whose memory ``array`` views."""
+    owner = array.base if array.base is not None else array
+    for position, x in enumerate(inputs):
+        if isinstance(x, Tensor):
+            data = x._data
+            if data is owner or data.base is owner:
+                return x, position, data
+    data = out._data
+    if data is owner or data.base is owner:
+        return out, -1, data
+    return None, None, None
 
 
 def _share_counter(result: Tensor, inputs: tuple, cls: type, settings: dict) -> None:

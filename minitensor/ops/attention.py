@@ -25,7 +25,7 @@ Backward, with ``G = d(loss)/d(out)`` and ``Pd = P * dropout_mask``::
 
 The math lives in ``minitensor.kernels.attention`` (NumPy's BLAS for the
 matrix products, a numba row kernel for the softmax between them, and a
-NumPy reference for it); four Functions use it:
+NumPy reference for it); four ops use it:
 
 - ``Attention(q, k, v)``: the op itself, on arrays already split into heads;
 - ``MultiheadAttentionCore(*projections)``: the same, but it takes the input
@@ -36,14 +36,20 @@ NumPy reference for it); four Functions use it:
 - ``SelfAttention(x, weights...)``: a whole self-attention layer (packed
   in-projection, the core, out-projection) as one node;
 - ``AttentionWeights(q, k)``: P itself, for callers that return the weights.
+
+With ``create_graph=True`` their backward is ``composite_grads`` of the same
+attention in Tensor ops (``reference.attention`` and friends: a fully masked
+row gives zeros there too), so their gradients can be differentiated again.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Op
 from ..kernels.attention import attention_backward, attention_forward, attention_probs, softmax_scores_backward
+from . import reference
+from .nn_ops import composite, on_arrays, save_with_state
 
 
 def _cast(dropout_mask, dtype):
@@ -51,7 +57,7 @@ def _cast(dropout_mask, dtype):
 
 
 # ------------------------------------------------------------------ the ops
-class Attention(Function):
+class Attention(Op):
     """out = (softmax(scale * q @ kᵀ + mask) * dropout_mask) @ v, fused.
 
     Call as ``Attention.apply(q, k, v, mask=m, scale=s, dropout_mask=d)`` with
@@ -63,14 +69,17 @@ class Attention(Function):
     def forward(ctx, q, k, v, mask=None, scale=1.0, dropout_mask=None):
         dropout_mask = _cast(dropout_mask, q.dtype)
         out, p = attention_forward(q, k, v, mask, scale, dropout_mask, keep_probs=any(ctx.needs_input_grad))
-        ctx.save_for_backward(q, k, v, p)
+        save_with_state(ctx, q, k, v, state=(p, mask))
         ctx.scale, ctx.dropout_mask = scale, dropout_mask
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        q, k, v, p = ctx.saved_tensors
-        return attention_backward(grad, q, k, v, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
+        *qkv, (p, mask) = ctx.saved_tensors
+        if not on_arrays(grad):
+            settings = {"mask": mask, "scale": ctx.scale, "dropout_mask": ctx.dropout_mask}
+            return composite(reference.attention, qkv, ctx, grad, **settings)
+        return attention_backward(grad, *qkv, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
 
 
 def split_heads(x: np.ndarray, heads: int, parts: int, batch_first: bool) -> list:
@@ -85,7 +94,7 @@ def split_heads(x: np.ndarray, heads: int, parts: int, batch_first: bool) -> lis
     return [x[i] for i in range(parts)]
 
 
-class MultiheadAttentionCore(Function):
+class MultiheadAttentionCore(Op):
     """Multi-head attention between input projections, heads split and merged inside the op.
 
     Call as ``MultiheadAttentionCore.apply(*projections, heads=H, batch_first=b,
@@ -102,19 +111,15 @@ class MultiheadAttentionCore(Function):
 
     @staticmethod
     def forward(ctx, *projections, heads=1, batch_first=False, mask=None, scale=1.0, dropout_mask=None):
-        q, k, v = _unpack(projections, heads, batch_first)
-        dropout_mask = _cast(dropout_mask, q.dtype)
-        n, h, l, d = q.shape
-        merged = np.empty((n, l, h * d) if batch_first else (l, n, h * d), dtype=q.dtype)
-        out = split_heads(merged, heads, 1, batch_first)[0]
-        _, p = attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=any(ctx.needs_input_grad))
-        ctx.save_for_backward(*projections, p)
-        ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
+        merged, p = _core_forward(ctx, projections, heads, batch_first, mask, scale, dropout_mask)
+        save_with_state(ctx, *projections, state=(p, mask))
         return merged
 
     @staticmethod
     def backward(ctx, grad):
-        *projections, p = ctx.saved_tensors
+        *projections, (p, mask) = ctx.saved_tensors
+        if not on_arrays(grad):
+            return composite(reference.multi_head_core, projections, ctx, grad, **_core_settings(ctx, mask))
         heads, batch_first = ctx.heads, ctx.batch_first
         q, k, v = _unpack(projections, heads, batch_first)
         grads = [np.empty_like(x) if need else None for x, need in zip(projections, ctx.needs_input_grad)]
@@ -125,7 +130,25 @@ class MultiheadAttentionCore(Function):
         return tuple(grads)
 
 
-class SelfAttention(Function):
+def _core_forward(ctx, projections, heads=1, batch_first=False, mask=None, scale=1.0, dropout_mask=None) -> tuple:
+    """MultiheadAttentionCore's forward: (merged heads, P or None); the settings go on ``ctx``."""
+    q, k, v = _unpack(projections, heads, batch_first)
+    dropout_mask = _cast(dropout_mask, q.dtype)
+    n, h, l, d = q.shape
+    merged = np.empty((n, l, h * d) if batch_first else (l, n, h * d), dtype=q.dtype)
+    out = split_heads(merged, heads, 1, batch_first)[0]
+    _, p = attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=any(ctx.needs_input_grad))
+    ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
+    return merged, p
+
+
+def _core_settings(ctx, mask) -> dict:
+    """The settings of ``reference.multi_head_core`` (the additive mask is kept with the kernel state)."""
+    names = ("heads", "batch_first", "scale", "dropout_mask")
+    return {"mask": mask, **{name: getattr(ctx, name) for name in names}}
+
+
+class SelfAttention(Op):
     """A whole multi-head self-attention layer as one node: in-projection, attention, out-projection.
 
     Call as ``SelfAttention.apply(x, in_weight, in_bias, out_weight, out_bias, heads=H,
@@ -147,15 +170,18 @@ class SelfAttention(Function):
         e = x.shape[-1]
         rows = x.reshape(-1, e)  # (M, E): a view unless x is non-contiguous
         qkv = _affine(rows, in_weight, in_bias).reshape(x.shape[:-1] + (3 * e,))
-        merged = MultiheadAttentionCore.forward(ctx, qkv, **settings)  # sets ctx.heads, .scale, ...
-        p = ctx.saved_tensors[-1]
-        ctx.save_for_backward(rows, in_weight, out_weight, qkv, merged, p)
+        merged, p = _core_forward(ctx, (qkv,), **settings)  # sets ctx.heads, .scale, ...
+        mask = settings.get("mask")
+        save_with_state(ctx, x, in_weight, in_bias, out_weight, out_bias, state=(rows, qkv, merged, p, mask))
         ctx.x_shape = x.shape
         return _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        rows, in_weight, out_weight, qkv, merged, p = ctx.saved_tensors
+        *inputs, (rows, qkv, merged, p, mask) = ctx.saved_tensors
+        if not on_arrays(grad):
+            return composite(reference.self_attention, inputs, ctx, grad, **_core_settings(ctx, mask))
+        _, in_weight, _, out_weight, _ = inputs
         need_x, need_w_in, need_b_in, need_w_out, need_b_out = ctx.needs_input_grad
         e = rows.shape[1]
         g = grad.reshape(-1, e)
@@ -195,7 +221,7 @@ def _unpack(arrays, heads: int, batch_first: bool) -> list:
     return views
 
 
-class AttentionWeights(Function):
+class AttentionWeights(Op):
     """P = softmax(scale * q @ kᵀ + mask) over the last dim, as a graph node.
 
     Call as ``AttentionWeights.apply(q, k, mask=m, scale=s)``; fully masked
@@ -205,13 +231,15 @@ class AttentionWeights(Function):
     @staticmethod
     def forward(ctx, q, k, mask=None, scale=1.0):
         p = attention_probs(q, k, mask, scale)
-        ctx.save_for_backward(q, k, p)
+        ctx.save_for_backward(q, k, p, (mask,))  # (the mask with the kernel state: released after backward)
         ctx.scale = scale
         return p
 
     @staticmethod
     def backward(ctx, grad):
-        q, k, p = ctx.saved_tensors
+        q, k, p, (mask,) = ctx.saved_tensors
+        if not on_arrays(grad):
+            return composite(reference.attention_probs, (q, k), ctx, grad, mask=mask, scale=ctx.scale)
         need_q, need_k = ctx.needs_input_grad
         ds = softmax_scores_backward(p, np.array(grad, dtype=p.dtype), None, ctx.scale)
         dq = np.matmul(ds, k) if need_q else None

@@ -21,13 +21,20 @@ Rows whose target is ``ignore_index`` contribute 0.  ``reduction='mean'``
 divides the summed loss by the summed weight of the counted rows
 ``sum_i w[t_i]`` (the row count without weights), as PyTorch does; when that
 is 0 (every target ignored) the loss is 0, not PyTorch's 0/0 = NaN.
+
+Higher order: NLL and MSE write their backward with operators and NumPy
+functions (they run on Tensors as they are); the two cross-entropies return,
+for ``create_graph=True``, ``composite_grads`` of their plain form in Tensor
+ops (``_cross_entropy_plain``, ``_soft_cross_entropy_plain``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Op
+from .nn_ops import composite, on_arrays, save_with_state
+from .reduce import PutAlongDim, TakeAlongDim
 
 
 def class_axis(x: np.ndarray) -> int:
@@ -75,10 +82,10 @@ def _row_scale(grad: np.ndarray, reduction: str, denom, valid: np.ndarray) -> np
     """d(output)/d(loss_i) for each row, 0 on ignored rows."""
     if reduction == "mean":
         grad = grad / denom if denom != 0 else grad * 0
-    return np.where(valid, grad, 0).astype(grad.dtype, copy=False)
+    return np.where(valid, grad, np.zeros((), grad.dtype))
 
 
-class CrossEntropy(Function):
+class CrossEntropy(Op):
     """Cross-entropy of logits ``x`` and class-index ``target`` (see the module docstring)."""
 
     @staticmethod
@@ -98,14 +105,16 @@ class CrossEntropy(Function):
             smooth = np.where(valid, total_weight * lse - weighted_z, 0)
             loss = (1 - label_smoothing) * loss + (label_smoothing / n_classes) * smooth
         denom = np.sum(w)
-        ctx.save_for_backward(p, index, valid, w)
+        save_with_state(ctx, x, state=(p, index, valid, w))
         ctx.settings = (axis, weight, reduction, label_smoothing, denom)
         return _reduce(loss, reduction, denom)
 
     @staticmethod
     def backward(ctx, grad):
-        p, index, valid, w = ctx.saved_tensors
+        x, (p, index, valid, w) = ctx.saved_tensors
         axis, weight, reduction, eps, denom = ctx.settings
+        if not on_arrays(grad):
+            return composite(_cross_entropy_plain, (x, None), ctx, grad, state=(index, valid, w), settings=ctx.settings)
         n_classes = p.shape[axis]
         scale = _row_scale(grad, reduction, denom, valid)
         total_weight = n_classes if weight is None else weight.sum()
@@ -118,7 +127,7 @@ class CrossEntropy(Function):
         return dx, None
 
 
-class SoftCrossEntropy(Function):
+class SoftCrossEntropy(Op):
     """Cross-entropy of logits ``x`` and class probabilities ``target`` (same shape as ``x``).
 
     With ``q = (1 - eps) * target + eps / C``:  ``loss_i = -sum_c w[c] * q[i, c] * logp[i, c]``;
@@ -136,14 +145,16 @@ class SoftCrossEntropy(Function):
         wq = q if weight is None else q * _broadcast_weight(weight, x, axis)
         loss = -np.sum(wq * np.where(wq == 0, 0, logp), axis=axis)
         rows = max(loss.size, 1)
-        ctx.save_for_backward(p, wq, logp if ctx.needs_input_grad[1] else None)
+        save_with_state(ctx, x, target, state=(p, wq, logp if ctx.needs_input_grad[1] else None))
         ctx.settings = (axis, weight, reduction, label_smoothing, rows)
         return _reduce(loss, reduction, rows)
 
     @staticmethod
     def backward(ctx, grad):
-        p, wq, logp = ctx.saved_tensors
+        x, target, (p, wq, logp) = ctx.saved_tensors
         axis, weight, reduction, eps, rows = ctx.settings
+        if not on_arrays(grad):
+            return composite(_soft_cross_entropy_plain, (x, target), ctx, grad, settings=ctx.settings)
         scale = grad / rows if reduction == "mean" else grad
         if reduction == "none":
             scale = np.expand_dims(scale, axis)
@@ -155,8 +166,12 @@ class SoftCrossEntropy(Function):
         return dx, dtarget
 
 
-class NLLLoss(Function):
-    """Negative log-likelihood: ``loss_i = -w[t_i] * x[i, t_i]`` for log-probabilities ``x``."""
+class NLLLoss(Op):
+    """Negative log-likelihood: ``loss_i = -w[t_i] * x[i, t_i]`` for log-probabilities ``x``.
+
+    The gradient, ``-scale_i * w[t_i]`` put at each target, is linear in the incoming
+    gradient and does not depend on ``x``; on Tensors the put is the op ``PutAlongDim``.
+    """
 
     @staticmethod
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean"):
@@ -165,33 +180,73 @@ class NLLLoss(Function):
         picked = np.squeeze(np.take_along_axis(x, index, axis), axis)
         loss = -w * np.where(valid, picked, 0)
         denom = np.sum(w)
-        ctx.save_for_backward(index, valid, w)
-        ctx.settings = (axis, x.shape, x.dtype, reduction, denom)
+        save_with_state(ctx, state=(index, valid, w))
+        ctx.settings = (axis, x.shape, reduction, denom)
         return _reduce(loss, reduction, denom)
 
     @staticmethod
     def backward(ctx, grad):
-        index, valid, w = ctx.saved_tensors
-        axis, shape, dtype, reduction, denom = ctx.settings
-        dx = np.zeros(shape, dtype)
-        np.put_along_axis(dx, index, np.expand_dims(-_row_scale(grad, reduction, denom, valid) * w, axis), axis)
+        ((index, valid, w),) = ctx.saved_tensors
+        axis, shape, reduction, denom = ctx.settings
+        values = np.expand_dims(-_row_scale(grad, reduction, denom, valid) * w, axis)
+        if not on_arrays(grad):
+            return PutAlongDim.apply(values, index=index, dim=axis, shape=shape), None
+        dx = np.zeros(shape, values.dtype)
+        np.put_along_axis(dx, index, values, axis)
         return dx, None
 
 
-class MSELoss(Function):
+class MSELoss(Op):
     """Mean squared error ``(x - y)**2``, reduced; ``dx = 2 (x - y)`` scaled, ``dy = -dx``."""
 
     @staticmethod
     def forward(ctx, x, y, reduction="mean"):
         diff = x - y
-        ctx.save_for_backward(diff)
-        ctx.reduction = reduction
+        save_with_state(ctx, x, y, state=(diff,))
+        ctx.reduction, ctx.count = reduction, max(diff.size, 1)
         squared = diff * diff
-        return _reduce(squared, reduction, max(squared.size, 1))
+        return _reduce(squared, reduction, ctx.count)
 
     @staticmethod
     def backward(ctx, grad):
-        (diff,) = ctx.saved_tensors
-        scale = grad * 2 / max(diff.size, 1) if ctx.reduction == "mean" else grad * 2
+        x, y, (diff,) = ctx.saved_tensors
+        if not on_arrays(grad):
+            diff = x - y
+        scale = grad * 2 / ctx.count if ctx.reduction == "mean" else grad * 2
         dx = diff * scale
         return (dx if ctx.needs_input_grad[0] else None), (-dx if ctx.needs_input_grad[1] else None)
+
+
+# ------------------------------------------------------------------ plain forms (create_graph)
+def _cross_entropy_plain(x, target, state=(), settings=()):
+    """CrossEntropy in Tensor ops, from the op's constants ``state`` = (index, valid, w) and ``settings``."""
+    index, valid, w = state
+    axis, weight, reduction, eps, denom = settings
+    n_classes = x.shape[axis]
+    logp = x - x.logsumexp(dim=axis, keepdim=True)
+    picked = TakeAlongDim.apply(logp, index=index, dim=axis)
+    loss = -(np.where(valid, picked, 0) * w)
+    if eps:
+        w_c = 1 if weight is None else _broadcast_weight(weight, x, axis)
+        smooth = np.where(valid, -(logp * w_c).sum(dim=axis), 0)
+        loss = (1 - eps) * loss + (eps / n_classes) * smooth
+    return _reduce_tensor(loss, reduction, denom)
+
+
+def _soft_cross_entropy_plain(x, target, settings=()):
+    """SoftCrossEntropy in Tensor ops (``settings`` as the op keeps them)."""
+    axis, weight, reduction, eps, rows = settings
+    n_classes = x.shape[axis]
+    logp = x - x.logsumexp(dim=axis, keepdim=True)
+    q = target if not eps else (1 - eps) * target + eps / n_classes
+    wq = q if weight is None else q * _broadcast_weight(weight, x, axis)
+    loss = -(wq * np.where(wq._data == 0, 0, logp)).sum(dim=axis)
+    return _reduce_tensor(loss, reduction, rows)
+
+
+def _reduce_tensor(loss, reduction: str, denom):
+    """``_reduce`` on a Tensor."""
+    if reduction == "none":
+        return loss
+    total = loss.sum()
+    return total if reduction == "sum" else (total / denom if denom != 0 else total * 0)

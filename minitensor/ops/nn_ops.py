@@ -8,6 +8,15 @@ matrix products are NumPy's (BLAS).
 
 Softmax and log-softmax subtract the row max before ``exp``, so no finite input
 overflows.  A row of all ``-inf`` gives NaN in softmax (0/0), as in PyTorch and NumPy.
+
+Higher order.  Each op saves its inputs (or output) with ``save_for_backward``
+and, last, a tuple of the kernel's intermediates (``save_with_state``): released after
+backward like the rest, but never turned into Tensors.  First-order backward
+(``grad`` an array) runs the kernels on those; with ``create_graph=True``
+(``grad`` a Tensor) the kernel-backed ops (layer norm, add & norm, GELU, the
+feed-forward block) return ``composite_grads`` of their plain form in Tensor ops
+(``ops/reference.py``), and softmax, log-softmax, linear, dropout and embedding
+run their backward formula on the Tensors; either way the gradient is a graph.
 """
 
 from __future__ import annotations
@@ -17,12 +26,31 @@ import math
 import numpy as np
 
 from .. import random
-from ..autograd.function import Function
+from ..autograd.function import Op, composite_grads
 from ..kernels import activation as act
 from ..kernels import layer_norm, softmax
+from . import reference
+from .shape import IndexAdd
 
 
-class Softmax(Function):
+def on_arrays(grad) -> bool:
+    """First-order backward (an array, or a NumPy scalar from a 0-d sum), not create_graph's Tensor?"""
+    return isinstance(grad, (np.ndarray, np.generic))
+
+
+def save_with_state(ctx, *tensors, state=()) -> None:
+    """Save the op's inputs (or output) for backward, then ``state``: the kernel's intermediates as
+    one tuple (released after backward with the rest; never turned into Tensors)."""
+    ctx.save_for_backward(*tensors, tuple(state))
+
+
+def composite(forward, inputs: tuple, ctx, grad, **settings) -> tuple:
+    """The create_graph path of a fused op: the gradients of ``forward(*inputs, **settings)``,
+    its plain form in Tensor ops (``ops/reference.py``), as Tensors in the graph."""
+    return composite_grads(lambda *xs: forward(*xs, **settings), inputs, grad, ctx.needs_input_grad)
+
+
+class Softmax(Op):
     """y = exp(x) / sum(exp(x)) along ``dim``;  dx = y * (dy - sum(dy * y))."""
 
     @staticmethod
@@ -35,10 +63,12 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return softmax.softmax_backward(y, grad, ctx.dim)
+        if on_arrays(grad):
+            return softmax.softmax_backward(y, grad, ctx.dim)
+        return y * (grad - np.sum(grad * y, axis=ctx.dim, keepdims=True))
 
 
-class LogSoftmax(Function):
+class LogSoftmax(Op):
     """y = x - logsumexp(x) along ``dim``;  dx = dy - exp(y) * sum(dy)."""
 
     @staticmethod
@@ -51,10 +81,12 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return softmax.log_softmax_backward(y, grad, ctx.dim)
+        if on_arrays(grad):
+            return softmax.log_softmax_backward(y, grad, ctx.dim)
+        return grad - np.exp(y) * np.sum(grad, axis=ctx.dim, keepdims=True)
 
 
-class Linear(Function):
+class Linear(Op):
     """y = x @ W.T + b over the last dim of x;  dx = dy @ W, dW = dy.T @ x, db = sum(dy).
 
     ``x`` (..., in), ``W`` (out, in), ``b`` (out,) or None.  The batch dims are
@@ -67,22 +99,23 @@ class Linear(Function):
         y = rows @ weight.T
         if bias is not None:
             y += bias
-        ctx.save_for_backward(rows, weight)
+        ctx.save_for_backward(x, weight)  # (both, always: a weight changed before backward raises)
         ctx.x_shape = x.shape
         return y.reshape(x.shape[:-1] + (weight.shape[0],))
 
     @staticmethod
     def backward(ctx, grad):
-        rows, weight = ctx.saved_tensors
-        g = grad.reshape(rows.shape[0], weight.shape[0])  # (M, out)
-        need_x, need_w, need_b = ctx.needs_input_grad
-        gx = (g @ weight).reshape(ctx.x_shape) if need_x else None
-        gw = g.T @ rows if need_w else None
-        gb = g.sum(axis=0) if need_b else None
-        return gx, gw, gb
+        x, weight = ctx.saved_tensors  # (methods that arrays and Tensors share: no dispatch overhead)
+        needs = ctx.needs_input_grad
+        g = grad.reshape(math.prod(ctx.x_shape[:-1]), grad.shape[-1])  # (M, out)
+        gx = (g @ weight).reshape(ctx.x_shape) if needs[0] else None
+        gw = g.T @ _rows_view(x) if needs[1] else None
+        if len(needs) == 2:
+            return gx, gw
+        return gx, gw, g.sum(0) if needs[2] else None
 
 
-class LayerNorm(Function):
+class LayerNorm(Op):
     """Normalise over the trailing ``n_dims`` dims, then scale by ``weight`` and shift by ``bias``.
 
     With D = the size of those dims, each row r of x (viewed as (M, D)):
@@ -90,7 +123,7 @@ class LayerNorm(Function):
     Backward, with ``g = dy * weight``:
     ``dx = rstd * (g - mean(g) - xhat * mean(g * xhat))``, ``dweight = sum(dy * xhat)``,
     ``dbias = sum(dy)`` (sums over the rows).  A constant row gives xhat = 0, not NaN.
-    Saved for backward: x, and the mean and 1/std of each row (``kernels.layer_norm``).
+    Kernel state: x as rows, and the mean and 1/std of each row (``kernels.layer_norm``).
     """
 
     @staticmethod
@@ -98,13 +131,16 @@ class LayerNorm(Function):
         norm_shape = x.shape[x.ndim - n_dims :]
         rows = _rows(x, int(np.prod(norm_shape)))
         y, mean, rstd = layer_norm.layer_norm_forward(rows, weight, bias, eps)
-        ctx.save_for_backward(rows, mean, rstd, weight)
-        ctx.norm_shape = norm_shape
+        save_with_state(ctx, x, weight, bias, state=(rows, mean, rstd))
+        ctx.norm_shape, ctx.eps = norm_shape, eps
         return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        rows, mean, rstd, weight = ctx.saved_tensors
+        if not on_arrays(grad):
+            settings = {"n_dims": len(ctx.norm_shape), "eps": ctx.eps}
+            return composite(reference.layer_norm, ctx.saved_tensors[:-1], ctx, grad, **settings)
+        _, weight, _, (rows, mean, rstd) = ctx.saved_tensors
         dx, dw, db = layer_norm.layer_norm_backward(grad, rows, mean, rstd, weight)
         need_x, need_w, need_b = ctx.needs_input_grad
         return (
@@ -114,7 +150,7 @@ class LayerNorm(Function):
         )
 
 
-class AddLayerNorm(Function):
+class AddLayerNorm(Op):
     """y = LayerNorm(x + dropout(r)) over the last dim: a Transformer's "add & norm" as one node.
 
     Call as ``AddLayerNorm.apply(x, r, weight, bias, eps=1e-5, keep=None, scale=1.0)``
@@ -131,13 +167,16 @@ class AddLayerNorm(Function):
         y, s, mean, rstd = layer_norm.layer_norm_forward(
             _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale
         )
-        ctx.save_for_backward(s, mean, rstd, weight)
-        ctx.keep, ctx.scale = keep_rows, scale
+        save_with_state(ctx, x, r, weight, bias, state=(s, mean, rstd))
+        ctx.keep, ctx.scale, ctx.eps = keep_rows, scale, eps
         return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        s, mean, rstd, weight = ctx.saved_tensors
+        if not on_arrays(grad):
+            drop = None if ctx.keep is None else (ctx.keep * ctx.scale).reshape(grad.shape)
+            return composite(reference.add_layer_norm, ctx.saved_tensors[:-1], ctx, grad, eps=ctx.eps, drop=drop)
+        _, _, weight, _, (s, mean, rstd) = ctx.saved_tensors
         dx, dw, db = layer_norm.layer_norm_backward(grad, s, mean, rstd, weight)
         need_x, need_r, need_w, need_b = ctx.needs_input_grad
         dr = None
@@ -152,8 +191,9 @@ class AddLayerNorm(Function):
         )
 
 
-def _rows_view(x: np.ndarray) -> np.ndarray:
-    """x (..., D) as (M, D), M the product of the leading dims (a view unless x is non-contiguous).
+def _rows_view(x):
+    """x (..., D), an array or a Tensor, as (M, D), M the product of the leading dims (a view unless x
+    is non-contiguous).
     Not ``reshape(-1, D)``: that fails on an empty x when D = 0."""
     return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
 
@@ -163,7 +203,7 @@ def _rows(x: np.ndarray, d: int) -> np.ndarray:
     return np.ascontiguousarray(x).reshape(-1, d) if x.size else x.reshape(0, d)
 
 
-class Gelu(Function):
+class Gelu(Op):
     """Exact GELU: y = x * Phi(x) with Phi(x) = (1 + erf(x / sqrt 2)) / 2;  dy/dx = Phi(x) + x * phi(x)."""
 
     @staticmethod
@@ -175,7 +215,7 @@ class Gelu(Function):
         return _gelu_backward(ctx, grad, "none")
 
 
-class GeluTanh(Function):
+class GeluTanh(Op):
     """Tanh-approximated GELU: y = x/2 * (1 + tanh(u)), u = sqrt(2/pi) * (x + 0.044715 x^3).
 
     dy/dx = (1 + t)/2 + x/2 * (1 - t^2) * sqrt(2/pi) * (1 + 3 * 0.044715 x^2), t = tanh(u).
@@ -197,17 +237,20 @@ class GeluTanh(Function):
 def _gelu_forward(ctx, x: np.ndarray, approximate: str) -> np.ndarray:
     rows = _rows(x, x.shape[-1] if x.ndim else 1)
     _, y = act.gelu_forward(rows, None, None, 1.0, approximate)
-    ctx.save_for_backward(rows)
+    save_with_state(ctx, x, state=(rows,))
     return y.reshape(x.shape)
 
 
-def _gelu_backward(ctx, grad: np.ndarray, approximate: str) -> np.ndarray:
-    (rows,) = ctx.saved_tensors
+def _gelu_backward(ctx, grad, approximate: str):
+    if not on_arrays(grad):
+        forward = reference.gelu if approximate == "none" else reference.gelu_tanh
+        return composite(forward, ctx.saved_tensors[:-1], ctx, grad)[0]
+    _, (rows,) = ctx.saved_tensors
     dx, _ = act.gelu_backward(rows, grad, None, 1.0, approximate, need_bias=False)
     return dx.reshape(grad.shape)
 
 
-class FeedForward(Function):
+class FeedForward(Op):
     """The position-wise feed-forward network of a Transformer layer as one node::
 
         pre = x @ W1ᵀ + b1                   one GEMM
@@ -237,13 +280,17 @@ class FeedForward(Function):
         y = h @ w2.T
         if b2 is not None:
             y += b2
-        ctx.save_for_backward(rows, w1, w2, h, pre)
+        save_with_state(ctx, x, w1, b1, w2, b2, state=(rows, h, pre))
         ctx.x_shape, ctx.activation, ctx.keep, ctx.scale = x.shape, activation, keep_rows, scale
         return y.reshape(x.shape[:-1] + (w2.shape[0],))
 
     @staticmethod
     def backward(ctx, grad):
-        rows, w1, w2, h, pre = ctx.saved_tensors
+        if not on_arrays(grad):
+            drop = None if ctx.keep is None else (ctx.keep * ctx.scale).reshape(ctx.x_shape[:-1] + (-1,))
+            settings = {"activation": ctx.activation, "drop": drop}
+            return composite(reference.feed_forward, ctx.saved_tensors[:-1], ctx, grad, **settings)
+        _, w1, _, w2, _, (rows, h, pre) = ctx.saved_tensors
         need_x, need_w1, need_b1, need_w2, need_b2 = ctx.needs_input_grad
         g = grad.reshape(rows.shape[0], w2.shape[0])
         dh = g @ w2
@@ -261,11 +308,11 @@ class FeedForward(Function):
         )
 
 
-class Dropout(Function):
+class Dropout(Op):
     """Inverted dropout: zero each element with probability ``p``, scale the rest by 1/(1-p).
 
     The mask is drawn from minitensor's generator (``mt.manual_seed``) and kept
-    for backward: dx = dy * mask.
+    for backward: dx = dy * mask (on arrays or on Tensors: the mask is a constant).
     """
 
     @staticmethod
@@ -274,34 +321,40 @@ class Dropout(Function):
         keep = random.generator().random(x.shape, dtype=x.dtype) >= p
         mask = keep.astype(x.dtype)
         mask *= scale
-        ctx.save_for_backward(mask)
+        save_with_state(ctx, state=(mask,))
         return x * mask
 
     @staticmethod
     def backward(ctx, grad):
-        (mask,) = ctx.saved_tensors
+        ((mask,),) = ctx.saved_tensors
         return grad * mask
 
 
-class Embedding(Function):
+class Embedding(Op):
     """Row lookup: y[...] = weight[indices[...]];  dweight = scatter-add of dy into the rows.
 
     ``weight`` (V, D), ``indices`` an int array of any shape -> y (*indices.shape, D).
-    Repeated indices add up their gradients; the ``padding_idx`` row gets none.
+    Repeated indices add up their gradients (``IndexAdd``, whose backward is the
+    lookup again); the ``padding_idx`` row gets none.
     """
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx=None):
-        ctx.save_for_backward(indices)
+        ctx.indices = indices
         ctx.weight_shape = weight.shape
         ctx.padding_idx = padding_idx
         return np.take(weight, indices, axis=0)
 
     @staticmethod
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
+        indices = ctx.indices.reshape(-1)
+        rows = grad.reshape(-1, ctx.weight_shape[1])
+        if not on_arrays(grad):  # the scatter-add as an op (differentiable again)
+            if ctx.padding_idx is not None:
+                rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
+            return IndexAdd.apply(rows, key=indices, shape=ctx.weight_shape), None
         gw = np.zeros(ctx.weight_shape, dtype=grad.dtype)
-        np.add.at(gw, indices.reshape(-1), grad.reshape(-1, ctx.weight_shape[1]))
+        np.add.at(gw, indices, rows)
         if ctx.padding_idx is not None:
             gw[ctx.padding_idx] = 0
         return gw, None

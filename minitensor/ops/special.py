@@ -1,4 +1,4 @@
-"""Special functions NumPy lacks: the error function ``erf`` (needed by exact GELU).
+"""Special functions NumPy lacks: the error function ``erf`` (needed by exact GELU), and ``Erf``, its op.
 
 ``erf`` uses W. J. Cody's rational Chebyshev approximations ("Rational Chebyshev
 approximations for the error function", Math. Comp. 23, 1969), on three ranges
@@ -15,6 +15,8 @@ the absolute error is below 1e-15; float32 inputs are computed in float32.
 from __future__ import annotations
 
 import numpy as np
+
+from ..autograd.function import Op
 
 # Polynomial coefficients, highest power first (Cody's published values).
 _A = (1.85777706184603153e-1, 3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
@@ -93,3 +95,20 @@ def _erfc_large(y: np.ndarray) -> np.ndarray:
     z = 1.0 / (y * y)
     tail = z * _horner(_P, z) / _horner(_Q, z)
     return np.exp(-y * y) / y * (_INV_SQRT_PI - tail)
+
+
+class Erf(Op):
+    """y = erf(x);  dy/dx = 2/sqrt(pi) * exp(-x^2) (differentiable again: exact GELU's composite form uses it)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return erf(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
+
+
+_TWO_OVER_SQRT_PI = 2 * _INV_SQRT_PI

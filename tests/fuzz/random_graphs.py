@@ -456,20 +456,13 @@ BINARY = [
 TANH = UNARY[0]
 MATMUL = BINARY[4]
 
-# Second-order fuzzing (graphs(second_order=True)) leaves out what main cannot yet
-# differentiate twice: the fused ops of ops/nn_ops.py (numba-kernel backwards, being
-# converted to composite_grads; remove a name when its op lands).
-NOT_TWICE_DIFFERENTIABLE = {"softmax", "log_softmax", "layer_norm", "gelu", "gelu_tanh"}
-
 
 # ------------------------------------------------------------------ generation
 @st.composite
-def graphs(draw, min_ops: int = 3, max_ops: int = 8, second_order: bool = False) -> Graph:
-    """A random graph of ``min_ops``-``max_ops`` ops over 1-3 broadcastable float64 leaves.
-
-    ``second_order``: only twice-differentiable ops (see NOT_TWICE_DIFFERENTIABLE).
-    """
-    unary = [op for op in UNARY if not (second_order and op.name in NOT_TWICE_DIFFERENTIABLE)]
+def graphs(draw, min_ops: int = 3, max_ops: int = 8) -> Graph:
+    """A random graph of ``min_ops``-``max_ops`` ops over 1-3 broadcastable float64 leaves
+    (every op kind is differentiable twice and more: the same graphs serve second-order checks)."""
+    unary = UNARY
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     # (Hypothesis favours the first item of a list: it is the common case.)
     base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from([2, 3, 1]))))

@@ -14,8 +14,8 @@ on the numba path or the NumPy reference path (drawn per example).  A failure
 is shrunk by hypothesis to a minimal program, which the report prints
 ("Falsifying example" and the program text from ``note``).
 
-A second test draws graphs of the twice-differentiable ops only
-(``graphs(second_order=True)``) and checks them with ``gradgradcheck`` too:
+A second test draws the same kind of graphs (every op kind, the fused ones
+included, is differentiable twice) and checks them with ``gradgradcheck`` too:
 their second derivatives against finite differences of the first.
 
 The number of examples comes from the "<profile>-fuzz" hypothesis profile
@@ -65,7 +65,7 @@ SECOND_ORDER = settings(FUZZ, max_examples=max(FUZZ.max_examples // 2, 1))
 
 
 @SECOND_ORDER
-@given(graph=graphs(second_order=True), jit=st.booleans())
+@given(graph=graphs(), jit=st.booleans())
 def test_random_graph_passes_gradgradcheck(graph, jit: bool) -> None:
     note(f"jit={jit}\n{graph}")
     previous = mt.jit_enabled()

@@ -86,6 +86,18 @@ def test_ops_on_parameters_give_plain_tensors_and_gradients_reach_the_parameter(
     np.testing.assert_allclose(p.grad.numpy(), [2.0, 4.0])
 
 
+def test_a_parameter_sets_every_field_of_a_tensor_and_takes_hooks():
+    p = nn.Parameter(mt.tensor([1.0, 2.0]))
+    for slot in mt.Tensor.__slots__:
+        if slot != "__weakref__":
+            getattr(p, slot)  # Parameter.__init__ does not call Tensor.__init__: each field by hand
+    seen = []
+    p.register_hook(lambda g: seen.append(g.numpy().tolist()) or g * 10)
+    (p * p).sum().backward()
+    assert seen == [[2.0, 4.0]]
+    np.testing.assert_allclose(p.grad.numpy(), [20.0, 40.0])
+
+
 # --------------------------------------------------------------- registration
 def test_named_parameters_follow_pytorch_order():
     names = [n for n, _ in Net().named_parameters()]

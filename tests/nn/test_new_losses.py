@@ -123,7 +123,7 @@ def test_one_hot():
     assert out.dtype == mt.int64
     np.testing.assert_array_equal(out.numpy(), torch.nn.functional.one_hot(torch.tensor(idx)).numpy())
     assert F.one_hot(mt.tensor([1]), num_classes=4).tolist() == [[0, 1, 0, 0]]
-    with pytest.raises(ValueError, match=r"class values must be in \[0, 2\)"):
+    with pytest.raises(ValueError, match=r"class ids must be < num_classes=2, got 2"):
         F.one_hot(mt.tensor([2]), 2)
-    with pytest.raises(TypeError, match="int64 Tensor"):
+    with pytest.raises(TypeError, match="integer Tensor of class ids"):
         F.one_hot(mt.tensor([1.0]))

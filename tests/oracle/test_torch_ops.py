@@ -272,9 +272,6 @@ def test_reductions_over_random_dims_match_torch(op, shape, data, seed):
 # ------------------------------------------------------------------ second order
 # Cases main cannot differentiate twice yet (each pinned elsewhere, remove when fixed):
 SECOND_ORDER_PENDING = {
-    "softmax": "fused Softmax (ops/nn_ops.py), being converted to twice-differentiable",
-    "softmax_dim0": "fused Softmax (ops/nn_ops.py), being converted to twice-differentiable",
-    "log_softmax": "fused LogSoftmax (ops/nn_ops.py), being converted to twice-differentiable",
     "pow_zero_base": "at a zero base the second derivative meets 0 * inf (undefined): PyTorch and minitensor "
     "put NaN at different ones of those points; first order matches, and Tensor ** Tensor away from 0 is compared",
 }
