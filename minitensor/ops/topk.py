@@ -12,6 +12,7 @@ import numpy as np
 
 from .indexing import gather
 
+_PARTITION_FROM = 256  # elements along dim: below, one stable sort is faster than the partition's steps
 TopkResult = namedtuple("topk", ["values", "indices"])
 
 
@@ -30,7 +31,8 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     keys = -x._data if largest else x._data
     if x.dtype.kind == "f":  # NaN counts as the largest value, as PyTorch
         keys = np.where(np.isnan(x._data), -np.inf if largest else np.inf, keys)
-    index = _smallest(keys, k, d).astype(np.int64, copy=False)
+    select = _smallest if size >= _PARTITION_FROM else _smallest_by_sorting  # (a dozen NumPy calls)
+    index = select(keys, k, d).astype(np.int64, copy=False)
     values = gather(x, d, Tensor._make(index, False, None))
     if input.ndim == 0:
         return TopkResult(values.reshape(()), Tensor._make(index.reshape(()), False, None))

@@ -206,3 +206,12 @@ def test_topk_selection_equals_a_stable_sort() -> None:
         d = int(rng.integers(0, len(shape)))
         k = int(rng.integers(0, shape[d] + 1))
         np.testing.assert_array_equal(_smallest(keys, k, d), _smallest_by_sorting(keys, k, d))
+
+
+def test_topk_on_a_long_dim_takes_the_partition_and_keeps_ties_in_index_order() -> None:
+    rng = np.random.default_rng(1)
+    data = rng.integers(0, 20, (3, 400)).astype(np.float32)  # long rows (partition path), many ties
+    values, indices = mt.tensor(data).topk(7, dim=1)
+    expected = np.argsort(-data, axis=1, kind="stable")[:, :7]
+    np.testing.assert_array_equal(indices.numpy(), expected)
+    np.testing.assert_array_equal(values.numpy(), np.take_along_axis(data, expected, 1))
