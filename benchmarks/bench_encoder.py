@@ -48,7 +48,7 @@ CONFIGS = {
     "large": (8, 512, 512, 8, 2048),
 }
 # name: (max ratio fwd+bwd, max ratio forward) — minitensor time / PyTorch time
-TARGETS = {"tiny": (0.40, 0.60), "small": (1.0, 1.3), "medium": (1.2, 1.4), "large": (1.1, 1.2)}
+TARGETS = {"tiny": (0.40, 0.55), "small": (0.8, 1.0), "medium": (0.95, 1.05), "large": (1.0, 1.0)}
 JIT, NUMPY = "minitensor (jit)", "minitensor (NumPy path)"
 
 

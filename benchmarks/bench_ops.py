@@ -1,226 +1,209 @@
-"""Per-op overhead: forward + backward of a 10-op chain, minitensor vs NumPy vs PyTorch.
+"""Every public differentiable op, forward + backward, minitensor vs PyTorch in the same run.
 
-The chain (x, w, c: (n, n); b: (n,); all float32, all needing gradients)::
+    python benchmarks/bench_ops.py                  # all ops, 2^17 elements and 16x16
+    python benchmarks/bench_ops.py --only softmax   # ops whose name contains "softmax"
+    python benchmarks/bench_ops.py --chain          # the 10-op chain against NumPy and PyTorch
 
-    h = x @ w;  a = h + b;  t = tanh(a);  u = t * c;  e = exp(u)
-    s = e + 1;  q = u / s;  r = q - t;    loss = sum(r * r)
+Each op (``op_cases.py``: elementwise, activations, reductions, shape ops,
+indexing, scatter/gather, cat/stack/where/masked_fill, matmul family, softmax
+family, layer norm, embedding, losses, dropout) runs on float32 inputs whose
+main input has 2^17 elements (256 x 512) or 16 x 16, and is timed as one step:
+clear the gradients, run the op, ``backward`` of a fixed random gradient of
+its output (the gradient 1 for a scalar).  The two libraries take turns: in
+each of ``--repeat`` rounds each library times a loop of about
+``--sample-ms`` milliseconds (the order alternates between rounds), so a
+change of machine load hits both.  The ratio is minitensor's median over
+PyTorch's median.  Before timing, the outputs and gradients of the two are
+compared (except dropout's, which are random): a case that disagrees is
+marked ``DIFFERS`` in the table.
 
-is timed three ways, each computing the loss and the gradients of x, w, b, c:
-
-- minitensor: the ops above on Tensors, then ``loss.backward()``;
-- NumPy: the same arithmetic with a hand-written backward (no autograd at all),
-  the floor that any autograd on NumPy pays on top of;
-- PyTorch (when installed, 2 threads): the ops above, then ``loss.backward()``.
-
-After a warm-up, each implementation is timed in ``--repeat`` samples of about
-10 ms; the table shows the median, in µs per iteration and per op (10 ops),
-ratios of medians to NumPy and to PyTorch from the same run, and the best
-sample.  A large gap between median and best means the machine was busy: on a
-loaded 2-core machine PyTorch's two OpenMP threads can stall for a scheduler
-time slice (10-20 ms) per iteration (the header shows the load average; try
-``--torch-threads 1`` to see the difference).  Nothing is asserted: these are
-measurements.  The gradients of the three versions are compared once before
-timing, so the three really do the same work.
-
-Run:  python benchmarks/bench_ops.py [--repeat 25] [--sizes 16 128] [--torch-threads 2]
+The geometric mean of the ratios and the targets (at 2^17 elements: geometric
+mean <= 1.0 and no op above 2x; at 16x16: geometric mean <= 0.8) are printed
+as met or not, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import math
 import os
 import platform
 import statistics
 import time
 
 import numpy as np
+from op_cases import CASES
 
 import minitensor as mt
+import minitensor.nn.functional as mF
 
 try:
     import torch
-except ImportError:  # the benchmark runs without PyTorch; its column is left out
-    torch = None
+    import torch.nn.functional as tF
+except ImportError:  # without PyTorch only the chain's NumPy and minitensor rows run
+    torch = tF = None
 
-N_OPS = 10
-
-
-def make_inputs(n: int, seed: int = 0) -> dict:
-    """x, w, c of shape (n, n) and b of shape (n,), float32, scaled to keep tanh/exp tame."""
-    rng = np.random.default_rng(seed)
-    scale = np.float32(1 / np.sqrt(n))
-    return {
-        "x": rng.standard_normal((n, n), dtype=np.float32),
-        "w": rng.standard_normal((n, n), dtype=np.float32) * scale,
-        "b": rng.standard_normal(n, dtype=np.float32),
-        "c": rng.standard_normal((n, n), dtype=np.float32),
-    }
+SIZES = {"2^17": (256, 512), "16x16": (16, 16)}
+# size: (max geometric mean, max single ratio or None)
+TARGETS = {"2^17": (1.0, 2.0), "16x16": (0.8, None)}
 
 
-def step_numpy(x, w, b, c) -> tuple:
-    """Loss and gradients (dx, dw, db, dc) with a hand-written backward."""
-    a = x @ w + b
-    t = np.tanh(a)
-    u = t * c
-    e = np.exp(u)
-    s = e + 1
-    q = u / s
-    r = q - t
-    loss = np.sum(r * r)
-    dr = 2 * r
-    du = dr / s
-    ds = -dr * u / (s * s)
-    du += ds * e
-    dt = du * c - dr
-    dc = du * t
-    da = dt * (1 - t * t)
-    return loss, da @ w.T, x.T @ da, da.sum(axis=0), dc
+def _leaves(lib, arrays: tuple, constants: tuple) -> list:
+    """The case's inputs as ``lib`` tensors: float arrays require gradients (unless constant)."""
+    tensors = []
+    for i, a in enumerate(arrays):
+        t = lib.tensor(a)
+        if a.dtype.kind == "f" and i not in constants:
+            t.requires_grad_(True)
+        tensors.append(t)
+    return tensors
 
 
-def step_minitensor(x, w, b, c) -> tuple:
-    """The same chain on minitensor Tensors; gradients via ``backward()``."""
-    for p in (x, w, b, c):
-        p.grad = None
-    h = x @ w
-    a = h + b
-    t = a.tanh()
-    u = t * c
-    e = u.exp()
-    s = e + 1.0
-    q = u / s
-    r = q - t
-    loss = (r * r).sum()
-    loss.backward()
-    return loss, x.grad, w.grad, b.grad, c.grad
+def make_step(case, lib, F, arrays: tuple, grad: np.ndarray | None):
+    """(step, leaves): ``step()`` clears the gradients, runs the op and its backward."""
+    leaves = _leaves(lib, arrays, case.constants)
+    needs = [t for t in leaves if t.requires_grad]
+    g = lib.tensor(grad) if grad is not None else None
+
+    def step():
+        for t in needs:
+            t.grad = None
+        out = case.run(lib, F, *leaves)
+        out.backward(g)
+        return out
+
+    return step, leaves
 
 
-def step_torch(x, w, b, c) -> tuple:
-    """The same chain in PyTorch."""
-    for p in (x, w, b, c):
-        p.grad = None
-    h = x @ w
-    a = h + b
-    t = a.tanh()
-    u = t * c
-    e = u.exp()
-    s = e + 1.0
-    q = u / s
-    r = q - t
-    loss = (r * r).sum()
-    loss.backward()
-    return loss, x.grad, w.grad, b.grad, c.grad
+def _as64(value) -> np.ndarray:
+    return np.asarray(value.detach().numpy(), dtype=np.float64)
 
 
-def implementations(arrays: dict) -> dict:
-    """name -> (step function, its arguments) for every available implementation."""
-    args = [arrays[k] for k in "xwbc"]
-    impls = {
-        "NumPy (hand-written backward)": (step_numpy, args),
-        "minitensor": (step_minitensor, [mt.tensor(a, requires_grad=True) for a in args]),
-    }
-    if torch is not None:
-        impls["PyTorch"] = (step_torch, [torch.tensor(a, requires_grad=True) for a in args])
-    return impls
-
-
-def _as_float64(value) -> np.ndarray:
-    """A NumPy float64 copy of an array, a minitensor Tensor or a PyTorch tensor."""
-    if hasattr(value, "detach"):
-        value = value.detach().numpy()
-    return np.asarray(value, dtype=np.float64)
-
-
-def check_same_gradients(impls: dict) -> None:
-    """All implementations give the same float32 loss and gradients (else the timing compares different work)."""
-    labels = ["loss", "dx", "dw", "db", "dc"]
-    results = {}
-    for name, (step, args) in impls.items():
-        values = step(*args)
-        for label, v in zip(labels, values):
-            if "float32" not in str(v.dtype):
-                raise RuntimeError(f"{name}: {label} has dtype {v.dtype}, expected float32 throughout")
-        results[name] = [_as_float64(v) for v in values]
-    reference = results["NumPy (hand-written backward)"]
-    for name, values in results.items():
-        for label, got, want in zip(labels, values, reference):
-            if not np.allclose(got, want, rtol=1e-3, atol=1e-4):
-                raise RuntimeError(f"{name}: {label} differs from NumPy's by {np.max(np.abs(got - want)):.3g}")
-
-
-def _warm_up(step, args: list) -> float:
-    """Call ``step`` for at least 50 calls and 0.3 s; return the fastest of 10 more calls (seconds).
-
-    A long warm-up matters: PyTorch's first few dozen backward passes can be 100x
-    slower than the later ones.
-    """
-    start, calls = time.perf_counter(), 0
-    while calls < 50 or time.perf_counter() - start < 0.3:
-        step(*args)
-        calls += 1
-    fastest = float("inf")
-    for _ in range(10):
-        start = time.perf_counter()
-        step(*args)
-        fastest = min(fastest, time.perf_counter() - start)
-    return fastest
-
-
-def time_samples(step, args: list, repeat: int) -> list:
-    """``repeat`` samples (seconds per call of ``step(*args)``), each timing a loop of about 10 ms."""
-    loops = max(1, int(0.01 / max(_warm_up(step, args), 1e-9)))
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(loops):
-            step(*args)
-        samples.append((time.perf_counter() - start) / loops)
-    return samples
-
-
-def table(n: int, samples: dict) -> str:
-    """A Markdown table of one size's timings: medians, ratios of medians, and the best sample."""
-    median = {name: statistics.median(values) for name, values in samples.items()}
-    ref_np = median["NumPy (hand-written backward)"]
-    ref_torch = median.get("PyTorch")
-    lines = [
-        f"### {n}x{n}, float32, forward + backward of {N_OPS} ops",
-        "",
-        "| implementation | µs / iteration | µs / op | × NumPy | × PyTorch | best µs / iteration |",
-        "|---|---:|---:|---:|---:|---:|",
+def same_results(case, mt_step, mt_leaves, torch_step, torch_leaves) -> bool:
+    """The two libraries give the same output and gradients (float32 tolerances)."""
+    outs = _as64(mt_step()), _as64(torch_step())
+    pairs = [outs] + [
+        (_as64(a.grad), _as64(b.grad))
+        for a, b in zip(mt_leaves, torch_leaves)
+        if b.requires_grad and b.grad is not None
     ]
-    for name, sec in median.items():
-        vs_torch = f"{sec / ref_torch:.2f}" if ref_torch else "n/a"
-        best = min(samples[name]) * 1e6
-        lines.append(
-            f"| {name} | {sec * 1e6:.1f} | {sec * 1e6 / N_OPS:.1f} | {sec / ref_np:.2f} | {vs_torch} | {best:.1f} |"
-        )
+    return all(x.shape == y.shape and np.allclose(x, y, rtol=2e-3, atol=2e-4) for x, y in pairs)
+
+
+def _loop(step, loops: int) -> float:
+    start = time.perf_counter()
+    for _ in range(loops):
+        step()
+    return (time.perf_counter() - start) / loops
+
+
+def time_pair(steps: dict, repeat: int, sample_ms: float) -> dict:
+    """name -> median seconds per step, the steps taking turns (alternating order) for ``repeat`` rounds."""
+    loops = {}
+    for name, step in steps.items():
+        _loop(step, 3)  # warm-up
+        loops[name] = max(1, int(sample_ms / 1000 / max(_loop(step, 3), 1e-7)))
+    samples = {name: [] for name in steps}
+    names = list(steps)
+    for r in range(repeat):
+        for name in names if r % 2 == 0 else names[::-1]:
+            samples[name].append(_loop(steps[name], loops[name]))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def bench_size(label: str, shape: tuple, cases: list, repeat: int, sample_ms: float) -> list:
+    """Rows (case, minitensor seconds, PyTorch seconds, results agree) for one input size."""
+    rows = []
+    for case in cases:
+        rng = np.random.default_rng(0)
+        arrays = case.inputs(rng, *shape)
+        out_shape = case.run(mt, mF, *_leaves(mt, arrays, case.constants)).shape
+        grad = rng.standard_normal(out_shape).astype(np.float32) if out_shape else None
+        mt_step, mt_leaves = make_step(case, mt, mF, arrays, grad)
+        torch_step, torch_leaves = make_step(case, torch, tF, arrays, grad)
+        agree = case.name == "dropout" or same_results(case, mt_step, mt_leaves, torch_step, torch_leaves)
+        times = time_pair({"mt": mt_step, "torch": torch_step}, repeat, sample_ms)
+        rows.append((case, times["mt"], times["torch"], agree))
+    return rows
+
+
+def geometric_mean(values: list) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def report(label: str, rows: list) -> str:
+    """The Markdown table of one size, its geometric mean and the target lines."""
+    lines = [
+        f"### {label} float32 elements, forward + backward",
+        "",
+        "| op | family | minitensor µs | PyTorch µs | ratio |",
+        "|---|---|---:|---:|---:|",
+    ]
+    ratios = []
+    for case, t_mt, t_torch, agree in rows:
+        ratio = t_mt / t_torch
+        ratios.append(ratio)
+        flag = "" if agree else " DIFFERS"
+        lines.append(f"| {case.name} | {case.family} | {t_mt * 1e6:.1f} | {t_torch * 1e6:.1f} | {ratio:.2f}{flag} |")
+    gmean = geometric_mean(ratios)
+    worst = max(zip(ratios, (r[0].name for r in rows)))
+    max_gmean, max_single = TARGETS[label]
+    lines += ["", f"geometric mean {gmean:.2f} over {len(rows)} ops; slowest: {worst[1]} {worst[0]:.2f}x"]
+    lines.append(f"- target: geometric mean <= {max_gmean}: {'met' if gmean <= max_gmean else 'NOT met'}")
+    if max_single is not None:
+        above = [f"{r[0].name} {t:.2f}" for r, t in zip(rows, ratios) if t > max_single]
+        verdict = "met" if not above else "NOT met (" + ", ".join(above) + ")"
+        lines.append(f"- target: no op above {max_single}x: {verdict}")
     return "\n".join(lines)
+
+
+def machine(torch_threads: int) -> str:
+    """One line: date, CPU, load average, versions."""
+    cpu = platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    torch_version = f"torch {torch.__version__} ({torch_threads} threads)" if torch else "torch absent"
+    return (
+        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs, load average {load}; "
+        f"Python {platform.python_version()}, numpy {np.__version__}, minitensor {mt.__version__}, {torch_version}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=25, help="timed samples per implementation (median is shown)")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[16, 128], help="matrix sizes n (inputs are n x n)")
+    parser.add_argument("--repeat", type=int, default=7, help="rounds of samples per op (median shown)")
+    parser.add_argument("--sample-ms", type=float, default=4.0, help="length of one timed sample (ms)")
+    parser.add_argument("--sizes", nargs="+", choices=list(SIZES), default=list(SIZES), help="input sizes")
+    parser.add_argument("--only", nargs="*", default=[], help="only ops whose name contains one of these")
     parser.add_argument("--torch-threads", type=int, default=2, help="torch.set_num_threads (default 2)")
+    parser.add_argument("--chain", action="store_true", help="the 10-op chain against NumPy and PyTorch instead")
+    parser.add_argument("--chain-sizes", type=int, nargs="+", default=[16, 128], help="n of the chain's n x n inputs")
     opts = parser.parse_args()
     if opts.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {opts.repeat}")
     if opts.torch_threads < 1:
         parser.error(f"--torch-threads must be at least 1, got {opts.torch_threads}")
-    versions = f"numpy {np.__version__}, minitensor {mt.__version__}"
     if torch is not None:
         torch.set_num_threads(opts.torch_threads)
-        versions += f", torch {torch.__version__} ({opts.torch_threads} threads)"
-    else:
-        versions += ", torch not installed"
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"Python {platform.python_version()}, {versions}; {os.cpu_count()} CPUs, load average {load:.1f}")
-    print(f"median of {opts.repeat} samples per implementation\n")
-    for n in opts.sizes:
-        impls = implementations(make_inputs(n))
-        check_same_gradients(impls)
-        samples = {name: time_samples(step, args, opts.repeat) for name, (step, args) in impls.items()}
-        print(table(n, samples), end="\n\n")
+    print(machine(opts.torch_threads), flush=True)
+    if opts.chain:
+        from op_chain import run_chain
+
+        run_chain(opts.chain_sizes, opts.repeat)
+        return
+    if torch is None:
+        parser.error("the per-op table compares with PyTorch, which is not installed (--chain runs without it)")
+    cases = [c for c in CASES if not opts.only or any(s in c.name for s in opts.only)]
+    for label in opts.sizes:
+        rows = bench_size(label, SIZES[label], cases, opts.repeat, opts.sample_ms)
+        print(report(label, rows), end="\n\n", flush=True)
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    print(f"load average at the end: {load}")
 
 
 if __name__ == "__main__":

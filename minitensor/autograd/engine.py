@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels._threads import threads
 from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
 from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
@@ -166,6 +167,7 @@ def run_backward(
     if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
         with enable_grad():
             return run_backward(roots, root_grads, retain_graph, capture, create_graph)
+    threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
     grads = {}  # id(node or leaf) -> summed gradient so far
     leaves = {}  # id(leaf) -> leaf: leaves get their summed gradient at the end
     wanted = None if capture is None else {id(t.grad_fn or t) for t in capture}

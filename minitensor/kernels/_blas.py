@@ -40,7 +40,7 @@ from ._jit import njit
 _CANDIDATES = (("scipy_", "64_", "int64"), ("", "64_", "int64"), ("", "", "int32"))
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _state = {"registered": False, "available": False}
-_threads = {}  # "get", "set": the BLAS's process-wide thread count, when it can be set
+_threads = {}  # "get", "set": the BLAS's process-wide thread count, when it can be set (thread_functions)
 
 
 def _libraries() -> list:
@@ -61,15 +61,23 @@ def _libraries() -> list:
     return handles
 
 
-def _thread_functions(handle, prefix: str, suffix: str) -> None:
-    """Keep the BLAS's ``openblas_get_num_threads``/``openblas_set_num_threads`` (same naming as
-    its gemm) for ``single_threaded``, when it has them."""
-    try:
-        get, set_ = (getattr(handle, f"{prefix}openblas_{verb}_num_threads{suffix}") for verb in ("get", "set"))
-    except AttributeError:
-        return
-    get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
-    _threads.update(get=get, set=set_)
+def thread_functions() -> dict:
+    """NumPy's BLAS's ``openblas_get_num_threads``/``openblas_set_num_threads`` as {"get", "set"}
+    (ctypes functions; found once, without numba), or {} when it has none."""
+    if "searched" not in _threads:
+        _threads["searched"] = True
+        for handle in _libraries():
+            for prefix, suffix, _ in _CANDIDATES:
+                try:
+                    get, set_ = (
+                        getattr(handle, f"{prefix}openblas_{verb}_num_threads{suffix}") for verb in ("get", "set")
+                    )
+                except AttributeError:
+                    continue
+                get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
+                _threads.update(get=get, set=set_)
+                return _threads
+    return _threads
 
 
 def _find_gemm() -> tuple | None:
@@ -81,7 +89,6 @@ def _find_gemm() -> tuple | None:
                 functions = [getattr(handle, f"{prefix}cblas_{t}gemm{suffix}") for t in "sd"]
             except AttributeError:
                 continue
-            _thread_functions(handle, prefix, suffix)
             return (*(ctypes.cast(f, ctypes.c_void_p).value for f in functions), int_type)
     return None
 
@@ -166,7 +173,8 @@ def single_threaded():
     process-wide (its ``_local`` variant is too, outside OpenMP builds), so a
     BLAS call of another Python thread in the meantime also runs single-threaded.
     """
-    get, set_ = _threads.get("get"), _threads.get("set")
+    functions = thread_functions()
+    get, set_ = functions.get("get"), functions.get("set")
     previous = get() if get is not None else 1
     if previous > 1:
         set_(1)

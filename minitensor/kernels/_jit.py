@@ -38,6 +38,8 @@ import threading
 
 import numpy as np
 
+from ._threads import threads
+
 _state = {"enabled": os.environ.get("MINITENSOR_DISABLE_JIT", "0").strip().lower() in ("", "0", "false", "no")}
 _compile_lock = threading.RLock()  # re-entrant: compiling a kernel compiles the kernels it calls
 
@@ -80,13 +82,14 @@ _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 def choose(x: np.ndarray, reference, serial, parallel=None, cost: float = 1):
     """The implementation to run on array ``x``: ``reference`` (NumPy) when the JIT is off, ``x`` is
     empty or not float32/float64; else ``parallel`` (when given) for ``x.size * cost >= PARALLEL_MIN``
-    (``cost``: work per element relative to a softmax), else ``serial``.
+    (``cost``: work per element relative to a softmax) while the thread policy allows more than one
+    thread (``_threads.threads()``: other processes leave a core free), else ``serial``.
 
     The three take the same arguments, so the caller writes ``choose(x, ...)(x, out, ...)``.
     """
     if not _state["enabled"] or x.size == 0 or x.dtype not in _KERNEL_DTYPES:
         return reference
-    if parallel is not None and x.size * cost >= PARALLEL_MIN:
+    if parallel is not None and x.size * cost >= PARALLEL_MIN and threads() > 1:
         return parallel
     return serial
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels import pointwise
 
 
 class Add(Op):
@@ -180,17 +181,24 @@ class Tanh(Op):
 
 
 class Sigmoid(Op):
+    """1 / (1 + exp(-x));  dx = grad * y * (1 - y).  Float arrays take the one-pass kernels of
+    kernels/pointwise.py (their NumPy references are the formulas below)."""
+
     @staticmethod
     def forward(ctx, x):
-        # exp of a non-positive number only: never overflows.
-        e = np.exp(-np.abs(x))
-        y = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        if x.dtype.kind == "f":
+            y = pointwise.sigmoid(x)
+        else:  # exp of a non-positive number only: never overflows.
+            e = np.exp(-np.abs(x))
+            y = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        if isinstance(grad, np.ndarray) and isinstance(y, np.ndarray):  # first order: one pass
+            return pointwise.sigmoid_backward(grad, y)
         return grad * y * (1 - y)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..inplace import IndexPut, apply_inplace
+from ..kernels.scatter import index_add
 from .shape import Index, IndexAdd
 
 
@@ -146,7 +147,7 @@ def scatter_add_(input, dim: int, index, src):  # noqa: A002
     key = _key("scatter_add_", input, dim, index)
 
     def update(array, s):
-        np.add.at(array, key, _crop(s, index.shape))
+        index_add(array, key, _crop(s, index.shape))
 
     apply_inplace(input, "scatter_add_", update, lambda old, s: scatter_add(old, dim, index, s), src)
     return input

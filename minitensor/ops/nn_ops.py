@@ -29,6 +29,7 @@ from .. import random
 from ..autograd.function import Op, composite_grads
 from ..kernels import activation as act
 from ..kernels import layer_norm, softmax
+from ..kernels.scatter import index_add
 from . import reference
 from .shape import IndexAdd
 
@@ -354,7 +355,7 @@ class Embedding(Op):
                 rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
             return IndexAdd.apply(rows, key=indices, shape=ctx.weight_shape), None
         gw = np.zeros(ctx.weight_shape, dtype=grad.dtype)
-        np.add.at(gw, indices, rows)
+        index_add(gw, (indices,), rows)  # np.add.at; a row-loop kernel (kernels/scatter.py)
         if ctx.padding_idx is not None:
             gw[ctx.padding_idx] = 0
         return gw, None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels.scatter import index_add
 
 
 class Reshape(Op):
@@ -77,7 +78,7 @@ class IndexAdd(Op):
         ctx.key = key
         out = np.zeros(shape, dtype=values.dtype)
         if _is_advanced(key):
-            np.add.at(out, key, values)
+            index_add(out, key, values)  # np.add.at, with a kernel for integer-array keys
         else:
             out[key] = values
         return out

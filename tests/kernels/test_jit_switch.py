@@ -55,6 +55,7 @@ def test_switch_context_manager_and_decorator() -> None:
 
 def test_choose_picks_reference_serial_or_parallel(monkeypatch) -> None:
     monkeypatch.setattr(_jit, "PARALLEL_MIN", 100)
+    monkeypatch.setattr(_jit, "threads", lambda: 2)  # (a busy machine: the thread policy says 1)
     ref, serial, parallel = "reference", "serial", "parallel"
     previous = mt.jit_enabled()
     try:
@@ -107,6 +108,7 @@ layer(x, is_causal=True).sum().backward()
 t = mt.randn(4, 6, requires_grad=True)
 (t.softmax(-1) * t.log_softmax(0) + F.gelu(t, approximate="tanh")).sum().backward()
 _jit.PARALLEL_MIN = 1
+mt.set_thread_policy(False)  # parallel kernels even on a busy machine
 t.softmax(-1)  # a parallel kernel: numba's thread pool starts
 layer(x, is_causal=True).sum().backward()  # the fused attention kernels, calling NumPy's BLAS
 import numba

@@ -127,3 +127,35 @@ def test_one_hot():
         F.one_hot(mt.tensor([2]), 2)
     with pytest.raises(TypeError, match="integer Tensor of class ids"):
         F.one_hot(mt.tensor([1.0]))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_fused_binary_cross_entropy_equals_its_plain_form(reduction) -> None:
+    """ops/binary_loss.py: the one-node BCE (NumPy backward) gives the plain Tensor-op form's value
+    and gradients for p, target and weight, also at p = 0 and p = 1 (clamped logs)."""
+    from minitensor.ops.binary_loss import BinaryCrossEntropy, bce_plain
+
+    rng = np.random.default_rng(5)
+    p0 = rng.uniform(0.01, 0.99, (4, 5))
+    p0[0, :2], p0[1, :2] = 0.0, 1.0
+    t0, w0, g0 = rng.random((4, 5)), rng.random(5), rng.standard_normal((4, 5))
+    results = []
+    for fused in (True, False):
+        p, t, w = (mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in (p0, t0, w0))
+        out = BinaryCrossEntropy.apply(p, t, w, reduction=reduction) if fused else bce_plain(p, t, w, reduction)
+        out.backward(mt.tensor(g0 if reduction == "none" else 0.7, dtype=mt.float64))
+        results.append([out.numpy(), p.grad.numpy(), t.grad.numpy(), w.grad.numpy()])
+    for fused, plain in zip(*results):
+        np.testing.assert_allclose(fused, plain, rtol=1e-12, atol=1e-12)
+
+
+def test_fused_binary_cross_entropy_second_order() -> None:
+    """Its create_graph gradients come from the plain form: gradgradcheck on p, target and weight."""
+    from minitensor.autograd import gradgradcheck
+
+    rng = np.random.default_rng(6)
+    p = mt.tensor(rng.uniform(0.1, 0.9, (3, 4)), dtype=mt.float64, requires_grad=True)
+    t = mt.tensor(rng.random((3, 4)), dtype=mt.float64, requires_grad=True)
+    w = mt.tensor(rng.random(4), dtype=mt.float64, requires_grad=True)
+    weights = mt.tensor(rng.standard_normal((3, 4)), dtype=mt.float64)
+    assert gradgradcheck(lambda a, b, c: F.binary_cross_entropy(a, b, c, reduction="none") * weights, (p, t, w))

@@ -71,3 +71,18 @@ def test_einsum_type_errors():
         mt.einsum("i,i->", mt.ones(2), np.ones(2))
     with pytest.raises(TypeError, match="same dtype"):
         mt.einsum("i,i->", mt.ones(2), mt.ones(2, dtype=mt.float64))
+
+
+def test_large_operands_take_the_optimised_path_and_agree() -> None:
+    """From 4096 elements NumPy's path optimiser (BLAS) computes the contraction; same values and
+    gradients as the batched matmul."""
+    rng = np.random.default_rng(7)
+    a = mt.tensor(rng.standard_normal((4, 32, 64)), dtype=mt.float64, requires_grad=True)
+    b = mt.tensor(rng.standard_normal((4, 64, 16)), dtype=mt.float64, requires_grad=True)
+    w = mt.tensor(rng.standard_normal((4, 32, 16)), dtype=mt.float64)
+    (mt.einsum("bij,bjk->bik", a, b) * w).sum().backward()
+    grads = a.grad.numpy(), b.grad.numpy()
+    a.grad = b.grad = None
+    ((a @ b) * w).sum().backward()
+    np.testing.assert_allclose(grads[0], a.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(grads[1], b.grad.numpy(), rtol=1e-12)

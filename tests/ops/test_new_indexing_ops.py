@@ -190,3 +190,28 @@ def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
         results.append((h.detach().numpy().copy(), a.grad.numpy(), s.grad.numpy()))
     for m, t in zip(*results):
         np.testing.assert_allclose(m, t)
+
+
+def test_topk_selection_equals_a_stable_sort() -> None:
+    """topk's partition-based selection (ops/topk.py ``_smallest``) gives the first k of a stable
+    argsort (``_smallest_by_sorting``): the same indices, ties in index order, on every dim and k."""
+    from minitensor.ops.topk import _smallest, _smallest_by_sorting
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        shape = tuple(int(n) for n in rng.integers(1, 7, rng.integers(1, 4)))
+        keys = rng.integers(0, 3 if trial % 2 else 1000, shape).astype(np.float32)  # many ties, or few
+        if trial % 3 == 0:
+            keys[..., 0] = -np.inf
+        d = int(rng.integers(0, len(shape)))
+        k = int(rng.integers(0, shape[d] + 1))
+        np.testing.assert_array_equal(_smallest(keys, k, d), _smallest_by_sorting(keys, k, d))
+
+
+def test_topk_on_a_long_dim_takes_the_partition_and_keeps_ties_in_index_order() -> None:
+    rng = np.random.default_rng(1)
+    data = rng.integers(0, 20, (3, 400)).astype(np.float32)  # long rows (partition path), many ties
+    values, indices = mt.tensor(data).topk(7, dim=1)
+    expected = np.argsort(-data, axis=1, kind="stable")[:, :7]
+    np.testing.assert_array_equal(indices.numpy(), expected)
+    np.testing.assert_array_equal(values.numpy(), np.take_along_axis(data, expected, 1))

@@ -1,8 +1,9 @@
 """Binary cross-entropy: ``binary_cross_entropy`` (of probabilities) and
 ``binary_cross_entropy_with_logits`` (of scores, numerically stable).
 
-Both are compositions of differentiable Tensor ops (every order of gradient
-follows), shaped like PyTorch's:
+BCE is one graph node (``ops/binary_loss.py``: NumPy on arrays, its Tensor-op
+form under ``create_graph``); the logits version is a composition of
+differentiable Tensor ops.  Both follow PyTorch's formulas:
 
 - BCE:             l = -w * (t * log(p) + (1 - t) * log(1 - p)), each log clamped at -100
   (at p = 0 or 1 exactly the clamped log's gradient is 0, where PyTorch's is finite but huge);
@@ -12,7 +13,7 @@ follows), shaped like PyTorch's:
 
 from __future__ import annotations
 
-from ...functions import where
+from ...ops.binary_loss import BinaryCrossEntropy
 from ...ops.softplus import softplus
 from ...tensor import Tensor
 from ._checks import check_float, check_tensor
@@ -36,23 +37,13 @@ def _check(input, target, weight, reduction: str, fn: str) -> None:  # noqa: A00
         check_tensor(weight, "weight", fn)
 
 
-def _log(p: Tensor) -> Tensor:
-    """log(p) clamped at -100 (as PyTorch); at p = 0 the value is -100 and the gradient 0 (not NaN)."""
-    positive = p > 0
-    return where(positive, where(positive, p, 1.0).log().clamp(min=-100), -100.0)
-
-
 def binary_cross_entropy(input, target, weight=None, reduction: str = "mean") -> Tensor:  # noqa: A002
     """BCE between probabilities ``input`` (in [0, 1]) and targets of the same shape."""
     _check(input, target, weight, reduction, "binary_cross_entropy")
     p = input._data
     if p.size and (p.min() < 0 or p.max() > 1):
         raise ValueError("binary_cross_entropy: all elements of input should be between 0 and 1")
-    target = target.to(input.dtype)
-    loss = -(target * _log(input) + (1 - target) * _log(1 - input))
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return BinaryCrossEntropy.apply(input, target.to(input.dtype), weight, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(

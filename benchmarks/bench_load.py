@@ -1,0 +1,223 @@
+"""A training step on a quiet machine and beside a busy process: minitensor vs PyTorch.
+
+    python benchmarks/bench_load.py                    # demo, course and GPT size
+    python benchmarks/bench_load.py --configs course   # one size
+
+The step (the same model and optimizer, written once for both libraries):
+token embedding + position embedding -> encoder stack -> linear head ->
+cross-entropy over every position -> backward -> AdamW step.  Sizes
+(batch, sequence, E, heads, FF, layers, vocab, layer kind):
+
+- demo:   64, 8, 32, 4, 64, 2, 10, Post-LN (the demo's model, every position classified)
+- course: 32, 32, 64, 4, 256, 2, 65, Pre-LN, causal
+- GPT:    16, 64, 128, 4, 512, 4, 65, Pre-LN, causal
+
+"busy" runs the steps while a pure-Python spin loop, started by this script in
+a process of its own (not pinned to a core), keeps one core busy; "quiet"
+without it.  Conditions alternate over ``--rounds`` rounds, and within each,
+the implementations take turns of ``--turn`` seconds, so a change of the
+machine's own load hits all of them alike.  Printed: the median step time per
+implementation and condition, busy / quiet per implementation (target for
+minitensor: <= 1.3), and minitensor / PyTorch on the quiet machine (targets
+0.4 demo, 0.7 course, 0.9 GPT).  "minitensor, BLAS policy off" runs the same
+steps with the thread policy switched off (``mt.set_thread_policy(False)``):
+NumPy's BLAS and numba's kernels with their own thread counts for every call,
+as before the policy.  Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import minitensor as mt
+
+try:
+    import torch
+except ImportError:  # the PyTorch column is left out
+    torch = None
+
+# name: (batch, seq, E, heads, FF, layers, vocab, norm_first, causal)
+CONFIGS = {
+    "demo": (64, 8, 32, 4, 64, 2, 10, False, False),
+    "course": (32, 32, 64, 4, 256, 2, 65, True, True),
+    "GPT": (16, 64, 128, 4, 512, 4, 65, True, True),
+}
+TARGET_VS_TORCH = {"demo": 0.4, "course": 0.7, "GPT": 0.9}
+TARGET_BUSY = 1.3
+MT, MT_OFF, PT = "minitensor", "minitensor, policy off", "PyTorch"
+
+
+def build(lib, cfg: tuple, seed: int = 0):
+    """(step, first loss) for ``lib`` (minitensor or torch): one AdamW training step on a fixed batch."""
+    n, s, e, h, ff, layers, vocab, norm_first, causal = cfg
+    nn, F = lib.nn, lib.nn.functional
+    lib.manual_seed(seed)
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(vocab, e)
+            self.pos = nn.Embedding(s, e)
+            layer = nn.TransformerEncoderLayer(e, h, ff, dropout=0.0, batch_first=True, norm_first=norm_first)
+            self.encoder = nn.TransformerEncoder(layer, layers, norm=nn.LayerNorm(e) if norm_first else None)
+            self.head = nn.Linear(e, vocab)
+
+        def forward(self, tokens, positions, targets, mask):
+            x = self.tok(tokens) + self.pos(positions)
+            x = self.encoder(x, mask=mask, is_causal=causal)
+            logits = self.head(x)
+            return F.cross_entropy(logits.reshape(-1, vocab), targets.reshape(-1))
+
+    rng = np.random.default_rng(seed)
+    tokens = lib.tensor(rng.integers(0, vocab, (n, s)))
+    targets = lib.tensor(rng.integers(0, vocab, (n, s)))
+    positions = lib.arange(s)
+    mask = nn.Transformer.generate_square_subsequent_mask(s) if causal else None
+    model = LM()
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step():
+        opt.zero_grad()
+        loss = model(tokens, positions, targets, mask)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step, model
+
+
+def copy_weights(source, target) -> None:
+    """Load the PyTorch model's weights into the minitensor model (same names and shapes)."""
+    target.load_state_dict({k: v.detach().numpy().copy() for k, v in source.state_dict().items()})
+
+
+class Spinner:
+    """``with Spinner():`` a pure-Python busy loop runs in a process of its own."""
+
+    def __enter__(self):
+        self.proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        time.sleep(0.2)  # let it start and take its core
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def _calls(step, seconds: float, at_least: int) -> list:
+    """Call ``step`` for ``seconds`` (at least ``at_least`` times); each call's duration."""
+    times = []
+    start = time.perf_counter()
+    while len(times) < at_least or time.perf_counter() - start < seconds:
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def measure(steps: dict, rounds: int, turn: float) -> dict:
+    """(impl, condition) -> median seconds per step; conditions alternate, implementations take turns."""
+    for step in steps.values():
+        _calls(step, 0.5, 20)  # warm-up (PyTorch's first steps are slow; numba compiles)
+    times = {(name, cond): [] for name in steps for cond in ("quiet", "busy")}
+    for r in range(rounds):
+        for cond in ("quiet", "busy") if r % 2 == 0 else ("busy", "quiet"):
+            spinner = Spinner() if cond == "busy" else None
+            if spinner:
+                spinner.__enter__()
+            try:
+                for name, step in steps.items():
+                    times[name, cond].extend(_calls(step, turn, 3)[1:])
+            finally:
+                if spinner:
+                    spinner.__exit__()
+    return {key: statistics.median(v) for key, v in times.items()}
+
+
+def bench(name: str, rounds: int, turn: float) -> dict:
+    cfg = CONFIGS[name]
+    steps = {}
+    mt_step, mt_model = build(mt, cfg)
+    if torch is not None:
+        torch_step, torch_model = build(torch, cfg)
+        copy_weights(torch_model, mt_model)
+        first = float(mt_step().item()), float(torch_step().item())
+        if abs(first[0] - first[1]) > 1e-4 * max(1.0, abs(first[1])):
+            print(f"warning: {name}: first losses differ: minitensor {first[0]:.6f}, PyTorch {first[1]:.6f}")
+
+    def mt_off():
+        mt.set_thread_policy(False)
+        try:
+            mt_step()
+        finally:
+            mt.set_thread_policy(True)
+
+    steps[MT] = mt_step
+    if hasattr(mt, "set_thread_policy"):  # (a minitensor from before the policy: no such row)
+        steps[MT_OFF] = mt_off
+    if torch is not None:
+        steps[PT] = torch_step
+    return measure(steps, rounds, turn)
+
+
+def machine() -> str:
+    cpu = platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    torch_version = f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch absent"
+    return (
+        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs, load average {load}; "
+        f"Python {platform.python_version()}, numpy {np.__version__}, minitensor {mt.__version__}, {torch_version}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", nargs="+", choices=list(CONFIGS), default=list(CONFIGS))
+    parser.add_argument("--rounds", type=int, default=4, help="quiet/busy rounds (alternating)")
+    parser.add_argument("--turn", type=float, default=0.4, help="seconds per implementation per round")
+    opts = parser.parse_args()
+    print(machine(), flush=True)
+    print("| size | implementation | quiet ms | busy ms | busy / quiet | quiet × PyTorch |")
+    print("|---|---|---:|---:|---:|---:|")
+    verdicts = []
+    for name in opts.configs:
+        ms = {k: v * 1000 for k, v in bench(name, opts.rounds, opts.turn).items()}
+        impls = sorted({k[0] for k in ms}, key=[MT, MT_OFF, PT].index)
+        for impl in impls:
+            quiet, busy = ms[impl, "quiet"], ms[impl, "busy"]
+            vs = f"{quiet / ms[PT, 'quiet']:.2f}" if torch is not None else "n/a"
+            print(f"| {name} | {impl} | {quiet:.2f} | {busy:.2f} | {busy / quiet:.2f} | {vs} |", flush=True)
+        slow = ms[MT, "busy"] / ms[MT, "quiet"]
+        verdicts.append(f"- {name}: busy / quiet {slow:.2f} (target <= {TARGET_BUSY}): {_met(slow <= TARGET_BUSY)}")
+        if torch is not None:
+            ratio = ms[MT, "quiet"] / ms[PT, "quiet"]
+            limit = TARGET_VS_TORCH[name]
+            verdicts.append(f"- {name}: quiet step {ratio:.2f}x PyTorch (target <= {limit}): {_met(ratio <= limit)}")
+        off = ms[MT, "quiet"] / ms.get((MT_OFF, "quiet"), float("nan"))
+        verdicts.append(f"- {name}: quiet step with the policy / without {off:.2f} (not slower: <= 1.0)")
+    print()
+    print("\n".join(verdicts))
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    print(f"load average at the end: {load}")
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+if __name__ == "__main__":
+    main()

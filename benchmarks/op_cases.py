@@ -1,0 +1,218 @@
+"""The ops that ``bench_ops.py`` times: every public differentiable op, one case each.
+
+A case is ``Case(name, family, inputs, run, constants)``: ``inputs(rng, rows,
+cols)`` makes the NumPy inputs (float arrays become leaf tensors that require
+gradients, except those at the positions in ``constants``; integer and bool
+arrays stay constant), and ``run(lib, F, *tensors)`` is the op, written once for
+both libraries (``lib`` is ``minitensor`` or ``torch``, ``F`` its
+``nn.functional``): minitensor mirrors PyTorch's API, so the same line runs on
+both.  The main input ``x`` has ``rows x cols`` float32 elements (256 x 512 =
+2^17, or 16 x 16).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+F32 = np.float32
+
+
+class Case(NamedTuple):
+    name: str
+    family: str
+    inputs: Callable  # (rng, rows, cols) -> tuple of arrays
+    run: Callable  # (lib, F, *tensors) -> tensor
+    constants: tuple = ()  # positions of float inputs that need no gradient
+
+
+def _x(rng, r, c):
+    return (rng.standard_normal((r, c), dtype=F32),)
+
+
+def _pos(rng, r, c):
+    return (rng.uniform(0.5, 2.0, (r, c)).astype(F32),)
+
+
+def _xy(rng, r, c):
+    return rng.standard_normal((r, c), dtype=F32), rng.standard_normal((r, c), dtype=F32)
+
+
+def _x_row(rng, r, c):
+    return rng.standard_normal((r, c), dtype=F32), rng.standard_normal(c, dtype=F32)
+
+
+def _x_div(rng, r, c):
+    return rng.standard_normal((r, c), dtype=F32), rng.uniform(0.5, 2.0, (r, c)).astype(F32)
+
+
+def _x_index(rng, r, c):
+    """x and r row indices (with repeats: the backward must add them up)."""
+    return rng.standard_normal((r, c), dtype=F32), rng.integers(0, r, r)
+
+
+def _x_gather(rng, r, c):
+    """x and an index of shape (r, c // 2) into dim 1, with repeats."""
+    return rng.standard_normal((r, c), dtype=F32), rng.integers(0, c, (r, c // 2))
+
+
+def _scatter(rng, r, c):
+    """x, an index of shape (r, c // 2) into dim 1 without repeats in a row, and src."""
+    index = np.argsort(rng.random((r, c)), axis=1)[:, : c // 2]
+    return rng.standard_normal((r, c), dtype=F32), index, rng.standard_normal((r, c // 2), dtype=F32)
+
+
+def _x_mask(rng, r, c):
+    return rng.standard_normal((r, c), dtype=F32), rng.random((r, c)) < 0.3
+
+
+def _where(rng, r, c):
+    return rng.random((r, c)) < 0.5, *_xy(rng, r, c)
+
+
+def _matmul(rng, r, c):
+    """x (r, c) and w (c, c // 2)."""
+    return rng.standard_normal((r, c), dtype=F32), rng.standard_normal((c, c // 2), dtype=F32) / np.sqrt(F32(c))
+
+
+def _linear(rng, r, c):
+    """x (r, c), weight (c // 2, c), bias (c // 2,)."""
+    w = rng.standard_normal((c // 2, c), dtype=F32) / np.sqrt(F32(c))
+    return rng.standard_normal((r, c), dtype=F32), w, rng.standard_normal(c // 2, dtype=F32)
+
+
+def _bmm(rng, r, c):
+    """(8, r // 8, c) @ (8, c, c // 2)."""
+    b = max(1, r // 8)
+    x = rng.standard_normal((8, b, c), dtype=F32)
+    return x, rng.standard_normal((8, c, c // 2), dtype=F32) / np.sqrt(F32(c))
+
+
+def _layer_norm(rng, r, c):
+    return (
+        rng.standard_normal((r, c), dtype=F32),
+        1 + rng.standard_normal(c, dtype=F32) / 4,
+        rng.standard_normal(c, dtype=F32),
+    )
+
+
+def _embedding(rng, r, c):
+    """r * 8 token ids (with repeats) into a (r, c) table: 8 rows of output per table row."""
+    return rng.integers(0, r, (r, 8)), rng.standard_normal((r, c), dtype=F32)
+
+
+def _classes(rng, r, c):
+    """logits (r, c) and a class index per row."""
+    return rng.standard_normal((r, c), dtype=F32), rng.integers(0, c, r)
+
+
+def _probs(rng, r, c):
+    return rng.uniform(0.05, 0.95, (r, c)).astype(F32), (rng.random((r, c)) < 0.5).astype(F32)
+
+
+def _kl(rng, r, c):
+    logp = rng.standard_normal((r, c), dtype=F32)
+    target = rng.random((r, c)).astype(F32)
+    return logp, target / target.sum(axis=1, keepdims=True)
+
+
+def _attention(rng, r, c):
+    """q, k, v of shape (r // 16 or 1, 4, 16, c // 4): batch, heads, sequence, head dim."""
+    shape = (max(1, r // 16), 4, 16, max(1, c // 4))
+    return tuple(rng.standard_normal(shape, dtype=F32) for _ in range(3))
+
+
+def _dropout(lib, F, x):
+    return F.dropout(x, 0.1, training=True)
+
+
+CASES = [
+    # elementwise
+    Case("x + y", "elementwise", _xy, lambda lib, F, x, y: x + y),
+    Case("x + b (broadcast)", "elementwise", _x_row, lambda lib, F, x, b: x + b),
+    Case("x - y", "elementwise", _xy, lambda lib, F, x, y: x - y),
+    Case("x * y", "elementwise", _xy, lambda lib, F, x, y: x * y),
+    Case("x / y", "elementwise", _x_div, lambda lib, F, x, y: x / y),
+    Case("-x", "elementwise", _x, lambda lib, F, x: -x),
+    Case("x ** 2", "elementwise", _x, lambda lib, F, x: x**2),
+    Case("x ** 3.0", "elementwise", _x, lambda lib, F, x: x**3.0),
+    Case("x ** 2.5", "elementwise", _pos, lambda lib, F, x: x**2.5),
+    Case("exp", "elementwise", _x, lambda lib, F, x: x.exp()),
+    Case("log", "elementwise", _pos, lambda lib, F, x: x.log()),
+    Case("sqrt", "elementwise", _pos, lambda lib, F, x: x.sqrt()),
+    Case("abs", "elementwise", _x, lambda lib, F, x: x.abs()),
+    Case("sin", "elementwise", _x, lambda lib, F, x: lib.sin(x)),
+    Case("cos", "elementwise", _x, lambda lib, F, x: lib.cos(x)),
+    Case("clamp", "elementwise", _x, lambda lib, F, x: x.clamp(-0.5, 0.5)),
+    # activations
+    Case("relu", "activation", _x, lambda lib, F, x: F.relu(x)),
+    Case("sigmoid", "activation", _x, lambda lib, F, x: lib.sigmoid(x)),
+    Case("tanh", "activation", _x, lambda lib, F, x: lib.tanh(x)),
+    Case("gelu", "activation", _x, lambda lib, F, x: F.gelu(x)),
+    Case("gelu (tanh)", "activation", _x, lambda lib, F, x: F.gelu(x, approximate="tanh")),
+    Case("silu", "activation", _x, lambda lib, F, x: F.silu(x)),
+    Case("softplus", "activation", _x, lambda lib, F, x: F.softplus(x)),
+    # reductions
+    Case("sum", "reduction", _x, lambda lib, F, x: x.sum()),
+    Case("sum(dim=-1)", "reduction", _x, lambda lib, F, x: x.sum(-1)),
+    Case("mean(dim=0)", "reduction", _x, lambda lib, F, x: x.mean(0)),
+    Case("var(dim=-1)", "reduction", _x, lambda lib, F, x: x.var(-1)),
+    Case("std(dim=-1)", "reduction", _x, lambda lib, F, x: x.std(-1)),
+    Case("amax(dim=-1)", "reduction", _x, lambda lib, F, x: x.amax(-1)),
+    Case("max(dim=-1)", "reduction", _x, lambda lib, F, x: x.max(-1)[0]),
+    Case("logsumexp", "reduction", _x, lambda lib, F, x: x.logsumexp(-1)),
+    Case("norm(dim=-1)", "reduction", _x, lambda lib, F, x: x.norm(dim=-1)),
+    Case("cumsum", "reduction", _x, lambda lib, F, x: x.cumsum(-1)),
+    Case("topk(4)", "reduction", _x, lambda lib, F, x: x.topk(4)[0]),
+    # shape ops
+    Case("reshape + transpose", "shape", _x, lambda lib, F, x: x.reshape(-1, 8, 8).transpose(1, 2).reshape(x.shape)),
+    Case("permute + contiguous", "shape", _x, lambda lib, F, x: x.reshape(-1, 8, 8).permute(2, 0, 1).contiguous()),
+    Case("t()", "shape", _x, lambda lib, F, x: x.t()),
+    Case("unsqueeze + expand", "shape", _x_row, lambda lib, F, x, b: b.unsqueeze(0).expand(x.shape[0], -1)),
+    Case("flatten", "shape", _x, lambda lib, F, x: x.reshape(-1, 2, x.shape[1] // 2).flatten(1)),
+    Case("squeeze", "shape", _x, lambda lib, F, x: x.unsqueeze(1).squeeze(1)),
+    Case("chunk", "shape", _x, lambda lib, F, x: x.chunk(4, -1)[1]),
+    Case("split", "shape", _x, lambda lib, F, x: x.split(4, 0)[1]),
+    Case("flip", "shape", _x, lambda lib, F, x: x.flip(-1)),
+    Case("repeat", "shape", _x, lambda lib, F, x: x.repeat(1, 2)),
+    Case("narrow", "shape", _x, lambda lib, F, x: x.narrow(1, 1, x.shape[1] // 2)),
+    Case("tril", "shape", _x, lambda lib, F, x: lib.tril(x)),
+    Case("pad", "shape", _x, lambda lib, F, x: F.pad(x, (1, 2))),
+    Case("unbind", "shape", _x, lambda lib, F, x: x.unbind(0)[1]),
+    # indexing, scatter and gather
+    Case("x[:, 1:-1:2]", "indexing", _x, lambda lib, F, x: x[:, 1:-1:2]),
+    Case("x[int array]", "indexing", _x_index, lambda lib, F, x, i: x[i]),
+    Case("x[bool mask]", "indexing", _x_mask, lambda lib, F, x, m: x[m]),
+    Case("gather", "indexing", _x_gather, lambda lib, F, x, i: x.gather(1, i)),
+    Case("scatter", "indexing", _scatter, lambda lib, F, x, i, s: x.scatter(1, i, s)),
+    Case("scatter_add", "indexing", _scatter, lambda lib, F, x, i, s: x.scatter_add(1, i, s)),
+    Case("index_fill", "indexing", _x_index, lambda lib, F, x, i: x.index_fill(0, i, 0.5)),
+    # cat, stack, where, masked_fill
+    Case("cat", "combine", _xy, lambda lib, F, x, y: lib.cat([x, y], 1)),
+    Case("stack", "combine", _xy, lambda lib, F, x, y: lib.stack([x, y], 0)),
+    Case("where", "combine", _where, lambda lib, F, m, x, y: lib.where(m, x, y)),
+    Case("masked_fill", "combine", _x_mask, lambda lib, F, x, m: x.masked_fill(m, 0.0)),
+    # matmul family
+    Case("matmul", "matmul", _matmul, lambda lib, F, x, w: x @ w),
+    Case("linear", "matmul", _linear, lambda lib, F, x, w, b: F.linear(x, w, b)),
+    Case("bmm", "matmul", _bmm, lambda lib, F, x, w: lib.bmm(x, w)),
+    Case("einsum", "matmul", _matmul, lambda lib, F, x, w: lib.einsum("ij,jk->ik", x, w)),
+    # softmax family
+    Case("softmax", "softmax", _x, lambda lib, F, x: x.softmax(-1)),
+    Case("log_softmax", "softmax", _x, lambda lib, F, x: x.log_softmax(-1)),
+    Case("attention", "softmax", _attention, lambda lib, F, q, k, v: F.scaled_dot_product_attention(q, k, v)),
+    # normalization, embedding
+    Case("layer_norm", "norm", _layer_norm, lambda lib, F, x, w, b: F.layer_norm(x, x.shape[-1:], w, b)),
+    Case("embedding", "embedding", _embedding, lambda lib, F, i, w: F.embedding(i, w)),
+    # losses
+    Case("cross_entropy", "loss", _classes, lambda lib, F, x, t: F.cross_entropy(x, t)),
+    Case("nll_loss", "loss", _classes, lambda lib, F, x, t: F.nll_loss(x, t)),
+    Case("mse_loss", "loss", _xy, lambda lib, F, x, y: F.mse_loss(x, y)),
+    Case("binary_cross_entropy", "loss", _probs, lambda lib, F, p, t: F.binary_cross_entropy(p, t), (1,)),
+    Case("bce_with_logits", "loss", _xy, lambda lib, F, x, y: F.binary_cross_entropy_with_logits(x, y)),
+    Case("kl_div", "loss", _kl, lambda lib, F, x, t: F.kl_div(x, t, reduction="batchmean"), (1,)),
+    # dropout
+    Case("dropout", "dropout", _x, _dropout),
+]

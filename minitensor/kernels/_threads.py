@@ -1,0 +1,114 @@
+"""The thread policy: NumPy's BLAS and the parallel kernels use only the cores that are free.
+
+Why.  A parallel region (a multi-threaded GEMM in OpenBLAS, a ``parallel=True``
+kernel) splits its work over threads and waits for the last one.  When another
+process keeps a core busy, the thread that landed there waits for the scheduler
+(milliseconds) and the region takes as long as the slowest share: on a 2-core
+machine with one busy core, a training step on 2 threads took 3-5x its quiet
+time, and 1.0-1.1x on 1 thread.  On a quiet machine the threads pay off.  So the
+count follows the machine: every ``CHECK_EVERY`` seconds (at most; the check is
+made when an op asks, one clock read per call otherwise) :func:`threads` reads
+how much CPU time the other processes took since the last check
+(``/proc/stat``: the busy time of the cores this process may run on, minus this
+process's own CPU time) and uses ``round(free cores)`` threads, at least 1 and
+at most the BLAS's own setting at the first check (``OPENBLAS_NUM_THREADS``, or
+one per core).  NumPy's BLAS is set to that count (``openblas_set_num_threads``),
+and ``kernels._jit.choose`` takes a kernel's serial version when it is 1.
+
+Where ``/proc/stat`` or the OpenBLAS functions are missing (macOS, Windows,
+another BLAS), nothing changes: the BLAS keeps its own setting and the kernels
+their own thresholds.  ``set_thread_policy(False)`` switches the policy off
+(the BLAS goes back to its setting), ``thread_policy_enabled()`` tells.
+
+>>> n = threads()
+>>> 1 <= n <= (os.cpu_count() or 1)
+True
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+CHECK_EVERY = 0.1  # seconds between two readings of /proc/stat (~20 µs each)
+# threads: the policy's count; most: the BLAS's own setting; last: (time, busy s, own CPU s)
+_state = {"enabled": True, "due": 0.0, "threads": None, "most": None, "last": None}
+
+
+def thread_policy_enabled() -> bool:
+    """True when the thread count follows the machine's free cores (the default)."""
+    return _state["enabled"]
+
+
+def set_thread_policy(enabled: bool) -> None:
+    """Switch the thread policy on (True) or off (False: BLAS and kernels keep their own threads)."""
+    if not isinstance(enabled, (bool, int)):
+        raise TypeError(f"set_thread_policy: enabled must be a bool, got {type(enabled).__name__}")
+    if _state["most"] is not None and bool(enabled) != _state["enabled"]:
+        _set_blas_threads(_state["threads"] if enabled else _state["most"])
+    _state["enabled"] = bool(enabled)
+
+
+def threads() -> int:
+    """The number of threads a parallel region may use now (see the module docstring)."""
+    now = time.monotonic()
+    if now >= _state["due"]:
+        _state["due"] = now + CHECK_EVERY
+        _update(now)
+    return _state["threads"] if _state["enabled"] else _state["most"]
+
+
+def _update(now: float) -> None:
+    """Read the machine's load since the last reading and set the thread count from it."""
+    if _state["most"] is None:
+        _state["most"] = _blas_threads() or len(_cpus())
+        _state["threads"] = _state["most"]
+    reading = _cpu_seconds()
+    if reading is None:  # no /proc/stat: keep the BLAS's own setting
+        return
+    last, _state["last"] = _state["last"], (now, *reading)
+    if last is None:
+        return
+    others = ((reading[0] - last[1]) - (reading[1] - last[2])) / (now - last[0])  # cores busy elsewhere
+    count = max(1, min(_state["most"], round(len(_cpus()) - others)))
+    if count != _state["threads"]:
+        if _state["enabled"]:
+            _set_blas_threads(count)
+        _state["threads"] = count
+
+
+def _cpus() -> set:
+    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+
+
+def _cpu_seconds() -> tuple | None:
+    """(busy seconds of the cores this process may use, this process's CPU seconds), or None."""
+    try:
+        with open("/proc/stat") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    cpus, tick, busy = _cpus(), os.sysconf("SC_CLK_TCK"), 0
+    for line in lines:
+        name, *fields = line.split()
+        if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus:
+            ticks = [int(v) for v in fields]
+            busy += sum(ticks[:8]) - ticks[3] - ticks[4]  # all but idle and iowait (guest is in user)
+    return busy / tick, time.process_time()
+
+
+def _blas_threads() -> int | None:
+    get = _blas_functions().get("get")
+    return get() if get is not None else None
+
+
+def _set_blas_threads(count: int) -> None:
+    set_ = _blas_functions().get("set")
+    if set_ is not None:
+        set_(count)
+
+
+def _blas_functions() -> dict:
+    from . import _blas
+
+    return _blas.thread_functions()

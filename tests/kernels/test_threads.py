@@ -1,0 +1,110 @@
+"""The thread policy (kernels/_threads.py): the thread count follows the machine's free cores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+from minitensor.kernels import _blas, _jit, _threads
+
+
+@pytest.fixture
+def fake_machine(monkeypatch):
+    """A 2-core machine whose /proc/stat readings and BLAS calls the test controls.
+
+    ``machine["busy"]``: busy seconds of both cores so far; ``machine["own"]``: this process's CPU
+    seconds; ``machine["clock"]``: the time; ``machine["set"]``: the BLAS thread counts set, in order.
+    """
+    machine = {"busy": 0.0, "own": 0.0, "clock": 100.0, "set": [], "proc_stat": True}
+    monkeypatch.setattr(_threads, "_cpus", lambda: {0, 1})
+    monkeypatch.setattr(
+        _threads, "_cpu_seconds", lambda: (machine["busy"], machine["own"]) if machine["proc_stat"] else None
+    )
+    monkeypatch.setattr(_threads.time, "monotonic", lambda: machine["clock"])
+    monkeypatch.setattr(_threads, "_blas_threads", lambda: 2)
+    monkeypatch.setattr(_threads, "_set_blas_threads", machine["set"].append)
+    monkeypatch.setattr(_threads, "_state", {"enabled": True, "due": 0.0, "threads": None, "most": None, "last": None})
+    return machine
+
+
+def advance(machine: dict, seconds: float, others: float, own: float) -> int:
+    """Let ``seconds`` pass with ``others`` cores busy elsewhere and ``own`` cores busy here; then threads()."""
+    machine["clock"] += seconds
+    machine["busy"] += seconds * (others + own)
+    machine["own"] += seconds * own
+    return _threads.threads()
+
+
+def test_a_quiet_machine_keeps_the_blas_setting(fake_machine) -> None:
+    assert _threads.threads() == 2
+    assert advance(fake_machine, 0.2, others=0.0, own=2.0) == 2  # our own threads are not "others"
+    assert fake_machine["set"] == []
+
+
+def test_a_busy_core_leaves_one_thread_and_a_free_one_gives_it_back(fake_machine) -> None:
+    _threads.threads()
+    assert advance(fake_machine, 0.2, others=1.0, own=1.0) == 1
+    assert fake_machine["set"] == [1]
+    assert advance(fake_machine, 0.05, others=0.0, own=1.0) == 1  # no new reading within CHECK_EVERY
+    assert advance(fake_machine, 0.2, others=0.1, own=1.0) == 2
+    assert fake_machine["set"] == [1, 2]
+
+
+def test_never_more_than_the_blas_setting_nor_fewer_than_one(fake_machine) -> None:
+    _threads.threads()
+    assert advance(fake_machine, 0.2, others=2.0, own=0.5) == 1
+    assert advance(fake_machine, 0.2, others=-1.0, own=0.0) == 2  # (clock-tick noise can go below 0)
+
+
+def test_without_proc_stat_nothing_changes(fake_machine) -> None:
+    fake_machine["proc_stat"] = False
+    _threads.threads()
+    assert advance(fake_machine, 0.2, others=2.0, own=0.0) == 2
+    assert fake_machine["set"] == []
+
+
+def test_switching_the_policy_off_restores_the_blas_setting(fake_machine) -> None:
+    _threads.threads()
+    advance(fake_machine, 0.2, others=1.0, own=1.0)
+    mt.set_thread_policy(False)
+    try:
+        assert not mt.thread_policy_enabled()
+        assert _threads.threads() == 2
+        assert fake_machine["set"] == [1, 2]
+    finally:
+        mt.set_thread_policy(True)
+    assert fake_machine["set"] == [1, 2, 1]
+    assert _threads.threads() == 1
+
+
+def test_set_thread_policy_rejects_non_bools() -> None:
+    with pytest.raises(TypeError, match="enabled must be a bool, got str"):
+        mt.set_thread_policy("yes")
+
+
+def test_one_thread_picks_the_serial_kernel(fake_machine) -> None:
+    x = np.zeros(_jit.PARALLEL_MIN, dtype=np.float32)
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(True)
+    try:
+        _threads.threads()
+        assert _jit.choose(x, "reference", "serial", "parallel") == "parallel"
+        advance(fake_machine, 0.2, others=1.0, own=1.0)
+        assert _jit.choose(x, "reference", "serial", "parallel") == "serial"
+    finally:
+        mt.set_jit_enabled(previous)
+
+
+def test_a_blas_without_thread_functions_is_left_alone(monkeypatch) -> None:
+    monkeypatch.setattr(_blas, "_threads", {"searched": True})
+    assert _threads._blas_threads() is None
+    _threads._set_blas_threads(1)  # a no-op, no error
+    with _blas.single_threaded():
+        assert np.allclose(np.ones((2, 2)) @ np.ones((2, 2)), 2.0)
+
+
+def test_the_real_machine_reading_is_sane() -> None:
+    busy, own = _threads._cpu_seconds() or (0.0, 0.0)
+    assert busy >= 0 and own > 0
+    assert 1 <= _threads.threads() <= max(1, _threads._state["most"])

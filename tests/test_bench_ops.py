@@ -1,0 +1,53 @@
+"""benchmarks/bench_ops.py's table logic: geometric mean, target verdicts, and every case runs on
+minitensor (the timing itself is not run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+import minitensor.nn.functional as F
+
+FOLDER = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(FOLDER))
+    spec = importlib.util.spec_from_file_location("bench_ops", FOLDER / "bench_ops.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("op_cases", None)
+
+
+def test_report_prints_the_geometric_mean_and_the_verdicts(bench) -> None:
+    cases = bench.CASES[:3]
+    rows = [(cases[0], 2e-6, 1e-6, True), (cases[1], 1e-6, 4e-6, True), (cases[2], 3e-6, 1e-6, False)]
+    text = bench.report("2^17", rows)
+    assert "geometric mean 1.14 over 3 ops" in text  # (2 * 0.25 * 3) ** (1/3)
+    assert "- target: geometric mean <= 1.0: NOT met" in text
+    assert f"- target: no op above 2.0x: NOT met ({cases[2].name} 3.00)" in text
+    assert "3.00 DIFFERS" in text
+    tiny = bench.report("16x16", [(cases[1], 1e-6, 4e-6, True)])
+    assert "- target: geometric mean <= 0.8: met" in tiny and "no op above" not in tiny
+
+
+@pytest.mark.parametrize("shape", [(16, 16), (32, 64)])
+def test_every_case_runs_forward_and_backward_on_minitensor(bench, shape) -> None:
+    names = [case.name for case in bench.CASES]
+    assert len(names) == len(set(names)) >= 70
+    for case in bench.CASES:
+        rng = np.random.default_rng(0)
+        arrays = case.inputs(rng, *shape)
+        step, leaves = bench.make_step(case, mt, F, arrays, None)
+        out = case.run(mt, F, *leaves)
+        grad = rng.standard_normal(out.shape).astype(np.float32) if out.shape else None
+        step, leaves = bench.make_step(case, mt, F, arrays, grad)
+        step()
+        assert any(t.grad is not None for t in leaves if t.requires_grad), case.name
