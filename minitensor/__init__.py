@@ -7,7 +7,8 @@
 (3,)
 """
 
-from .tensor import Tensor  # noqa: I001  (Tensor first: the ops import it)
+from . import _malloc  # noqa: F401, I001  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
+from .tensor import Tensor  # (Tensor before the ops: they import it)
 from . import autograd
 from .autograd import (
     enable_grad,

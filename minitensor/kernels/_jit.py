@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -75,23 +76,57 @@ class jit_disabled:
         return wrapper
 
 
-PARALLEL_MIN = 1 << 18  # elements; a parallel launch costs ~30-90 us (threads wake up), below this it loses
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+MIN_LAUNCH = 20e-6  # seconds: no machine wakes its threads faster, so less work never goes parallel
+PAYS_FROM = 4  # launches' worth of serial work from which a parallel kernel is faster (parallel_pays)
+_launch = {"seconds": None}  # what one parallel launch costs here (launch_seconds, measured once)
 
 
-def choose(x: np.ndarray, reference, serial, parallel=None, cost: float = 1):
+def choose(x: np.ndarray, reference, serial, parallel=None, ns: float = 1.0):
     """The implementation to run on array ``x``: ``reference`` (NumPy) when the JIT is off, ``x`` is
-    empty or not float32/float64; else ``parallel`` (when given) for ``x.size * cost >= PARALLEL_MIN``
-    (``cost``: work per element relative to a softmax) while the thread policy allows more than one
-    thread (``_threads.threads()``: other processes leave a core free), else ``serial``.
+    empty or not float32/float64; else ``parallel`` (when given) when it pays (``parallel_pays``:
+    the serial time, ``x.size * ns`` nanoseconds, is at least ``PAYS_FROM`` times what a parallel
+    launch costs on this machine, and the thread policy allows more than one thread), else ``serial``.
 
-    The three take the same arguments, so the caller writes ``choose(x, ...)(x, out, ...)``.
+    ``ns``: the serial kernel's time per element of ``x`` (measured on one AVX-512 core; an estimate
+    to within a factor of two is enough).  The three take the same arguments, so the caller writes
+    ``choose(x, ...)(x, out, ...)``.
     """
     if not _state["enabled"] or x.size == 0 or x.dtype not in _KERNEL_DTYPES:
         return reference
-    if parallel is not None and x.size * cost >= PARALLEL_MIN and threads() > 1:
+    if parallel is not None and parallel_pays(x.size * ns * 1e-9):
         return parallel
     return serial
+
+
+def parallel_pays(serial_seconds: float) -> bool:
+    """True when splitting ``serial_seconds`` of work over the threads saves more than it costs.
+
+    A launch costs ``launch_seconds()`` (the threads wake up), and two threads save at most half the
+    work, in practice about a third (memory bandwidth, each block's own start): so it pays from
+    ``PAYS_FROM`` launches' worth of work, when the thread policy (``_threads.threads()``) allows
+    more than one thread.
+    """
+    if serial_seconds < PAYS_FROM * MIN_LAUNCH:
+        return False
+    return threads() > 1 and serial_seconds >= PAYS_FROM * launch_seconds()
+
+
+def launch_seconds() -> float:
+    """What one launch of a parallel kernel costs on this machine, measured on the first call: the
+    median of 9 launches of a kernel with nothing to do.  Waking numba's sleeping threads takes
+    ~10 µs on a desktop, but ~100 µs on a virtual machine whose idle cores halt (measured on the
+    2-core VM of docs/performance.md), so the work that pays for threads differs tenfold."""
+    if _launch["seconds"] is None:
+        out = np.zeros(64)
+        _wake(out)  # compile (or load) and start the pool
+        times = []
+        for _ in range(9):
+            start = time.perf_counter()
+            _wake(out)
+            times.append(time.perf_counter() - start)
+        _launch["seconds"] = max(MIN_LAUNCH, sorted(times)[len(times) // 2])
+    return _launch["seconds"]
 
 
 class LazyKernel:
@@ -157,3 +192,10 @@ def _start_threads(numba) -> None:
         except ValueError:
             numba.config.THREADING_LAYER = "workqueue"
     numba.get_num_threads()  # launches the pool (a no-op once it runs)
+
+
+@njit(parallel=True)
+def _wake(out):
+    """A parallel kernel with (almost) nothing to do: its run time is the launch cost."""
+    for i in prange(out.size):
+        out[i] += 1.0

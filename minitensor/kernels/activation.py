@@ -41,7 +41,7 @@ _INV_SQRT_2PI = 0.39894228040143267794
 _SQRT_2_OVER_PI = 0.79788456080286535588
 _CUBIC = 0.044715
 _TANH_CLIP = 50.0
-_GELU_COST = 3  # SIMD erf or exp: ~3x the work of a ReLU per element, parallel from 1/3 the size
+_GELU_NS, _GELU_TANH_NS = 1.0, 2.0  # serial ns per element (forward; the backward ~2)
 
 
 # ------------------------------------------------------------------ ReLU
@@ -79,7 +79,7 @@ def _relu_rows_numpy(z, b, keep, scale) -> None:
 
 def relu_forward(z: np.ndarray, bias, keep, scale: float) -> np.ndarray:
     """relu(z + bias) * keep * scale, written over ``z`` (rows, N) and returned."""
-    choose(z, _relu_rows_numpy, _relu_rows, _relu_rows_parallel)(z, bias, keep, z.dtype.type(scale))
+    choose(z, _relu_rows_numpy, _relu_rows, _relu_rows_parallel, ns=0.1)(z, bias, keep, z.dtype.type(scale))
     return z
 
 
@@ -124,7 +124,7 @@ def relu_backward(out: np.ndarray, grad: np.ndarray, scale: float, need_bias: bo
     grad = np.ascontiguousarray(grad, dtype=out.dtype).reshape(out.shape)
     dpre = np.empty_like(out)
     db = np.zeros(out.shape[1]) if need_bias else None
-    run = choose(out, _relu_backward_rows_numpy, _relu_backward_rows, _relu_backward_rows_parallel)
+    run = choose(out, _relu_backward_rows_numpy, _relu_backward_rows, _relu_backward_rows_parallel, ns=0.2)
     run(out, grad, out.dtype.type(scale), dpre, db)
     return dpre, None if db is None else db.astype(out.dtype)
 
@@ -256,7 +256,8 @@ def gelu_forward(z: np.ndarray, bias, keep, scale: float, approximate: str) -> t
     """``(pre, out)``: pre = z + bias (written over ``z``; pre is z itself without a bias) and
     out = gelu(pre) * keep * scale, for ``z`` (rows, N) and ``approximate`` 'none' or 'tanh'."""
     out = np.empty_like(z)
-    run = choose(z, _gelu_rows_numpy, _gelu_rows, _gelu_rows_parallel, cost=_GELU_COST)
+    ns = _GELU_TANH_NS if approximate == "tanh" else _GELU_NS
+    run = choose(z, _gelu_rows_numpy, _gelu_rows, _gelu_rows_parallel, ns=ns)
     run(z, bias, keep, z.dtype.type(scale), approximate == "tanh", z, out)
     return z, out
 
@@ -310,6 +311,6 @@ def gelu_backward(
     grad = np.ascontiguousarray(grad, dtype=pre.dtype).reshape(pre.shape)
     dpre = np.empty_like(pre)
     db = np.zeros(pre.shape[1]) if need_bias else None
-    run = choose(pre, _gelu_backward_rows_numpy, _gelu_backward_rows, _gelu_backward_rows_parallel, cost=_GELU_COST)
+    run = choose(pre, _gelu_backward_rows_numpy, _gelu_backward_rows, _gelu_backward_rows_parallel, ns=2 * _GELU_NS)
     run(pre, grad, keep, pre.dtype.type(scale), approximate == "tanh", dpre, db)
     return dpre, None if db is None else db.astype(pre.dtype)

@@ -189,7 +189,7 @@ def softmax_scores(s: np.ndarray, mask: np.ndarray | None, scale: float) -> np.n
     mask4 = _as_4d(mask, s.shape)
     if mask4 is not None and mask4.dtype != s.dtype:
         mask4 = mask4.astype(s.dtype)
-    choose(s4, _probs_numpy, _probs, _probs_parallel)(s4, mask4, s.dtype.type(scale))
+    choose(s4, _probs_numpy, _probs, _probs_parallel, ns=1.5)(s4, mask4, s.dtype.type(scale))
     return s
 
 
@@ -256,7 +256,8 @@ def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float
     p4 = p.reshape(_shape_4d(p.shape))
     dp4 = dp.reshape(p4.shape)
     drop4 = _as_4d(dropout, p.shape)
-    choose(p4, _probs_backward_numpy, _probs_backward, _probs_backward_parallel)(p4, dp4, drop4, p.dtype.type(scale))
+    run = choose(p4, _probs_backward_numpy, _probs_backward, _probs_backward_parallel, ns=0.4)
+    run(p4, dp4, drop4, p.dtype.type(scale))
     return dp
 
 
@@ -485,12 +486,12 @@ def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial
     """The pass to run on the (..., L, S) ``scores``: with the JIT off, or where numba cannot call
     BLAS, ``unfused`` (NumPy's products; its softmax picks NumPy or the row kernels); else the
     fused kernel, ``parallel`` over the heads when there is enough work to pay for waking the
-    thread pool (the products cost 2 (D + Dv) flops per score, counted as 1/128 of a softmax
-    element each), ``serial`` below that.  A single head with that much work takes ``unfused``
+    thread pool (the products cost 2 (D + Dv) flops per score, ~0.008 ns each on one core, with
+    the softmax between them), ``serial`` below that.  A single head with that much work takes ``unfused``
     (its softmax then runs in parallel over the rows)."""
     heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
-    run = choose(q, unfused, serial, parallel if heads > 1 else unfused, cost=flops / (128 * max(1, q.size)))
+    run = choose(q, unfused, serial, parallel if heads > 1 else unfused, ns=0.008 * flops / max(1, q.size))
     return unfused if run is not unfused and not _blas.available() else run
 
 

@@ -52,13 +52,14 @@ def _from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray)
     return np.moveaxis(rows.reshape(moved_shape), -1, dim)
 
 
-def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray) -> np.ndarray:
+def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray, ns: float) -> np.ndarray:
     """Apply the chosen row function of ``implementations`` = (reference, serial, parallel) to
-    ``x`` (and ``others`` of x's shape, e.g. the gradient) along ``dim``."""
+    ``x`` (and ``others`` of x's shape, e.g. the gradient) along ``dim``; ``ns``: the serial
+    kernel's time per element (``_jit.choose``)."""
     rows, moved_shape = _as_rows(x, dim)
     other_rows = [_as_rows(o, dim)[0] for o in others]
     out = np.empty_like(rows)
-    choose(rows, *implementations)(rows, *other_rows, out)
+    choose(rows, *implementations, ns=ns)(rows, *other_rows, out)
     return _from_rows(out, moved_shape, dim, x)
 
 
@@ -117,7 +118,7 @@ def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 def softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
     """softmax(x) along ``dim``, in x's dtype."""
-    return _run(x, dim, (_softmax_rows_numpy, _softmax_rows, _softmax_rows_parallel))
+    return _run(x, dim, (_softmax_rows_numpy, _softmax_rows, _softmax_rows_parallel), ns=1.8)
 
 
 # ------------------------------------------------------------------ softmax backward
@@ -152,7 +153,8 @@ def _softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -
 
 def softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
     """d(loss)/dx from the softmax output ``y`` and d(loss)/dy ``grad``."""
-    return _run(y, dim, (_softmax_backward_rows_numpy, _softmax_backward_rows, _softmax_backward_rows_parallel), grad)
+    implementations = (_softmax_backward_rows_numpy, _softmax_backward_rows, _softmax_backward_rows_parallel)
+    return _run(y, dim, implementations, grad, ns=0.3)
 
 
 # ------------------------------------------------------------------ log-softmax forward
@@ -196,7 +198,7 @@ def _log_softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 def log_softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
     """log(softmax(x)) along ``dim``, in x's dtype."""
-    return _run(x, dim, (_log_softmax_rows_numpy, _log_softmax_rows, _log_softmax_rows_parallel))
+    return _run(x, dim, (_log_softmax_rows_numpy, _log_softmax_rows, _log_softmax_rows_parallel), ns=1.8)
 
 
 # ------------------------------------------------------------------ log-softmax backward
@@ -237,4 +239,4 @@ def log_softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarra
         _log_softmax_backward_rows,
         _log_softmax_backward_rows_parallel,
     )
-    return _run(y, dim, implementations, grad)
+    return _run(y, dim, implementations, grad, ns=1.2)

@@ -54,21 +54,34 @@ def test_switch_context_manager_and_decorator() -> None:
 
 
 def test_choose_picks_reference_serial_or_parallel(monkeypatch) -> None:
-    monkeypatch.setattr(_jit, "PARALLEL_MIN", 100)
+    monkeypatch.setattr(_jit, "_launch", {"seconds": 25e-6})  # a launch costs 25 µs: 100 µs of work pays
     monkeypatch.setattr(_jit, "threads", lambda: 2)  # (a busy machine: the thread policy says 1)
     ref, serial, parallel = "reference", "serial", "parallel"
     previous = mt.jit_enabled()
     try:
         mt.set_jit_enabled(True)
-        assert _jit.choose(np.zeros(99, np.float32), ref, serial, parallel) == serial
-        assert _jit.choose(np.zeros(100, np.float64), ref, serial, parallel) == parallel
-        assert _jit.choose(np.zeros(100, np.float64), ref, serial) == serial  # no parallel kernel
+        assert _jit.choose(np.zeros(99_000, np.float32), ref, serial, parallel) == serial  # 99 µs
+        assert _jit.choose(np.zeros(100_000, np.float64), ref, serial, parallel) == parallel
+        assert _jit.choose(np.zeros(1000, np.float64), ref, serial, parallel, ns=100) == parallel
+        assert _jit.choose(np.zeros(100_000, np.float64), ref, serial, parallel, ns=0.5) == serial
+        assert _jit.choose(np.zeros(100_000, np.float64), ref, serial) == serial  # no parallel kernel
         assert _jit.choose(np.zeros(0, np.float32), ref, serial, parallel) == ref  # nothing to do
         assert _jit.choose(np.zeros(5, np.int64), ref, serial, parallel) == ref  # not a kernel dtype
         mt.set_jit_enabled(False)
         assert _jit.choose(np.zeros(1000, np.float32), ref, serial, parallel) == ref
     finally:
         mt.set_jit_enabled(previous)
+
+
+def test_launch_cost_is_measured_once_and_bounds_the_parallel_work(monkeypatch) -> None:
+    monkeypatch.setattr(_jit, "_launch", {"seconds": None})
+    monkeypatch.setattr(_jit, "threads", lambda: 2)
+    cost = _jit.launch_seconds()
+    assert _jit.MIN_LAUNCH <= cost < 0.05  # waking threads: microseconds, never a twentieth of a second
+    assert _jit.launch_seconds() == cost  # measured once
+    assert not _jit.parallel_pays(0.99 * _jit.PAYS_FROM * cost) and _jit.parallel_pays(_jit.PAYS_FROM * cost)
+    monkeypatch.setattr(_jit, "threads", lambda: 1)  # one free core: never parallel
+    assert not _jit.parallel_pays(1.0)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -107,7 +120,7 @@ x = mt.randn(5, 3, 8, requires_grad=True)
 layer(x, is_causal=True).sum().backward()
 t = mt.randn(4, 6, requires_grad=True)
 (t.softmax(-1) * t.log_softmax(0) + F.gelu(t, approximate="tanh")).sum().backward()
-_jit.PARALLEL_MIN = 1
+_jit.parallel_pays = lambda seconds: True
 mt.set_thread_policy(False)  # parallel kernels even on a busy machine
 t.softmax(-1)  # a parallel kernel: numba's thread pool starts
 layer(x, is_causal=True).sum().backward()  # the fused attention kernels, calling NumPy's BLAS

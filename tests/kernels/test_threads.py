@@ -83,8 +83,9 @@ def test_set_thread_policy_rejects_non_bools() -> None:
         mt.set_thread_policy("yes")
 
 
-def test_one_thread_picks_the_serial_kernel(fake_machine) -> None:
-    x = np.zeros(_jit.PARALLEL_MIN, dtype=np.float32)
+def test_one_thread_picks_the_serial_kernel(fake_machine, monkeypatch) -> None:
+    monkeypatch.setattr(_jit, "_launch", {"seconds": 50e-6})
+    x = np.zeros(1 << 20, dtype=np.float32)  # ~1 ms of work at the default 1 ns per element
     previous = mt.jit_enabled()
     mt.set_jit_enabled(True)
     try:
