@@ -7,9 +7,9 @@ import doctest
 import numpy as np
 import pytest
 
-from minitensor.kernels import _blas, _exp, activation, attention, layer_norm, softmax, where
+from minitensor.kernels import _blas, _exp, _sum, activation, attention, divergence, layer_norm, softmax, where
 
-MODULES = [_blas, _exp, activation, attention, layer_norm, softmax, where]
+MODULES = [_blas, _exp, _sum, activation, attention, divergence, layer_norm, softmax, where]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
