@@ -1,4 +1,7 @@
-"""Binary cross-entropy of probabilities as one graph node (``F.binary_cross_entropy``).
+"""Binary cross-entropy as one graph node: of probabilities (``F.binary_cross_entropy``), and of
+logits (``F.binary_cross_entropy_with_logits``, ``BinaryCrossEntropyWithLogits`` below).
+
+Of probabilities:
 
     loss = -w * (t * lp + (1 - t) * lq),  lp = max(log p, -100),  lq = max(log(1 - p), -100)
 
@@ -20,7 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from .nn_ops import composite, on_arrays
+from ..kernels import softplus as kernel
+from .nn_ops import composite, on_arrays, save_with_state
+from .softplus import softplus
 
 
 def _clamped_logs(p: np.ndarray) -> tuple:
@@ -64,14 +69,66 @@ class BinaryCrossEntropy(Op):
         return dp, dt, dw
 
 
+class BinaryCrossEntropyWithLogits(Op):
+    """BCE of ``sigmoid(x)`` from logits ``x`` and targets ``t`` (same shape), computed stably::
+
+        loss = w * ((1 - t) * x + (1 + (pw - 1) * t) * softplus(-x))
+
+    ``w`` (weight) and ``pw`` (pos_weight): None or constant arrays of x's dtype that broadcast to
+    x's shape (they get no gradient).  One kernel pass forward (it also keeps ``sigmoid(x)`` for the
+    backward pass, and ``softplus(-x)`` when t's gradient has a pos_weight), one backward::
+
+        dx = w * ((1 + (pw - 1) * t) * sigmoid(x) - pw * t)    (w * (sigmoid(x) - t) without pw)
+        dt = w * ((pw - 1) * softplus(-x) - x)                  (-w * x without pw)
+
+    times the reduction's scale.  With ``create_graph`` the gradients come from ``bce_logits_plain``.
+    """
+
+    @staticmethod
+    def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
+        need_x, need_t = ctx.needs_input_grad[:2]
+        full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
+        loss, s, sp = kernel.bce_logits(x, t, *full, reduction == "none", keep=(need_x, need_t and pw is not None))
+        save_with_state(ctx, x, t, w, pw, state=(s, sp))
+        ctx.reduction, ctx.count = reduction, x.size
+        if reduction == "none":
+            return loss
+        with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is NaN, as in PyTorch
+            return np.asarray(np.float64(loss) / x.size if reduction == "mean" else loss, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t, w, pw, (s, sp) = ctx.saved_tensors
+        if not on_arrays(grad):
+            return composite(bce_logits_plain, (x, t, w, pw), ctx, grad, reduction=ctx.reduction)
+        if ctx.reduction == "mean":
+            grad = grad / ctx.count
+        full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
+        dx, dt = kernel.bce_logits_backward(x, t, *full, s, sp, grad, ctx.needs_input_grad[:2])
+        return dx, dt, None, None
+
+
+def bce_logits_plain(x, t, w=None, pw=None, reduction: str = "mean"):
+    """BCE with logits in differentiable Tensor ops (the reference, and the create_graph path)."""
+    soft = softplus(-x)  # log(1 + exp(-x)) = -log(sigmoid(x))
+    loss = (1 - t) * x + (soft if pw is None else (1 + (pw - 1) * t) * soft)
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss, reduction)
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
 def bce_plain(p, t, w=None, reduction: str = "mean"):
     """The same loss in differentiable Tensor ops (the reference, and the create_graph path)."""
     loss = -(t * _log(p) + (1 - t) * _log(1 - p))
     if w is not None:
         loss = loss * w
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
+    return _reduce(loss, reduction)
 
 
 def _log(p):

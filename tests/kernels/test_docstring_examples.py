@@ -7,9 +7,22 @@ import doctest
 import numpy as np
 import pytest
 
-from minitensor.kernels import _blas, _exp, _sum, activation, attention, divergence, layer_norm, softmax, where
+from minitensor.kernels import (
+    _blas,
+    _exp,
+    _log,
+    _sum,
+    activation,
+    attention,
+    divergence,
+    layer_norm,
+    pointwise,
+    softmax,
+    softplus,
+    where,
+)
 
-MODULES = [_blas, _exp, _sum, activation, attention, divergence, layer_norm, softmax, where]
+MODULES = [_blas, _exp, _log, _sum, activation, attention, divergence, layer_norm, pointwise, softmax, softplus, where]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
