@@ -37,7 +37,9 @@ _PIECE = 2048  # elements per exp call in the fused loops: the piece's scratch s
 # Constants as float32: with a float32 array the arithmetic stays float32 (a Python 1 would make it
 # float64, at half the SIMD width); with float64 arrays they widen exactly.
 _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
-_RELU_NS, _COPY_NS, _SIGMOID_NS, _SILU_NS = 0.1, 0.15, 1.0, 1.1  # serial ns per element (choose's ``ns``)
+# Serial ns per element (choose's ``ns``; measured at 2^17 float32 elements on the AVX-512 VM of
+# docs/performance.md): one pass over two or three arrays, and the passes with an exp (most of their time).
+_RELU_NS, _PASS_NS, _SIGMOID_NS, _SILU_NS = 0.1, 0.15, 1.0, 1.2
 
 
 def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
@@ -70,7 +72,7 @@ def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     shape or dtype)."""
     if not same_layout(grad, y):
         return np.where(y <= 0, 0, grad)
-    return _binary(grad, y, _relu_backward_numpy, _relu_backward, _RELU_NS)
+    return _binary(grad, y, _relu_backward_numpy, _relu_backward, _PASS_NS)
 
 
 def _relu_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -103,7 +105,7 @@ def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     formula when the two differ in shape or dtype."""
     if not same_layout(grad, x):
         return grad * sgn(x)
-    return _binary(grad, x, _abs_backward_numpy, _abs_backward, _RELU_NS)
+    return _binary(grad, x, _abs_backward_numpy, _abs_backward, _PASS_NS)
 
 
 def sgn(x):
@@ -134,7 +136,7 @@ def sigmoid_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     """grad * y * (1 - y) (y: the sigmoid's output); the plain formula when the shapes or dtypes differ."""
     if not same_layout(grad, y):
         return grad * (y * (1 - y))
-    return _binary(grad, y, _sigmoid_backward_numpy, _sigmoid_backward, _COPY_NS)
+    return _binary(grad, y, _sigmoid_backward_numpy, _sigmoid_backward, _PASS_NS)
 
 
 def _sigmoid_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -182,7 +184,7 @@ def silu_backward(grad: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
     if not same_layout(grad, x):
         return grad * (s * (1 + x * (1 - s)))
     out = np.empty(x.shape, x.dtype)
-    run = choose(x, _silu_backward_numpy, _silu_backward, ns=_COPY_NS)
+    run = choose(x, _silu_backward_numpy, _silu_backward, ns=_PASS_NS)
     run(grad.reshape(-1), x.reshape(-1), s.reshape(-1), out.reshape(-1))
     return out
 
