@@ -183,11 +183,15 @@ def _erf32(x):
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
-def _phi(x, k, short):
-    """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2, in x's dtype (``short``: float32)."""
-    if short:
-        return k.half * (k.one + _erf32(x * k.sqrt_half))
-    return k.half * (k.one + math.erf(x * k.sqrt_half))
+def _cdf_into(x, out, k):
+    """out = Phi(x) = (1 + erf(x / sqrt 2)) / 2, the standard normal CDF, for a 1-D ``x`` (the dtype
+    test sits outside the loops: inside, it can keep a loop from vectorising)."""
+    if x.itemsize == 4:
+        for j in range(x.shape[0]):
+            out[j] = k.half * (k.one + _erf32(x[j] * k.sqrt_half))
+    else:
+        for j in range(x.shape[0]):
+            out[j] = k.half * (k.one + math.erf(x[j] * k.sqrt_half))
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
@@ -217,9 +221,9 @@ def _gelu_row(v, tanh, e, out, k):
         for j in range(v.shape[0]):
             out[j] = v[j] * _halves(v[j], e[j], k)[0]  # x/2 (1 + t) = x s
     else:
-        short = v.itemsize == 4
+        _cdf_into(v, out, k)
         for j in range(v.shape[0]):
-            out[j] = v[j] * _phi(v[j], k, short)
+            out[j] = v[j] * out[j]
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
@@ -238,9 +242,9 @@ def _gelu_grad_row(v, tanh, e, out, k):
     for j in range(v.shape[0]):
         e[j] = -k.half * v[j] * v[j]
     exp_inplace(e)  # the normal density, up to 1/sqrt(2 pi)
-    short = v.itemsize == 4
+    _cdf_into(v, out, k)
     for j in range(v.shape[0]):
-        out[j] = _phi(v[j], k, short) + v[j] * k.inv_sqrt_2pi * e[j]
+        out[j] = out[j] + v[j] * k.inv_sqrt_2pi * e[j]
 
 
 @njit(fastmath={"contract"}, error_model="numpy")

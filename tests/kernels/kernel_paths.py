@@ -15,9 +15,19 @@ from __future__ import annotations
 import contextlib
 
 import minitensor as mt
-from minitensor.kernels import activation, attention, divergence, layer_norm, pointwise, softmax, softplus, where
+from minitensor.kernels import (
+    activation,
+    attention,
+    divergence,
+    gelu,
+    layer_norm,
+    pointwise,
+    softmax,
+    softplus,
+    where,
+)
 
-MODULES = (activation, attention, divergence, layer_norm, pointwise, softmax, softplus, where)
+MODULES = (activation, attention, divergence, gelu, layer_norm, pointwise, softmax, softplus, where)
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial
 # kernels, float32 (the dtype that needs the speed) on the parallel ones.  Each (kernel, dtype,

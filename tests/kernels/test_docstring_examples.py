@@ -15,6 +15,7 @@ from minitensor.kernels import (
     activation,
     attention,
     divergence,
+    gelu,
     layer_norm,
     pointwise,
     softmax,
@@ -22,7 +23,21 @@ from minitensor.kernels import (
     where,
 )
 
-MODULES = [_blas, _exp, _log, _sum, activation, attention, divergence, layer_norm, pointwise, softmax, softplus, where]
+MODULES = [
+    _blas,
+    _exp,
+    _log,
+    _sum,
+    activation,
+    attention,
+    divergence,
+    gelu,
+    layer_norm,
+    pointwise,
+    softmax,
+    softplus,
+    where,
+]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
