@@ -6,9 +6,9 @@ half-true mask it is ~25x slower than a copy, and the backward pass calls it twi
 which LLVM turns into SIMD blends; the backward writes both gradients in one pass.
 
 They run when the operands line up (``cond`` of the output's shape, ``a`` and ``b`` arrays of
-that shape and one float dtype, or one of them a Python number, as ``masked_fill`` passes it);
-anything else (broadcasting, mixed dtypes, integers) takes ``np.where`` itself, which also
-decides the result's dtype.  Each kernel has its NumPy reference beside it;
+that shape and one float dtype, or one of them a Python number, as ``masked_fill`` passes it)
+and have at least ``_SMALL`` elements; anything else (broadcasting, mixed dtypes, integers,
+small arrays) takes ``np.where`` itself, which also decides the result's dtype.  Each kernel has its NumPy reference beside it;
 ``tests/kernels/test_where_kernel.py`` holds them equal.
 
 >>> where(np.array([True, False]), np.array([1.0, 2.0]), 0.5)
@@ -22,13 +22,14 @@ import numpy as np
 from ._jit import choose, njit
 
 _NS = 0.2  # serial ns per element (choose's ``ns``; measured)
+_SMALL = 1024  # below this many elements np.where is faster than the kernel's call (~2 µs of checks)
 _ZERO = np.float32(0.0)  # (a float32 0 keeps float32 arrays float32; with float64 it widens exactly)
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def where(cond: np.ndarray, a, b) -> np.ndarray:
     """``np.where(cond, a, b)``; one kernel pass when the operands line up (see the module docstring)."""
-    like = _aligned(cond, a, b)
+    like = _aligned(cond, a, b) if cond.size >= _SMALL else None
     if like is None:
         return np.where(cond, a, b)
     out = np.empty(cond.shape, like.dtype)
@@ -58,7 +59,7 @@ def _aligned(cond: np.ndarray, a, b):
 def where_backward(cond: np.ndarray, grad: np.ndarray, need: tuple) -> tuple:
     """``(where(cond, grad, 0), where(cond, 0, grad))``, each None unless ``need[i]``; one pass
     when ``cond`` has grad's shape and grad is float32/float64, else NumPy's ``where``."""
-    if cond.shape != grad.shape or grad.dtype not in _KERNEL_DTYPES:
+    if cond.shape != grad.shape or grad.dtype not in _KERNEL_DTYPES or grad.size < _SMALL:
         zero = np.zeros((), dtype=grad.dtype)
         return (np.where(cond, grad, zero) if need[0] else None), (np.where(cond, zero, grad) if need[1] else None)
     ga, gb = (np.empty(grad.shape, grad.dtype) if n else None for n in need)

@@ -15,6 +15,8 @@ from minitensor.kernels import where
 
 
 def operands(dtype, shape=(37, 29)) -> tuple:
+    """(cond, a, b) with enough elements for the kernels (fewer take np.where)."""
+    assert np.prod(shape) >= where._SMALL
     rng = np.random.default_rng(0)
     cond = rng.random(shape) < 0.5
     a, b = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
@@ -40,7 +42,7 @@ def test_where_kernels_equal_numpy(dtype) -> None:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("need", [(True, True), (True, False), (False, True)])
 def test_where_backward_kernel_equals_numpy(dtype, need) -> None:
-    cond, grad, _ = operands(dtype, (5, 201))
+    cond, grad, _ = operands(dtype, (5, 211))
     zero = np.zeros((), dtype)
     expected = (np.where(cond, grad, zero), np.where(cond, zero, grad))
     for path in (jitted, reference):
@@ -52,11 +54,12 @@ def test_where_backward_kernel_equals_numpy(dtype, need) -> None:
 
 
 def test_operands_that_do_not_line_up_take_numpy_where() -> None:
-    """Broadcasting, mixed or integer dtypes, bools and 0-d arrays: np.where decides shape and dtype."""
+    """Broadcasting, mixed or integer dtypes, bools, 0-d arrays and small arrays: np.where decides
+    shape and dtype."""
     cond, a, b = operands(np.float32)
     a64 = a.astype(np.float64)
     cases = [(cond[:1], a, b), (cond, a, b[:1]), (cond, a64, b), (cond, np.arange(a.size).reshape(a.shape), 1),
-             (cond, True, b), (cond, np.asarray(2.0), b), (cond, 1.0, 2.0)]  # fmt: skip
+             (cond, True, b), (cond, np.asarray(2.0), b), (cond, 1.0, 2.0), (cond[:3, :3], a[:3, :3], 0.5)]  # fmt: skip
     for c, x, y in cases:
         expected = np.where(c, x, y)
         assert_equal(jitted(lambda c=c, x=x, y=y: where.where(c, x, y)), expected)
