@@ -192,26 +192,61 @@ def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
         np.testing.assert_allclose(m, t)
 
 
-def test_topk_selection_equals_a_stable_sort() -> None:
-    """topk's partition-based selection (ops/topk.py ``_smallest``) gives the first k of a stable
-    argsort (``_smallest_by_sorting``): the same indices, ties in index order, on every dim and k."""
-    from minitensor.ops.topk import _smallest, _smallest_by_sorting
+def test_topk_partition_equals_a_stable_sort() -> None:
+    """topk's partition-based selection (ops/topk.py ``_by_partition``, for k above the kernel's)
+    gives the first k of a stable sort: the same indices, ties in index order, for every k."""
+    from minitensor.kernels.topk import first_of_stable_sort
+    from minitensor.ops.topk import _by_partition
 
     rng = np.random.default_rng(0)
     for trial in range(200):
-        shape = tuple(int(n) for n in rng.integers(1, 7, rng.integers(1, 4)))
-        keys = rng.integers(0, 3 if trial % 2 else 1000, shape).astype(np.float32)  # many ties, or few
-        if trial % 3 == 0:
-            keys[..., 0] = -np.inf
-        d = int(rng.integers(0, len(shape)))
-        k = int(rng.integers(0, shape[d] + 1))
-        np.testing.assert_array_equal(_smallest(keys, k, d), _smallest_by_sorting(keys, k, d))
+        shape = tuple(int(n) for n in rng.integers(1, 9, 2))
+        rows = rng.integers(0, 3 if trial % 2 else 1000, shape).astype(np.float32)  # many ties, or few
+        if trial % 4 == 1:
+            rows = rows.astype(np.int64) - 500  # integer keys (negated by bitwise not)
+        elif trial % 3 == 0:
+            rows[..., 0] = -np.inf if trial % 2 else np.inf
+        k = int(rng.integers(0, shape[1] + 1))
+        for largest in (True, False):
+            np.testing.assert_array_equal(
+                _by_partition(rows, k, largest), first_of_stable_sort(rows, k, largest), err_msg=f"{rows}, {k}"
+            )
 
 
-def test_topk_on_a_long_dim_takes_the_partition_and_keeps_ties_in_index_order() -> None:
+@pytest.mark.parametrize("k", [7, 40])  # the kernel (small k), the partition
+def test_topk_on_a_long_dim_keeps_ties_in_index_order(k) -> None:
     rng = np.random.default_rng(1)
-    data = rng.integers(0, 20, (3, 400)).astype(np.float32)  # long rows (partition path), many ties
-    values, indices = mt.tensor(data).topk(7, dim=1)
-    expected = np.argsort(-data, axis=1, kind="stable")[:, :7]
-    np.testing.assert_array_equal(indices.numpy(), expected)
-    np.testing.assert_array_equal(values.numpy(), np.take_along_axis(data, expected, 1))
+    data = rng.integers(0, 20, (3, 400)).astype(np.float32)  # long rows, many ties
+    for largest in (True, False):
+        values, indices = mt.tensor(data).topk(k, dim=1, largest=largest)
+        expected = np.argsort(-data if largest else data, axis=1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(indices.numpy(), expected)
+        np.testing.assert_array_equal(values.numpy(), np.take_along_axis(data, expected, 1))
+
+
+@pytest.mark.parametrize("k", [3, 20])
+def test_topk_ranks_nan_above_inf_as_pytorch(k) -> None:
+    torch = _torch()
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((4, 30)).astype(np.float32)
+    for r in range(4):  # one of each per row and per column: no ties (whose order PyTorch leaves open)
+        data[r, 3 + r], data[r, 9 + r], data[r, 15 + r] = np.inf, np.nan, -np.inf
+    for dim in (0, 1):
+        kk = min(k, data.shape[dim])
+        for largest in (True, False):
+            values, indices = mt.tensor(data).topk(kk, dim=dim, largest=largest)
+            expected = torch.tensor(data).topk(kk, dim=dim, largest=largest)
+            np.testing.assert_array_equal(values.numpy(), expected.values.numpy())  # (NaN equals NaN here)
+            np.testing.assert_array_equal(indices.numpy(), expected.indices.numpy())
+
+
+def test_topk_of_integers_and_empty_dims() -> None:
+    data = np.array([[3, -9, 7, 7, np.iinfo(np.int64).min], [0, 1, 2, 3, 4]], np.int64)
+    for k in (2, 5):
+        values, indices = mt.tensor(data).topk(k, largest=True)
+        np.testing.assert_array_equal(indices.numpy(), np.argsort(-data.astype(float), 1, kind="stable")[:, :k])
+        assert values.dtype == mt.int64
+    values, indices = mt.zeros(0, 5).topk(2)
+    assert values.shape == (0, 2) and indices.shape == (0, 2)
+    values, indices = mt.zeros(3, 5).topk(0, dim=0)
+    assert values.shape == (0, 5) and indices.dtype == mt.int64
