@@ -63,6 +63,37 @@ def test_scatter_and_scatter_add(dim):
     )
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_gather_scatter_on_3d_with_negative_indices_and_a_smaller_index(dim):
+    """The 3-D kernels (dims after ``dim``) and the row kernels (the last dim), first and second order."""
+    torch = _torch()
+    x3 = rng.standard_normal((3, 4, 5))
+    shape = tuple(n if i == dim else n - 1 for i, n in enumerate(x3.shape))
+    rep = rng.integers(-x3.shape[dim], x3.shape[dim], shape)  # repeats and negatives
+    t_rep = torch.tensor(rep % x3.shape[dim])  # (PyTorch's gather takes no negative index)
+    check_op(lambda x: x.gather(dim, mt.tensor(rep)), lambda x: x.gather(dim, t_rep), x3)
+    src = rng.standard_normal(shape)
+    check_op(lambda x, s: x.scatter_add(dim, mt.tensor(rep), s), lambda x, s: x.scatter_add(dim, t_rep, s), x3, src)
+    perm = np.argsort(rng.random(x3.shape), axis=dim)  # distinct targets along dim
+    uniq = perm[tuple(slice(None) if i == dim else slice(n) for i, n in enumerate(shape))]
+    check_op(
+        lambda x, s: x.scatter(dim, mt.tensor(uniq), s), lambda x, s: x.scatter(dim, torch.tensor(uniq), s), x3, src
+    )
+
+
+def test_gather_scatter_of_a_0d_tensor():
+    torch = _torch()
+    x, tx = mt.tensor(5.0, requires_grad=True), torch.tensor(5.0, requires_grad=True)
+    for index in ([0, 0], 0):
+        out, tout = x.gather(0, mt.tensor(index)), tx.gather(0, torch.tensor(index))
+        np.testing.assert_array_equal(out.numpy(), tout.detach().numpy())
+    (x.gather(0, mt.tensor([0, 0])) * mt.tensor([2.0, 3.0])).sum().backward()
+    assert x.grad.item() == 5.0
+    src = mt.tensor(2.0)
+    assert x.scatter(0, mt.tensor(0), src).item() == 2.0 and x.scatter(0, mt.tensor([0]), value=3.0).item() == 3.0
+    assert x.scatter_add(0, mt.tensor(0), src).item() == 7.0
+
+
 def test_scatter_inplace_forms():
     torch = _torch()
     idx = np.array([[2, 0], [1, 1]])
