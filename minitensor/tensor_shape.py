@@ -79,7 +79,7 @@ class ShapeMethods:
         return self
 
     def __getitem__(self, key):
-        return ops.shape.Index.apply(self, key=_index_key(key))
+        return ops.shape.index(self, _index_key(key))
 
     def chunk(self, chunks: int, dim: int = 0) -> list:
         """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""

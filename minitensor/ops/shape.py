@@ -88,6 +88,46 @@ class IndexAdd(Op):
         return Index.call(grad, key=ctx.key)
 
 
+class MaskedSelect(Op):
+    """``x[mask]`` for a bool ``mask`` over x's first ``lead`` dims, given as ``rows``: the flat
+    positions of its True entries (``np.flatnonzero``), so the op is a take of rows.  (NumPy's
+    boolean indexing branches on every element: ~5x slower on a random mask.)  Its backward puts
+    the gradient back at the rows (``MaskedScatter``)."""
+
+    @staticmethod
+    def forward(ctx, x, rows=None, lead=1):
+        ctx.shape_in, ctx.rows, ctx.lead = x.shape, rows, lead
+        return np.take(x.reshape((-1,) + x.shape[lead:]), rows, axis=0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MaskedScatter.call(grad, rows=ctx.rows, lead=ctx.lead, shape=ctx.shape_in)
+
+
+class MaskedScatter(Op):
+    """Zeros of ``shape`` with ``values`` put at ``rows`` of its first ``lead`` dims flattened
+    (the backward of ``MaskedSelect``; rows never repeat).  Its own backward is ``MaskedSelect``."""
+
+    @staticmethod
+    def forward(ctx, values, rows=None, lead=1, shape=()):
+        ctx.rows, ctx.lead = rows, lead
+        out = np.zeros(shape, dtype=values.dtype)
+        out.reshape((-1,) + shape[lead:])[rows] = values
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MaskedSelect.call(grad, rows=ctx.rows, lead=ctx.lead)
+
+
+def index(x, key):
+    """``x[key]`` (key: basic and advanced NumPy indices): a bool mask over x's leading dims is a
+    ``MaskedSelect``, any other key an ``Index``."""
+    if type(key) is np.ndarray and key.dtype == np.bool_ and 0 < key.ndim and key.shape == x.shape[: key.ndim]:
+        return MaskedSelect.apply(x, rows=np.flatnonzero(key), lead=key.ndim)
+    return Index.apply(x, key=key)
+
+
 class Cat(Op):
     """Concatenate inputs along ``dim``."""
 
