@@ -50,10 +50,11 @@ class Expand(Op):
         return grad
 
 
-def _is_advanced(key) -> bool:
-    """Does an index use integer/bool arrays (which may repeat or select)?"""
+def _may_repeat(key) -> bool:
+    """Does an index use integer arrays (which may name a position twice)?  Slices, ints and bool
+    masks name each position at most once."""
     parts = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, (np.ndarray, list)) for k in parts)
+    return any(isinstance(k, list) or isinstance(k, np.ndarray) and k.dtype != np.bool_ for k in parts)
 
 
 class Index(Op):
@@ -77,7 +78,7 @@ class IndexAdd(Op):
     def forward(ctx, values, key=None, shape=()):
         ctx.key = key
         out = np.zeros(shape, dtype=values.dtype)
-        if _is_advanced(key):
+        if _may_repeat(key):
             index_add(out, key, values)  # np.add.at, with a kernel for integer-array keys
         else:
             out[key] = values
