@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels.flip import flip as reversed_copy
 
 
 class Clone(Op):
@@ -30,7 +31,7 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims=()):
         ctx.dims = dims
-        return np.flip(x, dims).copy()  # a copy, as PyTorch (flip never returns a view)
+        return reversed_copy(x, dims)  # a copy, as PyTorch (flip never returns a view)
 
     @staticmethod
     def backward(ctx, grad):
