@@ -18,11 +18,11 @@ class Reshape(Op):
     @staticmethod
     def forward(ctx, x, shape=()):
         ctx.shape_in = x.shape
-        return np.reshape(x, shape)
+        return x.reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
-        return np.reshape(grad, ctx.shape_in)
+        return grad.reshape(ctx.shape_in)  # (an array's or a Tensor's reshape)
 
 
 class Permute(Op):
@@ -153,7 +153,8 @@ class Stack(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return tuple(np.moveaxis(grad, ctx.dim, 0))
+        lead = (slice(None),) * ctx.dim
+        return tuple(grad[lead + (i,)] for i in range(grad.shape[ctx.dim]))
 
 
 class Where(Op):
