@@ -34,11 +34,14 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     if not 0 <= k <= size:
         raise ValueError(f"topk: k out of range: expected a value in [0, {size}] (size of dim {d}), got {k}")
     x = input.reshape(1) if input.ndim == 0 else input
-    last = np.moveaxis(x._data, d, -1)
-    rows = last.reshape(math.prod(last.shape[:-1]), size)  # (a copy unless d is the last dim)
-    index = np.moveaxis(_select(rows, int(k), largest).reshape(last.shape[:-1] + (k,)), -1, d)
+    moved = d != x.ndim - 1
+    last = np.moveaxis(x._data, d, -1) if moved else x._data
+    rows = last.reshape(math.prod(last.shape[:-1]), size)  # (a copy when d was moved)
+    index = _select(rows, int(k), largest).reshape(last.shape[:-1] + (k,))
+    if moved:
+        index = np.ascontiguousarray(np.moveaxis(index, -1, d))
     values = TakeAlongDim.apply(x, index=index, dim=d, keepdim=True)
-    indices = Tensor._make(np.ascontiguousarray(index), False, None)
+    indices = Tensor._make(index, False, None)
     if input.ndim == 0:
         return TopkResult(values.reshape(()), indices.reshape(()))
     return TopkResult(values, indices)
