@@ -26,16 +26,22 @@ from ..kernels.scatter import index_add
 
 
 class Gather(Op):
-    """x's values at ``index`` along ``dim`` (index's shape);  dx = grad added back at index (ScatterAdd)."""
+    """x's values at ``index`` along ``dim`` (index's shape);  dx = grad added back at index (ScatterAdd).
+
+    The index is an input (int64, no gradient) saved for backward, so changing it in place before
+    the backward raises, as in PyTorch.
+    """
 
     @staticmethod
-    def forward(ctx, x, index=None, dim=0):
-        ctx.index, ctx.dim, ctx.shape_in = index, dim, x.shape
+    def forward(ctx, x, index, dim=0):
+        ctx.save_for_backward(index)
+        ctx.dim, ctx.shape_in = dim, x.shape
         return along_dim.gather(x, index, dim)
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterAdd.call(None, grad, index=ctx.index, dim=ctx.dim, shape=ctx.shape_in)
+        (index,) = ctx.saved_tensors
+        return ScatterAdd.call(None, grad, index, dim=ctx.dim, shape=ctx.shape_in), None
 
 
 class ScatterAdd(Op):
@@ -43,17 +49,19 @@ class ScatterAdd(Op):
     indices adding up;  dx = grad, dvalues = grad at index (Gather)."""
 
     @staticmethod
-    def forward(ctx, x, values, index=None, dim=0, shape=None):
-        ctx.index, ctx.dim = index, dim
+    def forward(ctx, x, values, index, dim=0, shape=None):
+        ctx.save_for_backward(index)
+        ctx.dim = dim
         out = np.zeros(shape, values.dtype) if x is None else np.array(x, order="C")
         along_dim.scatter_add(out, index, values, dim)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        need_x, need_values = ctx.needs_input_grad
-        g_values = Gather.call(grad, index=ctx.index, dim=ctx.dim) if need_values else None
-        return (grad if need_x else None), g_values
+        (index,) = ctx.saved_tensors
+        need_x, need_values = ctx.needs_input_grad[:2]
+        g_values = Gather.call(grad, index, dim=ctx.dim) if need_values else None
+        return (grad if need_x else None), g_values, None
 
 
 class Scatter(Op):
@@ -61,17 +69,19 @@ class Scatter(Op):
     dx = grad with zeros where written (Scatter of 0), dvalues = grad at index (Gather)."""
 
     @staticmethod
-    def forward(ctx, x, values, index=None, dim=0):
-        ctx.index, ctx.dim = index, dim
+    def forward(ctx, x, values, index, dim=0):
+        ctx.save_for_backward(index)
+        ctx.dim = dim
         out = np.array(x, order="C")
         along_dim.scatter(out, index, values, dim)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        need_x, need_values = ctx.needs_input_grad
-        g_x = Scatter.call(grad, 0.0, index=ctx.index, dim=ctx.dim) if need_x else None
-        return g_x, (Gather.call(grad, index=ctx.index, dim=ctx.dim) if need_values else None)
+        (index,) = ctx.saved_tensors
+        need_x, need_values = ctx.needs_input_grad[:2]
+        g_x = Scatter.call(grad, 0.0, index, dim=ctx.dim) if need_x else None
+        return g_x, (Gather.call(grad, index, dim=ctx.dim) if need_values else None), None
 
 
 def _checked_index(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
@@ -116,10 +126,10 @@ def _key(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
 
 def gather(input, dim: int, index):  # noqa: A002
     """Values of ``input`` at ``index`` along ``dim``; the output has ``index``'s shape."""
-    d, idx = _checked_index("gather", input, dim, index)
+    d, _ = _checked_index("gather", input, dim, index)
     if input.ndim == 0:
-        return Gather.apply(input.reshape(1), index=idx, dim=0).reshape(index.shape)
-    return Gather.apply(input, index=idx, dim=d)
+        return Gather.apply(input.reshape(1), index.reshape(-1), dim=0).reshape(index.shape)
+    return Gather.apply(input, index, dim=d)
 
 
 def _crop(src, shape: tuple):
@@ -151,12 +161,12 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):  # no
         raise TypeError("scatter: give exactly one of src and value")
     src = _src("scatter", src if value is None else value, input)
     others = (("src", src),) if isinstance(src, Tensor) else ()
-    d, idx = _checked_index("scatter", input, dim, index, others)
+    d, _ = _checked_index("scatter", input, dim, index, others)
     if isinstance(src, Tensor):
         src = _crop(src, index.shape)
     if input.ndim == 0:
-        return Scatter.apply(input.reshape(1), src, index=idx, dim=0).reshape(())
-    return Scatter.apply(input, src, index=idx, dim=d)
+        return Scatter.apply(input.reshape(1), src, index.reshape(-1), dim=0).reshape(())
+    return Scatter.apply(input, src, index, dim=d)
 
 
 def scatter_add(input, dim: int, index, src):  # noqa: A002
@@ -164,11 +174,11 @@ def scatter_add(input, dim: int, index, src):  # noqa: A002
     src = _src("scatter_add", src, input)
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add: src must be a Tensor, got {type(src).__name__}")
-    d, idx = _checked_index("scatter_add", input, dim, index, (("src", src),))
+    d, _ = _checked_index("scatter_add", input, dim, index, (("src", src),))
     src = _crop(src, index.shape)
     if input.ndim == 0:
-        return ScatterAdd.apply(input.reshape(1), src, index=idx, dim=0).reshape(())
-    return ScatterAdd.apply(input, src, index=idx, dim=d)
+        return ScatterAdd.apply(input.reshape(1), src, index.reshape(-1), dim=0).reshape(())
+    return ScatterAdd.apply(input, src, index, dim=d)
 
 
 def _fill_key(fn: str, input, dim: int, index) -> tuple:  # noqa: A002

@@ -41,7 +41,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     if moved:
         index = np.ascontiguousarray(np.moveaxis(index, -1, d))
     values = TakeAlongDim.apply(x, index=index, dim=d, keepdim=True)
-    indices = Tensor._make(index, False, None)
+    indices = Tensor._make(index.copy(), False, None)  # (values' backward keeps its own index)
     if input.ndim == 0:
         return TopkResult(values.reshape(()), indices.reshape(()))
     return TopkResult(values, indices)

@@ -81,6 +81,28 @@ def test_gather_scatter_on_3d_with_negative_indices_and_a_smaller_index(dim):
     )
 
 
+def test_an_index_changed_in_place_before_backward_raises_as_in_pytorch():
+    for make in (
+        lambda x, i: x.gather(1, i),
+        lambda x, i: x.scatter_add(1, i, x[:, :2] * 1),
+        lambda x, i: x.scatter(1, i, x[:, :2] * 1),
+    ):
+        x = mt.ones(3, 4, requires_grad=True)
+        index = mt.tensor([[0, 1], [2, 3], [1, 0]])
+        out = make(x, index)
+        index += 1
+        with pytest.raises(RuntimeError, match="modified in place"):
+            out.sum().backward()
+
+
+def test_topk_indices_changed_in_place_leave_the_gradient_alone():
+    x = mt.tensor([[1.0, 5.0, 3.0]], requires_grad=True)
+    values, indices = x.topk(1)
+    indices.zero_()
+    values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0]]
+
+
 def test_gather_scatter_of_a_0d_tensor():
     torch = _torch()
     x, tx = mt.tensor(5.0, requires_grad=True), torch.tensor(5.0, requires_grad=True)
