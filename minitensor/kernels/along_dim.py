@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ._jit import choose, njit
+from ._jit import choose, jit_enabled, njit
 
 
 def gather(x: np.ndarray, index: np.ndarray, dim: int) -> np.ndarray:
@@ -63,6 +63,15 @@ def _scatter(out, index, values, dim, reference, rows_kernel, kernel) -> None:
         region[...] = target
 
 
+def index_range(index: np.ndarray) -> tuple:
+    """(smallest, largest) value of a non-empty integer ``index``, in one pass (NumPy's min and max
+    take two; the callers check the range before running a kernel)."""
+    flat = np.ascontiguousarray(index).reshape(-1)
+    if jit_enabled() and flat.dtype == np.int64:
+        return _range(flat)
+    return _range_numpy(flat)
+
+
 def _region(a: np.ndarray, shape: tuple, dim: int) -> np.ndarray:
     """a's leading block of ``shape`` in every dim but ``dim`` (a itself when it has that shape)."""
     if a.shape[:dim] == shape[:dim] and a.shape[dim + 1 :] == shape[dim + 1 :]:
@@ -88,6 +97,10 @@ def _along_key(index: np.ndarray) -> tuple:
 
 
 # ---------------------------------------------------------------- references (2-D or 3-D, along axis 1)
+def _range_numpy(flat: np.ndarray) -> tuple:
+    return flat.min(), flat.max()
+
+
 def _gather_numpy(x: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
     out[...] = np.take_along_axis(x, index, axis=1)
 
@@ -101,6 +114,15 @@ def _scatter_numpy(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> No
 
 
 # ---------------------------------------------------------------- kernels: rows (2-D), then 3-D
+@njit
+def _range(flat):
+    low = high = flat[0]
+    for i in range(flat.shape[0]):
+        low = min(low, flat[i])
+        high = max(high, flat[i])
+    return low, high
+
+
 @njit
 def _gather_rows(x, index, out):
     for a in range(index.shape[0]):

@@ -107,7 +107,7 @@ def _checked_index(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A00
             if other.ndim and n > other.shape[i]:
                 raise ValueError(f"{fn}: index has size {n} in dim {i}, larger than {name}'s size {other.shape[i]}")
     if idx.size:
-        low, high = idx.min(), idx.max()
+        low, high = along_dim.index_range(idx)
         if low < -shape_in[d] or high >= shape_in[d]:
             raise ValueError(f"{fn}: index out of range for dim {d} of size {shape_in[d]}: values {low}..{high}")
     return d, idx

@@ -105,3 +105,14 @@ def test_non_contiguous_inputs_and_integers_and_empty() -> None:
     assert K.gather(x, np.zeros((6, 0), np.int64), 1).shape == (6, 0)
     with mt.jit_disabled():
         assert K.gather(x, np.zeros((6, 0), np.int64), 1).shape == (6, 0)
+
+
+def test_index_range_on_both_paths() -> None:
+    index = np.random.default_rng(4).integers(-50, 70, (33, 7))[:, ::2]
+    expected = (index.min(), index.max())
+    mt.set_jit_enabled(True)
+    assert K.index_range(index) == expected and K._range(index.reshape(-1).copy()) == expected
+    with mt.jit_disabled():
+        assert K.index_range(index) == expected
+    assert K.index_range(np.array([5], np.int64)) == (5, 5)
+    assert K.index_range(np.array([3, -2], np.int32)) == (-2, 3)  # other integer types: NumPy
