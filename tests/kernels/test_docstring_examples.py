@@ -13,31 +13,23 @@ from minitensor.kernels import (
     _log,
     _sum,
     activation,
+    along_dim,
     attention,
+    cumsum,
     divergence,
+    flip,
     gelu,
     layer_norm,
     pointwise,
     softmax,
     softplus,
+    topk,
+    triangle,
     where,
 )
 
-MODULES = [
-    _blas,
-    _exp,
-    _log,
-    _sum,
-    activation,
-    attention,
-    divergence,
-    gelu,
-    layer_norm,
-    pointwise,
-    softmax,
-    softplus,
-    where,
-]
+MODULES = [_blas, _exp, activation, attention, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
+MODULES += [_log, _sum, divergence, gelu, pointwise, softplus, where]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
