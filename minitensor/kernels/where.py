@@ -8,8 +8,8 @@ which LLVM turns into SIMD blends; the backward writes both gradients in one pas
 They run when the operands line up (``cond`` of the output's shape, ``a`` and ``b`` arrays of
 that shape and one float dtype, or one of them a Python number, as ``masked_fill`` passes it)
 and have at least ``_SMALL`` elements; anything else (broadcasting, mixed dtypes, integers,
-small arrays) takes ``np.where`` itself, which also decides the result's dtype.  Each kernel has its NumPy reference beside it;
-``tests/kernels/test_where_kernel.py`` holds them equal.
+small arrays) takes ``np.where`` itself, which also decides the result's dtype.  Each kernel
+has its NumPy reference beside it; ``tests/kernels/test_where_kernel.py`` holds them equal.
 
 >>> where(np.array([True, False]), np.array([1.0, 2.0]), 0.5)
 array([1. , 0.5])
