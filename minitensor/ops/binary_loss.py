@@ -7,7 +7,7 @@ Of probabilities:
 
 then the reduction.  Written in Tensor ops it is fifteen graph nodes (the clamped
 logs guard p = 0 and p = 1), which at small sizes costs several times the
-arithmetic; here forward and first-order backward are NumPy on arrays::
+arithmetic; here forward and first-order backward are one kernel pass each (``kernels/bce.py``)::
 
     dp = -w * (t * [p > 0, lp > -100] / p  -  (1 - t) * [q > 0, lq > -100] / q)   (q = 1 - p)
     dt = -w * (lp - lq)
@@ -23,50 +23,46 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels import bce as bce_kernel
 from ..kernels import softplus as kernel
 from .nn_ops import composite, on_arrays, save_with_state
 from .softplus import softplus
 
 
-def _clamped_logs(p: np.ndarray) -> tuple:
-    """(lp, lq, where lp's slope is 1/p, where lq's slope is 1/(1 - p))."""
-    q = 1 - p
-    with np.errstate(divide="ignore"):
-        lp, lq = np.log(p), np.log(q)
-    return np.maximum(lp, -100), np.maximum(lq, -100), (p > 0) & (lp >= -100), (q > 0) & (lq >= -100)
-
-
 class BinaryCrossEntropy(Op):
-    """BCE of probabilities ``p`` and targets ``t`` (same shape), optional ``w`` (broadcast to p)."""
+    """BCE of probabilities ``p`` and targets ``t`` (same shape), optional ``w`` (broadcast to p).
+
+    Forward and first-order backward are one kernel pass each (``kernels/bce.py``), after NumPy's
+    log p and log(1 - p), which the forward keeps for the backward."""
 
     @staticmethod
     def forward(ctx, p, t, w=None, reduction="mean"):
-        lp, lq, _, _ = _clamped_logs(p)
-        loss = -(t * lp + (1 - t) * lq)
-        if w is not None:
-            loss = loss * w
-        ctx.save_for_backward(p, t, w)
-        ctx.reduction, ctx.count = reduction, loss.size
+        p_, t_, w_ = _broadcast(p, t, w)
+        lp, lq = bce_kernel.logs(p_)
+        loss = bce_kernel.bce(lp, lq, t_, w_, per_element=reduction == "none")
+        save_with_state(ctx, p, t, w, state=(lp, lq) if any(ctx.needs_input_grad) else (None, None))
+        ctx.reduction, ctx.count = reduction, t_.size
         if reduction == "none":
-            return loss.astype(p.dtype, copy=False)
-        total = np.sum(loss, dtype=p.dtype)
-        return np.asarray(total / loss.size if reduction == "mean" else total, dtype=p.dtype)
+            return loss
+        with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is NaN, as in PyTorch
+            return np.asarray(np.float64(loss) / t_.size if reduction == "mean" else loss, dtype=p.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        p, t, w = ctx.saved_tensors
+        p, t, w, (lp, lq) = ctx.saved_tensors
         if not on_arrays(grad):
             return composite(bce_plain, (p, t, w), ctx, grad, reduction=ctx.reduction)
-        scale = grad / ctx.count if ctx.reduction == "mean" else grad
-        lp, lq, slope_p, slope_q = _clamped_logs(p)
-        if w is not None:
-            scale = scale * w
-        need_p, need_t, need_w = ctx.needs_input_grad
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dp = -scale * (np.where(slope_p, t / p, 0) - np.where(slope_q, (1 - t) / (1 - p), 0)) if need_p else None
-        dt = -scale * (lp - lq) if need_t else None
-        dw = -(grad / ctx.count if ctx.reduction == "mean" else grad) * (t * lp + (1 - t) * lq) if need_w else None
-        return dp, dt, dw
+        if ctx.reduction == "mean":
+            grad = grad / ctx.count
+        return bce_kernel.bce_backward(*_broadcast(p, t, w), lp, lq, grad, ctx.needs_input_grad)
+
+
+def _broadcast(p: np.ndarray, t: np.ndarray, w) -> tuple:
+    """p, t and w (None, or cast to p's dtype) broadcast to the loss's shape (views)."""
+    if w is None:
+        return p, t, None
+    shape = np.broadcast_shapes(p.shape, np.shape(w))
+    return np.broadcast_to(p, shape), np.broadcast_to(t, shape), np.broadcast_to(w, shape).astype(p.dtype, copy=False)
 
 
 class BinaryCrossEntropyWithLogits(Op):

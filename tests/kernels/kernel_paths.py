@@ -18,6 +18,7 @@ import minitensor as mt
 from minitensor.kernels import (
     activation,
     attention,
+    bce,
     divergence,
     gelu,
     layer_norm,
@@ -27,7 +28,7 @@ from minitensor.kernels import (
     where,
 )
 
-MODULES = (activation, attention, divergence, gelu, layer_norm, pointwise, softmax, softplus, where)
+MODULES = (activation, attention, bce, divergence, gelu, layer_norm, pointwise, softmax, softplus, where)
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial
 # kernels, float32 (the dtype that needs the speed) on the parallel ones.  Each (kernel, dtype,

@@ -15,6 +15,7 @@ from minitensor.kernels import (
     activation,
     along_dim,
     attention,
+    bce,
     cumsum,
     divergence,
     flip,
@@ -29,7 +30,7 @@ from minitensor.kernels import (
 )
 
 MODULES = [_blas, _exp, activation, attention, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
-MODULES += [_log, _sum, divergence, gelu, pointwise, softplus, where]
+MODULES += [_log, _sum, bce, divergence, gelu, pointwise, softplus, where]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
