@@ -44,8 +44,7 @@ class BinaryCrossEntropy(Op):
         ctx.reduction, ctx.count = reduction, t_.size
         if reduction == "none":
             return loss
-        with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is NaN, as in PyTorch
-            return np.asarray(np.float64(loss) / t_.size if reduction == "mean" else loss, dtype=p.dtype)
+        return reduced(loss, t_.size if reduction == "mean" else 1, p.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -53,8 +52,13 @@ class BinaryCrossEntropy(Op):
         if not on_arrays(grad):
             return composite(bce_plain, (p, t, w), ctx, grad, reduction=ctx.reduction)
         if ctx.reduction == "mean":
-            grad = grad / ctx.count
+            grad = grad / max(ctx.count, 1)  # (no division by 0 for an empty input)
         return bce_kernel.bce_backward(*_broadcast(p, t, w), lp, lq, grad, ctx.needs_input_grad)
+
+
+def reduced(total: float, count: int, dtype) -> np.ndarray:
+    """The 0-d result ``total / count`` in ``dtype``; NaN for the mean of nothing, as in PyTorch."""
+    return np.asarray(total / count if count else np.nan, dtype=dtype)
 
 
 def _broadcast(p: np.ndarray, t: np.ndarray, w) -> tuple:
@@ -89,8 +93,7 @@ class BinaryCrossEntropyWithLogits(Op):
         ctx.reduction, ctx.count = reduction, x.size
         if reduction == "none":
             return loss
-        with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is NaN, as in PyTorch
-            return np.asarray(np.float64(loss) / x.size if reduction == "mean" else loss, dtype=x.dtype)
+        return reduced(loss, x.size if reduction == "mean" else 1, x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -98,7 +101,7 @@ class BinaryCrossEntropyWithLogits(Op):
         if not on_arrays(grad):
             return composite(bce_logits_plain, (x, t, w, pw), ctx, grad, reduction=ctx.reduction)
         if ctx.reduction == "mean":
-            grad = grad / ctx.count
+            grad = grad / max(ctx.count, 1)  # (no division by 0 for an empty input)
         full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
         dx, dt = kernel.bce_logits_backward(x, t, *full, s, sp, grad, ctx.needs_input_grad[:2])
         return dx, dt, None, None

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..kernels import divergence as kernel
+from .binary_loss import reduced
 from .nn_ops import composite, on_arrays, save_with_state
 
 
@@ -37,15 +38,14 @@ class KLDiv(Op):
         ctx.denominator = {"sum": 1, "mean": x.size, "batchmean": x.shape[0] if x.ndim else 1}.get(reduction)
         if reduction == "none":
             return loss
-        with np.errstate(invalid="ignore", divide="ignore"):  # the mean of nothing is NaN, as in PyTorch
-            return np.asarray(np.float64(loss) / ctx.denominator, dtype=x.dtype)
+        return reduced(loss, ctx.denominator, x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         x, t, (lt,) = ctx.saved_tensors
         if not on_arrays(grad):
             return composite(kl_div_plain, (x, t), ctx, grad, reduction=ctx.reduction, log_target=ctx.log_target)
-        scale = grad if ctx.reduction == "none" else np.asarray(grad / ctx.denominator, dtype=x.dtype)
+        scale = grad if ctx.reduction == "none" else np.asarray(grad / max(ctx.denominator, 1), dtype=x.dtype)
         weight = lt if ctx.log_target else t  # d(loss)/d(-x)
         need_x, need_t = ctx.needs_input_grad
         dx = weight * -scale if need_x else None

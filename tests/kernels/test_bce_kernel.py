@@ -84,3 +84,18 @@ def test_bce_weight_gradient_and_broadcasting_on_the_jit_path() -> None:
     assert jitted(lambda: gradcheck(lambda a, b, c: F.binary_cross_entropy(a, b, weight=c, reduction="sum"), [p, t, w]))
     loss = F.binary_cross_entropy(p, t, weight=w, reduction="none")
     assert loss.shape == (2, 3, 4)
+
+
+@pytest.mark.filterwarnings("error")
+def test_losses_of_empty_inputs_are_nan_without_warnings() -> None:
+    """The mean of nothing is NaN (as PyTorch), and the backward gives empty gradients, silently."""
+    for loss in (
+        lambda x: F.binary_cross_entropy(x.sigmoid(), mt.zeros(0, 2)),
+        lambda x: F.binary_cross_entropy_with_logits(x, mt.zeros(0, 2)),
+        lambda x: F.kl_div(x, mt.zeros(0, 2), reduction="batchmean"),
+    ):
+        x = mt.zeros(0, 2, requires_grad=True)
+        out = loss(x)
+        assert np.isnan(out.item())
+        out.backward()
+        assert x.grad.shape == (0, 2)
