@@ -102,7 +102,7 @@ def _bce_backward_numpy(p, t, w, lp, lq, g, c, dp, dt, dw) -> None:
     scale = c if g is None else g * c
     a, b = np.maximum(lp, -100), np.maximum(lq, -100)
     ws = scale if w is None else scale * w
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (masked out: where the log is clamped)
         slope_p = np.where((p > 0) & (lp >= -100), t / p, 0)
         slope_q = np.where((1 - p > 0) & (lq >= -100), (1 - t) / (1 - p), 0)
     for out, value in ((dp, -ws * (slope_p - slope_q)), (dt, -ws * (a - b)), (dw, -scale * (t * a + (1 - t) * b))):
