@@ -1,12 +1,13 @@
 """Recurrent layers: ``RNN`` (tanh or relu), ``LSTM`` and ``GRU``, as PyTorch's.
 
-Each layer loops over time with one cell step per token, built from Tensor ops
-(``@``, ``sigmoid``, ``tanh``, ``*``, ``+``), so the gradients, and the
-gradients of the gradients, come from autograd.  The LSTM's elementwise half is
-one node (``ops/lstm_cell.py``, fewer nodes per step; its reference formula in
-Tensor ops gives the second derivative).  The input-to-hidden products of a
-whole sequence are one matmul before the loop; only the hidden-to-hidden
-product is per step.
+``RNN`` and ``GRU`` loop over time with one cell step per token, built from
+Tensor ops (``@``, ``sigmoid``, ``tanh``, ``*``, ``+``), so the gradients, and
+the gradients of the gradients, come from autograd; the input-to-hidden
+products of a whole sequence are one matmul before the loop.  An ``LSTM`` layer
+(one direction) is one graph node for the whole sequence, ``LSTMLayer``
+(``ops/lstm_layer.py``: one matmul for the input products, the recurrence in one
+kernel, and the same backwards; its step-by-step formula in Tensor ops gives
+the second derivative).
 
 >>> lstm = nn.LSTM(input_size=10, hidden_size=20, num_layers=2)
 >>> output, (h_n, c_n) = lstm(mt.randn(5, 3, 10))       # (seq, batch, feature)
@@ -24,7 +25,7 @@ import math
 
 from .. import creation
 from .. import functions as fn
-from ..ops.lstm_cell import LSTMPointwise
+from ..ops.lstm_layer import LSTMLayer
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -56,18 +57,6 @@ def _rnn_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh, relu: bool) -> Te
     """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh); ``x_proj`` is the input half. Shapes (N, H)."""
     pre = x_proj + _hidden_product(h, w_hh_t, b_hh)
     return fn.relu(pre) if relu else fn.tanh(pre)
-
-
-def _lstm_cell(x_proj: Tensor, state: tuple, w_hh_t: Tensor, b_hh) -> tuple:
-    """(h', c'): i, f, o = sigmoid, g = tanh of the four gate blocks; c' = f*c + i*g, h' = o*tanh(c').
-
-    The elementwise part is one node, ``LSTMPointwise`` (ops/lstm_cell.py, where
-    ``lstm_pointwise_reference`` writes it in Tensor ops), returning [h', c'] side by side.
-    """
-    h, c = state
-    both = LSTMPointwise.apply(x_proj + _hidden_product(h, w_hh_t, b_hh), c)
-    size = c.shape[-1]
-    return both[..., :size], both[..., size:]
 
 
 def _gru_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh) -> Tensor:
@@ -139,10 +128,8 @@ class RNNBase(Module):
         get = lambda name: getattr(self, f"{name}_l{k}{suffix}", None)  # noqa: E731
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
 
-    def _step(self, x_proj: Tensor, state, w_hh_t: Tensor, b_hh):
-        """One time step of this layer's cell; ``state`` is h (or (h, c) for the LSTM)."""
-        if self.mode == "LSTM":
-            return _lstm_cell(x_proj, state, w_hh_t, b_hh)
+    def _step(self, x_proj: Tensor, state: Tensor, w_hh_t: Tensor, b_hh):
+        """One time step of this layer's cell (RNN or GRU); ``state`` is h."""
         if self.mode == "GRU":
             return _gru_cell(x_proj, state, w_hh_t, b_hh)
         return _rnn_cell(x_proj, state, w_hh_t, b_hh, relu=self.mode == "RNN_RELU")
@@ -150,6 +137,10 @@ class RNNBase(Module):
     def _run_direction(self, x: Tensor, state, k: int, suffix: str) -> tuple:
         """Run layer ``k`` (one direction) over x (L, N, in): (outputs (L, N, H), final state)."""
         w_ih, w_hh, b_ih, b_hh = self._weights(k, suffix)
+        if self.mode == "LSTM":  # one node: [h_1..h_L, c_n] (L+1, N, H)
+            both = LSTMLayer.apply(x, w_ih, w_hh, b_ih, b_hh, *state, reverse=bool(suffix))
+            steps = x.shape[0]
+            return both[:steps], (both[0 if suffix else steps - 1], both[steps])
         if b_ih is not None and self.mode != "GRU":  # both biases only add to the gates: add them once
             b_ih, b_hh = b_ih + b_hh, None
         x_proj = _affine(x, w_ih, b_ih)  # (L, N, gates * H): all input products in one matmul
@@ -158,7 +149,7 @@ class RNNBase(Module):
         outputs = [None] * x.shape[0]
         for t in steps:
             state = self._step(x_proj[t], state, w_hh_t, b_hh)
-            outputs[t] = state[0] if self.mode == "LSTM" else state
+            outputs[t] = state
         return fn.stack(outputs, dim=0), state
 
     def _check_input(self, input: Tensor) -> bool:  # noqa: A002

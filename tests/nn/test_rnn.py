@@ -176,23 +176,6 @@ def test_bad_arguments_name_what_is_wrong():
     nn.LSTM(3, 4).flatten_parameters()  # PyTorch's cuDNN call: accepted, nothing to do
 
 
-def test_lstm_pointwise_node_equals_its_reference_formula(rng):
-    """The fused LSTM step (one node) against the same formula in Tensor ops: values, gradients, second order."""
-    from minitensor.ops.lstm_cell import LSTMPointwise, lstm_pointwise_reference
-
-    gates = t64(rng.standard_normal((3, 8)) * 3, requires_grad=True)  # hidden size 2; large values saturate
-    c = t64(rng.standard_normal((3, 2)), requires_grad=True)
-    weight = t64(rng.standard_normal((3, 4)))
-    fused, plain = LSTMPointwise.apply(gates, c), lstm_pointwise_reference(gates, c)
-    np.testing.assert_allclose(fused.numpy(), plain.numpy(), rtol=1e-12, atol=1e-14)
-    got = mt.autograd.grad((fused * weight).sum(), [gates, c])
-    want = mt.autograd.grad((plain * weight).sum(), [gates, c])
-    for a, b in zip(got, want):
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
-    assert gradcheck(LSTMPointwise.apply, [gates, c])
-    assert gradgradcheck(LSTMPointwise.apply, [gates, c])
-
-
 def test_docstring_example_runs():
     import doctest
 

@@ -1,0 +1,102 @@
+"""One LSTM layer (one direction) over a whole sequence as one graph node; ``nn.LSTM`` calls it per layer.
+
+For the input x (L, N, I), the weights W_ih (4H, I), W_hh (4H, H), the biases
+b_ih, b_hh (4H,) or None, and the initial state h0, c0 (N, H), each time step
+(in PyTorch's gate order i, f, g, o) computes::
+
+    i, f, g, o = split(x[t] W_ihᵀ + b_ih + h W_hhᵀ + b_hh, 4)
+    c = sigmoid(f) * c + sigmoid(i) * tanh(g)
+    h = sigmoid(o) * tanh(c)
+
+``lstm_layer_reference`` says exactly this in Tensor ops: the readable
+definition.  The op ``LSTMLayer`` returns the same Tensor, (L+1, N, H): h for
+every time step, then the last c; ``nn.LSTM`` slices the output, h_n and c_n
+out of it.  Run as one op it does
+
+- forward: the input products of all steps in one matrix product, then the
+  recurrence in one kernel call (``kernels/lstm.py``: per step one BLAS
+  product h W_hhᵀ and the gate math fused);
+- backward: the recurrence backwards in one kernel call, which gives the
+  gates' gradients dG (L, N, 4H) of all steps; then dx = dG W_ih,
+  dW_ih = dGᵀ x, dW_hh = dGᵀ h_prev and db = sum(dG) are whole-sequence products;
+- ``create_graph=True``: the gradients of ``lstm_layer_reference``, so
+  second derivatives are right (``composite_grads``).
+
+Instead of ~6 nodes per time step (a matmul, an add, the gate math, slices),
+each with Python overhead and a small NumPy call, a 20-step layer is one node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Op, composite_grads
+from ..kernels.lstm import lstm_backward, lstm_forward
+
+
+def lstm_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool = False):
+    """The layer in differentiable Tensor ops, one step at a time: (L+1, N, H) = [h_1..h_L, c_L]
+    (time order; with ``reverse`` the steps run from L-1 down to 0 and the last c is that of step 0)."""
+    from .. import functions as fn
+
+    gates_x = x @ w_ih.T
+    if b_ih is not None:
+        gates_x = gates_x + (b_ih + b_hh)
+    h, c = h0, c0
+    outputs = [None] * x.shape[0]
+    for t in range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0]):
+        i, f, g, o = (gates_x[t] + h @ w_hh.T).chunk(4, dim=-1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        outputs[t] = h
+    return fn.stack([*outputs, c], dim=0)
+
+
+class LSTMLayer(Op):
+    """``LSTMLayer.apply(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False)`` -> (L+1, N, H); see the module
+    docstring.  ``b_ih``, ``b_hh`` may be None (``bias=False``); all arrays of one float dtype."""
+
+    @staticmethod
+    def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+        steps, rows, _ = x.shape
+        xg = np.matmul(x.reshape(steps * rows, -1), w_ih.T)  # (L N, 4H), a new C-contiguous array
+        if b_ih is not None:
+            xg += b_ih
+            xg += b_hh
+        xg = xg.reshape(steps, rows, -1)
+        out, c, tanh_c = lstm_forward(xg, w_hh, h0, c0, reverse)
+        ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, out)
+        ctx.reverse = reverse
+        ctx.activations = (xg, c, tanh_c)  # the activated gates, c and tanh(c) of every step
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w_ih, w_hh, b_ih, b_hh, h0, c0, out = ctx.saved_tensors
+        if not isinstance(grad, np.ndarray):  # create_graph: differentiate the step-by-step reference
+            return composite_grads(
+                lambda *a: lstm_layer_reference(*a, reverse=ctx.reverse),
+                (x, w_ih, w_hh, b_ih, b_hh, h0, c0),
+                grad,
+                ctx.needs_input_grad[:7],
+            )
+        gates, c, tanh_c = ctx.activations
+        dgates, dh0, dc0 = lstm_backward(grad, gates, c, tanh_c, c0, w_hh, ctx.reverse)
+        needs = ctx.needs_input_grad
+        steps, rows, width = dgates.shape
+        flat = dgates.reshape(steps * rows, width)
+        dx = np.matmul(flat, w_ih).reshape(x.shape) if needs[0] else None
+        dw_ih = np.matmul(flat.T, x.reshape(steps * rows, -1)) if needs[1] else None
+        dw_hh = np.matmul(flat.T, _previous_h(out, h0, ctx.reverse).reshape(steps * rows, -1)) if needs[2] else None
+        db = flat.sum(axis=0) if needs[3] or needs[4] else None
+        db_hh = db.copy() if needs[3] and needs[4] else db  # two parents, two arrays
+        grads = (dx, dw_ih, dw_hh, db, db_hh, dh0, dc0)
+        return tuple(g if need else None for g, need in zip(grads, needs))
+
+
+def _previous_h(out: np.ndarray, h0: np.ndarray, reverse: bool) -> np.ndarray:
+    """(L, N, H): the h each step started from (h0 for the first step run), from ``out`` = [h_1..h_L, c]."""
+    steps = out.shape[0] - 1
+    if reverse:
+        return np.concatenate([out[1:steps], h0[None]], axis=0)
+    return np.concatenate([h0[None], out[: steps - 1]], axis=0)
