@@ -24,9 +24,7 @@ and returns dgates for all steps; the op turns them into dx, dW_ih, dW_hh and
 the biases' gradients with whole-sequence matrix products.
 
 The kernels (one call per layer and direction, instead of a NumPy call per step
-and gate) compute sigmoid and tanh from the SIMD ``exp`` of ``_exp.py``
-(``exp(-|z|)``, never overflowing), in float64 for both dtypes; tanh near 0
-from its Taylor series (``(1 - e) / (1 + e)`` would lose digits there).  The
+and gate) compute sigmoid and tanh from the SIMD ``exp`` (``_gates.py``).  The
 NumPy references beside them run the same loop with one ``np.matmul`` per
 step; they also serve where numba finds no BLAS.
 
@@ -40,12 +38,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _blas
 from ._blas import gemm
 from ._exp import exp_inplace
-from ._jit import choose, njit
-
-_SMALL = 1.0 / 32  # below this |z|, tanh(z) comes from its Taylor series (error < 1e-17 relative)
+from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, time_order
+from ._jit import njit
 
 
 def lstm_forward(xg: np.ndarray, w_hh: np.ndarray, h0: np.ndarray, c0: np.ndarray, reverse: bool) -> tuple:
@@ -56,7 +52,7 @@ def lstm_forward(xg: np.ndarray, w_hh: np.ndarray, h0: np.ndarray, c0: np.ndarra
     c, tanh_c = np.empty_like(out[:steps]), np.empty_like(out[:steps])
     w_hh_t = np.ascontiguousarray(w_hh.T, xg.dtype)  # BLAS multiplies by a transposed operand ~2x slower here
     h0, c0 = (np.ascontiguousarray(a, xg.dtype) for a in (h0, c0))
-    _implementation(xg, _forward_numpy, _forward)(xg, w_hh_t, h0, c0, reverse, out, c, tanh_c)
+    implementation(xg, _forward_numpy, _forward)(xg, w_hh_t, h0, c0, reverse, out, c, tanh_c)
     return out, c, tanh_c
 
 
@@ -69,39 +65,23 @@ def lstm_backward(
     dgates = np.empty_like(gates)
     dh0, dc0 = np.empty((rows, width // 4), gates.dtype), np.empty((rows, width // 4), gates.dtype)
     grad, c0, w_hh = (np.ascontiguousarray(a, gates.dtype) for a in (grad, c0, w_hh))
-    _implementation(gates, _backward_numpy, _backward)(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0)
+    implementation(gates, _backward_numpy, _backward)(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0)
     return dgates, dh0, dc0
 
 
-def _implementation(x: np.ndarray, reference, kernel):
-    """The kernel where the JIT is on and numba can call BLAS, else the NumPy reference."""
-    run = choose(x, reference, kernel)
-    return reference if run is kernel and not _blas.available() else run
-
-
-def _order(steps: int, reverse: bool) -> tuple:
-    """(time steps in the order the layer runs them, the neighbour each one starts from: t-1 or t+1)."""
-    return (range(steps - 1, -1, -1), 1) if reverse else (range(steps), -1)
-
-
 # ------------------------------------------------------------------ NumPy references
-def _sigmoid_numpy(z: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(z))
-    return np.where(z >= 0, 1 / (1 + e), e / (1 + e))
-
-
 def _forward_numpy(xg, w_hh_t, h0, c0, reverse, out, c, tanh_c) -> None:
     """Reference of ``_forward``: one ``np.matmul`` and a few NumPy passes per step."""
     steps, _, width = xg.shape
     size = width // 4
-    order, _ = _order(steps, reverse)
+    order, _ = time_order(steps, reverse)
     h_prev, c_prev = h0, c0
     for t in order:
         gates = xg[t]
         gates += h_prev @ w_hh_t
-        gates[:, : 2 * size] = _sigmoid_numpy(gates[:, : 2 * size])
+        gates[:, : 2 * size] = sigmoid_numpy(gates[:, : 2 * size])
         gates[:, 2 * size : 3 * size] = np.tanh(gates[:, 2 * size : 3 * size])
-        gates[:, 3 * size :] = _sigmoid_numpy(gates[:, 3 * size :])
+        gates[:, 3 * size :] = sigmoid_numpy(gates[:, 3 * size :])
         i, f, g, o = (gates[:, k * size : (k + 1) * size] for k in range(4))
         c[t] = f * c_prev + i * g
         tanh_c[t] = np.tanh(c[t])
@@ -114,7 +94,7 @@ def _backward_numpy(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0)
     """Reference of ``_backward``: the steps in the other order, one ``np.matmul`` per step."""
     steps, _, width = gates.shape
     size = width // 4
-    order, back = _order(steps, reverse)
+    order, back = time_order(steps, reverse)
     dh0[...] = 0  # the gradient reaching h[t] from step t+1 (none for the last step)
     dc0[...] = grad[steps]
     for t in reversed(order):
@@ -131,22 +111,6 @@ def _backward_numpy(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0)
 
 
 # ------------------------------------------------------------------ numba kernels
-@njit(inline="always")
-def _sigmoid_of(z, e):
-    """sigmoid(z) given e = exp(-|z|)."""
-    return (1.0 if z >= 0 else e) / (1.0 + e)
-
-
-@njit(inline="always")
-def _tanh_of(z, e):
-    """tanh(z) given e = exp(-2|z|); Taylor series for |z| < _SMALL, NaN stays NaN."""
-    if abs(z) < _SMALL:
-        z2 = z * z
-        return z * (1.0 + z2 * (-1 / 3 + z2 * (2 / 15 + z2 * (-17 / 315 + z2 * (62 / 2835)))))
-    t = (1.0 - e) / (1.0 + e)
-    return t if z >= 0 else -t
-
-
 @njit(fastmath={"contract"}, error_model="numpy")
 def _activate(gates, e):
     """gates (N, 4H) pre-activations -> [sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)] in place; e: scratch
@@ -165,13 +129,13 @@ def _activate(gates, e):
         z, en = gates[n], e[n * width : (n + 1) * width]
         zs, es = z[: 2 * size], en[: 2 * size]
         for k in range(2 * size):
-            zs[k] = _sigmoid_of(zs[k], es[k])
+            zs[k] = sigmoid_of(zs[k], es[k])
         zg, eg = z[2 * size : 3 * size], en[2 * size : 3 * size]
         for k in range(size):
-            zg[k] = _tanh_of(zg[k], eg[k])
+            zg[k] = tanh_of(zg[k], eg[k])
         zo, eo = z[3 * size :], en[3 * size :]
         for k in range(size):
-            zo[k] = _sigmoid_of(zo[k], eo[k])
+            zo[k] = sigmoid_of(zo[k], eo[k])
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
@@ -188,7 +152,7 @@ def _cell(gates, c_prev, c, tanh_c, h, e):
     for n in range(rows):
         o, cn, tn, hn, en = gates[n, 3 * size :], c[n], tanh_c[n], h[n], e[n * size : (n + 1) * size]
         for k in range(size):
-            tn[k] = _tanh_of(cn[k], en[k])
+            tn[k] = tanh_of(cn[k], en[k])
             hn[k] = o[k] * tn[k]
 
 

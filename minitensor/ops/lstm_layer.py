@@ -33,6 +33,7 @@ import numpy as np
 from ..autograd.function import Op, composite_grads
 from ..kernels._threads import threads
 from ..kernels.lstm import lstm_backward, lstm_forward
+from .recurrence import sequence_grads
 
 
 def lstm_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool = False):
@@ -80,25 +81,9 @@ class LSTMLayer(Op):
                 lambda *a: lstm_layer_reference(*a, reverse=ctx.reverse),
                 (x, w_ih, w_hh, b_ih, b_hh, h0, c0),
                 grad,
-                ctx.needs_input_grad[:7],
+                ctx.needs_input_grad,
             )
         gates, c, tanh_c = ctx.activations
         dgates, dh0, dc0 = lstm_backward(grad, gates, c, tanh_c, c0, w_hh, ctx.reverse)
-        needs = ctx.needs_input_grad
-        steps, rows, width = dgates.shape
-        flat = dgates.reshape(steps * rows, width)
-        dx = np.matmul(flat, w_ih).reshape(x.shape) if needs[0] else None
-        dw_ih = np.matmul(flat.T, x.reshape(steps * rows, -1)) if needs[1] else None
-        dw_hh = np.matmul(flat.T, _previous_h(out, h0, ctx.reverse).reshape(steps * rows, -1)) if needs[2] else None
-        db = flat.sum(axis=0) if needs[3] or needs[4] else None
-        db_hh = db.copy() if needs[3] and needs[4] else db  # two parents, two arrays
-        grads = (dx, dw_ih, dw_hh, db, db_hh, dh0, dc0)
-        return tuple(g if need else None for g, need in zip(grads, needs))
-
-
-def _previous_h(out: np.ndarray, h0: np.ndarray, reverse: bool) -> np.ndarray:
-    """(L, N, H): the h each step started from (h0 for the first step run), from ``out`` = [h_1..h_L, c]."""
-    steps = out.shape[0] - 1
-    if reverse:
-        return np.concatenate([out[1:steps], h0[None]], axis=0)
-    return np.concatenate([h0[None], out[: steps - 1]], axis=0)
+        grads = sequence_grads(dgates, dgates, x, w_ih, out[:-1], h0, ctx.reverse, ctx.needs_input_grad)
+        return (*grads, dh0 if ctx.needs_input_grad[5] else None, dc0 if ctx.needs_input_grad[6] else None)
