@@ -141,12 +141,14 @@ class RNNBase(Module):
         return fn.stack(outputs, dim=0), state
 
     def _check_input(self, input: Tensor) -> bool:  # noqa: A002
-        """Whether the input is batched; ValueError for a wrong rank or feature size."""
+        """Whether the input is batched; ValueError for a wrong rank, feature size or an empty sequence."""
         layer = type(self).__name__
         if input.ndim not in (2, 3):
             raise ValueError(f"{layer}: input must be 2-D (unbatched) or 3-D (batched), got shape {input.shape}")
         if input.shape[-1] != self.input_size:
             raise ValueError(f"{layer}: input's last dim must be input_size={self.input_size}, got {input.shape}")
+        if input.shape[1 if input.ndim == 3 and self.batch_first else 0] == 0:
+            raise ValueError(f"{layer}: the sequence length must be at least 1, got input of shape {input.shape}")
         return input.ndim == 3
 
     def _initial_state(self, hx, batch: int, batched: bool, like: Tensor) -> list:

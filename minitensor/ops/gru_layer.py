@@ -61,14 +61,14 @@ class GRULayer(Op):
     @staticmethod
     def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
         threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
-        steps, rows, _ = x.shape
-        xg = np.matmul(x.reshape(steps * rows, -1), w_ih.T)  # (L N, 3H), a new C-contiguous array
+        steps, rows, features = x.shape
+        xg = np.matmul(x.reshape(steps * rows, features), w_ih.T)  # (L N, 3H), a new C-contiguous array
         if b_ih is not None:
             xg += b_ih
-        out, hg = gru_forward(xg.reshape(steps, rows, -1), w_hh, b_hh, h0, reverse)
+        out, hg = gru_forward(xg.reshape(steps, rows, w_ih.shape[0]), w_hh, b_hh, h0, reverse)
         ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, out)
         ctx.reverse = reverse
-        ctx.activations = (xg.reshape(steps, rows, -1), hg)  # [r, z, n] and h W_hhᵀ + b_hh of every step
+        ctx.activations = (xg.reshape(steps, rows, w_ih.shape[0]), hg)  # [r, z, n] and h W_hhᵀ + b_hh of every step
         return out
 
     @staticmethod

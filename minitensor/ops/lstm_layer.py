@@ -61,12 +61,12 @@ class LSTMLayer(Op):
     @staticmethod
     def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
         threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
-        steps, rows, _ = x.shape
-        xg = np.matmul(x.reshape(steps * rows, -1), w_ih.T)  # (L N, 4H), a new C-contiguous array
+        steps, rows, features = x.shape
+        xg = np.matmul(x.reshape(steps * rows, features), w_ih.T)  # (L N, 4H), a new C-contiguous array
         if b_ih is not None:
             xg += b_ih
             xg += b_hh
-        xg = xg.reshape(steps, rows, -1)
+        xg = xg.reshape(steps, rows, w_ih.shape[0])
         out, c, tanh_c = lstm_forward(xg, w_hh, h0, c0, reverse)
         ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, out)
         ctx.reverse = reverse

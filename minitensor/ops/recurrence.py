@@ -30,8 +30,8 @@ def sequence_grads(dgx, dgh, x, w_ih, hs, h0, reverse: bool, needs: tuple) -> tu
     steps, rows, width = dgx.shape
     flat_x, flat_h = dgx.reshape(steps * rows, width), dgh.reshape(steps * rows, width)
     dx = np.matmul(flat_x, w_ih).reshape(x.shape) if needs[0] else None
-    dw_ih = np.matmul(flat_x.T, x.reshape(steps * rows, -1)) if needs[1] else None
-    dw_hh = np.matmul(flat_h.T, previous_h(hs, h0, reverse).reshape(steps * rows, -1)) if needs[2] else None
+    dw_ih = np.matmul(flat_x.T, x.reshape(steps * rows, x.shape[2])) if needs[1] else None
+    dw_hh = np.matmul(flat_h.T, previous_h(hs, h0, reverse).reshape(steps * rows, hs.shape[2])) if needs[2] else None
     db_ih = flat_x.sum(axis=0) if needs[3] else None
     db_hh = flat_h.sum(axis=0) if needs[4] else None  # (a new array even when dgh is dgx)
     return dx, dw_ih, dw_hh, db_ih, db_hh

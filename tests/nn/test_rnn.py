@@ -173,7 +173,23 @@ def test_bad_arguments_name_what_is_wrong():
         layer(mt.zeros(5, 2, 3), (mt.zeros(1, 3, 4), mt.zeros(1, 3, 4)))
     with pytest.raises(TypeError, match=r"\(h_0, c_0\)"):
         layer(mt.zeros(5, 2, 3), mt.zeros(1, 2, 4))
+    with pytest.raises(ValueError, match="sequence length must be at least 1"):
+        layer(mt.zeros(0, 2, 3))
+    with pytest.raises(ValueError, match="sequence length must be at least 1"):
+        nn.GRU(3, 4, batch_first=True)(mt.zeros(2, 0, 3))
     nn.LSTM(3, 4).flatten_parameters()  # PyTorch's cuDNN call: accepted, nothing to do
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_empty_batch_gives_empty_outputs_and_gradients(mode):
+    layer = MODES[mode](3, 4, num_layers=2, bidirectional=True)
+    x = mt.zeros(5, 0, 3, requires_grad=True)
+    output, hidden = layer(x)
+    h_n = hidden[0] if mode == "LSTM" else hidden
+    assert output.shape == (5, 0, 8) and h_n.shape == (4, 0, 4)
+    output.sum().backward()
+    assert x.grad.shape == (5, 0, 3) and layer.weight_hh_l1.grad.shape == (GATES[mode] * 4, 4)
+    assert not layer.weight_hh_l1.grad.numpy().any()
 
 
 def test_docstring_example_runs():
