@@ -33,5 +33,7 @@ def sequence_grads(dgx, dgh, x, w_ih, hs, h0, reverse: bool, needs: tuple) -> tu
     dw_ih = np.matmul(flat_x.T, x.reshape(steps * rows, x.shape[2])) if needs[1] else None
     dw_hh = np.matmul(flat_h.T, previous_h(hs, h0, reverse).reshape(steps * rows, hs.shape[2])) if needs[2] else None
     db_ih = flat_x.sum(axis=0) if needs[3] else None
-    db_hh = flat_h.sum(axis=0) if needs[4] else None  # (a new array even when dgh is dgx)
+    db_hh = None
+    if needs[4]:  # (a new array even when dgh is dgx: each parent gets its own)
+        db_hh = db_ih.copy() if dgh is dgx and db_ih is not None else flat_h.sum(axis=0)
     return dx, dw_ih, dw_hh, db_ih, db_hh
