@@ -37,7 +37,7 @@ import numpy as np
 
 from ._blas import gemm
 from ._exp import exp_inplace
-from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, time_order
+from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
 from ._jit import njit
 
 
@@ -100,10 +100,10 @@ def _backward_numpy(grad, gates, hg, out, h0, w_hh, reverse, dgx, dgh, dh0) -> N
 # ------------------------------------------------------------------ numba kernels
 @njit(fastmath={"contract"}, error_model="numpy")
 def _cell(gates, hg, h_prev, h, e):
-    """[r, z, n] over ``gates`` (N, 3H, the input halves) and h (N, H), given ``hg`` (N, 3H); e: float64
-    scratch of at least 2NH."""
+    """[r, z, n] over ``gates`` (N, 3H, the input halves) and h (N, H), given ``hg`` (N, 3H); e: scratch
+    of the same dtype, at least 3NH."""
     rows, width = gates.shape
-    size = width // 3
+    size, bound = width // 3, taylor_bound(gates)
     for n in range(rows):
         a, b, en = gates[n], hg[n], e[n * 2 * size : (n + 1) * 2 * size]
         for k in range(2 * size):
@@ -124,7 +124,7 @@ def _cell(gates, hg, h_prev, h, e):
         a, hp, hn, em = gates[n], h_prev[n], h[n], e[rows * 2 * size + n * size : rows * 2 * size + (n + 1) * size]
         z, ng = a[size : 2 * size], a[2 * size :]
         for k in range(size):
-            ng[k] = tanh_of(ng[k], em[k])
+            ng[k] = tanh_of(ng[k], em[k], bound)
             hn[k] = (1 - z[k]) * ng[k] + z[k] * hp[k]
 
 
@@ -132,7 +132,7 @@ def _cell(gates, hg, h_prev, h, e):
 def _forward(xg, w_hh_t, h0, reverse, out, hg):
     """The recurrence (module docstring); same arguments as ``_forward_numpy``."""
     steps, rows, width = xg.shape
-    e = np.empty(rows * width, np.float64)
+    e = np.empty(rows * width, xg.dtype)
     back = 1 if reverse else -1
     for s in range(steps):
         t = steps - 1 - s if reverse else s

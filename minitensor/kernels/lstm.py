@@ -40,7 +40,7 @@ import numpy as np
 
 from ._blas import gemm
 from ._exp import exp_inplace
-from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, time_order
+from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
 from ._jit import njit
 
 
@@ -114,9 +114,9 @@ def _backward_numpy(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0)
 @njit(fastmath={"contract"}, error_model="numpy")
 def _activate(gates, e):
     """gates (N, 4H) pre-activations -> [sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)] in place; e: scratch
-    of float64, at least N * 4H."""
+    of the same dtype, at least N * 4H."""
     rows, width = gates.shape
-    size = width // 4
+    size, bound = width // 4, taylor_bound(gates)
     for n in range(rows):
         z, en = gates[n], e[n * width : (n + 1) * width]
         for k in range(width):
@@ -132,7 +132,7 @@ def _activate(gates, e):
             zs[k] = sigmoid_of(zs[k], es[k])
         zg, eg = z[2 * size : 3 * size], en[2 * size : 3 * size]
         for k in range(size):
-            zg[k] = tanh_of(zg[k], eg[k])
+            zg[k] = tanh_of(zg[k], eg[k], bound)
         zo, eo = z[3 * size :], en[3 * size :]
         for k in range(size):
             zo[k] = sigmoid_of(zo[k], eo[k])
@@ -142,6 +142,7 @@ def _activate(gates, e):
 def _cell(gates, c_prev, c, tanh_c, h, e):
     """c = f * c_prev + i * g, tanh_c = tanh(c), h = o * tanh_c, all (N, H), from the activated gates."""
     rows, size = c.shape
+    bound = taylor_bound(c)
     for n in range(rows):
         a, cp, cn, en = gates[n], c_prev[n], c[n], e[n * size : (n + 1) * size]
         i, f, g = a[:size], a[size : 2 * size], a[2 * size : 3 * size]
@@ -152,7 +153,7 @@ def _cell(gates, c_prev, c, tanh_c, h, e):
     for n in range(rows):
         o, cn, tn, hn, en = gates[n, 3 * size :], c[n], tanh_c[n], h[n], e[n * size : (n + 1) * size]
         for k in range(size):
-            tn[k] = tanh_of(cn[k], en[k])
+            tn[k] = tanh_of(cn[k], en[k], bound)
             hn[k] = o[k] * tn[k]
 
 
@@ -160,7 +161,7 @@ def _cell(gates, c_prev, c, tanh_c, h, e):
 def _forward(xg, w_hh_t, h0, c0, reverse, out, c, tanh_c):
     """The recurrence (module docstring); same arguments as ``_forward_numpy``."""
     steps, rows, width = xg.shape
-    e = np.empty(rows * width, np.float64)
+    e = np.empty(rows * width, xg.dtype)
     back = 1 if reverse else -1
     for s in range(steps):
         t = steps - 1 - s if reverse else s

@@ -128,26 +128,34 @@ def test_reference_backward_is_the_chain_rule(kind, reverse):
             np.testing.assert_allclose(want, numeric, rtol=1e-6, atol=1e-8, err_msg=name)
 
 
-SPECIAL = [0.0, -0.0, 1e-300, -1e-12, 1e-7, 0.01, -1 / 32, 1 / 32, 0.031, 0.032, 0.5, -3.0, 20.0, 400.0, -800.0]
+# around 0, the Taylor bounds of tanh (1/8 for float64, 1/4 for float32), saturation and the exp's range
+SPECIAL = [0.0, -0.0, 1e-300, -1e-12, 1e-7, 0.01, -0.125, 0.1249, 0.1251, -0.25, 0.2499, 0.2501, 0.5]
+SPECIAL += [-3.0, 20.0, 400.0, -800.0]
+ULPS = {np.float32: 3, np.float64: 4}  # measured: 2.01 and 3.00 over [-1.2, 1.2]
 
 
 @pytest.mark.parametrize("kind", GATES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_activations_are_exact_to_a_few_ulps(kind, dtype, request):
-    """One step from h0 = 0, W_hh = 0 (b_hh = 0): the gates are sigmoid/tanh of the inputs themselves."""
+    """One step from h0 = 0, W_hh = 0 (b_hh = 0), H = 1: the gates are sigmoid/tanh of the inputs themselves,
+    here special values and a dense sweep of [-1.2, 1.2] down the batch."""
     request.getfixturevalue("jit_only")
-    z = np.array(SPECIAL + [np.inf, -np.inf, np.nan], dtype)
-    size, count = z.size, GATES[kind]
-    p = {"xg": np.tile(z, count)[None, None], "w_hh": np.zeros((count * size, size), dtype)}
-    p.update(h0=np.zeros((1, size), dtype), c0=np.zeros((1, size), dtype), b_hh=np.zeros(count * size, dtype))
-    gates = np.split(_forward(kind, p, False)[0][0, 0], count)
+    z = np.concatenate([SPECIAL, np.linspace(-1.2, 1.2, 4001), [np.inf, -np.inf, np.nan]]).astype(dtype)
+    count = GATES[kind]
+    p = {"xg": np.repeat(z[:, None], count, axis=1)[None].copy(), "w_hh": np.zeros((count, 1), dtype)}
+    zeros = np.zeros((z.size, 1), dtype)
+    p.update(h0=zeros, c0=zeros, b_hh=np.zeros(count, dtype))
+    gates = _forward(kind, p, False)[0][0].T  # (gates, N)
+    exact = z.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        sigmoid = 1 / (1 + np.exp(-z.astype(np.float64)))
-    tanh = np.tanh(z.astype(np.float64))
+        sigmoid = 1 / (1 + np.exp(-exact))
+    tanh = np.tanh(exact)
     wanted = (sigmoid, sigmoid, tanh, sigmoid) if kind == "lstm" else (sigmoid, sigmoid, tanh)
     for k, (got, want) in enumerate(zip(gates, wanted)):
-        np.testing.assert_allclose(got[:-1], want[:-1], rtol=8 * np.finfo(dtype).eps, atol=0, err_msg=f"gate {k}")
         assert np.isnan(got[-1]), k
+        got, want = got[:-1].astype(np.float64), want[:-1]
+        ulps = np.abs(got - want) / np.spacing(np.abs(want).astype(dtype)).astype(np.float64)
+        assert ulps.max() <= ULPS[dtype], (k, ulps.max(), z[ulps.argmax()])
 
 
 @pytest.mark.parametrize("module", [_gates, lstm, gru], ids=lambda m: m.__name__)
