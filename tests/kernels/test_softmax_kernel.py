@@ -13,7 +13,16 @@ import minitensor as mt
 from minitensor.autograd import gradcheck
 from minitensor.kernels import softmax
 
-SHAPES = [((3, 5), -1), ((4, 7, 9), 1), ((2, 3, 33, 65), -1), ((129,), 0), ((5, 1), -1), ((6, 4, 3), 0)]
+SHAPES = [
+    ((3, 5), -1),
+    ((4, 7, 9), 1),
+    ((2, 3, 33, 65), -1),
+    ((129,), 0),
+    ((5, 1), -1),
+    ((6, 4, 3), 0),
+    ((40, 1000), -1),  # several pieces of rows (``_rows.piece_rows``), the last one shorter
+    ((2, 17000), 1),  # rows longer than a piece
+]
 FUNCTIONS = [
     (softmax.softmax_forward, softmax.softmax_backward),
     (softmax.log_softmax_forward, softmax.log_softmax_backward),
@@ -64,6 +73,42 @@ def test_non_finite_rows_follow_numpy(kernel, dtype) -> None:
             y_ref = reference(lambda f=forward: f(x, -1))
         np.testing.assert_array_equal(np.isnan(y), np.isnan(y_ref))
         np.testing.assert_allclose(y, y_ref, **tolerance(dtype))
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+def test_softmax_parts_give_the_shift_and_the_log_sum(kernel, rng, dtype) -> None:
+    """``softmax_parts``: p, the shift (the row max; 0 where it is not finite) and log(sum(exp(x -
+    shift))), kernel against reference, on finite rows and on the non-finite rows of the test above."""
+    x = np.concatenate([logits(rng, (37, 70), dtype, -1), np.full((4, 70), 1.0, dtype)])
+    x[-4, :] = -np.inf
+    x[-3, 5] = np.inf
+    x[-2, 7] = np.nan
+    x[-1, 9] = 1e4
+    parts = jitted(lambda: softmax.softmax_parts(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        parts_ref = reference(lambda: softmax.softmax_parts(x))
+    for a, b in zip(parts, parts_ref):
+        assert a.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_allclose(a, b, **tolerance(dtype))
+    p, shift, log_total = parts
+    np.testing.assert_array_equal(shift[:37], x[:37].max(axis=1))
+    assert shift[-4] == shift[-3] == shift[-2] == 0 and shift[-1] == 1e4
+    assert log_total[-4] == -np.inf and log_total[-3] == np.inf and np.isnan(log_total[-2])
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+@pytest.mark.parametrize("shape,dim", SHAPES[:4])
+def test_logsumexp_forward_gives_the_reduction_and_the_softmax(kernel, rng, dtype, shape, dim) -> None:
+    x = logits(rng, shape, dtype, dim)
+    lse, p = jitted(lambda: softmax.logsumexp_forward(x, dim))
+    x64 = x.astype(np.float64)
+    m = x64.max(axis=dim, keepdims=True)
+    exact = np.log(np.exp(x64 - m).sum(axis=dim)) + np.squeeze(m, dim)
+    assert lse.shape == exact.shape and p.shape == shape and lse.dtype == p.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(lse, exact, rtol=1e-6 if dtype == "float32" else 1e-14)
+    np.testing.assert_allclose(p, jitted(lambda: softmax.softmax_forward(x, dim)), rtol=0, atol=0)
 
 
 def test_empty_inputs(kernel) -> None:
