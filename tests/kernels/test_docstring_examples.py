@@ -7,10 +7,12 @@ import doctest
 import numpy as np
 import pytest
 
-from minitensor.kernels import _blas, _exp, activation, attention, layer_norm, softmax
+from minitensor.kernels import _blas, _exp, activation, attention, extremum, layer_norm, softmax
+
+MODULES = [_blas, _exp, activation, attention, extremum, layer_norm, softmax]
 
 
-@pytest.mark.parametrize("module", [_blas, _exp, activation, attention, layer_norm, softmax], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_docstring_examples(module) -> None:
     result = doctest.testmod(module, extraglobs={"np": np}, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
