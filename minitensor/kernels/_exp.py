@@ -63,7 +63,7 @@ _LOWEST64 = -708.0  # exp(-708) ~ 3e-308, the smallest normal float64 is 2.2e-30
 def exp32(v):
     """exp(v) for a float32 ``v <= 0`` (see the module docstring), as float32."""
     f = np.float32
-    w = f(_LOWEST32) if v < f(_LOWEST32) else v
+    w = v if v >= f(_LOWEST32) else f(_LOWEST32)  # (NaN too: k below stays a finite integer)
     k = np.floor(w * f(_LOG2E) + f(0.5))
     r = (w - k * f(_LN2_HI32)) - k * f(_LN2_LO32)
     p = f(_C32[4])
@@ -77,13 +77,13 @@ def exp32(v):
     p = p * f(2.0**-24) if tiny else p
     k = k + f(24.0) if tiny else k
     two_k = np.int32((np.int32(k) + np.int32(127)) << np.int32(23)).view(np.float32)
-    return f(0.0) if v < f(_LOWEST32) else p * two_k
+    return p * two_k if v >= f(_LOWEST32) else (v if v != v else f(0.0))  # NaN stays NaN
 
 
 @njit(inline="always", fastmath={"contract"})
 def exp64(v):
     """exp(v) for a float64 ``v <= 0`` (0 below ``_LOWEST64``), as float64."""
-    w = _LOWEST64 if v < _LOWEST64 else v
+    w = v if v >= _LOWEST64 else _LOWEST64  # (NaN too: k below stays a finite integer)
     k = np.floor(w * _LOG2E + 0.5)
     r = (w - k * _LN2_HI64) - k * _LN2_LO64
     p = 1 / 6227020800
@@ -101,7 +101,7 @@ def exp64(v):
     p = p * r + 1.0
     p = p * r + 1.0
     two_k = np.int64((np.int64(k) + 1023) << 52).view(np.float64)
-    return 0.0 if v < _LOWEST64 else p * two_k
+    return p * two_k if v >= _LOWEST64 else (v if v != v else 0.0)  # NaN stays NaN
 
 
 # The array forms, one loop per dtype (LLVM vectorises loops over 1-D slices indexed from 0).

@@ -17,7 +17,9 @@ to a compare and a select, which LLVM does not vectorise as a reduction
 sets).  So ``row_max`` calls ``maximum``, LLVM's ``llvm.maximum``
 intrinsic, which it does vectorise (``vmaxps`` on 16 float32 lanes, 5x
 faster than the scalar loop); it propagates NaN, as ``np.maximum`` and
-PyTorch's max do.  ``row_min`` likewise, with ``minimum``.
+PyTorch's max do.  ``row_min`` likewise, with ``minimum``.  ``row_nanmax``
+skips NaN (``np.nanmax``; LLVM's ``maxnum``, a third faster): the shift of the
+softmax kernels, whose exp pass gives a NaN row anyway.
 """
 
 from __future__ import annotations
@@ -39,9 +41,15 @@ def minimum(a, b):
     raise RuntimeError("minimum runs inside numba kernels only")
 
 
+def fmax(a, b):
+    """The larger of two floats of the same type, the other one when one is NaN (``np.fmax``);
+    inside kernels only."""
+    raise RuntimeError("fmax runs inside numba kernels only")
+
+
 def _define_intrinsics() -> None:
-    """Make ``maximum`` and ``minimum`` the intrinsics that call ``llvm.maximum``/``llvm.minimum``
-    (once, loading numba)."""
+    """Make ``maximum``, ``minimum`` and ``fmax`` the intrinsics that call ``llvm.maximum``,
+    ``llvm.minimum`` and ``llvm.maxnum`` (once, loading numba)."""
     if _state["defined"]:
         return
     numba = load_numba()
@@ -67,6 +75,7 @@ def _define_intrinsics() -> None:
 
     globals()["maximum"] = llvm_intrinsic("llvm.maximum")
     globals()["minimum"] = llvm_intrinsic("llvm.minimum")
+    globals()["fmax"] = llvm_intrinsic("llvm.maxnum")
     _state["defined"] = True
 
 
@@ -74,7 +83,7 @@ _state = {"defined": False}
 
 
 class _CallsIntrinsics(LazyKernel):
-    """A kernel that calls ``maximum`` or ``minimum``: they are defined before it compiles."""
+    """A kernel that calls ``maximum``, ``minimum`` or ``fmax``: they are defined before it compiles."""
 
     def compiled(self):
         _define_intrinsics()
@@ -101,8 +110,19 @@ def _row_min(x, out):
         out[i] = m
 
 
+def _row_nanmax(x, out):
+    """out[i] = the largest non-NaN value of x[i] (NaN when all are NaN), as ``np.nanmax``."""
+    for i in range(x.shape[0]):
+        row = x[i]
+        m = row[0]
+        for j in range(row.size):
+            m = fmax(m, row[j])
+        out[i] = m
+
+
 row_max = _CallsIntrinsics(_row_max, {})
 row_min = _CallsIntrinsics(_row_min, {})
+row_nanmax = _CallsIntrinsics(_row_nanmax, {})
 
 
 @njit

@@ -36,9 +36,9 @@ import math
 
 import numpy as np
 
-from ._exp import exp_into, exp_rows
+from ._exp import exp32, exp64, exp_rows
 from ._jit import choose, njit, prange
-from ._rows import BLOCK, blocks, piece_rows, row_dot, row_max, row_sum
+from ._rows import BLOCK, blocks, piece_rows, row_dot, row_nanmax, row_sum
 
 
 # ------------------------------------------------------------------ layout
@@ -74,10 +74,11 @@ def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray, n
 # ------------------------------------------------------------------ softmax forward (and logsumexp)
 @njit(error_model="numpy")
 def _max_and_exp(x, out, shift, total, odd):
-    """For a piece of rows: ``shift`` = the row max, or 0 where it is not finite (+inf, NaN or all
-    -inf: ``odd``), ``out = exp(x - shift)`` and ``total`` its row sums (float64).  The odd rows
-    are redone the slow way (their shifted values need not be <= 0)."""
-    row_max(x, shift)
+    """For a piece of rows: ``shift`` = the row max, or 0 where it is not finite (+inf, all NaN or
+    all -inf: ``odd``), ``out = exp(x - shift)`` and ``total`` its row sums (float64).  The odd
+    rows are redone the slow way (their shifted values need not be <= 0).  (The max skips NaN: a
+    NaN element gives exp NaN, so a NaN sum and a NaN row.)"""
+    row_nanmax(x, shift)
     for i in range(x.shape[0]):
         odd[i] = not np.isfinite(shift[i])
         if odd[i]:
@@ -125,7 +126,7 @@ def _softmax_rows_parallel(x, out, shift, log_total):
 
 
 def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray, shift: np.ndarray, log_total: np.ndarray) -> None:
-    m = np.max(x, axis=1, initial=-np.inf)  # initial: a size-0 row has no max
+    m = np.fmax.reduce(x, axis=1, initial=-np.inf)  # the max skipping NaN, as the kernel; -inf for no element
     shift[:] = np.where(np.isfinite(m), m, 0)
     np.subtract(x, shift[:, None], out=out)
     np.exp(out, out=out)
@@ -137,7 +138,7 @@ def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray, shift: np.ndarray, log_t
 
 def softmax_parts(x: np.ndarray) -> tuple:
     """``(p, shift, log_total)`` for the (rows, D) C-contiguous ``x``: ``p = softmax(x)`` by rows,
-    ``shift`` the row max (0 where it is not finite) and ``log_total = log(sum(exp(x - shift)))``
+    ``shift`` the row max skipping NaN (0 where it is not finite) and ``log_total = log(sum(exp(x - shift)))``
     ((rows,) arrays in x's dtype): ``logsumexp(x) = shift + log_total``."""
     p = np.empty_like(x)
     shift = np.empty(x.shape[0], x.dtype)
@@ -254,14 +255,18 @@ def log_softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ log-softmax backward
-@njit
+@njit(fastmath={"contract"}, error_model="numpy")
 def _log_softmax_backward_piece(y, g, dx, total):
+    """dx = g - exp(y) * sum(g) for a piece of rows (exp(y) = softmax, y <= 0: the SIMD exp, inline)."""
     row_sum(g, total)
-    exp_into(y.reshape(-1), dx.reshape(-1))  # dx = exp(y) = softmax (y <= 0)
     for i in range(y.shape[0]):
-        t = y.dtype.type(total[i])
-        for j in range(y.shape[1]):
-            dx[i, j] = g[i, j] - dx[i, j] * t
+        t, ys, gs, out = y.dtype.type(total[i]), y[i], g[i], dx[i]
+        if y.itemsize == 4:
+            for j in range(ys.size):
+                out[j] = gs[j] - exp32(ys[j]) * t
+        else:
+            for j in range(ys.size):
+                out[j] = gs[j] - exp64(ys[j]) * t
 
 
 @njit

@@ -36,6 +36,17 @@ def test_row_max_and_min_match_numpy_and_propagate_nan(rng, dtype, shape) -> Non
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", SHAPES)
+def test_row_nanmax_skips_nan(rng, dtype, shape) -> None:
+    x = rows_with_specials(rng, shape, dtype)
+    x[-1] = np.nan  # all NaN: NaN
+    out = np.full(shape[0], 7.0, dtype)
+    _rows.row_nanmax(x, out)
+    np.testing.assert_array_equal(out, np.fmax.reduce(x, axis=1))
+    assert np.isnan(out[-1]) and (shape[0] < 3 or np.isfinite(out[0]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SHAPES)
 def test_kernels_match_the_references(rng, dtype, shape) -> None:
     x = rows_with_specials(rng, shape, dtype)
     g = rng.standard_normal(shape[0]).astype(dtype)
