@@ -53,6 +53,14 @@ def as_rows(x: np.ndarray, dim: int) -> tuple:
     return rows, moved.shape
 
 
+def as_rows_shape(x: np.ndarray, dim: int) -> tuple:
+    """The ``moved_shape`` that ``as_rows(x, dim)`` gives, without moving anything."""
+    if x.ndim <= 1:
+        return x.shape
+    d = dim % x.ndim
+    return x.shape[:d] + x.shape[d + 1 :] + (x.shape[d],)
+
+
 def from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray) -> np.ndarray:
     """The inverse of ``as_rows``: ``rows`` in ``like``'s layout (``dim`` back in its place)."""
     if like.ndim <= 1 or dim % like.ndim == like.ndim - 1:
@@ -155,11 +163,43 @@ def softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 def logsumexp_forward(x: np.ndarray, dim: int) -> tuple:
-    """``(logsumexp(x) along dim, softmax(x) along dim)``: the first with ``dim`` removed, the
-    second (the backward's ``d logsumexp / dx``) in x's shape."""
+    """``(logsumexp(x) along dim, p)``: the first with ``dim`` removed, ``p`` = softmax(x) along
+    ``dim`` as (rows, D) (``as_rows``), the state of ``logsumexp_backward``."""
     rows, moved_shape = as_rows(x, dim)
     p, shift, log_total = softmax_parts(rows)
-    return (shift + log_total).reshape(moved_shape[:-1]), from_rows(p, moved_shape, dim, x)
+    return (shift + log_total).reshape(moved_shape[:-1]), p
+
+
+def logsumexp_backward(p: np.ndarray, grad: np.ndarray, dim: int, like: np.ndarray) -> np.ndarray:
+    """d(loss)/dx = grad * softmax(x) of logsumexp along ``dim``, from ``p`` of ``logsumexp_forward``
+    and d(loss)/d(logsumexp) ``grad`` (``dim`` removed or kept), in the layout of ``like`` (x)."""
+    return from_rows(scaled_rows(p, np.reshape(grad, -1)), as_rows_shape(like, dim), dim, like)
+
+
+# ------------------------------------------------------------------ rows scaled (and a one-hot taken off)
+@njit
+def _scaled_rows(p, scale, index, at, out):
+    for i in range(p.shape[0]):
+        c, ps, o = out.dtype.type(scale[i]), p[i], out[i]
+        for j in range(ps.size):
+            o[j] = ps[j] * c
+        if index is not None:
+            o[index[i]] -= at[i]
+
+
+def _scaled_rows_numpy(p, scale, index, at, out) -> None:
+    np.multiply(p, scale[:, None], out=out)
+    if index is not None:
+        out[np.arange(p.shape[0]), index] -= at
+
+
+def scaled_rows(p: np.ndarray, scale: np.ndarray, index: np.ndarray | None = None, at=None) -> np.ndarray:
+    """``p * scale[:, None]`` for the (rows, D) ``p`` and (rows,) ``scale``; with ``index`` (rows,)
+    and ``at`` (rows,), ``at[i]`` is then taken off column ``index[i]`` of each row: cross-entropy's
+    ``(softmax - onehot) * scale``.  (NumPy's product with a broadcast column is 2x slower.)"""
+    out = np.empty_like(p)
+    choose(p, _scaled_rows_numpy, _scaled_rows, ns=0.1)(p, scale, index, at, out)
+    return out
 
 
 # ------------------------------------------------------------------ softmax backward

@@ -162,8 +162,7 @@ class CrossEntropy(Op):
         coef = at_target
         if eps:  # (eps / C) * sum_c w[c] * p[i, c] in every row's loss
             coef = at_target + scale * (eps / n_classes * (n_classes if weight is None else weight.sum()))
-        dx = p * coef[:, None]
-        dx[np.arange(p.shape[0]), index] -= at_target
+        dx = softmax.scaled_rows(p, coef, index, at_target)  # (p - onehot) * scale, in one pass
         if eps:
             dx -= (scale * (eps / n_classes))[:, None] * (1 if weight is None else weight)
         return softmax.from_rows(dx, ctx.moved_shape, axis, x), None

@@ -216,7 +216,7 @@ class LogSumExp(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out, (p,) = ctx.saved_tensors
-        g = _unsqueeze(grad, ctx.axis, ctx.keepdim)
         if p is not None and isinstance(grad, (np.ndarray, np.generic)):  # first order
-            return g * p
+            return softmax.logsumexp_backward(p, grad, ctx.axis[0], x)
+        g = _unsqueeze(grad, ctx.axis, ctx.keepdim)
         return g * np.exp(x - _unsqueeze(out, ctx.axis, ctx.keepdim))

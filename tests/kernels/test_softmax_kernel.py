@@ -106,9 +106,27 @@ def test_logsumexp_forward_gives_the_reduction_and_the_softmax(kernel, rng, dtyp
     x64 = x.astype(np.float64)
     m = x64.max(axis=dim, keepdims=True)
     exact = np.log(np.exp(x64 - m).sum(axis=dim)) + np.squeeze(m, dim)
-    assert lse.shape == exact.shape and p.shape == shape and lse.dtype == p.dtype == np.dtype(dtype)
+    assert lse.shape == exact.shape and lse.dtype == p.dtype == np.dtype(dtype)
     np.testing.assert_allclose(lse, exact, rtol=1e-6 if dtype == "float32" else 1e-14)
-    np.testing.assert_allclose(p, jitted(lambda: softmax.softmax_forward(x, dim)), rtol=0, atol=0)
+    y = jitted(lambda: softmax.softmax_forward(x, dim))
+    np.testing.assert_array_equal(p, softmax.as_rows(y, dim)[0])  # (rows, D): the backward's state
+    g = rng.standard_normal(lse.shape).astype(dtype)
+    dx = jitted(lambda: softmax.logsumexp_backward(p, g, dim, x))
+    dx_ref = reference(lambda: softmax.logsumexp_backward(p, g, dim, x))
+    assert dx.shape == shape and dx.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(dx, dx_ref, **tolerance(dtype))
+    np.testing.assert_allclose(dx, np.expand_dims(g, dim) * y, **tolerance(dtype))
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+def test_scaled_rows_takes_the_one_hot_off(kernel, rng, dtype) -> None:
+    p = rng.random((9, 13)).astype(dtype)
+    scale, at = rng.standard_normal(9).astype(dtype), rng.standard_normal(9).astype(dtype)
+    index = rng.integers(0, 13, 9)
+    want = p * scale[:, None] - at[:, None] * np.eye(13, dtype=dtype)[index]
+    for run in (jitted, reference):
+        np.testing.assert_allclose(run(lambda: softmax.scaled_rows(p, scale, index, at)), want, **tolerance(dtype))
+        np.testing.assert_allclose(run(lambda: softmax.scaled_rows(p, scale)), p * scale[:, None], **tolerance(dtype))
 
 
 def test_empty_inputs(kernel) -> None:
