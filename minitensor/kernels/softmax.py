@@ -343,4 +343,4 @@ def log_softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarra
         _log_softmax_backward_rows,
         _log_softmax_backward_rows_parallel,
     )
-    return _run(y, dim, implementations, grad, ns=0.47)
+    return _run(y, dim, implementations, grad, ns=0.45)
