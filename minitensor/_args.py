@@ -12,12 +12,15 @@ import numpy as np
 
 
 def _dim(dim, ndim: int, name: str = "dim") -> int:
-    """Normalise one dim index into [0, ndim)."""
+    """Normalise one dim index into [0, ndim) (a 0-d tensor has one dim for this purpose, as in PyTorch)."""
+    n = ndim if ndim > 0 else 1
+    if type(dim) is int and -n <= dim < n:  # the common case first (every op with a dim pays for this call)
+        return dim + n if dim < 0 else dim
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, builtins.bool):
         raise TypeError(f"{name} must be an int, got {type(dim).__name__}")
-    if not -max(ndim, 1) <= dim < max(ndim, 1):
-        raise ValueError(f"{name} out of range: expected a dim in [{-max(ndim, 1)}, {max(ndim, 1) - 1}], got {dim}")
-    return int(dim) % max(ndim, 1)
+    if not -n <= dim < n:
+        raise ValueError(f"{name} out of range: expected a dim in [{-n}, {n - 1}], got {dim}")
+    return int(dim) % n
 
 
 def _positive_int(value, name: str) -> None:
@@ -31,6 +34,9 @@ def _axes(dim, ndim: int) -> tuple:
     """``dim`` (None, int or tuple of ints) -> a sorted tuple of dims in [0, ndim)."""
     if dim is None:
         return tuple(range(ndim))
+    if type(dim) is int:  # (the common case, without the set and the sort)
+        d = _dim(dim, ndim)
+        return (d,) if ndim else ()
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     axes = tuple(sorted({_dim(d, ndim) for d in dims}))
     if ndim == 0:

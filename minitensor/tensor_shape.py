@@ -8,6 +8,8 @@ move values around, and their backward moves the gradient back.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import dtypes, ops
@@ -31,22 +33,26 @@ class ShapeMethods:
 
     view = reshape
 
+    # flatten, unsqueeze and squeeze compute the new shape themselves (always valid): they are
+    # Reshape ops without reshape's argument checks, which cost more than the op at small sizes.
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         if self.ndim == 0:
             return self.reshape(1)
         s, e = _dim(start_dim, self.ndim, "start_dim"), _dim(end_dim, self.ndim, "end_dim")
         if s > e:
             raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
-        return self.reshape(self.shape[:s] + (-1,) + self.shape[e + 1 :])
+        shape = self.shape
+        return ops.shape.Reshape.apply(self, shape=shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
     def unsqueeze(self, dim: int):
         d = _dim(dim, self.ndim + 1)
-        return self.reshape(self.shape[:d] + (1,) + self.shape[d:])
+        return ops.shape.Reshape.apply(self, shape=self.shape[:d] + (1,) + self.shape[d:])
 
     def squeeze(self, dim=None):
         """Drop size-1 dims (only ``dim`` when given; a no-op if its size is not 1)."""
         axes = _axes(dim, self.ndim)
-        return self.reshape(tuple(s for i, s in enumerate(self.shape) if not (i in axes and s == 1)))
+        shape = tuple(s for i, s in enumerate(self.shape) if not (i in axes and s == 1))
+        return ops.shape.Reshape.apply(self, shape=shape)
 
     def permute(self, *dims):
         dims = _shape_arg(dims, "permute")
@@ -79,7 +85,7 @@ class ShapeMethods:
         return self
 
     def __getitem__(self, key):
-        return ops.shape.Index.apply(self, key=_index_key(key))
+        return ops.shape.index(self, _index_key(key))
 
     def chunk(self, chunks: int, dim: int = 0) -> list:
         """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""

@@ -30,6 +30,8 @@ place since then (``x += 1``, an optimizer step) raises ``RuntimeError``.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..kernels._threads import threads
@@ -114,13 +116,40 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
 
 
 def _accumulate_leaf(leaf, grad) -> None:
-    """leaf.grad += grad, keeping leaf.grad an array of its own (a Tensor in a graph with create_graph)."""
+    """leaf.grad += grad, keeping leaf.grad an array of its own (a Tensor in a graph with create_graph).
+
+    A first gradient is copied unless it is an array nobody else can reach (``_unshared``): then
+    leaf.grad takes it as it is, as PyTorch's AccumulateGrad does (a copy of a parameter-sized array
+    per leaf and backward saved).
+    """
     if isinstance(grad, Tensor):  # create_graph: the gradient is a Tensor, possibly in a graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:
-        leaf.grad = Tensor._make(np.array(grad, dtype=leaf.dtype, copy=True), False, None)
+        if not _unshared(grad, leaf):
+            grad = np.array(grad, dtype=leaf.dtype, copy=True)
+        leaf.grad = Tensor._make(grad, False, None)
     else:
         leaf.grad._data = np.asarray(leaf.grad._data + grad)  # 0-d + 0-d gives a NumPy scalar
+
+
+# References to an array held only by the engine on its way to a leaf: the caller's local variable,
+# _accumulate_leaf's argument, _unshared's argument and getrefcount's own.
+_ENGINE_REFERENCES = 4
+
+
+def _unshared(grad, leaf) -> bool:
+    """True when ``grad`` owns its memory, has the leaf's shape and dtype, and no one but the engine
+    holds it: not the caller's seed gradient, not a saved array, not another leaf's gradient, not a
+    hook that kept it (NumPy elides temporaries by the same reference count)."""
+    return (
+        type(grad) is np.ndarray
+        and grad.base is None
+        and grad.flags.c_contiguous
+        and grad.flags.writeable
+        and grad.shape == leaf.shape
+        and grad.dtype == leaf.dtype
+        and sys.getrefcount(grad) <= _ENGINE_REFERENCES
+    )
 
 
 def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):

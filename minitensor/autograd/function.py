@@ -204,6 +204,30 @@ class Function:
             _share_counter(result, inputs, cls, settings)
         return result
 
+    @classmethod
+    def apply_each(cls, x, settings: list) -> list:
+        """``[cls.apply(x, **s) for s in settings]``, for an op of one input whose ``forward`` saves
+        nothing and returns a view of x (the pieces of ``unbind`` and ``split``: ``Index`` with basic
+        keys).  The same nodes and tensors, without repeating the per-call checks for each piece
+        (~0.7 µs a piece instead of ~3)."""
+        if _profiling.active is not None or anomaly.enabled:
+            return [cls.apply(x, **s) for s in settings]
+        record = is_grad_enabled() and x._requires_grad
+        parent, data, counter = x.grad_fn or x, x._data, x._counter()
+        pieces = []
+        for s in settings:
+            ctx = cls._node_cls()
+            ctx.needs_input_grad = (record,)
+            ctx.saved_tensors = ctx.saved_versions = ctx.saved_origins = ()
+            out = cls.forward(ctx, data, **s)
+            if record:
+                ctx.parents, ctx.shape, ctx.dtype, ctx.freed = (parent,), out.shape, out.dtype, False
+            piece = Tensor._make(out, record, ctx if record else None)
+            if out.base is not None and (out.base is data or out.base is data.base):
+                piece._version_counter, piece._view_of = counter, (x, cls, s)
+            pieces.append(piece)
+        return pieces
+
 
 class Op(Function):
     """A built-in op: its ``backward`` also runs on Tensors, so its gradient can be differentiated again.

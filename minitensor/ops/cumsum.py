@@ -2,6 +2,7 @@
 
 The gradient of a running sum is the running sum of the gradient taken from
 the other end (``reverse=True``), and that op's gradient is the forward one.
+Floating-point sums accumulate in float64 as PyTorch's do (``kernels/cumsum.py``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels.cumsum import cumsum as running_sum
 
 
 class Cumsum(Op):
@@ -17,9 +19,7 @@ class Cumsum(Op):
     @staticmethod
     def forward(ctx, x, dim=0, reverse=False):
         ctx.dim, ctx.reverse = dim, reverse
-        if reverse:
-            return np.flip(np.cumsum(np.flip(x, dim), axis=dim), dim).copy()
-        return np.cumsum(x, axis=dim)
+        return running_sum(x, dim, reverse)
 
     @staticmethod
     def backward(ctx, grad):

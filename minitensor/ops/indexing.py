@@ -6,24 +6,86 @@ With ``index`` an int64 tensor of the input's number of dims, along ``dim``:
 - ``scatter``:      out = input; out[index[i][j][k]][j][k] = src[i][j][k]
 - ``scatter_add``:  out = input; out[index[i][j][k]][j][k] += src[i][j][k]
 
-Each is written as an advanced-indexing key (``_key``: the index along
-``dim``, ``arange`` grids along the other dims) used with the existing
-indexing ops: ``Index`` (x[key]; its backward adds into place, so repeated
-indices accumulate), ``IndexAdd`` and ``IndexPut`` (``x[key] = v``), whose
-backwards call each other, so every order of derivative is exact.
+They are three ops whose backwards call each other (``kernels/along_dim.py``
+runs them): the gradient of a gather adds back at the index (``ScatterAdd``
+into zeros), that of a scatter-add or a scatter takes the gradient at the
+index (``Gather``), so every order of derivative is exact.  ``index_fill``
+and the in-place versions build an advanced-indexing key (``_key``: the
+index along ``dim``, ``arange`` grids along the other dims) for the indexing
+ops ``IndexPut`` and ``x[key] = v``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.function import Op
 from ..inplace import IndexPut, apply_inplace
+from ..kernels import along_dim
 from ..kernels.scatter import index_add
-from .shape import Index, IndexAdd
 
 
-def _key(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
-    """The advanced-indexing key of ``index`` along ``dim`` (checked as PyTorch checks it)."""
+class Gather(Op):
+    """x's values at ``index`` along ``dim`` (index's shape);  dx = grad added back at index (ScatterAdd).
+
+    The index is an input (int64, no gradient) saved for backward, so changing it in place before
+    the backward raises, as in PyTorch.
+    """
+
+    @staticmethod
+    def forward(ctx, x, index, dim=0):
+        ctx.save_for_backward(index)
+        ctx.dim, ctx.shape_in = dim, x.shape
+        return along_dim.gather(x, index, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        return ScatterAdd.call(None, grad, index, dim=ctx.dim, shape=ctx.shape_in), None
+
+
+class ScatterAdd(Op):
+    """x (zeros of ``shape`` when x is None) with ``values`` added at ``index`` along ``dim``, repeated
+    indices adding up;  dx = grad, dvalues = grad at index (Gather)."""
+
+    @staticmethod
+    def forward(ctx, x, values, index, dim=0, shape=None):
+        ctx.save_for_backward(index)
+        ctx.dim = dim
+        out = np.zeros(shape, values.dtype) if x is None else np.array(x, order="C")
+        along_dim.scatter_add(out, index, values, dim)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        need_x, need_values = ctx.needs_input_grad[:2]
+        g_values = Gather.call(grad, index, dim=ctx.dim) if need_values else None
+        return (grad if need_x else None), g_values, None
+
+
+class Scatter(Op):
+    """x with ``values`` (index's shape, or a number) written at ``index`` along ``dim``;
+    dx = grad with zeros where written (Scatter of 0), dvalues = grad at index (Gather)."""
+
+    @staticmethod
+    def forward(ctx, x, values, index, dim=0):
+        ctx.save_for_backward(index)
+        ctx.dim = dim
+        out = np.array(x, order="C")
+        along_dim.scatter(out, index, values, dim)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        need_x, need_values = ctx.needs_input_grad[:2]
+        g_x = Scatter.call(grad, 0.0, index, dim=ctx.dim) if need_x else None
+        return g_x, (Gather.call(grad, index, dim=ctx.dim) if need_values else None), None
+
+
+def _checked_index(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
+    """(dim, index array) after PyTorch's checks; a 0-d input's index comes as 1-D."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{fn}: index must be a Tensor, got {type(index).__name__}")
     if index.dtype != np.int64:
@@ -44,8 +106,17 @@ def _key(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
         for name, other in others:
             if other.ndim and n > other.shape[i]:
                 raise ValueError(f"{fn}: index has size {n} in dim {i}, larger than {name}'s size {other.shape[i]}")
-    if idx.size and (idx.min() < -shape_in[d] or idx.max() >= shape_in[d]):
-        raise ValueError(f"{fn}: index out of range for dim {d} of size {shape_in[d]}: values {idx.min()}..{idx.max()}")
+    if idx.size:
+        low, high = along_dim.index_range(idx)
+        if low < -shape_in[d] or high >= shape_in[d]:
+            raise ValueError(f"{fn}: index out of range for dim {d} of size {shape_in[d]}: values {low}..{high}")
+    return d, idx
+
+
+def _key(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
+    """The advanced-indexing key of ``index`` along ``dim`` (checked as PyTorch checks it)."""
+    d, idx = _checked_index(fn, input, dim, index, others)
+    shape_in = input.shape or (1,)
     grids = list(np.ogrid[tuple(slice(n) for n in idx.shape)]) if idx.ndim else []
     if grids:
         grids[d] = idx % shape_in[d]
@@ -55,12 +126,15 @@ def _key(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
 
 def gather(input, dim: int, index):  # noqa: A002
     """Values of ``input`` at ``index`` along ``dim``; the output has ``index``'s shape."""
-    return Index.apply(input, key=_key("gather", input, dim, index))
+    d, _ = _checked_index("gather", input, dim, index)
+    if input.ndim == 0:
+        return Gather.apply(input.reshape(1), index.reshape(-1), dim=0).reshape(index.shape)
+    return Gather.apply(input, index, dim=d)
 
 
 def _crop(src, shape: tuple):
-    """src's leading block of ``shape`` (src may be larger than index in every dim)."""
-    return src if src.shape == shape else src[tuple(slice(n) for n in shape)]
+    """src's leading block of ``shape`` (src may be larger than index in every dim; a 0-d src stays)."""
+    return src if src.shape == shape or src.ndim == 0 else src[tuple(slice(n) for n in shape)]
 
 
 def _src(fn: str, src, like):
@@ -87,10 +161,12 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):  # no
         raise TypeError("scatter: give exactly one of src and value")
     src = _src("scatter", src if value is None else value, input)
     others = (("src", src),) if isinstance(src, Tensor) else ()
-    key = _key("scatter", input, dim, index, others)
+    d, _ = _checked_index("scatter", input, dim, index, others)
     if isinstance(src, Tensor):
         src = _crop(src, index.shape)
-    return IndexPut.apply(input, src, key=key)
+    if input.ndim == 0:
+        return Scatter.apply(input.reshape(1), src, index.reshape(-1), dim=0).reshape(())
+    return Scatter.apply(input, src, index, dim=d)
 
 
 def scatter_add(input, dim: int, index, src):  # noqa: A002
@@ -98,8 +174,11 @@ def scatter_add(input, dim: int, index, src):  # noqa: A002
     src = _src("scatter_add", src, input)
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add: src must be a Tensor, got {type(src).__name__}")
-    key = _key("scatter_add", input, dim, index, (("src", src),))
-    return input + IndexAdd.apply(_crop(src, index.shape), key=key, shape=input.shape)
+    d, _ = _checked_index("scatter_add", input, dim, index, (("src", src),))
+    src = _crop(src, index.shape)
+    if input.ndim == 0:
+        return ScatterAdd.apply(input.reshape(1), src, index.reshape(-1), dim=0).reshape(())
+    return ScatterAdd.apply(input, src, index, dim=d)
 
 
 def _fill_key(fn: str, input, dim: int, index) -> tuple:  # noqa: A002

@@ -20,21 +20,37 @@ from ..autograd.function import Op
 
 
 class ConstantPad(Op):
-    """``value`` around x: ``pads[d] = (before, after)`` for each dim (negative crops)."""
+    """``value`` around x: ``pads[d] = (before, after)`` for each dim (negative crops).
+
+    The gradient is the incoming gradient cropped back (the same op with the amounts negated; on
+    arrays simply a view of the crop, which the engine copies or sums as it needs).
+    """
 
     @staticmethod
     def forward(ctx, x, pads=(), value=0.0):
         ctx.pads = pads
         shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pads))
-        out = np.full(shape, value, dtype=x.dtype)
-        out[tuple(slice(max(b, 0), n - max(a, 0)) for n, (b, a) in zip(shape, pads))] = x[
-            tuple(slice(max(-b, 0), n - max(-a, 0)) for n, (b, a) in zip(x.shape, pads))
-        ]
+        out = np.empty(shape, dtype=x.dtype)
+        out[_inner(shape, pads)] = x[_inner(x.shape, [(-b, -a) for b, a in pads])]
+        for d, (b, a) in enumerate(pads):  # fill the margins, one slab per side (corners twice)
+            lead = (slice(None),) * d
+            if b > 0:
+                out[lead + (slice(0, b),)] = value
+            if a > 0:
+                out[lead + (slice(shape[d] - a, None),)] = value
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return ConstantPad.call(grad, pads=tuple((-b, -a) for b, a in ctx.pads), value=0.0)
+        crop = tuple((-b, -a) for b, a in ctx.pads)
+        if isinstance(grad, np.ndarray) and all(b <= 0 and a <= 0 for b, a in crop):
+            return grad[_inner(grad.shape, ctx.pads)]
+        return ConstantPad.call(grad, pads=crop, value=0.0)
+
+
+def _inner(shape: tuple, pads) -> tuple:
+    """The key of ``shape`` without the margins that positive amounts in ``pads`` add."""
+    return tuple(slice(max(b, 0), n - max(a, 0)) for n, (b, a) in zip(shape, pads))
 
 
 def _source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:

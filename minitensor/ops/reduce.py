@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..kernels import extremum, softmax
+from ..kernels import along_dim, extremum, softmax
 
 
 def _unsqueeze(grad: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
@@ -164,7 +164,7 @@ class TakeAlongDim(Op):
     @staticmethod
     def forward(ctx, x, index=None, dim=0, keepdim=False):
         ctx.shape_in, ctx.index, ctx.dim, ctx.keepdim = x.shape, index, dim, keepdim
-        out = np.take_along_axis(x, index, axis=dim)
+        out = along_dim.gather(x, index, dim)
         return out if keepdim else np.squeeze(out, axis=dim)
 
     @staticmethod
@@ -181,7 +181,7 @@ class PutAlongDim(Op):
     def forward(ctx, values, index=None, dim=0, shape=()):
         ctx.index, ctx.dim = index, dim
         out = np.zeros(shape, dtype=values.dtype)
-        np.put_along_axis(out, index, values, axis=dim)
+        along_dim.scatter(out, index, values, dim)
         return out
 
     @staticmethod

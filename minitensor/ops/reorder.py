@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels.flip import flip as reversed_copy
+from .shape import Index
 
 
 class Clone(Op):
@@ -30,7 +32,7 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims=()):
         ctx.dims = dims
-        return np.flip(x, dims).copy()  # a copy, as PyTorch (flip never returns a view)
+        return reversed_copy(x, dims)  # a copy, as PyTorch (flip never returns a view)
 
     @staticmethod
     def backward(ctx, grad):
@@ -100,7 +102,8 @@ def repeat(input, *sizes):  # noqa: A002
 def unbind(input, dim: int = 0) -> tuple:  # noqa: A002
     """The slices along ``dim``, each without that dim."""
     d = _dim(dim, input.ndim)
-    return tuple(input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
+    lead = (slice(None),) * d
+    return tuple(Index.apply_each(input, [{"key": lead + (i,)} for i in range(input.shape[d])]))
 
 
 def split(input, split_size_or_sections, dim: int = 0) -> tuple:  # noqa: A002
@@ -116,11 +119,11 @@ def split(input, split_size_or_sections, dim: int = 0) -> tuple:  # noqa: A002
                 f"split: split_size_or_sections must be non-negative ints summing to the size of dim {d} ({size}), "
                 f"got {split_size_or_sections}"
             )
-        bounds = np.cumsum([0] + sections)
-        return tuple(input[lead + (slice(int(a), int(b)),)] for a, b in zip(bounds[:-1], bounds[1:]))
+        bounds = np.cumsum([0] + sections).tolist()
+        return tuple(Index.apply_each(input, [{"key": lead + (slice(a, b),)} for a, b in zip(bounds, bounds[1:])]))
     _positive_int(split_size_or_sections, "split: split_size")
     step = split_size_or_sections
-    return tuple(input[lead + (slice(i, i + step),)] for i in range(0, max(size, 1), step))
+    return tuple(Index.apply_each(input, [{"key": lead + (slice(i, i + step),)} for i in range(0, max(size, 1), step)]))
 
 
 from ..tensor import _dim, _positive_int, _shape_arg  # noqa: E402  (tensor.py imports this module)

@@ -2,7 +2,7 @@
 
 ``diagonal`` shifts the boundary: 0 is the main diagonal, > 0 above it, < 0
 below it (as PyTorch).  The gradient is the same triangle of the incoming
-gradient, so the op is its own backward.
+gradient, so the op is its own backward.  ``kernels/triangle.py`` runs it.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels.triangle import triangle
 
 
 class Triangle(Op):
@@ -18,7 +19,7 @@ class Triangle(Op):
     @staticmethod
     def forward(ctx, x, diagonal=0, upper=False):
         ctx.diagonal, ctx.upper = diagonal, upper
-        return np.triu(x, diagonal) if upper else np.tril(x, diagonal)
+        return triangle(x, diagonal, upper)
 
     @staticmethod
     def backward(ctx, grad):

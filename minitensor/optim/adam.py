@@ -11,7 +11,9 @@ PyTorch's update rule, for each parameter ``p`` with gradient ``g`` at step ``t`
     p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
 
 The state of a parameter is ``step`` (an int), ``exp_avg`` (m), ``exp_avg_sq`` (v)
-and, with amsgrad, ``max_exp_avg_sq``; the arrays have the parameter's dtype.
+and, with amsgrad, ``max_exp_avg_sq``; the arrays have the parameter's dtype.  The update
+itself is ``kernels/adam.py``: these lines as NumPy calls (the reference) and as one pass
+(the kernel, the default), which give the same bits.
 
 >>> import minitensor as mt
 >>> w = mt.tensor([1.0, -2.0], requires_grad=True)
@@ -24,11 +26,11 @@ array([ 0.9, -1.9], dtype=float32)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
 
+from ..kernels.adam import adam_update
 from .optimizer import Optimizer, check_number
 
 
@@ -90,26 +92,21 @@ class Adam(Optimizer):
             state["exp_avg_sq"] = np.zeros_like(param)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = np.zeros_like(param)
-        if group["maximize"]:
-            grad = -grad
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param *= 1 - lr * weight_decay
-            else:
-                grad = grad + weight_decay * param
         state["step"] += 1
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        m *= beta1
-        m += (1 - beta1) * grad
-        v *= beta2
-        v += (1 - beta2) * (grad * grad)
-        if group["amsgrad"]:
-            v = np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
-        denom = np.sqrt(v)
-        denom /= math.sqrt(1 - beta2 ** state["step"])
-        denom += group["eps"]
-        step_size = lr / (1 - beta1 ** state["step"])
-        param -= step_size * (m / denom)
+        adam_update(
+            param,
+            grad,
+            state["exp_avg"],
+            state["exp_avg_sq"],
+            state["max_exp_avg_sq"] if group["amsgrad"] else None,
+            lr=lr,
+            betas=(beta1, beta2),
+            eps=group["eps"],
+            weight_decay=weight_decay,
+            decoupled=group["decoupled_weight_decay"],
+            maximize=group["maximize"],
+            step=state["step"],
+        )
 
 
 class AdamW(Adam):

@@ -7,9 +7,22 @@ import doctest
 import numpy as np
 import pytest
 
-from minitensor.kernels import _blas, _exp, activation, attention, extremum, layer_norm, softmax
+from minitensor.kernels import (
+    _blas,
+    _exp,
+    activation,
+    along_dim,
+    attention,
+    cumsum,
+    extremum,
+    flip,
+    layer_norm,
+    softmax,
+    topk,
+    triangle,
+)
 
-MODULES = [_blas, _exp, activation, attention, extremum, layer_norm, softmax]
+MODULES = [_blas, _exp, activation, attention, extremum, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

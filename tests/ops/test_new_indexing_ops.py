@@ -63,6 +63,59 @@ def test_scatter_and_scatter_add(dim):
     )
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_gather_scatter_on_3d_with_negative_indices_and_a_smaller_index(dim):
+    """The 3-D kernels (dims after ``dim``) and the row kernels (the last dim), first and second order."""
+    torch = _torch()
+    x3 = rng.standard_normal((3, 4, 5))
+    shape = tuple(n if i == dim else n - 1 for i, n in enumerate(x3.shape))
+    rep = rng.integers(-x3.shape[dim], x3.shape[dim], shape)  # repeats and negatives
+    t_rep = torch.tensor(rep % x3.shape[dim])  # (PyTorch's gather takes no negative index)
+    check_op(lambda x: x.gather(dim, mt.tensor(rep)), lambda x: x.gather(dim, t_rep), x3)
+    src = rng.standard_normal(shape)
+    check_op(lambda x, s: x.scatter_add(dim, mt.tensor(rep), s), lambda x, s: x.scatter_add(dim, t_rep, s), x3, src)
+    perm = np.argsort(rng.random(x3.shape), axis=dim)  # distinct targets along dim
+    uniq = perm[tuple(slice(None) if i == dim else slice(n) for i, n in enumerate(shape))]
+    check_op(
+        lambda x, s: x.scatter(dim, mt.tensor(uniq), s), lambda x, s: x.scatter(dim, torch.tensor(uniq), s), x3, src
+    )
+
+
+def test_an_index_changed_in_place_before_backward_raises_as_in_pytorch():
+    for make in (
+        lambda x, i: x.gather(1, i),
+        lambda x, i: x.scatter_add(1, i, x[:, :2] * 1),
+        lambda x, i: x.scatter(1, i, x[:, :2] * 1),
+    ):
+        x = mt.ones(3, 4, requires_grad=True)
+        index = mt.tensor([[0, 1], [2, 3], [1, 0]])
+        out = make(x, index)
+        index += 1
+        with pytest.raises(RuntimeError, match="modified in place"):
+            out.sum().backward()
+
+
+def test_topk_indices_changed_in_place_leave_the_gradient_alone():
+    x = mt.tensor([[1.0, 5.0, 3.0]], requires_grad=True)
+    values, indices = x.topk(1)
+    indices.zero_()
+    values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0]]
+
+
+def test_gather_scatter_of_a_0d_tensor():
+    torch = _torch()
+    x, tx = mt.tensor(5.0, requires_grad=True), torch.tensor(5.0, requires_grad=True)
+    for index in ([0, 0], 0):
+        out, tout = x.gather(0, mt.tensor(index)), tx.gather(0, torch.tensor(index))
+        np.testing.assert_array_equal(out.numpy(), tout.detach().numpy())
+    (x.gather(0, mt.tensor([0, 0])) * mt.tensor([2.0, 3.0])).sum().backward()
+    assert x.grad.item() == 5.0
+    src = mt.tensor(2.0)
+    assert x.scatter(0, mt.tensor(0), src).item() == 2.0 and x.scatter(0, mt.tensor([0]), value=3.0).item() == 3.0
+    assert x.scatter_add(0, mt.tensor(0), src).item() == 7.0
+
+
 def test_scatter_inplace_forms():
     torch = _torch()
     idx = np.array([[2, 0], [1, 1]])
@@ -192,26 +245,61 @@ def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
         np.testing.assert_allclose(m, t)
 
 
-def test_topk_selection_equals_a_stable_sort() -> None:
-    """topk's partition-based selection (ops/topk.py ``_smallest``) gives the first k of a stable
-    argsort (``_smallest_by_sorting``): the same indices, ties in index order, on every dim and k."""
-    from minitensor.ops.topk import _smallest, _smallest_by_sorting
+def test_topk_partition_equals_a_stable_sort() -> None:
+    """topk's partition-based selection (ops/topk.py ``_by_partition``, for k above the kernel's)
+    gives the first k of a stable sort: the same indices, ties in index order, for every k."""
+    from minitensor.kernels.topk import first_of_stable_sort
+    from minitensor.ops.topk import _by_partition
 
     rng = np.random.default_rng(0)
     for trial in range(200):
-        shape = tuple(int(n) for n in rng.integers(1, 7, rng.integers(1, 4)))
-        keys = rng.integers(0, 3 if trial % 2 else 1000, shape).astype(np.float32)  # many ties, or few
-        if trial % 3 == 0:
-            keys[..., 0] = -np.inf
-        d = int(rng.integers(0, len(shape)))
-        k = int(rng.integers(0, shape[d] + 1))
-        np.testing.assert_array_equal(_smallest(keys, k, d), _smallest_by_sorting(keys, k, d))
+        shape = tuple(int(n) for n in rng.integers(1, 9, 2))
+        rows = rng.integers(0, 3 if trial % 2 else 1000, shape).astype(np.float32)  # many ties, or few
+        if trial % 4 == 1:
+            rows = rows.astype(np.int64) - 500  # integer keys (negated by bitwise not)
+        elif trial % 3 == 0:
+            rows[..., 0] = -np.inf if trial % 2 else np.inf
+        k = int(rng.integers(0, shape[1] + 1))
+        for largest in (True, False):
+            np.testing.assert_array_equal(
+                _by_partition(rows, k, largest), first_of_stable_sort(rows, k, largest), err_msg=f"{rows}, {k}"
+            )
 
 
-def test_topk_on_a_long_dim_takes_the_partition_and_keeps_ties_in_index_order() -> None:
+@pytest.mark.parametrize("k", [7, 40])  # the kernel (small k), the partition
+def test_topk_on_a_long_dim_keeps_ties_in_index_order(k) -> None:
     rng = np.random.default_rng(1)
-    data = rng.integers(0, 20, (3, 400)).astype(np.float32)  # long rows (partition path), many ties
-    values, indices = mt.tensor(data).topk(7, dim=1)
-    expected = np.argsort(-data, axis=1, kind="stable")[:, :7]
-    np.testing.assert_array_equal(indices.numpy(), expected)
-    np.testing.assert_array_equal(values.numpy(), np.take_along_axis(data, expected, 1))
+    data = rng.integers(0, 20, (3, 400)).astype(np.float32)  # long rows, many ties
+    for largest in (True, False):
+        values, indices = mt.tensor(data).topk(k, dim=1, largest=largest)
+        expected = np.argsort(-data if largest else data, axis=1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(indices.numpy(), expected)
+        np.testing.assert_array_equal(values.numpy(), np.take_along_axis(data, expected, 1))
+
+
+@pytest.mark.parametrize("k", [3, 20])
+def test_topk_ranks_nan_above_inf_as_pytorch(k) -> None:
+    torch = _torch()
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((4, 30)).astype(np.float32)
+    for r in range(4):  # one of each per row and per column: no ties (whose order PyTorch leaves open)
+        data[r, 3 + r], data[r, 9 + r], data[r, 15 + r] = np.inf, np.nan, -np.inf
+    for dim in (0, 1):
+        kk = min(k, data.shape[dim])
+        for largest in (True, False):
+            values, indices = mt.tensor(data).topk(kk, dim=dim, largest=largest)
+            expected = torch.tensor(data).topk(kk, dim=dim, largest=largest)
+            np.testing.assert_array_equal(values.numpy(), expected.values.numpy())  # (NaN equals NaN here)
+            np.testing.assert_array_equal(indices.numpy(), expected.indices.numpy())
+
+
+def test_topk_of_integers_and_empty_dims() -> None:
+    data = np.array([[3, -9, 7, 7, np.iinfo(np.int64).min], [0, 1, 2, 3, 4]], np.int64)
+    for k in (2, 5):
+        values, indices = mt.tensor(data).topk(k, largest=True)
+        np.testing.assert_array_equal(indices.numpy(), np.argsort(-data.astype(float), 1, kind="stable")[:, :k])
+        assert values.dtype == mt.int64
+    values, indices = mt.zeros(0, 5).topk(2)
+    assert values.shape == (0, 2) and indices.shape == (0, 2)
+    values, indices = mt.zeros(3, 5).topk(0, dim=0)
+    assert values.shape == (0, 5) and indices.dtype == mt.int64

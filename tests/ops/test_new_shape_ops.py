@@ -123,6 +123,8 @@ PADS = [
     ((1, 2), "constant"),
     ((1, 0, 0, 2), "constant"),
     ((-1, 2), "constant"),
+    ((2, 1, 1, 3), "constant"),  # every margin filled
+    ((-1, -2, 1, -1), "constant"),  # crops and a margin
     ((1, 2, 2, 1), "reflect"),
     ((2, 3), "replicate"),
     ((1, 1, 2, 0), "replicate"),

@@ -158,6 +158,7 @@ ADVANCED_KEYS = {
     "bool mask": lambda: np.array([True, False, True, True]),
     "bool tensor mask": lambda: mt.tensor([False, True, False, True]),
     "bool mask 2-D": lambda: np.arange(12).reshape(4, 3) % 5 < 2,
+    "bool mask of every dim": lambda: np.arange(24).reshape(4, 3, 2) % 3 == 1,
     "mask and slice": lambda: (np.array([True, False, False, True]), slice(1, None)),
 }
 
@@ -171,6 +172,14 @@ def test_getitem_advanced_gradcheck(name, seed, layout):
     np.testing.assert_array_equal(x[key].numpy(), x.numpy()[np_key])
     assert gradcheck(lambda t: t[key], x)
     assert gradgradcheck(lambda t: t[key], x)
+
+
+def test_getitem_with_an_all_false_mask_selects_nothing():
+    x = mt.tensor(np.ones((4, 3)), requires_grad=True)
+    out = x[np.zeros(4, bool)]
+    assert out.shape == (0, 3)
+    (out * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((4, 3)))
 
 
 def test_getitem_repeated_indices_accumulate():

@@ -1,0 +1,91 @@
+"""The indices of the k largest (or smallest) values of each row, for a small k, in one pass.
+
+The order is PyTorch's ranking: by value (largest first for ``largest``),
+NaN above every number (first when ``largest``, last when not); values that
+rank equal come in index order (PyTorch leaves the order of ties unspecified).
+The reference is the first k of a stable sort (``first_of_stable_sort``).
+
+The kernel keeps, per row, the k best entries seen so far in a small sorted
+list.  Most values rank below the k-th kept one and cost one comparison; a
+better one is inserted by shifting the worse kept entries down (at most k
+moves), so the pass costs about ``n + k * (number of insertions)``.  Random
+rows insert about ``k * log(n / k)`` times; a row sorted the wrong way round
+inserts every value, so callers use it only for small k (``SMALL_K``).
+
+>>> topk_indices(np.array([[1.0, 3.0, 2.0, 3.0]], np.float32), 2, largest=True)
+array([[1, 3]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import choose, njit
+
+SMALL_K = 16  # up to this k the kernel beats np.partition even on rows sorted the wrong way round
+
+
+def topk_indices(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """(rows, k) int64: the k best positions of each row of the 2-D ``x``, best first, ties by index."""
+    out = np.empty((x.shape[0], k), np.int64)
+    if out.size:
+        choose(x, _topk_numpy, _topk_rows)(np.ascontiguousarray(x), k, largest, out)
+    return out
+
+
+def first_of_stable_sort(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """``topk_indices`` by sorting each row (any k, any dtype).
+
+    Descending with ties in index order: sort the reversed row ascending (stable), reverse that
+    order and map the positions back; NumPy sorts NaN last, so it comes first.
+    """
+    n = x.shape[1]
+    if largest:
+        order = n - 1 - np.argsort(x[:, ::-1], axis=1, kind="stable")[:, ::-1]
+    else:
+        order = np.argsort(x, axis=1, kind="stable")
+    return order[:, :k]
+
+
+def _topk_numpy(x: np.ndarray, k: int, largest: bool, out: np.ndarray) -> None:
+    """Reference: the first k of a stable sort of each row."""
+    out[...] = first_of_stable_sort(x, k, largest)
+
+
+@njit(inline="always")
+def _before(a, b, largest):
+    """Does value a rank strictly before value b?  (NaN ranks above every number.)"""
+    if largest:
+        return a > b or (a != a and b == b)
+    return a < b or (b != b and a == a)
+
+
+@njit(inline="always")
+def _insert(kept, index, value, j, p, largest):
+    """Put (value, j) into the sorted ``kept``/``index`` at slot p or before, shifting worse entries down."""
+    while p > 0 and _before(value, kept[p - 1], largest):
+        kept[p] = kept[p - 1]
+        index[p] = index[p - 1]
+        p -= 1
+    kept[p] = value
+    index[p] = j
+
+
+@njit
+def _topk_rows(x, k, largest, out):
+    """out[r] = the k best positions of row r of the 2-D ``x`` (1 <= k <= row length)."""
+    rows, n = x.shape
+    kept = np.empty(k, x.dtype)
+    sign = x.dtype.type(1 if largest else -1)
+    for r in range(rows):
+        row, index = x[r], out[r]
+        for j in range(k):
+            _insert(kept, index, row[j], j, j, largest)
+        threshold = sign * kept[k - 1]
+        for j in range(k, n):
+            value = row[j]
+            if sign * value <= threshold:  # the common case (exact; a NaN on either side goes on)
+                continue
+            if _before(value, kept[k - 1], largest):  # a tie with the k-th stays out: it comes later
+                _insert(kept, index, value, j, k - 1, largest)
+                threshold = sign * kept[k - 1]

@@ -1,0 +1,81 @@
+"""kernels/cumsum.py: the row and inner-axis kernels equal their NumPy reference bit for bit,
+and float32 results equal PyTorch's (both accumulate in float64)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+from minitensor.kernels import cumsum as K
+
+
+def _data(rng, shape, dtype) -> np.ndarray:
+    x = (rng.standard_normal(shape) * 10).astype(dtype)
+    flat = x.reshape(-1)
+    if flat.size > 8:
+        flat[3], flat[5], flat[-2] = np.nan, np.inf, -np.inf
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("shape", [(7, 13), (1, 1), (4, 300), (9, 1)])
+def test_rows_kernel_equals_reference(dtype, reverse, shape) -> None:
+    x = _data(np.random.default_rng(0), shape, dtype)
+    kernel, reference = np.empty_like(x), np.empty_like(x)
+    K._cumsum_rows(x, kernel, reverse)
+    K._cumsum_numpy(x, reference, reverse)
+    np.testing.assert_array_equal(kernel, reference)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("shape", [(3, 5, 7), (1, 1, 2), (2, 200, 33)])
+def test_inner_kernel_equals_reference(dtype, reverse, shape) -> None:
+    x = _data(np.random.default_rng(1), shape, dtype)
+    kernel, reference = np.empty_like(x), np.empty_like(x)
+    K._cumsum_inner(x, kernel, reverse)
+    K._cumsum_numpy(x, reference, reverse)
+    np.testing.assert_array_equal(kernel, reference)
+
+
+def test_reference_accumulates_in_float64() -> None:
+    x = np.full((1, 3), np.float32(1e8))
+    x[0, 1] = 1.0  # lost in a float32 accumulator (1e8 + 1 rounds to 1e8), kept in float64
+    out = np.empty_like(x)
+    K._cumsum_numpy(x, out, False)
+    assert out[0, 2] == np.float32(2e8 + 1)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_both_paths_of_the_public_function(axis, reverse) -> None:
+    x = np.random.default_rng(2).standard_normal((5, 6, 7)).astype(np.float32)[:, ::-1]  # not contiguous
+    mt.set_jit_enabled(True)
+    jitted = K.cumsum(x, axis, reverse)
+    with mt.jit_disabled():
+        reference = K.cumsum(x, axis, reverse)
+    np.testing.assert_array_equal(jitted, reference)
+    flipped = np.flip(np.cumsum(np.flip(x, axis), axis, dtype=np.float64), axis) if reverse else None
+    expected = flipped if reverse else np.cumsum(x, axis, dtype=np.float64)
+    np.testing.assert_array_equal(jitted, expected.astype(np.float32))
+
+
+def test_float32_results_equal_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(3).standard_normal((16, 1000)).astype(np.float32)
+    for dim in (0, 1):
+        t = mt.tensor(x, requires_grad=True)
+        g = np.random.default_rng(4).standard_normal(x.shape).astype(np.float32)
+        t.cumsum(dim).backward(mt.tensor(g))
+        tt = torch.tensor(x, requires_grad=True)
+        out = tt.cumsum(dim)
+        out.backward(torch.tensor(g))
+        np.testing.assert_array_equal(t.cumsum(dim).numpy(), out.detach().numpy())
+        np.testing.assert_array_equal(t.grad.numpy(), tt.grad.numpy())
+
+
+def test_integers_take_the_reference() -> None:
+    x = np.array([[1, 2, 3], [4, 5, 6]], np.int64)
+    np.testing.assert_array_equal(K.cumsum(x, 1, reverse=True), [[6, 5, 3], [15, 11, 6]])
