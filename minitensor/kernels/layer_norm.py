@@ -218,14 +218,16 @@ def _backward_rows_numpy(dy, s, mean, rstd, w, dx, dw, db) -> None:
 
 
 def layer_norm_backward(grad, s, mean, rstd, weight) -> tuple:
-    """``(dx, dweight, dbias)`` of layer norm, from d(loss)/dy ``grad`` (rows, D), the normalised
-    input ``s`` and the saved ``mean`` and ``rstd``; dweight and dbias are (D,) in s's dtype."""
+    """``(dx, dweight, dbias)`` of layer norm, from d(loss)/dy ``grad`` (any shape of rows x D), the
+    normalised input ``s`` (rows, D) and the saved ``mean`` and ``rstd``; dx has grad's shape (an
+    array of its own: the autograd engine keeps it as a leaf's gradient without a copy), dweight
+    and dbias are (D,), all in s's dtype."""
     rows, d = s.shape
     w, _ = _affine(weight, None, d, s.dtype)
+    dx = np.empty(np.shape(grad), s.dtype)
     grad = np.ascontiguousarray(grad, dtype=s.dtype).reshape(rows, d)
-    dx = np.empty_like(s)
     dw = np.zeros(d)
     db = np.zeros(d)
     run = choose(s, _backward_rows_numpy, _backward_rows, _backward_rows_parallel, ns=0.55)
-    run(grad, s, mean, rstd, w, dx, dw, db)
+    run(grad, s, mean, rstd, w, dx.reshape(rows, d), dw, db)
     return dx, dw.astype(s.dtype), db.astype(s.dtype)

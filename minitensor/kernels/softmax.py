@@ -62,21 +62,35 @@ def as_rows_shape(x: np.ndarray, dim: int) -> tuple:
 
 
 def from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray) -> np.ndarray:
-    """The inverse of ``as_rows``: ``rows`` in ``like``'s layout (``dim`` back in its place)."""
+    """The inverse of ``as_rows``: ``rows`` in ``like``'s layout (``dim`` back in its place);
+    ``rows`` itself when it has like's shape already."""
+    if rows.shape == like.shape:
+        return rows
     if like.ndim <= 1 or dim % like.ndim == like.ndim - 1:
         return rows.reshape(like.shape)
     return np.moveaxis(rows.reshape(moved_shape), -1, dim)
+
+
+def _empty_result(x: np.ndarray, dim: int, rows_shape: tuple) -> tuple:
+    """``(result, result_rows)``: a new array for a result in x's layout and its (rows, D) view for a
+    kernel.  With ``dim`` last the result owns its memory (as a gradient, the autograd engine keeps
+    it without a copy); else it is a view of the rows with ``dim`` moved back."""
+    if x.ndim <= 1 or dim % x.ndim == x.ndim - 1:
+        result = np.empty(x.shape, x.dtype)
+        return result, result.reshape(rows_shape)
+    result_rows = np.empty(rows_shape, x.dtype)
+    return from_rows(result_rows, as_rows_shape(x, dim), dim, x), result_rows
 
 
 def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray, ns: float) -> np.ndarray:
     """Apply the chosen row function of ``implementations`` = (reference, serial, parallel) to
     ``x`` (and ``others`` of x's shape, e.g. the gradient) along ``dim``; ``ns``: the serial
     kernel's time per element (``_jit.choose``)."""
-    rows, moved_shape = as_rows(x, dim)
+    rows, _ = as_rows(x, dim)
     other_rows = [as_rows(o, dim)[0] for o in others]
-    out = np.empty_like(rows)
+    result, out = _empty_result(x, dim, rows.shape)
     choose(rows, *implementations, ns=ns)(rows, *other_rows, out)
-    return from_rows(out, moved_shape, dim, x)
+    return result
 
 
 # ------------------------------------------------------------------ softmax forward (and logsumexp)

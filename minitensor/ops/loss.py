@@ -234,10 +234,10 @@ class NLLLoss(Op):
             index, _, _ = _original_layout(index, valid, w, target_shape, axis)
             values = np.expand_dims(np.reshape(values, target_shape), axis)
             return PutAlongDim.apply(values, index=index, dim=axis, shape=shape), None
-        dx = np.zeros(_as_nck(shape), values.dtype)
+        dx = np.zeros(shape, values.dtype)  # (an array of its own: the engine keeps it without a copy)
         entries = _target_entries(shape, index)
-        dx[entries] = values.reshape(entries[1].shape)
-        return dx.reshape(shape), None
+        dx.reshape(_as_nck(shape))[entries] = values.reshape(entries[1].shape)
+        return dx, None
 
 
 class MSELoss(Op):
