@@ -63,11 +63,9 @@ def as_rows_shape(x: np.ndarray, dim: int) -> tuple:
 
 def from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray) -> np.ndarray:
     """The inverse of ``as_rows``: ``rows`` in ``like``'s layout (``dim`` back in its place);
-    ``rows`` itself when it has like's shape already."""
-    if rows.shape == like.shape:
-        return rows
+    ``rows`` itself when ``dim`` is last and it has like's shape already."""
     if like.ndim <= 1 or dim % like.ndim == like.ndim - 1:
-        return rows.reshape(like.shape)
+        return rows if rows.shape == like.shape else rows.reshape(like.shape)
     return np.moveaxis(rows.reshape(moved_shape), -1, dim)
 
 

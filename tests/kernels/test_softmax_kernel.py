@@ -22,6 +22,7 @@ SHAPES = [
     ((6, 4, 3), 0),
     ((40, 1000), -1),  # several pieces of rows (``_rows.piece_rows``), the last one shorter
     ((2, 17000), 1),  # rows longer than a piece
+    ((5, 5), 0),  # square: the moved rows have x's shape, and must still be moved back
 ]
 FUNCTIONS = [
     (softmax.softmax_forward, softmax.softmax_backward),
@@ -127,6 +128,23 @@ def test_scaled_rows_takes_the_one_hot_off(kernel, rng, dtype) -> None:
     for run in (jitted, reference):
         np.testing.assert_allclose(run(lambda: softmax.scaled_rows(p, scale, index, at)), want, **tolerance(dtype))
         np.testing.assert_allclose(run(lambda: softmax.scaled_rows(p, scale)), p * scale[:, None], **tolerance(dtype))
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_square_inputs_along_either_dim_match_the_formula(kernel, rng, dim) -> None:
+    """On a square array the rows moved for the kernel have x's shape: they must still be moved back."""
+    x = rng.standard_normal((6, 6))
+    g = rng.standard_normal((6, 6))
+    y = jitted(lambda: softmax.softmax_forward(x, dim))
+    exact = np.exp(x - x.max(axis=dim, keepdims=True))
+    exact /= exact.sum(axis=dim, keepdims=True)
+    np.testing.assert_allclose(y, exact, rtol=1e-12)
+    dx = jitted(lambda: softmax.softmax_backward(y, g, dim))
+    np.testing.assert_allclose(dx, exact * (g - (g * exact).sum(axis=dim, keepdims=True)), rtol=1e-10, atol=1e-14)
+    ly = jitted(lambda: softmax.log_softmax_forward(x, dim))
+    np.testing.assert_allclose(ly, np.log(exact), rtol=1e-12)
+    dlx = jitted(lambda: softmax.log_softmax_backward(ly, g, dim))
+    np.testing.assert_allclose(dlx, g - exact * g.sum(axis=dim, keepdims=True), rtol=1e-10, atol=1e-14)
 
 
 def test_empty_inputs(kernel) -> None:
