@@ -14,6 +14,7 @@ from minitensor.kernels import (
     along_dim,
     attention,
     cumsum,
+    extremum,
     flip,
     layer_norm,
     softmax,
@@ -21,7 +22,7 @@ from minitensor.kernels import (
     triangle,
 )
 
-MODULES = [_blas, _exp, activation, attention, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
+MODULES = [_blas, _exp, activation, attention, extremum, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
