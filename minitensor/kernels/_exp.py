@@ -1,24 +1,35 @@
-"""A vectorisable ``exp`` for the row kernels (softmax, log-softmax, attention).
+"""A vectorisable ``exp`` for the row kernels (softmax, log-softmax, attention, activations).
 
 Inside a numba loop, ``math.exp`` / ``np.exp`` is a call into the C library,
 one element at a time: about 5x slower than NumPy's ``np.exp`` on an array,
-which uses SIMD instructions.  The loops below compute exp with only
-multiplies, adds, ``floor`` and an integer shift, which LLVM turns into SIMD
-code (8 or 16 lanes), so a fused softmax pass beats NumPy's five passes.
+which uses SIMD instructions.  The functions below compute exp with only
+multiplies, adds, ``floor`` and integer bit operations, which LLVM turns
+into SIMD code, so a fused softmax pass beats NumPy's five passes.
 
 The method (Cephes' ``expf``): write ``v = k ln2 + r`` with k an integer and
-``|r| <= ln2/2``, then ``exp(v) = 2^k * exp(r)``; ``exp(r)`` is its Taylor
-polynomial (degree 7 is exact to float32 precision, degree 13 to float64),
-and ``2^k`` is built from its bits (the exponent field of a float64).  The
-work is done in float64 for both dtypes.
+``|r| <= ln2/2``, then ``exp(v) = 2^k * exp(r)``; ``exp(r)`` is a polynomial
+and ``2^k`` is built from its bits (the exponent field of a float: the
+integer ``k + bias`` shifted into place, reinterpreted with ``.view``).
+Each dtype computes in its own precision, so a float32 array uses 16 SIMD
+lanes (AVX-512), a float64 one 8:
 
-Only ``v <= 0`` is needed (softmax shifts by the row max first): values
-below ``_LOWEST`` (where float64's exp leaves its normal range) and ``-inf``
-give exactly 0, NaN gives NaN.  The kernels shift each row, then call these
-on the whole block as one flat array (a long loop vectorises well even when
-the rows are short).  Two versions: into another array, and in place (with
+- float32 (``exp32``): a degree-6 polynomial fitted to exp on
+  ``[-ln2/2, ln2/2]`` (relative error 3e-9, far below float32's rounding);
+  the result is within one float32 ulp of the exact exp (relative error
+  <= 8e-8), also where it is subnormal (``v < -87.3``): there ``2^k`` would
+  not be a normal float, so ``exp(r)`` is scaled by ``2^-24`` first and
+  ``2^(k + 24)`` last, with a single rounding.
+- float64 (``exp64``): the degree-13 Taylor polynomial (exact to float64
+  precision); below ``-708`` (subnormal results) it gives 0, within float64's ``tiny``.
+
+Only ``v <= 0`` is needed (softmax shifts by the row max first): ``-inf`` and
+values below the lowest argument with a nonzero result give exactly 0, NaN
+gives NaN.  ``exp32``/``exp64`` are inlined into the caller's loop, whose
+``fastmath`` flags then apply: allow ``contract`` (fused multiply-adds), never
+``reassoc``, which may reorder the range reduction and ruin it.  The array
+forms: ``exp_into`` (into another array), ``exp_inplace`` (one array: with
 ``out`` = ``x`` LLVM could not prove that the two do not overlap and would
-not vectorise).
+not vectorise) and ``exp_rows`` (rows shifted by their max, with the sums).
 
 >>> x = np.array([0.0, -1.0, -np.inf])
 >>> exp_inplace(x)                     # (inside a kernel: exp_inplace(block.reshape(-1)))
@@ -31,69 +42,109 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
+from ._rows import row_sum
 
 _LOG2E = 1.4426950408889634
-_LN2_HI = 0.693145751953125  # ln 2 split in two: k * _LN2_HI is exact
-_LN2_LO = 1.42860682030941723212e-6
-_LOWEST = -708.0  # exp(-708) ~ 3e-308, the smallest normal float64 is 2.2e-308
+
+# float32: ln 2 split in two (Cephes: k * _LN2_HI32 is exact), exp(r) ~ 1 + r + r^2 (c2 + c3 r + ... + c6 r^4)
+_LN2_HI32 = 0.693359375
+_LN2_LO32 = -2.12194440e-4
+_C32 = (0.49999993, 0.16666521, 0.04166839, 0.00836871, 0.00138146)  # c2 ... c6, fitted (minimax)
+_LOWEST32 = -104.0  # exp(-104) = 6.8e-46 rounds to 0 (the smallest subnormal float32 is 1.4e-45)
+_TINY32 = -126.0  # 2^k is a normal float32 for k >= -126
+
+# float64: ln 2 split in two (k * _LN2_HI64 is exact), exp(r) by its Taylor polynomial of degree 13
+_LN2_HI64 = 0.693145751953125
+_LN2_LO64 = 1.42860682030941723212e-6
+_LOWEST64 = -708.0  # exp(-708) ~ 3e-308, the smallest normal float64 is 2.2e-308
 
 
 @njit(inline="always", fastmath={"contract"})
-def _exp_parts(v, short):
-    """(exp(r), float64 bits of 2^k) with v = k ln2 + r; exp(r) is 0 below _LOWEST."""
-    w = _LOWEST if v < _LOWEST else v
+def exp32(v):
+    """exp(v) for a float32 ``v <= 0`` (see the module docstring), as float32."""
+    f = np.float32
+    w = v if v >= f(_LOWEST32) else f(_LOWEST32)  # (NaN too: k below stays a finite integer)
+    k = np.floor(w * f(_LOG2E) + f(0.5))
+    r = (w - k * f(_LN2_HI32)) - k * f(_LN2_LO32)
+    p = f(_C32[4])
+    p = p * r + f(_C32[3])
+    p = p * r + f(_C32[2])
+    p = p * r + f(_C32[1])
+    p = p * r + f(_C32[0])
+    p = p * r + f(1.0)
+    p = p * r + f(1.0)
+    tiny = k < f(_TINY32)  # a subnormal result: 2^k = 2^-24 * 2^(k + 24), both normal
+    p = p * f(2.0**-24) if tiny else p
+    k = k + f(24.0) if tiny else k
+    two_k = np.int32((np.int32(k) + np.int32(127)) << np.int32(23)).view(np.float32)
+    return p * two_k if v >= f(_LOWEST32) else (v if v != v else f(0.0))  # NaN stays NaN
+
+
+@njit(inline="always", fastmath={"contract"})
+def exp64(v):
+    """exp(v) for a float64 ``v <= 0`` (0 below ``_LOWEST64``), as float64."""
+    w = v if v >= _LOWEST64 else _LOWEST64  # (NaN too: k below stays a finite integer)
     k = np.floor(w * _LOG2E + 0.5)
-    r = (w - k * _LN2_HI) - k * _LN2_LO
-    if short:  # float32 needs a shorter polynomial
-        p = 1 / 5040
-        p = p * r + 1 / 720
-    else:
-        p = 1 / 6227020800
-        p = p * r + 1 / 479001600
-        p = p * r + 1 / 39916800
-        p = p * r + 1 / 3628800
-        p = p * r + 1 / 362880
-        p = p * r + 1 / 40320
-        p = p * r + 1 / 5040
-        p = p * r + 1 / 720
+    r = (w - k * _LN2_HI64) - k * _LN2_LO64
+    p = 1 / 6227020800
+    p = p * r + 1 / 479001600
+    p = p * r + 1 / 39916800
+    p = p * r + 1 / 3628800
+    p = p * r + 1 / 362880
+    p = p * r + 1 / 40320
+    p = p * r + 1 / 5040
+    p = p * r + 1 / 720
     p = p * r + 1 / 120
     p = p * r + 1 / 24
     p = p * r + 1 / 6
     p = p * r + 0.5
     p = p * r + 1.0
     p = p * r + 1.0
-    return 0.0 if v < _LOWEST else p, (np.int64(k) + 1023) << 52
+    two_k = np.int64((np.int64(k) + 1023) << 52).view(np.float64)
+    return p * two_k if v >= _LOWEST64 else (v if v != v else 0.0)  # NaN stays NaN
 
 
-_PIECE = 2048  # elements per pass: the bits of 2^k for a piece stay in the L1 cache
-
-
+# The array forms, one loop per dtype (LLVM vectorises loops over 1-D slices indexed from 0).
 @njit(fastmath={"contract"}, error_model="numpy")
 def exp_into(x, out):
-    """out = exp(x) for 1-D arrays with ``x <= 0`` (-inf and values below ``_LOWEST`` give 0, NaN gives
-    NaN).  ``out`` must not overlap ``x`` (use ``exp_inplace`` for that)."""
-    short = x.itemsize == 4
-    bits = np.empty(min(x.size, _PIECE), np.int64)
-    for start in range(0, x.size, _PIECE):  # (slices indexed from 0: LLVM vectorises these loops)
-        xs, outs = x[start : start + _PIECE], out[start : start + _PIECE]
-        m = xs.size
-        for j in range(m):
-            outs[j], bits[j] = _exp_parts(xs[j], short)
-        scale = bits[:m].view(np.float64)
-        for j in range(m):
-            outs[j] *= scale[j]
+    """out = exp(x) for 1-D arrays with ``x <= 0`` (-inf and values below the lowest argument with a
+    nonzero result give 0, NaN gives NaN).  ``out`` must not overlap ``x`` (use ``exp_inplace``)."""
+    if x.itemsize == 4:
+        for j in range(x.size):
+            out[j] = exp32(x[j])
+    else:
+        for j in range(x.size):
+            out[j] = exp64(x[j])
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def exp_inplace(x):
-    """x = exp(x) for a 1-D array with ``x <= 0``, as ``exp_into`` (one array: LLVM vectorises it)."""
-    short = x.itemsize == 4
-    bits = np.empty(min(x.size, _PIECE), np.int64)
-    for start in range(0, x.size, _PIECE):
-        xs = x[start : start + _PIECE]
-        m = xs.size
-        for j in range(m):
-            xs[j], bits[j] = _exp_parts(xs[j], short)
-        scale = bits[:m].view(np.float64)
-        for j in range(m):
-            xs[j] *= scale[j]
+    """x = exp(x) for a 1-D array with ``x <= 0``, as ``exp_into``."""
+    if x.itemsize == 4:
+        for j in range(x.size):
+            x[j] = exp32(x[j])
+    else:
+        for j in range(x.size):
+            x[j] = exp64(x[j])
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _exp_shifted(x, shift, out):
+    for i in range(x.shape[0]):
+        xs, outs, s = x[i], out[i], shift[i]
+        if x.itemsize == 4:
+            for j in range(xs.size):
+                outs[j] = exp32(xs[j] - s)
+        else:
+            for j in range(xs.size):
+                outs[j] = exp64(xs[j] - s)
+
+
+@njit(error_model="numpy")
+def exp_rows(x, shift, out, total):
+    """out[i, j] = exp(x[i, j] - shift[i]) and total[i] = sum(out[i]) (float64) for the 2-D
+    C-contiguous ``x`` and ``out`` (not overlapping), with ``x - shift <= 0`` (as ``exp_into``).
+    Meant for a piece of rows that fits in the L1 cache: the sums read ``out`` again from there
+    (in another function: a sum in any order vectorises, the exp must keep its order)."""
+    _exp_shifted(x, shift, out)
+    row_sum(out, total)

@@ -167,13 +167,15 @@ class LazyKernel:
 
 
 def load_numba():
-    """Import numba (once) and make NumPy's BLAS callable from kernels (``_blas.register``); returns numba."""
+    """Import numba (once), make NumPy's BLAS callable from kernels (``_blas.register``) and stamp the
+    kernels' disk cache with all kernel files (``_cache.py``); returns numba."""
     import numba
 
-    from . import _blas
+    from . import _blas, _cache
 
     with _compile_lock:
         _blas.register()
+        _cache.install(numba)
     return numba
 
 

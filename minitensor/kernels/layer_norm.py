@@ -13,8 +13,10 @@ backward recomputes ``xhat``.  With ``g = dy * weight``::
     dweight = sum over rows of dy * xhat      dbias = sum over rows of dy
 
 (and ``dr = dx * keep * scale`` for the residual).  NumPy needs about ten
-passes over the array for this; a kernel makes two or three passes over a
-block of 64 rows while it is in the L1/L2 cache.  A constant row has ``s - mean = 0``:
+passes over the array for this; a kernel makes two passes over each piece of
+rows while it is in the cache: forward, the sum and the sum of squares of
+``s - s[0]`` together (``_moments``), then ``y``; backward, the row sums (with
+``dweight`` and ``dbias``), then ``dx``.  A constant row has ``s - mean = 0``:
 ``xhat = 0``, never NaN.  Sums are accumulated in float64.
 
 >>> x = np.array([[1.0, 2.0, 4.0]])
@@ -28,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import choose, njit, prange
-from ._rows import BLOCK, add_rows, blocks, clear, row_sum, rows_of
+from ._rows import BLOCK, add_rows, blocks, clear, piece_rows, rows_of
 
 
 def _affine(weight: np.ndarray | None, bias: np.ndarray | None, d: int, dtype) -> tuple:
@@ -40,44 +42,63 @@ def _affine(weight: np.ndarray | None, bias: np.ndarray | None, d: int, dtype) -
 
 # ------------------------------------------------------------------ forward
 @njit(fastmath={"reassoc", "contract"})
-def _squares_about(x, mean, out):
-    """out[i] = sum((x[i] - mean[i])^2), in float64."""
+def _moments(x, sums, squares):
+    """Per row, in float64: the sum of ``x - x[i, 0]`` and the sum of its squares (one pass).
+
+    Shifted by an element of the row, the variance ``squares/d - (sums/d)^2`` loses at most a
+    factor ``d`` of precision to cancellation (``(x[i, 0] - mean)^2 <= d * var``), where the
+    unshifted ``x^2`` would lose ``mean^2 / var`` (unbounded)."""
     for i in range(x.shape[0]):
-        total = 0.0
+        x0, a, b = np.float64(x[i, 0]), 0.0, 0.0
         for j in range(x.shape[1]):
-            c = x[i, j] - mean[i]
-            total += c * c
-        out[i] = total
+            c = np.float64(x[i, j]) - x0  # (in float64: 3x faster here than float32 and converting)
+            a += c
+            b += c * c
+        sums[i] = a
+        squares[i] = b
 
 
 @njit
-def _normalize_block(s, w, b, eps, y, mean, rstd):
-    """y = (s - mean) * rstd * w + b for each row of the block; mean and rstd saved (in s's dtype:
-    the elementwise pass stays in it).  The sums are accumulated in float64."""
+def _normalize_piece(s, w, b, eps, y, mean, rstd, sums, squares):
+    """y = (s - mean) * rstd * w + b for a piece of rows; mean and rstd saved (in s's dtype: the
+    elementwise pass stays in it).  The moments are accumulated in float64 (scratch: sums, squares)."""
     rows, d = s.shape
-    sums = np.empty(rows)
-    row_sum(s, sums)
-    mean[:] = sums / d
-    _squares_about(s, mean, sums)
-    rstd[:] = 1.0 / np.sqrt(sums / d + eps)
+    _moments(s, sums, squares)
     for i in range(rows):
+        shifted_mean = sums[i] / d
+        mean[i] = s[i, 0] + shifted_mean
+        rstd[i] = 1.0 / np.sqrt(max(squares[i] / d - shifted_mean * shifted_mean, 0.0) + eps)
+    for i in range(rows):
+        m, r = mean[i], rstd[i]
         for j in range(d):
-            y[i, j] = (s[i, j] - mean[i]) * rstd[i] * w[j] + b[j]
+            y[i, j] = (s[i, j] - m) * r * w[j] + b[j]
 
 
 @njit
-def _forward_block(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
-    """Normalise x, or s = x + r (times scale where keep, when keep is given) into y."""
-    if r is None:
-        _normalize_block(x, w, b, eps, y, mean, rstd)
-        return
+def _add_residual(x, r, keep, scale, s):
+    """s = x + r, or x + r * scale where keep (a dropout mask on r)."""
     for i in range(x.shape[0]):
         for j in range(x.shape[1]):
             if keep is None:
                 s[i, j] = x[i, j] + r[i, j]
             else:
                 s[i, j] = x[i, j] + r[i, j] * (scale if keep[i, j] else 0.0)
-    _normalize_block(s, w, b, eps, y, mean, rstd)
+
+
+@njit
+def _forward_block(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
+    """Normalise x, or s = x + r (times scale where keep, when keep is given) into y, a piece of
+    rows at a time (the second pass over a piece finds it in the cache)."""
+    sums = np.empty(x.shape[0])
+    squares = np.empty(x.shape[0])
+    step = piece_rows(x.shape[1])
+    for start in range(0, x.shape[0], step):
+        p = slice(start, start + step)
+        if r is None:
+            _normalize_piece(x[p], w, b, eps, y[p], mean[p], rstd[p], sums[p], squares[p])
+        else:
+            _add_residual(x[p], r[p], rows_of(keep, start, start + step), scale, s[p])
+            _normalize_piece(s[p], w, b, eps, y[p], mean[p], rstd[p], sums[p], squares[p])
 
 
 @njit
@@ -128,7 +149,7 @@ def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, sc
     s = None if residual is None else np.empty_like(x)
     mean = np.empty(rows, x.dtype)
     rstd = np.empty(rows, x.dtype)
-    run = choose(x, _forward_rows_numpy, _forward_rows, _forward_rows_parallel, ns=0.4)
+    run = choose(x, _forward_rows_numpy, _forward_rows, _forward_rows_parallel, ns=0.26)
     run(x, residual, keep, x.dtype.type(scale), w, b, float(eps), s, y, mean, rstd)
     return (y, mean, rstd) if residual is None else (y, s, mean, rstd)
 
@@ -197,14 +218,16 @@ def _backward_rows_numpy(dy, s, mean, rstd, w, dx, dw, db) -> None:
 
 
 def layer_norm_backward(grad, s, mean, rstd, weight) -> tuple:
-    """``(dx, dweight, dbias)`` of layer norm, from d(loss)/dy ``grad`` (rows, D), the normalised
-    input ``s`` and the saved ``mean`` and ``rstd``; dweight and dbias are (D,) in s's dtype."""
+    """``(dx, dweight, dbias)`` of layer norm, from d(loss)/dy ``grad`` (any shape of rows x D), the
+    normalised input ``s`` (rows, D) and the saved ``mean`` and ``rstd``; dx has grad's shape (an
+    array of its own: the autograd engine keeps it as a leaf's gradient without a copy), dweight
+    and dbias are (D,), all in s's dtype."""
     rows, d = s.shape
     w, _ = _affine(weight, None, d, s.dtype)
+    dx = np.empty(np.shape(grad), s.dtype)
     grad = np.ascontiguousarray(grad, dtype=s.dtype).reshape(rows, d)
-    dx = np.empty_like(s)
     dw = np.zeros(d)
     db = np.zeros(d)
-    run = choose(s, _backward_rows_numpy, _backward_rows, _backward_rows_parallel, ns=0.6)
-    run(grad, s, mean, rstd, w, dx, dw, db)
+    run = choose(s, _backward_rows_numpy, _backward_rows, _backward_rows_parallel, ns=0.55)
+    run(grad, s, mean, rstd, w, dx.reshape(rows, d), dw, db)
     return dx, dw.astype(s.dtype), db.astype(s.dtype)

@@ -1,23 +1,29 @@
-"""Softmax and log-softmax along one dim, forward and backward, one fused pass per row.
+"""Softmax, log-softmax and logsumexp along one dim, forward and backward, fused per piece of rows.
 
 The kernels work on a C-contiguous (rows, D) array, the dim being the last
 one; ``softmax_forward`` and friends move any other dim there (a copy) and back.
 
 Forward (``m`` the row max; a row whose max is not finite is shifted by 0,
-as in NumPy, so a row of all -inf gives NaN, like PyTorch)::
+as in NumPy, so a row of all -inf gives NaN, like PyTorch; a NaN gives a NaN row)::
 
     softmax:      y = exp(x - m) / sum(exp(x - m))
     log_softmax:  y = (x - m) - log(sum(exp(x - m)))
+    logsumexp:    m + log(sum(exp(x - m)))     (the softmax kernel gives it on the way)
 
 Backward, from the saved output ``y`` and the upstream gradient ``g``::
 
     softmax:      dx = y * (g - sum(g * y))
     log_softmax:  dx = g - exp(y) * sum(g)
+    logsumexp:    dx = g * softmax(x)          (g per row)
 
 NumPy needs four or five passes over the array for each (max, subtract,
-exp, sum, divide); a kernel does them on a block of 64 rows at a time while
-it sits in the L1/L2 cache, with the SIMD ``exp`` of ``_exp.py``, and splits
-the blocks over threads when the array is large.
+exp, sum, divide), each through memory and each with a temporary; a kernel
+makes its passes (max; exp of the shifted row, then its sum; scale) over a
+*piece* of rows (``_rows.piece_rows``) while it sits in the cache, in the
+array's dtype (16 SIMD lanes for float32), with the SIMD ``exp`` of
+``_exp.py`` and the SIMD row max of ``_rows.py``.  The parallel versions
+split the rows in blocks of 64 over threads (``_jit.choose`` takes them for
+large arrays only: a launch costs ~100 µs on a small VM).
 
 >>> y = softmax_forward(np.array([[1.0, 2.0, 3.0]]), -1)
 >>> y.round(4)
@@ -30,106 +36,201 @@ import math
 
 import numpy as np
 
-from ._exp import exp_inplace, exp_into
+from ._exp import exp32, exp64, exp_rows
 from ._jit import choose, njit, prange
-from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
+from ._rows import BLOCK, blocks, piece_rows, row_dot, row_nanmax, row_sum
 
 
 # ------------------------------------------------------------------ layout
-def _as_rows(x: np.ndarray, dim: int) -> tuple:
-    """(C-contiguous (rows, D) array with ``dim`` last, shape to restore)."""
+def as_rows(x: np.ndarray, dim: int) -> tuple:
+    """(C-contiguous (rows, D) array with ``dim`` last, x's shape with ``dim`` moved last): a view
+    when ``dim`` is already last and ``x`` is contiguous, else a copy.  (A reduction over ``dim``
+    has the shape ``moved_shape[:-1]``.)"""
     if x.ndim <= 1:
-        moved = x.reshape(1, -1)
-    else:
-        moved = x if dim % x.ndim == x.ndim - 1 else np.moveaxis(x, dim, -1)
+        return np.ascontiguousarray(x).reshape(1, -1), x.shape
+    moved = x if dim % x.ndim == x.ndim - 1 else np.moveaxis(x, dim, -1)
     rows = np.ascontiguousarray(moved).reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
     return rows, moved.shape
 
 
-def _from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray) -> np.ndarray:
-    if like.ndim <= 1:
-        return rows.reshape(like.shape)
+def as_rows_shape(x: np.ndarray, dim: int) -> tuple:
+    """The ``moved_shape`` that ``as_rows(x, dim)`` gives, without moving anything."""
+    if x.ndim <= 1:
+        return x.shape
+    d = dim % x.ndim
+    return x.shape[:d] + x.shape[d + 1 :] + (x.shape[d],)
+
+
+def from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray) -> np.ndarray:
+    """The inverse of ``as_rows``: ``rows`` in ``like``'s layout (``dim`` back in its place);
+    ``rows`` itself when ``dim`` is last and it has like's shape already."""
+    if like.ndim <= 1 or dim % like.ndim == like.ndim - 1:
+        return rows if rows.shape == like.shape else rows.reshape(like.shape)
     return np.moveaxis(rows.reshape(moved_shape), -1, dim)
+
+
+def _empty_result(x: np.ndarray, dim: int, rows_shape: tuple) -> tuple:
+    """``(result, result_rows)``: a new array for a result in x's layout and its (rows, D) view for a
+    kernel.  With ``dim`` last the result owns its memory (as a gradient, the autograd engine keeps
+    it without a copy); else it is a view of the rows with ``dim`` moved back."""
+    if x.ndim <= 1 or dim % x.ndim == x.ndim - 1:
+        result = np.empty(x.shape, x.dtype)
+        return result, result.reshape(rows_shape)
+    result_rows = np.empty(rows_shape, x.dtype)
+    return from_rows(result_rows, as_rows_shape(x, dim), dim, x), result_rows
 
 
 def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray, ns: float) -> np.ndarray:
     """Apply the chosen row function of ``implementations`` = (reference, serial, parallel) to
     ``x`` (and ``others`` of x's shape, e.g. the gradient) along ``dim``; ``ns``: the serial
     kernel's time per element (``_jit.choose``)."""
-    rows, moved_shape = _as_rows(x, dim)
-    other_rows = [_as_rows(o, dim)[0] for o in others]
-    out = np.empty_like(rows)
+    rows, _ = as_rows(x, dim)
+    other_rows = [as_rows(o, dim)[0] for o in others]
+    result, out = _empty_result(x, dim, rows.shape)
     choose(rows, *implementations, ns=ns)(rows, *other_rows, out)
-    return _from_rows(out, moved_shape, dim, x)
+    return result
 
 
-# ------------------------------------------------------------------ softmax forward
+# ------------------------------------------------------------------ softmax forward (and logsumexp)
 @njit(error_model="numpy")
-def _shifted_rows(x, out):
-    """out = x - max(x) per row; returns the rows whose max is not finite (shifted by 0 instead,
-    NumPy's semantics).  The arithmetic stays in x's dtype (float32: 16 SIMD lanes)."""
-    top = np.empty(x.shape[0], x.dtype)
-    row_max(x, top)
-    odd = ~np.isfinite(top)
-    top[odd] = 0
+def _max_and_exp(x, out, shift, total, odd):
+    """For a piece of rows: ``shift`` = the row max, or 0 where it is not finite (+inf, all NaN or
+    all -inf: ``odd``), ``out = exp(x - shift)`` and ``total`` its row sums (float64).  The odd
+    rows are redone the slow way (their shifted values need not be <= 0).  (The max skips NaN: a
+    NaN element gives exp NaN, so a NaN sum and a NaN row.)"""
+    row_nanmax(x, shift)
     for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            out[i, j] = x[i, j] - top[i]
-    return odd
-
-
-@njit(error_model="numpy")
-def _softmax_block(x, out):
-    rows, n = x.shape
-    odd = _shifted_rows(x, out)
-    exp_inplace(out.reshape(-1))
-    total = np.empty(rows)
-    row_sum(out, total)
-    inv = np.empty(rows, out.dtype)
-    for i in range(rows):
-        if odd[i]:  # +inf, NaN or all -inf: exp of the unshifted row, the slow way
+        odd[i] = not np.isfinite(shift[i])
+        if odd[i]:
+            shift[i] = 0
+    exp_rows(x, shift, out, total)
+    for i in range(x.shape[0]):
+        if odd[i]:
             total[i] = 0.0
-            for j in range(n):
+            for j in range(x.shape[1]):
                 out[i, j] = np.exp(x[i, j])
                 total[i] += out[i, j]
-        inv[i] = 1.0 / total[i]
-    for i in range(rows):
-        for j in range(n):
-            out[i, j] *= inv[i]
 
 
 @njit(error_model="numpy")
-def _softmax_rows(x, out):
-    _softmax_block(x, out)
+def _softmax_piece(x, out, shift, log_total, total, odd):
+    """out = softmax(x) for a piece of rows; the shift (max, or 0) and log(sum(exp(x - shift)))."""
+    _max_and_exp(x, out, shift, total, odd)
+    for i in range(x.shape[0]):
+        log_total[i] = np.log(total[i])
+        inv = out.dtype.type(1.0 / total[i])
+        for j in range(x.shape[1]):
+            out[i, j] *= inv
+
+
+@njit(error_model="numpy")
+def _softmax_block(x, out, shift, log_total):
+    total = np.empty(x.shape[0])  # scratch, shared by the pieces
+    odd = np.empty(x.shape[0], np.bool_)
+    step = piece_rows(x.shape[1])
+    for start in range(0, x.shape[0], step):
+        p = slice(start, start + step)
+        _softmax_piece(x[p], out[p], shift[p], log_total[p], total[p], odd[p])
+
+
+@njit(error_model="numpy")
+def _softmax_rows(x, out, shift, log_total):
+    _softmax_block(x, out, shift, log_total)
 
 
 @njit(parallel=True, error_model="numpy")
-def _softmax_rows_parallel(x, out):
+def _softmax_rows_parallel(x, out, shift, log_total):
     for b in prange(blocks(x.shape[0])):
-        _softmax_block(x[b * BLOCK : (b + 1) * BLOCK], out[b * BLOCK : (b + 1) * BLOCK])
+        rows = slice(b * BLOCK, (b + 1) * BLOCK)
+        _softmax_block(x[rows], out[rows], shift[rows], log_total[rows])
 
 
-def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
-    m = np.max(x, axis=1, keepdims=True, initial=-np.inf)  # initial: a size-0 row has no max
-    np.subtract(x, np.where(np.isfinite(m), m, 0), out=out)
+def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray, shift: np.ndarray, log_total: np.ndarray) -> None:
+    m = np.fmax.reduce(x, axis=1, initial=-np.inf)  # the max skipping NaN, as the kernel; -inf for no element
+    shift[:] = np.where(np.isfinite(m), m, 0)
+    np.subtract(x, shift[:, None], out=out)
     np.exp(out, out=out)
-    out /= out.sum(axis=1, keepdims=True)
+    total = out.sum(axis=1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # all -inf: log(0) = -inf, 0/0 = NaN (as the kernel)
+        log_total[:] = np.log(total)
+        out /= total[:, None].astype(out.dtype)
+
+
+def softmax_parts(x: np.ndarray) -> tuple:
+    """``(p, shift, log_total)`` for the (rows, D) C-contiguous ``x``: ``p = softmax(x)`` by rows,
+    ``shift`` the row max skipping NaN (0 where it is not finite) and ``log_total = log(sum(exp(x - shift)))``
+    ((rows,) arrays in x's dtype): ``logsumexp(x) = shift + log_total``."""
+    p = np.empty_like(x)
+    shift = np.empty(x.shape[0], x.dtype)
+    log_total = np.empty(x.shape[0], x.dtype)
+    run = choose(x, _softmax_rows_numpy, _softmax_rows, _softmax_rows_parallel, ns=0.6)
+    run(x, p, shift, log_total)
+    return p, shift, log_total
 
 
 def softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
     """softmax(x) along ``dim``, in x's dtype."""
-    return _run(x, dim, (_softmax_rows_numpy, _softmax_rows, _softmax_rows_parallel), ns=1.8)
+    rows, moved_shape = as_rows(x, dim)
+    return from_rows(softmax_parts(rows)[0], moved_shape, dim, x)
+
+
+def logsumexp_forward(x: np.ndarray, dim: int) -> tuple:
+    """``(logsumexp(x) along dim, p)``: the first with ``dim`` removed, ``p`` = softmax(x) along
+    ``dim`` as (rows, D) (``as_rows``), the state of ``logsumexp_backward``."""
+    rows, moved_shape = as_rows(x, dim)
+    p, shift, log_total = softmax_parts(rows)
+    return (shift + log_total).reshape(moved_shape[:-1]), p
+
+
+def logsumexp_backward(p: np.ndarray, grad: np.ndarray, dim: int, like: np.ndarray) -> np.ndarray:
+    """d(loss)/dx = grad * softmax(x) of logsumexp along ``dim``, from ``p`` of ``logsumexp_forward``
+    and d(loss)/d(logsumexp) ``grad`` (``dim`` removed or kept), in the layout of ``like`` (x)."""
+    return from_rows(scaled_rows(p, np.reshape(grad, -1)), as_rows_shape(like, dim), dim, like)
+
+
+# ------------------------------------------------------------------ rows scaled (and a one-hot taken off)
+@njit
+def _scaled_rows(p, scale, index, at, out):
+    for i in range(p.shape[0]):
+        c, ps, o = out.dtype.type(scale[i]), p[i], out[i]
+        for j in range(ps.size):
+            o[j] = ps[j] * c
+        if index is not None:
+            o[index[i]] -= at[i]
+
+
+def _scaled_rows_numpy(p, scale, index, at, out) -> None:
+    np.multiply(p, scale[:, None], out=out)
+    if index is not None:
+        out[np.arange(p.shape[0]), index] -= at
+
+
+def scaled_rows(p: np.ndarray, scale: np.ndarray, index: np.ndarray | None = None, at=None) -> np.ndarray:
+    """``p * scale[:, None]`` for the (rows, D) ``p`` and (rows,) ``scale``; with ``index`` (rows,)
+    and ``at`` (rows,), ``at[i]`` is then taken off column ``index[i]`` of each row: cross-entropy's
+    ``(softmax - onehot) * scale``.  (NumPy's product with a broadcast column is 2x slower.)"""
+    out = np.empty_like(p)
+    choose(p, _scaled_rows_numpy, _scaled_rows, ns=0.1)(p, scale, index, at, out)
+    return out
 
 
 # ------------------------------------------------------------------ softmax backward
 @njit
+def _softmax_backward_piece(y, g, dx, dots):
+    row_dot(g, y, dots)
+    for i in range(y.shape[0]):
+        d = y.dtype.type(dots[i])  # (the elementwise pass in y's dtype)
+        for j in range(y.shape[1]):
+            dx[i, j] = y[i, j] * (g[i, j] - d)
+
+
+@njit
 def _softmax_backward_block(y, g, dx):
     dots = np.empty(y.shape[0])
-    row_dot(g, y, dots)
-    dots = dots.astype(y.dtype)  # (the elementwise pass in y's dtype)
-    for i in range(y.shape[0]):
-        for j in range(y.shape[1]):
-            dx[i, j] = y[i, j] * (g[i, j] - dots[i])
+    step = piece_rows(y.shape[1])
+    for start in range(0, y.shape[0], step):
+        p = slice(start, start + step)
+        _softmax_backward_piece(y[p], g[p], dx[p], dots[p])
 
 
 @njit
@@ -154,28 +255,32 @@ def _softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -
 def softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
     """d(loss)/dx from the softmax output ``y`` and d(loss)/dy ``grad``."""
     implementations = (_softmax_backward_rows_numpy, _softmax_backward_rows, _softmax_backward_rows_parallel)
-    return _run(y, dim, implementations, grad, ns=0.3)
+    return _run(y, dim, implementations, grad, ns=0.27)
 
 
 # ------------------------------------------------------------------ log-softmax forward
 @njit(error_model="numpy")
+def _log_softmax_piece(x, out, e, shift, total, odd):
+    """out = log_softmax(x) for a piece of rows (``e``: scratch for exp(x - max))."""
+    _max_and_exp(x, e, shift, total, odd)
+    for i in range(x.shape[0]):
+        s, log_total = shift[i], out.dtype.type(np.log(total[i]))
+        for j in range(x.shape[1]):
+            out[i, j] = (x[i, j] - s) - log_total
+
+
+@njit(error_model="numpy")
 def _log_softmax_block(x, out):
     rows, n = x.shape
-    odd = _shifted_rows(x, out)  # out = x - max
-    e = np.empty_like(out)
-    exp_into(out.reshape(-1), e.reshape(-1))
+    step = piece_rows(n)
+    e = np.empty((min(step, rows), n), x.dtype)  # scratch, shared by the pieces
+    shift = np.empty(rows, x.dtype)
     total = np.empty(rows)
-    row_sum(e, total)
-    log_total = np.empty(rows, out.dtype)
-    for i in range(rows):
-        if odd[i]:  # +inf, NaN or all -inf: the sum of exp of the unshifted row
-            total[i] = 0.0
-            for j in range(n):
-                total[i] += np.exp(x[i, j])
-        log_total[i] = np.log(total[i])
-    for i in range(rows):
-        for j in range(n):
-            out[i, j] -= log_total[i]
+    odd = np.empty(rows, np.bool_)
+    for start in range(0, rows, step):
+        p = slice(start, start + step)
+        m = min(step, rows - start)
+        _log_softmax_piece(x[p], out[p], e[:m], shift[p], total[p], odd[p])
 
 
 @njit(error_model="numpy")
@@ -198,20 +303,31 @@ def _log_softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 def log_softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
     """log(softmax(x)) along ``dim``, in x's dtype."""
-    return _run(x, dim, (_log_softmax_rows_numpy, _log_softmax_rows, _log_softmax_rows_parallel), ns=1.8)
+    return _run(x, dim, (_log_softmax_rows_numpy, _log_softmax_rows, _log_softmax_rows_parallel), ns=0.62)
 
 
 # ------------------------------------------------------------------ log-softmax backward
+@njit(fastmath={"contract"}, error_model="numpy")
+def _log_softmax_backward_piece(y, g, dx, total):
+    """dx = g - exp(y) * sum(g) for a piece of rows (exp(y) = softmax, y <= 0: the SIMD exp, inline)."""
+    row_sum(g, total)
+    for i in range(y.shape[0]):
+        t, ys, gs, out = y.dtype.type(total[i]), y[i], g[i], dx[i]
+        if y.itemsize == 4:
+            for j in range(ys.size):
+                out[j] = gs[j] - exp32(ys[j]) * t
+        else:
+            for j in range(ys.size):
+                out[j] = gs[j] - exp64(ys[j]) * t
+
+
 @njit
 def _log_softmax_backward_block(y, g, dx):
-    rows, n = y.shape
-    total = np.empty(rows)
-    row_sum(g, total)
-    total = total.astype(y.dtype)
-    exp_into(y.reshape(-1), dx.reshape(-1))  # dx = exp(y) = softmax (y <= 0)
-    for i in range(rows):
-        for j in range(n):
-            dx[i, j] = g[i, j] - dx[i, j] * total[i]
+    total = np.empty(y.shape[0])
+    step = piece_rows(y.shape[1])
+    for start in range(0, y.shape[0], step):
+        p = slice(start, start + step)
+        _log_softmax_backward_piece(y[p], g[p], dx[p], total[p])
 
 
 @njit
@@ -239,4 +355,4 @@ def log_softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarra
         _log_softmax_backward_rows,
         _log_softmax_backward_rows_parallel,
     )
-    return _run(y, dim, implementations, grad, ns=1.2)
+    return _run(y, dim, implementations, grad, ns=0.45)

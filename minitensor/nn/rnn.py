@@ -1,12 +1,13 @@
 """Recurrent layers: ``RNN`` (tanh or relu), ``LSTM`` and ``GRU``, as PyTorch's.
 
-Each layer loops over time with one cell step per token, built from Tensor ops
-(``@``, ``sigmoid``, ``tanh``, ``*``, ``+``), so the gradients, and the
-gradients of the gradients, come from autograd.  The LSTM's elementwise half is
-one node (``ops/lstm_cell.py``, fewer nodes per step; its reference formula in
-Tensor ops gives the second derivative).  The input-to-hidden products of a
-whole sequence are one matmul before the loop; only the hidden-to-hidden
-product is per step.
+An ``LSTM`` or ``GRU`` layer (one direction) is one graph node for the whole
+sequence, ``LSTMLayer`` (``ops/lstm_layer.py``) or ``GRULayer``
+(``ops/gru_layer.py``): one matmul for the input products of all steps, the
+recurrence in one kernel call, and the same backwards; their step-by-step
+formulas in Tensor ops give the second derivatives.  ``RNN`` loops over time
+with one cell step per token, built from Tensor ops (``@``, ``tanh``/``relu``,
+``+``), the input products of the whole sequence one matmul before the loop;
+autograd gives its gradients of any order.
 
 >>> lstm = nn.LSTM(input_size=10, hidden_size=20, num_layers=2)
 >>> output, (h_n, c_n) = lstm(mt.randn(5, 3, 10))       # (seq, batch, feature)
@@ -24,7 +25,8 @@ import math
 
 from .. import creation
 from .. import functions as fn
-from ..ops.lstm_cell import LSTMPointwise
+from ..ops.gru_layer import GRULayer
+from ..ops.lstm_layer import LSTMLayer
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -56,28 +58,6 @@ def _rnn_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh, relu: bool) -> Te
     """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh); ``x_proj`` is the input half. Shapes (N, H)."""
     pre = x_proj + _hidden_product(h, w_hh_t, b_hh)
     return fn.relu(pre) if relu else fn.tanh(pre)
-
-
-def _lstm_cell(x_proj: Tensor, state: tuple, w_hh_t: Tensor, b_hh) -> tuple:
-    """(h', c'): i, f, o = sigmoid, g = tanh of the four gate blocks; c' = f*c + i*g, h' = o*tanh(c').
-
-    The elementwise part is one node, ``LSTMPointwise`` (ops/lstm_cell.py, where
-    ``lstm_pointwise_reference`` writes it in Tensor ops), returning [h', c'] side by side.
-    """
-    h, c = state
-    both = LSTMPointwise.apply(x_proj + _hidden_product(h, w_hh_t, b_hh), c)
-    size = c.shape[-1]
-    return both[..., :size], both[..., size:]
-
-
-def _gru_cell(x_proj: Tensor, h: Tensor, w_hh_t: Tensor, b_hh) -> Tensor:
-    """h' = (1 - z) * n + z * h with r, z = sigmoid(...), n = tanh(x_n + r * (h W_hn^T + b_hn))."""
-    x_r, x_z, x_n = x_proj.chunk(3, dim=-1)
-    h_r, h_z, h_n = _hidden_product(h, w_hh_t, b_hh).chunk(3, dim=-1)
-    r = fn.sigmoid(x_r + h_r)
-    z = fn.sigmoid(x_z + h_z)
-    n = fn.tanh(x_n + r * h_n)
-    return (1 - z) * n + z * h
 
 
 class RNNBase(Module):
@@ -139,35 +119,36 @@ class RNNBase(Module):
         get = lambda name: getattr(self, f"{name}_l{k}{suffix}", None)  # noqa: E731
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
 
-    def _step(self, x_proj: Tensor, state, w_hh_t: Tensor, b_hh):
-        """One time step of this layer's cell; ``state`` is h (or (h, c) for the LSTM)."""
-        if self.mode == "LSTM":
-            return _lstm_cell(x_proj, state, w_hh_t, b_hh)
-        if self.mode == "GRU":
-            return _gru_cell(x_proj, state, w_hh_t, b_hh)
-        return _rnn_cell(x_proj, state, w_hh_t, b_hh, relu=self.mode == "RNN_RELU")
-
     def _run_direction(self, x: Tensor, state, k: int, suffix: str) -> tuple:
         """Run layer ``k`` (one direction) over x (L, N, in): (outputs (L, N, H), final state)."""
         w_ih, w_hh, b_ih, b_hh = self._weights(k, suffix)
-        if b_ih is not None and self.mode != "GRU":  # both biases only add to the gates: add them once
+        if self.mode == "LSTM":  # one node: [h_1..h_L, c_n] (L+1, N, H)
+            both = LSTMLayer.apply(x, w_ih, w_hh, b_ih, b_hh, *state, reverse=bool(suffix))
+            steps = x.shape[0]
+            return both[:steps], (both[0 if suffix else steps - 1], both[steps])
+        if self.mode == "GRU":  # one node: h of every step (L, N, H)
+            out = GRULayer.apply(x, w_ih, w_hh, b_ih, b_hh, state, reverse=bool(suffix))
+            return out, out[0 if suffix else x.shape[0] - 1]
+        if b_ih is not None:  # both biases only add to the pre-activation: add them once
             b_ih, b_hh = b_ih + b_hh, None
         x_proj = _affine(x, w_ih, b_ih)  # (L, N, gates * H): all input products in one matmul
         w_hh_t = w_hh.T
         steps = range(x.shape[0] - 1, -1, -1) if suffix else range(x.shape[0])
         outputs = [None] * x.shape[0]
         for t in steps:
-            state = self._step(x_proj[t], state, w_hh_t, b_hh)
-            outputs[t] = state[0] if self.mode == "LSTM" else state
+            state = _rnn_cell(x_proj[t], state, w_hh_t, b_hh, relu=self.mode == "RNN_RELU")
+            outputs[t] = state
         return fn.stack(outputs, dim=0), state
 
     def _check_input(self, input: Tensor) -> bool:  # noqa: A002
-        """Whether the input is batched; ValueError for a wrong rank or feature size."""
+        """Whether the input is batched; ValueError for a wrong rank, feature size or an empty sequence."""
         layer = type(self).__name__
         if input.ndim not in (2, 3):
             raise ValueError(f"{layer}: input must be 2-D (unbatched) or 3-D (batched), got shape {input.shape}")
         if input.shape[-1] != self.input_size:
             raise ValueError(f"{layer}: input's last dim must be input_size={self.input_size}, got {input.shape}")
+        if input.shape[1 if input.ndim == 3 and self.batch_first else 0] == 0:
+            raise ValueError(f"{layer}: the sequence length must be at least 1, got input of shape {input.shape}")
         return input.ndim == 3
 
     def _initial_state(self, hx, batch: int, batched: bool, like: Tensor) -> list:

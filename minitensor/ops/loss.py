@@ -30,9 +30,12 @@ ops (``_cross_entropy_plain``, ``_soft_cross_entropy_plain``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels import softmax
 from .nn_ops import composite, on_arrays, save_with_state
 from .reduce import PutAlongDim, TakeAlongDim
 
@@ -41,19 +44,28 @@ def class_axis(x: np.ndarray) -> int:
     return 1 if x.ndim > 1 else 0
 
 
-def _log_softmax_parts(x: np.ndarray, axis: int) -> tuple:
-    """``z = x - max``, ``lse = log(sum(exp(z)))`` (keepdims) and the softmax ``p``.
+def _softmax_rows(rows: np.ndarray) -> tuple:
+    """``(p, shift, log_total)`` of the (R, C) logits ``rows`` (``kernels.softmax.softmax_parts``):
+    the softmax ``p`` and ``log_softmax = (x - shift) - log_total``.
 
-    A row of only ``-inf`` logits gets ``p = 0`` and ``lse = 0``: its loss is
+    A row of only ``-inf`` logits gets ``p = 0`` and ``log_total = 0``: its loss is
     inf, or 0 with no gradient when the row is ignored.
     """
-    m = np.max(x, axis=axis, keepdims=True)
-    z = x - np.where(np.isfinite(m), m, 0)
-    p = np.exp(z)
-    total = np.sum(p, axis=axis, keepdims=True)
-    total[total == 0] = 1
-    p /= total
-    return z, np.log(total), p
+    p, shift, log_total = softmax.softmax_parts(rows)
+    if not np.isfinite(log_total).all():
+        empty = log_total == -np.inf
+        p[empty] = 0
+        log_total[empty] = 0
+    return p, shift, log_total
+
+
+def _log_softmax_parts(x: np.ndarray, axis: int) -> tuple:
+    """``z = x - max``, ``lse = log(sum(exp(z)))`` (keepdims) and the softmax ``p``, in x's layout
+    (as ``_softmax_rows``)."""
+    rows, moved_shape = softmax.as_rows(x, axis)
+    p, shift, log_total = _softmax_rows(rows)
+    shift, log_total = (np.expand_dims(a.reshape(moved_shape[:-1]), axis) for a in (shift, log_total))
+    return x - shift, log_total, softmax.from_rows(p, moved_shape, axis, x)
 
 
 def _broadcast_weight(weight: np.ndarray, x: np.ndarray, axis: int) -> np.ndarray:
@@ -61,18 +73,42 @@ def _broadcast_weight(weight: np.ndarray, x: np.ndarray, axis: int) -> np.ndarra
     return weight.reshape((-1,) + (1,) * (x.ndim - axis - 1))
 
 
-def _pick_targets(x, target, weight, ignore_index, axis):
-    """What index-target losses need: a mask of counted targets, gather indices, per-target weights."""
+def _pick_row_targets(target: np.ndarray, weight, ignore_index: int, dtype) -> tuple:
+    """What index-target losses need, for the flat targets (R,): the mask of counted targets, their
+    class indices (0 where ignored) and their weights (0 where ignored), all (R,)."""
     valid = target != ignore_index
-    index = np.expand_dims(np.where(valid, target, 0), axis)
-    w = np.ones(target.shape, x.dtype) if weight is None else weight[np.squeeze(index, axis)]
-    return valid, index, np.where(valid, w, 0).astype(x.dtype, copy=False)
+    index = np.where(valid, target, 0)
+    w = valid.astype(dtype) if weight is None else np.where(valid, weight[index], 0).astype(dtype, copy=False)
+    return valid, index, w
+
+
+def _original_layout(index, valid, w, target_shape: tuple, axis: int) -> tuple:
+    """The flat (R,) ``index, valid, w`` of ``_pick_row_targets`` in the layout of the plain forms
+    (``_cross_entropy_plain``, ``PutAlongDim``): valid and w in the target's shape, the index
+    with a size-1 class axis."""
+    index = np.expand_dims(index.reshape(target_shape), axis)
+    return index, valid.reshape(target_shape), w.reshape(target_shape)
+
+
+def _target_entries(shape: tuple, index: np.ndarray) -> tuple:
+    """Index arrays that select, in an array of ``shape`` (N, C, d1, ...) or (C,) viewed as
+    (N, C, K), the entry of each target's class: ``a.reshape(n, c, k)[entries]`` is (N, K),
+    for the flat class indices ``index`` (N * K,)."""
+    n = shape[0] if len(shape) > 1 else 1
+    k = index.size // max(n, 1)
+    index = index.reshape(n, k)
+    return np.arange(n)[:, None], index, np.arange(k)[None, :]
+
+
+def _as_nck(shape: tuple) -> tuple:
+    """``shape`` (N, C, d1, ...) or (C,) as (N, C, K)."""
+    return (shape[0], shape[1], math.prod(shape[2:])) if len(shape) > 1 else (1, shape[0], 1)
 
 
 def _reduce(loss: np.ndarray, reduction: str, denom) -> np.ndarray:
     if reduction == "none":
         return loss
-    total = np.sum(loss)
+    total = loss.sum()
     if reduction == "sum":
         return np.asarray(total)
     return np.asarray(total / denom if denom != 0 else total * 0)
@@ -86,45 +122,50 @@ def _row_scale(grad: np.ndarray, reduction: str, denom, valid: np.ndarray) -> np
 
 
 class CrossEntropy(Op):
-    """Cross-entropy of logits ``x`` and class-index ``target`` (see the module docstring)."""
+    """Cross-entropy of logits ``x`` and class-index ``target`` (see the module docstring).
+
+    Computed on the logits as (R, C) rows, the classes last (a view for (N, C) and (C,)
+    input; (N, C, d1, ...) is copied): one softmax kernel pass gives ``p`` and the
+    log-sum-exp of each row; the backward is one pass, ``p`` scaled per row, with the
+    target entries then corrected.
+    """
 
     @staticmethod
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
         axis = class_axis(x)
-        n_classes = x.shape[axis]
-        z, lse, p = _log_softmax_parts(x, axis)
-        lse = np.squeeze(lse, axis)
-        valid, index, w = _pick_targets(x, target, weight, ignore_index, axis)
-        picked = np.squeeze(np.take_along_axis(z, index, axis), axis) - lse
+        rows, moved_shape = softmax.as_rows(x, axis)
+        p, shift, log_total = _softmax_rows(rows)
+        valid, index, w = _pick_row_targets(target.reshape(-1), weight, ignore_index, x.dtype)
+        picked = (rows[np.arange(rows.shape[0]), index] - shift) - log_total  # log p at the target
         loss = -w * np.where(valid, picked, 0)  # ignored rows may pick -inf: keep them out of the product
         if label_smoothing:
-            if weight is None:
-                weighted_z, total_weight = np.sum(z, axis=axis), n_classes
-            else:
-                weighted_z, total_weight = np.sum(z * _broadcast_weight(weight, x, axis), axis=axis), weight.sum()
-            smooth = np.where(valid, total_weight * lse - weighted_z, 0)
-            loss = (1 - label_smoothing) * loss + (label_smoothing / n_classes) * smooth
-        denom = np.sum(w)
+            z = rows - shift[:, None]
+            weighted_z, total_weight = (z.sum(axis=1), z.shape[1]) if weight is None else (z @ weight, weight.sum())
+            smooth = np.where(valid, total_weight * log_total - weighted_z, 0)
+            loss = (1 - label_smoothing) * loss + (label_smoothing / rows.shape[1]) * smooth
+        denom = w.sum()
         save_with_state(ctx, x, state=(p, index, valid, w))
         ctx.settings = (axis, weight, reduction, label_smoothing, denom)
-        return _reduce(loss, reduction, denom)
+        ctx.moved_shape, ctx.target_shape = moved_shape, target.shape
+        return _reduce(loss.reshape(target.shape), reduction, denom)
 
     @staticmethod
     def backward(ctx, grad):
         x, (p, index, valid, w) = ctx.saved_tensors
         axis, weight, reduction, eps, denom = ctx.settings
         if not on_arrays(grad):
-            return composite(_cross_entropy_plain, (x, None), ctx, grad, state=(index, valid, w), settings=ctx.settings)
-        n_classes = p.shape[axis]
-        scale = _row_scale(grad, reduction, denom, valid)
-        total_weight = n_classes if weight is None else weight.sum()
-        dx = p * np.expand_dims(scale * ((1 - eps) * w + (eps / n_classes) * total_weight), axis)
-        at_target = np.take_along_axis(dx, index, axis) - np.expand_dims(scale * (1 - eps) * w, axis)
-        np.put_along_axis(dx, index, at_target, axis)
+            state = _original_layout(index, valid, w, ctx.target_shape, axis)
+            return composite(_cross_entropy_plain, (x, None), ctx, grad, state=state, settings=ctx.settings)
+        n_classes = p.shape[1]
+        scale = _row_scale(np.reshape(grad, -1) if reduction == "none" else grad, reduction, denom, valid)
+        at_target = scale * w if not eps else scale * (1 - eps) * w
+        coef = at_target
+        if eps:  # (eps / C) * sum_c w[c] * p[i, c] in every row's loss
+            coef = at_target + scale * (eps / n_classes * (n_classes if weight is None else weight.sum()))
+        dx = softmax.scaled_rows(p, coef, index, at_target)  # (p - onehot) * scale, in one pass
         if eps:
-            w_c = 1 if weight is None else _broadcast_weight(weight, p, axis)
-            dx -= np.expand_dims(scale * (eps / n_classes), axis) * w_c
-        return dx, None
+            dx -= (scale * (eps / n_classes))[:, None] * (1 if weight is None else weight)
+        return softmax.from_rows(dx, ctx.moved_shape, axis, x), None
 
 
 class SoftCrossEntropy(Op):
@@ -175,24 +216,27 @@ class NLLLoss(Op):
 
     @staticmethod
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean"):
-        axis = class_axis(x)
-        valid, index, w = _pick_targets(x, target, weight, ignore_index, axis)
-        picked = np.squeeze(np.take_along_axis(x, index, axis), axis)
+        valid, index, w = _pick_row_targets(target.reshape(-1), weight, ignore_index, x.dtype)
+        picked = x.reshape(_as_nck(x.shape))[_target_entries(x.shape, index)].reshape(-1)
         loss = -w * np.where(valid, picked, 0)
-        denom = np.sum(w)
+        denom = w.sum()
         save_with_state(ctx, state=(index, valid, w))
-        ctx.settings = (axis, x.shape, reduction, denom)
-        return _reduce(loss, reduction, denom)
+        ctx.settings = (class_axis(x), x.shape, reduction, denom, target.shape)
+        return _reduce(loss.reshape(target.shape), reduction, denom)
 
     @staticmethod
     def backward(ctx, grad):
         ((index, valid, w),) = ctx.saved_tensors
-        axis, shape, reduction, denom = ctx.settings
-        values = np.expand_dims(-_row_scale(grad, reduction, denom, valid) * w, axis)
+        axis, shape, reduction, denom, target_shape = ctx.settings
+        scale = _row_scale(np.reshape(grad, -1) if reduction == "none" else grad, reduction, denom, valid)
+        values = -scale * w
         if not on_arrays(grad):
+            index, _, _ = _original_layout(index, valid, w, target_shape, axis)
+            values = np.expand_dims(np.reshape(values, target_shape), axis)
             return PutAlongDim.apply(values, index=index, dim=axis, shape=shape), None
-        dx = np.zeros(shape, values.dtype)
-        np.put_along_axis(dx, index, values, axis)
+        dx = np.zeros(shape, values.dtype)  # (an array of its own: the engine keeps it without a copy)
+        entries = _target_entries(shape, index)
+        dx.reshape(_as_nck(shape))[entries] = values.reshape(entries[1].shape)
         return dx, None
 
 

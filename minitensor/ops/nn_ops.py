@@ -143,10 +143,10 @@ class LayerNorm(Op):
             settings = {"n_dims": len(ctx.norm_shape), "eps": ctx.eps}
             return composite(reference.layer_norm, ctx.saved_tensors[:-1], ctx, grad, **settings)
         _, weight, _, (rows, mean, rstd) = ctx.saved_tensors
-        dx, dw, db = layer_norm.layer_norm_backward(grad, rows, mean, rstd, weight)
+        dx, dw, db = layer_norm.layer_norm_backward(grad, rows, mean, rstd, weight)  # (dx: grad's shape)
         need_x, need_w, need_b = ctx.needs_input_grad
         return (
-            dx.reshape(grad.shape) if need_x else None,
+            dx if need_x else None,
             dw.reshape(ctx.norm_shape) if need_w else None,
             db.reshape(ctx.norm_shape) if need_b else None,
         )
@@ -182,11 +182,10 @@ class AddLayerNorm(Op):
         dx, dw, db = layer_norm.layer_norm_backward(grad, s, mean, rstd, weight)
         need_x, need_r, need_w, need_b = ctx.needs_input_grad
         dr = None
-        if need_r:
-            dr = dx if ctx.keep is None else dx * (ctx.keep * np.asarray(ctx.scale, dx.dtype))
-            dr = dr.reshape(grad.shape)
+        if need_r:  # (dx has grad's shape, the mask the rows' (rows, D))
+            dr = dx if ctx.keep is None else dx * (ctx.keep * np.asarray(ctx.scale, dx.dtype)).reshape(dx.shape)
         return (
-            dx.reshape(grad.shape) if need_x else None,
+            dx if need_x else None,
             dr,
             dw if need_w else None,
             db if need_b else None,

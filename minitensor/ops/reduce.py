@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..kernels import along_dim
+from ..kernels import along_dim, extremum, softmax
 
 
 def _unsqueeze(grad: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
@@ -107,30 +107,51 @@ class Std(Op):
 
 
 class _Extremum(Op):
-    """amax/amin: ties share the gradient evenly, as PyTorch's amax does."""
+    """amax/amin: ties share the gradient evenly, as PyTorch's amax does; NaN when the reduced
+    elements hold a NaN, and then a NaN gradient (no element equals NaN: g / 0 * 0).
 
-    reduce = None
+    Over one float dim the forward and the first-order backward run on the rows of
+    ``kernels.extremum`` (a SIMD max/min; the backward counts the ties and writes the
+    shares in two passes); over several dims it is NumPy.
+    """
+
+    reduce = None  # np.max or np.min
+    row_reduce = None  # kernels.extremum.amax_forward or amin_forward
 
     @classmethod
     def forward(cls, ctx, x, axis=(), keepdim=False):
-        out = cls.reduce(x, axis=axis, keepdims=True)
-        ctx.save_for_backward(x == out)
         ctx.axis, ctx.keepdim = axis, keepdim
-        return out if keepdim else np.squeeze(out, axis=axis)
+        if len(axis) == 1 and x.dtype.kind == "f":
+            rows, moved_shape = softmax.as_rows(x, axis[0])
+            out = cls.row_reduce(rows).reshape(moved_shape[:-1])
+            out = np.expand_dims(out, axis) if keepdim else out
+        else:
+            out = cls.reduce(x, axis=axis, keepdims=keepdim)
+        ctx.save_for_backward(x, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (winners,) = ctx.saved_tensors
-        share = winners / np.sum(winners, axis=ctx.axis, keepdims=True)
+        x, out = ctx.saved_tensors
+        if len(ctx.axis) == 1 and isinstance(grad, np.ndarray) and x.dtype.kind == "f":  # first order
+            rows, moved_shape = softmax.as_rows(x, ctx.axis[0])
+            dx = extremum.extremum_backward(rows, out.reshape(-1), grad.reshape(-1))
+            return softmax.from_rows(dx, moved_shape, ctx.axis[0], x)
+        x, out = getattr(x, "_data", x), getattr(out, "_data", out)  # (the mask is a constant)
+        winners = x == _unsqueeze(out, ctx.axis, ctx.keepdim)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = winners / np.sum(winners, axis=ctx.axis, keepdims=True)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * share.astype(grad.dtype, copy=False)
 
 
 class Amax(_Extremum):
     reduce = staticmethod(np.max)
+    row_reduce = staticmethod(extremum.amax_forward)
 
 
 class Amin(_Extremum):
     reduce = staticmethod(np.min)
+    row_reduce = staticmethod(extremum.amin_forward)
 
 
 class TakeAlongDim(Op):
@@ -169,20 +190,33 @@ class PutAlongDim(Op):
 
 
 class LogSumExp(Op):
-    """log(sum(exp(x))) computed stably by shifting with the max; -inf over no elements (log 0), as PyTorch."""
+    """log(sum(exp(x))) computed stably by shifting with the max; -inf over no elements (log 0), as PyTorch.
+
+    ``d logsumexp / dx = softmax(x)``: over one float dim the softmax kernel
+    (``kernels.softmax``) gives both in one pass and the softmax is kept for
+    the first-order backward; over several dims it is NumPy.
+    """
 
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
-        m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
-        m = np.where(np.isfinite(m), m, 0)
-        with np.errstate(divide="ignore"):  # log(0) = -inf: all -inf, or no elements
-            lse = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
-        out = lse if keepdim else np.squeeze(lse, axis=axis)
-        ctx.save_for_backward(x, out)
         ctx.axis, ctx.keepdim = axis, keepdim
+        if len(axis) == 1 and x.dtype.kind == "f" and x.size:
+            lse, p = softmax.logsumexp_forward(x, axis[0])
+            out = np.expand_dims(lse, axis) if keepdim else lse
+        else:
+            p = None
+            m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+            m = np.where(np.isfinite(m), m, 0)
+            with np.errstate(divide="ignore"):  # log(0) = -inf: all -inf, or no elements
+                lse = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+            out = lse if keepdim else np.squeeze(lse, axis=axis)
+        ctx.save_for_backward(x, out, (p,))  # (p: the kernel's state, never a Tensor)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, out = ctx.saved_tensors
-        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * np.exp(x - _unsqueeze(out, ctx.axis, ctx.keepdim))
+        x, out, (p,) = ctx.saved_tensors
+        if p is not None and isinstance(grad, (np.ndarray, np.generic)):  # first order
+            return softmax.logsumexp_backward(p, grad, ctx.axis[0], x)
+        g = _unsqueeze(grad, ctx.axis, ctx.keepdim)
+        return g * np.exp(x - _unsqueeze(out, ctx.axis, ctx.keepdim))

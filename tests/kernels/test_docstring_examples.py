@@ -18,6 +18,7 @@ from minitensor.kernels import (
     bce,
     cumsum,
     divergence,
+    extremum,
     flip,
     gelu,
     layer_norm,
@@ -29,7 +30,7 @@ from minitensor.kernels import (
     where,
 )
 
-MODULES = [_blas, _exp, activation, attention, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
+MODULES = [_blas, _exp, activation, attention, extremum, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
 MODULES += [_log, _sum, bce, divergence, gelu, pointwise, softplus, where]
 
 

@@ -69,6 +69,24 @@ def test_constant_rows_give_the_bias_not_nan(kernel, value) -> None:
     assert np.isfinite(dx).all() and np.isfinite(dw).all()
 
 
+@pytest.mark.parametrize(
+    "dtype, mean, spread",
+    [("float32", 1e4, 1e-2), ("float32", -3e3, 1.0), ("float32", 0.0, 1e-3), ("float64", 1e8, 1e-3)],
+)
+def test_rows_far_from_zero_keep_their_variance(kernel, rng, dtype, mean, spread) -> None:
+    """The variance comes from one pass of s - s[0]: no cancellation where the mean is large and the
+    spread small (an unshifted sum of squares would lose everything at 1e4 +- 1e-2 in float32)."""
+    x = (mean + spread * rng.standard_normal((9, 300))).astype(dtype)
+    y, m, rstd = jitted(lambda: layer_norm.layer_norm_forward(x, None, None, 1e-30))
+    x64 = x.astype(np.float64)
+    exact_rstd = 1 / np.sqrt(x64.var(axis=1) + 1e-30)
+    exact_y = (x64 - m[:, None]) * exact_rstd[:, None]  # (the mean as saved, rounded to the dtype)
+    rtol = 2e-5 if dtype == "float32" else 1e-9
+    np.testing.assert_allclose(rstd, exact_rstd, rtol=rtol)
+    np.testing.assert_allclose(m, x64.mean(axis=1), rtol=1e-7 if dtype == "float32" else 1e-15)
+    np.testing.assert_allclose(y, exact_y, rtol=rtol * 10, atol=rtol * 10)
+
+
 @pytest.mark.parametrize("kernel", ["serial"], indirect=True)
 @pytest.mark.parametrize("n_dims", [1, 2])
 def test_layer_norm_gradcheck_on_the_jit_path(kernel, rng, n_dims) -> None:

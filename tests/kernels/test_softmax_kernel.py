@@ -13,7 +13,17 @@ import minitensor as mt
 from minitensor.autograd import gradcheck
 from minitensor.kernels import softmax
 
-SHAPES = [((3, 5), -1), ((4, 7, 9), 1), ((2, 3, 33, 65), -1), ((129,), 0), ((5, 1), -1), ((6, 4, 3), 0)]
+SHAPES = [
+    ((3, 5), -1),
+    ((4, 7, 9), 1),
+    ((2, 3, 33, 65), -1),
+    ((129,), 0),
+    ((5, 1), -1),
+    ((6, 4, 3), 0),
+    ((40, 1000), -1),  # several pieces of rows (``_rows.piece_rows``), the last one shorter
+    ((2, 17000), 1),  # rows longer than a piece
+    ((5, 5), 0),  # square: the moved rows have x's shape, and must still be moved back
+]
 FUNCTIONS = [
     (softmax.softmax_forward, softmax.softmax_backward),
     (softmax.log_softmax_forward, softmax.log_softmax_backward),
@@ -64,6 +74,77 @@ def test_non_finite_rows_follow_numpy(kernel, dtype) -> None:
             y_ref = reference(lambda f=forward: f(x, -1))
         np.testing.assert_array_equal(np.isnan(y), np.isnan(y_ref))
         np.testing.assert_allclose(y, y_ref, **tolerance(dtype))
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+def test_softmax_parts_give_the_shift_and_the_log_sum(kernel, rng, dtype) -> None:
+    """``softmax_parts``: p, the shift (the row max; 0 where it is not finite) and log(sum(exp(x -
+    shift))), kernel against reference, on finite rows and on the non-finite rows of the test above."""
+    x = np.concatenate([logits(rng, (37, 70), dtype, -1), np.full((4, 70), 1.0, dtype)])
+    x[-4, :] = -np.inf
+    x[-3, 5] = np.inf
+    x[-2, 7] = np.nan
+    x[-1, 9] = 1e4
+    parts = jitted(lambda: softmax.softmax_parts(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        parts_ref = reference(lambda: softmax.softmax_parts(x))
+    for a, b in zip(parts, parts_ref):
+        assert a.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_allclose(a, b, **tolerance(dtype))
+    p, shift, log_total = parts
+    np.testing.assert_array_equal(shift[:37], x[:37].max(axis=1))
+    assert shift[-4] == shift[-3] == 0 and shift[-2] == 1 and shift[-1] == 1e4  # (the NaN row: its max skipping NaN)
+    assert log_total[-4] == -np.inf and log_total[-3] == np.inf and np.isnan(log_total[-2])
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+@pytest.mark.parametrize("shape,dim", SHAPES[:4])
+def test_logsumexp_forward_gives_the_reduction_and_the_softmax(kernel, rng, dtype, shape, dim) -> None:
+    x = logits(rng, shape, dtype, dim)
+    lse, p = jitted(lambda: softmax.logsumexp_forward(x, dim))
+    x64 = x.astype(np.float64)
+    m = x64.max(axis=dim, keepdims=True)
+    exact = np.log(np.exp(x64 - m).sum(axis=dim)) + np.squeeze(m, dim)
+    assert lse.shape == exact.shape and lse.dtype == p.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(lse, exact, rtol=1e-6 if dtype == "float32" else 1e-14)
+    y = jitted(lambda: softmax.softmax_forward(x, dim))
+    np.testing.assert_array_equal(p, softmax.as_rows(y, dim)[0])  # (rows, D): the backward's state
+    g = rng.standard_normal(lse.shape).astype(dtype)
+    dx = jitted(lambda: softmax.logsumexp_backward(p, g, dim, x))
+    dx_ref = reference(lambda: softmax.logsumexp_backward(p, g, dim, x))
+    assert dx.shape == shape and dx.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(dx, dx_ref, **tolerance(dtype))
+    np.testing.assert_allclose(dx, np.expand_dims(g, dim) * y, **tolerance(dtype))
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+def test_scaled_rows_takes_the_one_hot_off(kernel, rng, dtype) -> None:
+    p = rng.random((9, 13)).astype(dtype)
+    scale, at = rng.standard_normal(9).astype(dtype), rng.standard_normal(9).astype(dtype)
+    index = rng.integers(0, 13, 9)
+    want = p * scale[:, None] - at[:, None] * np.eye(13, dtype=dtype)[index]
+    for run in (jitted, reference):
+        np.testing.assert_allclose(run(lambda: softmax.scaled_rows(p, scale, index, at)), want, **tolerance(dtype))
+        np.testing.assert_allclose(run(lambda: softmax.scaled_rows(p, scale)), p * scale[:, None], **tolerance(dtype))
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_square_inputs_along_either_dim_match_the_formula(kernel, rng, dim) -> None:
+    """On a square array the rows moved for the kernel have x's shape: they must still be moved back."""
+    x = rng.standard_normal((6, 6))
+    g = rng.standard_normal((6, 6))
+    y = jitted(lambda: softmax.softmax_forward(x, dim))
+    exact = np.exp(x - x.max(axis=dim, keepdims=True))
+    exact /= exact.sum(axis=dim, keepdims=True)
+    np.testing.assert_allclose(y, exact, rtol=1e-12)
+    dx = jitted(lambda: softmax.softmax_backward(y, g, dim))
+    np.testing.assert_allclose(dx, exact * (g - (g * exact).sum(axis=dim, keepdims=True)), rtol=1e-10, atol=1e-14)
+    ly = jitted(lambda: softmax.log_softmax_forward(x, dim))
+    np.testing.assert_allclose(ly, np.log(exact), rtol=1e-12)
+    dlx = jitted(lambda: softmax.log_softmax_backward(ly, g, dim))
+    np.testing.assert_allclose(dlx, g - exact * g.sum(axis=dim, keepdims=True), rtol=1e-10, atol=1e-14)
 
 
 def test_empty_inputs(kernel) -> None:

@@ -173,24 +173,23 @@ def test_bad_arguments_name_what_is_wrong():
         layer(mt.zeros(5, 2, 3), (mt.zeros(1, 3, 4), mt.zeros(1, 3, 4)))
     with pytest.raises(TypeError, match=r"\(h_0, c_0\)"):
         layer(mt.zeros(5, 2, 3), mt.zeros(1, 2, 4))
+    with pytest.raises(ValueError, match="sequence length must be at least 1"):
+        layer(mt.zeros(0, 2, 3))
+    with pytest.raises(ValueError, match="sequence length must be at least 1"):
+        nn.GRU(3, 4, batch_first=True)(mt.zeros(2, 0, 3))
     nn.LSTM(3, 4).flatten_parameters()  # PyTorch's cuDNN call: accepted, nothing to do
 
 
-def test_lstm_pointwise_node_equals_its_reference_formula(rng):
-    """The fused LSTM step (one node) against the same formula in Tensor ops: values, gradients, second order."""
-    from minitensor.ops.lstm_cell import LSTMPointwise, lstm_pointwise_reference
-
-    gates = t64(rng.standard_normal((3, 8)) * 3, requires_grad=True)  # hidden size 2; large values saturate
-    c = t64(rng.standard_normal((3, 2)), requires_grad=True)
-    weight = t64(rng.standard_normal((3, 4)))
-    fused, plain = LSTMPointwise.apply(gates, c), lstm_pointwise_reference(gates, c)
-    np.testing.assert_allclose(fused.numpy(), plain.numpy(), rtol=1e-12, atol=1e-14)
-    got = mt.autograd.grad((fused * weight).sum(), [gates, c])
-    want = mt.autograd.grad((plain * weight).sum(), [gates, c])
-    for a, b in zip(got, want):
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
-    assert gradcheck(LSTMPointwise.apply, [gates, c])
-    assert gradgradcheck(LSTMPointwise.apply, [gates, c])
+@pytest.mark.parametrize("mode", MODES)
+def test_empty_batch_gives_empty_outputs_and_gradients(mode):
+    layer = MODES[mode](3, 4, num_layers=2, bidirectional=True)
+    x = mt.zeros(5, 0, 3, requires_grad=True)
+    output, hidden = layer(x)
+    h_n = hidden[0] if mode == "LSTM" else hidden
+    assert output.shape == (5, 0, 8) and h_n.shape == (4, 0, 4)
+    output.sum().backward()
+    assert x.grad.shape == (5, 0, 3) and layer.weight_hh_l1.grad.shape == (GATES[mode] * 4, 4)
+    assert not layer.weight_hh_l1.grad.numpy().any()
 
 
 def test_docstring_example_runs():

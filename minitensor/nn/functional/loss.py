@@ -184,6 +184,8 @@ def _class_indices(target: np.ndarray, input: Tensor, n_classes: int, ignore_ind
         raise ValueError(
             f"{fn}: target must have shape {expected} for input of shape {input.shape}, got {target.shape}"
         )
+    if target.size == 0 or (target.min() >= 0 and target.max() < n_classes):  # (the common case, fast)
+        return target
     counted = target[target != ignore_index]
     if counted.size and (counted.min() < 0 or counted.max() >= n_classes):
         bad = counted.min() if counted.min() < 0 else counted.max()

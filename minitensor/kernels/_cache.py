@@ -1,0 +1,64 @@
+"""numba's disk cache for the kernels, made stale by a change to any kernel file.
+
+numba saves each compiled kernel (``cache=True``) with a hash of the source
+file the kernel is written in, and loads it again while that file is
+unchanged.  But a kernel compiled from ``attention.py`` has ``_exp.py``'s exp
+and ``_rows.py``'s row max compiled into it: change those files (a new
+version of minitensor, or an edit while you study a kernel) and numba would
+keep loading the attention kernel with the old exp.
+
+So the kernels of this package are cached under one stamp for all of them:
+the hash of every ``.py`` file in this folder.  Any change to any of them
+compiles every kernel again on its next first call.  :func:`install` adds the
+locators that do this in front of numba's own (numba's in-tree, user-provided
+``NUMBA_CACHE_DIR`` and user-wide locators, with the stamp replaced); a
+function outside this folder is left to numba's.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+
+KERNELS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@functools.lru_cache(maxsize=1)
+def kernels_stamp() -> bytes:
+    """sha256 over the names and contents of this folder's ``.py`` files (read once per process)."""
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(KERNELS_DIR)):
+        if name.endswith(".py"):
+            with open(os.path.join(KERNELS_DIR, name), "rb") as f:
+                digest.update(name.encode() + b"\0" + f.read() + b"\0")
+    return digest.digest()
+
+
+class _KernelStamp:
+    """Mixin for a numba cache locator: this package's kernels only, stamped by all kernel files."""
+
+    def get_source_stamp(self):
+        return kernels_stamp()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if os.path.dirname(os.path.abspath(py_file)) != KERNELS_DIR:
+            return None
+        return super().from_function(py_func, py_file)
+
+
+def install(numba) -> bool:
+    """Put the kernel locators first in numba's list (once); False where numba's caching differs."""
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    names = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
+    bases = [getattr(caching, n, None) or getattr(caching, "_" + n, None) for n in names]
+    if impl is None or None in bases:
+        return False
+    if any(issubclass(c, _KernelStamp) for c in impl._locator_classes):
+        return True
+    locators = [type("Kernel" + base.__name__.lstrip("_"), (_KernelStamp, base), {}) for base in bases]
+    impl._locator_classes = locators + list(impl._locator_classes)
+    return True

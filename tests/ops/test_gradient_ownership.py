@@ -1,0 +1,47 @@
+"""The row ops' first-order gradients are arrays of their own, in the input's shape, so that the
+autograd engine keeps them as the leaf's gradient without copying them (a copy of a 2^17-element
+gradient is ~12 µs, a tenth of softmax's forward + backward)."""
+
+from __future__ import annotations
+
+import pytest
+
+import minitensor as mt
+import minitensor.nn.functional as F
+from minitensor.autograd import engine
+
+OPS = {
+    "softmax": lambda x: x.softmax(-1),
+    "log_softmax": lambda x: x.log_softmax(1),
+    "logsumexp": lambda x: x.logsumexp(-1),
+    "amax": lambda x: x.amax(-1),
+    "cross_entropy": lambda x: F.cross_entropy(x, mt.tensor([0, 3, 1, 2, 4])),
+    "nll_loss": lambda x: F.nll_loss(x, mt.tensor([0, 3, 1, 2, 4])),
+    "layer_norm": lambda x: F.layer_norm(x, (7,)),
+}
+
+
+@pytest.fixture(params=["jit", "numpy"])
+def path(request):
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(request.param == "jit")
+    yield request.param
+    mt.set_jit_enabled(previous)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_the_gradient_is_kept_without_a_copy(path, rng, name, monkeypatch) -> None:
+    verdicts = []  # the engine's answers to "may the leaf keep this array as it is?"
+
+    def spy(grad, leaf):
+        verdicts.append(real(grad, leaf))
+        return verdicts[-1]
+
+    real = engine._unshared
+    monkeypatch.setattr(engine, "_unshared", spy)
+    monkeypatch.setattr(engine, "_ENGINE_REFERENCES", engine._ENGINE_REFERENCES + 1)  # (the spy's own)
+    x = mt.tensor(rng.standard_normal((5, 7)), dtype=mt.float32, requires_grad=True)
+    out = OPS[name](x)
+    out.backward(mt.tensor(rng.standard_normal(out.shape), dtype=mt.float32) if out.shape else None)
+    assert verdicts == [True]  # one leaf, kept without a copy
+    assert x.grad.shape == (5, 7) and x.grad.dtype == mt.float32
