@@ -3,8 +3,8 @@
 Each is one pass over memory where NumPy takes two to eight, each with a temporary
 array (``np.where`` with a random mask is slower still: it branches per element).
 The loops are written so that LLVM vectorises them: arithmetic in the array's dtype,
-both sides of a select loaded before choosing, and ``exp`` from ``_exp.py`` (a
-polynomial) on pieces of ``_PIECE`` elements that stay in the L1 cache.
+both sides of a select loaded before choosing, and the ``exp`` of ``_exp.py`` (a
+polynomial, ``exp32`` or ``exp64`` by the dtype, chosen outside the loop) inlined.
 
 - ``relu``: ``0 if x < 0 else x`` (NaN and -0.0 stay as they are, as in PyTorch);
   backward ``0 if y <= 0 else grad`` from the output ``y`` (a NaN passes the gradient,
@@ -30,16 +30,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._exp import exp_inplace
+from ._exp import exp32, exp64
 from ._jit import choose, njit
 
-_PIECE = 2048  # elements per exp call in the fused loops: the piece's scratch stays in the L1 cache
 # Constants as float32: with a float32 array the arithmetic stays float32 (a Python 1 would make it
 # float64, at half the SIMD width); with float64 arrays they widen exactly.
 _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
 # Serial ns per element (choose's ``ns``; measured at 2^17 float32 elements on the AVX-512 VM of
 # docs/performance.md): one pass over two or three arrays, and the passes with an exp (most of their time).
-_RELU_NS, _PASS_NS, _SIGMOID_NS, _SILU_NS = 0.1, 0.15, 1.0, 1.2
+_RELU_NS, _PASS_NS, _SIGMOID_NS, _SILU_NS = 0.1, 0.15, 0.4, 0.4
 
 
 def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
@@ -145,16 +144,25 @@ def _sigmoid_numpy(x: np.ndarray, out: np.ndarray) -> None:
     out[...] = np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _logistic(v, exp):
+    """sigmoid(v) = (1 or e) / (1 + e) with e = exp(-|v|) in (0, 1] (NaN stays NaN)."""
+    e = exp(-abs(v))
+    return (_ONE if v >= _ZERO else e) / (_ONE + e)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _sigmoid_loop(x, out, exp):
+    for i in range(x.size):
+        out[i] = _logistic(x[i], exp)
+
+
 @njit(fastmath={"contract"}, error_model="numpy")
 def _sigmoid(x, out):
-    for start in range(0, x.size, _PIECE):  # (slices indexed from 0: LLVM vectorises these loops)
-        xs, e = x[start : start + _PIECE], out[start : start + _PIECE]
-        for j in range(xs.size):
-            e[j] = -abs(xs[j])
-        exp_inplace(e)  # e = exp(-|x|) in (0, 1]; NaN stays NaN
-        for j in range(xs.size):
-            v, ej = xs[j], e[j]
-            e[j] = (_ONE if v >= 0 else ej) / (_ONE + ej)
+    if x.itemsize == 4:  # (the dtype picks the exp outside the loop: one loop body each)
+        _sigmoid_loop(x, out, exp32)
+    else:
+        _sigmoid_loop(x, out, exp64)
 
 
 def _sigmoid_backward_numpy(grad: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
@@ -198,22 +206,21 @@ def _silu_numpy(x: np.ndarray, out: np.ndarray, s) -> None:
         s[...] = sig
 
 
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _silu_loop(x, out, s, exp):
+    for i in range(x.size):
+        si = _logistic(x[i], exp)
+        out[i] = x[i] * si
+        if s is not None:
+            s[i] = si
+
+
 @njit(fastmath={"contract"}, error_model="numpy")
 def _silu(x, out, s):
-    for start in range(0, x.size, _PIECE):
-        xs, ys = x[start : start + _PIECE], out[start : start + _PIECE]
-        for j in range(xs.size):
-            ys[j] = -abs(xs[j])
-        exp_inplace(ys)
-        for j in range(xs.size):
-            v, e = xs[j], ys[j]
-            ys[j] = (_ONE if v >= 0 else e) / (_ONE + e)
-        if s is not None:  # (a loop: numba's slice assignment does not vectorise)
-            ss = s[start : start + _PIECE]
-            for j in range(xs.size):
-                ss[j] = ys[j]
-        for j in range(xs.size):
-            ys[j] = xs[j] * ys[j]
+    if x.itemsize == 4:
+        _silu_loop(x, out, s, exp32)
+    else:
+        _silu_loop(x, out, s, exp64)
 
 
 def _silu_backward_numpy(grad: np.ndarray, x: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
