@@ -155,6 +155,12 @@ class LazyKernel:
         return self.compiled()(*args)
 
     @property
+    def targetoptions(self) -> dict:
+        """The decorator's options: where numba's inliner looks for ``inline="always"`` when another
+        kernel calls this one (without it the call stays a call, and the caller's loop does not vectorise)."""
+        return self.options
+
+    @property
     def _numba_type_(self):
         """What numba sees when another kernel calls this one: the compiled dispatcher."""
         return self.compiled()._numba_type_

@@ -28,6 +28,7 @@ array([[-0.1587,  0.    ,  1.9545]])
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,7 +42,9 @@ _INV_SQRT_2PI = 0.39894228040143267794
 _SQRT_2_OVER_PI = 0.79788456080286535588
 _CUBIC = 0.044715
 _TANH_CLIP = 50.0
-_GELU_NS, _GELU_TANH_NS = 1.0, 2.0  # serial ns per element (forward; the backward ~2)
+# Serial ns per element (choose's ``ns``), measured at 2^17 float32: the tanh form and both backward
+# passes are mostly their exp (``_exp.py``).
+_GELU_NS, _GELU_TANH_NS, _GELU_BACKWARD_NS = 0.4, 1.2, 1.4
 
 
 # ------------------------------------------------------------------ ReLU
@@ -130,18 +133,45 @@ def relu_backward(out: np.ndarray, grad: np.ndarray, scale: float, need_bias: bo
 
 
 # ------------------------------------------------------------------ GELU
+class _Consts(NamedTuple):
+    """The GELU constants in the rows' dtype (``_gelu_consts``)."""
+
+    zero: float
+    half: float
+    one: float
+    three: float
+    sqrt_half: float
+    inv_sqrt_2pi: float
+    sqrt_2_over_pi: float
+    cubic: float
+    tanh_clip: float
+
+
+_VALUES = np.array((0.0, 0.5, 1.0, 3.0, _SQRT_HALF, _INV_SQRT_2PI, _SQRT_2_OVER_PI, _CUBIC, _TANH_CLIP))
+
+
+@njit(inline="always")
+def _gelu_consts(like):
+    """The constants as scalars of the dtype of the array ``like``: float32 rows then compute in
+    float32 (16 SIMD lanes; a Python float would make the arithmetic float64, 8 lanes)."""
+    c = _VALUES.astype(like.dtype)
+    return _Consts(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8])
+
+
 # erf as a rational function of x (Eigen's float32 erf, |error| < 7e-8): multiplies and one
 # division, which LLVM vectorises (``math.erf`` is a C call per element, not vectorised).
-_ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06, -5.69250639462346e-05,
-          -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02)  # fmt: skip
-_ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -7.37332916720468e-03,
-          -1.42647390514189e-02)  # fmt: skip
+_ERF_P = tuple(np.float32(c) for c in (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+                                       -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+                                       -1.60960333262415e-02))  # fmt: skip
+_ERF_Q = tuple(np.float32(c) for c in (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+                                       -7.37332916720468e-03, -1.42647390514189e-02))  # fmt: skip
+_FOUR32, _ONE32 = np.float32(4.0), np.float32(1.0)
 
 
-@njit(inline="always", fastmath={"contract"})
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _erf32(x):
-    """erf(x) to float32 precision (float64 keeps ``math.erf``)."""
-    x = min(max(x, -4.0), 4.0)  # erf(±4) is ±1 in float32
+    """erf(x) of a float32 to float32 precision, in float32 arithmetic (float64 keeps ``math.erf``)."""
+    x = min(max(x, -_FOUR32), _FOUR32)  # erf(±4) is ±1 in float32
     x2 = x * x
     p = _ERF_P[0]
     for c in _ERF_P[1:]:
@@ -149,61 +179,77 @@ def _erf32(x):
     q = _ERF_Q[0]
     for c in _ERF_Q[1:]:
         q = q * x2 + c
-    return min(max(x * p / q, -1.0), 1.0)  # (at ±4 the rational function is ±(1 + 7e-8))
+    return min(max(x * p / q, -_ONE32), _ONE32)  # (at ±4 the rational function is ±(1 + 7e-8))
 
 
-@njit(inline="always", fastmath={"contract"})
-def _tanh_arg(x):
-    """(clipped x, -2|u|) for the tanh GELU, u = sqrt(2/pi) (x + 0.044715 x^3): tanh(u) is
-    sign(x) (1 - e) / (1 + e) with e = exp(-2|u|), an exp of a non-positive number (``_exp.py``)."""
-    xc = min(max(x, -_TANH_CLIP), _TANH_CLIP)
-    return xc, -2.0 * abs(_SQRT_2_OVER_PI * (xc + _CUBIC * xc * xc * xc))
-
-
-@njit(fastmath={"contract"}, error_model="numpy")
-def _gelu_row(v, tanh, e, out):
-    """out = gelu(v) for one row; ``e``: scratch of v's length."""
-    if tanh:
-        for j in range(v.shape[0]):
-            e[j] = _tanh_arg(v[j])[1]
-        exp_inplace(e)
-        for j in range(v.shape[0]):
-            t = (1.0 - e[j]) / (1.0 + e[j])
-            out[j] = 0.5 * v[j] * (1.0 + (t if v[j] >= 0 else -t))
-    elif v.itemsize == 4:
-        for j in range(v.shape[0]):
-            out[j] = v[j] * (0.5 * (1.0 + _erf32(v[j] * _SQRT_HALF)))
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _cdf_into(x, out, k):
+    """out = Phi(x) = (1 + erf(x / sqrt 2)) / 2, the standard normal CDF, for a 1-D ``x`` (the dtype
+    test sits outside the loops: inside, it can keep a loop from vectorising)."""
+    if x.itemsize == 4:
+        for j in range(x.shape[0]):
+            out[j] = k.half * (k.one + _erf32(x[j] * k.sqrt_half))
     else:
-        for j in range(v.shape[0]):
-            out[j] = v[j] * (0.5 * (1.0 + math.erf(v[j] * _SQRT_HALF)))
+        for j in range(x.shape[0]):
+            out[j] = k.half * (k.one + math.erf(x[j] * k.sqrt_half))
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _tanh_arg(x, k):
+    """(clipped x, -2|u|) for the tanh GELU, u = sqrt(2/pi) (x + 0.044715 x^3): tanh(u) is
+    sign(x) (1 - e) / (1 + e) with e = exp(-2|u|), an exp of a non-positive number (``_exp.py``).
+    With x clipped to [-50, 50], x^3 cannot overflow (t is ±1 there anyway)."""
+    xc = min(max(x, -k.tanh_clip), k.tanh_clip)
+    return xc, -(k.one + k.one) * abs(k.sqrt_2_over_pi * (xc + k.cubic * xc * xc * xc))
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _halves(x, e, k):
+    """(s, 1 - s) with s = (1 + tanh(u)) / 2 = sigmoid(2u), from e = exp(-2|u|) and u's sign (that of
+    x): both are quotients, so neither loses digits to cancellation (1 + t does when t is near -1)."""
+    d = k.one + e
+    return (k.one if x >= k.zero else e) / d, (e if x >= k.zero else k.one) / d
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
-def _gelu_grad_row(v, tanh, e, out):
-    """out = gelu'(v) for one row; ``e``: scratch of v's length."""
+def _gelu_row(v, tanh, e, out, k):
+    """out = gelu(v) for one row; ``e``: scratch of v's length; ``k``: the constants in v's dtype."""
     if tanh:
         for j in range(v.shape[0]):
-            e[j] = _tanh_arg(v[j])[1]
+            e[j] = _tanh_arg(v[j], k)[1]
         exp_inplace(e)
         for j in range(v.shape[0]):
-            xc = _tanh_arg(v[j])[0]
-            t = (1.0 - e[j]) / (1.0 + e[j])
-            t = t if v[j] >= 0 else -t
-            out[j] = 0.5 * (1.0 + t) + 0.5 * xc * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3.0 * _CUBIC * xc * xc)
+            out[j] = v[j] * _halves(v[j], e[j], k)[0]  # x/2 (1 + t) = x s
+    else:
+        _cdf_into(v, out, k)
+        for j in range(v.shape[0]):
+            out[j] = v[j] * out[j]
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _gelu_grad_row(v, tanh, e, out, k):
+    """out = gelu'(v) for one row; ``e``: scratch of v's length; ``k``: the constants in v's dtype."""
+    if tanh:
+        for j in range(v.shape[0]):
+            e[j] = _tanh_arg(v[j], k)[1]
+        exp_inplace(e)
+        for j in range(v.shape[0]):
+            xc = _tanh_arg(v[j], k)[0]
+            s, q = _halves(v[j], e[j], k)
+            slope = k.sqrt_2_over_pi * (k.one + k.three * k.cubic * xc * xc)
+            out[j] = s + (s + s) * q * xc * slope  # (1 + t)/2 + x/2 (1 - t^2) u', 1 - t^2 = 4 s q
         return
     for j in range(v.shape[0]):
-        e[j] = -0.5 * v[j] * v[j]
+        e[j] = -k.half * v[j] * v[j]
     exp_inplace(e)  # the normal density, up to 1/sqrt(2 pi)
-    if v.itemsize == 4:
-        for j in range(v.shape[0]):
-            out[j] = 0.5 * (1.0 + _erf32(v[j] * _SQRT_HALF)) + v[j] * _INV_SQRT_2PI * e[j]
-    else:
-        for j in range(v.shape[0]):
-            out[j] = 0.5 * (1.0 + math.erf(v[j] * _SQRT_HALF)) + v[j] * _INV_SQRT_2PI * e[j]
+    _cdf_into(v, out, k)
+    for j in range(v.shape[0]):
+        out[j] = out[j] + v[j] * k.inv_sqrt_2pi * e[j]
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _gelu_block(z, b, keep, scale, tanh, pre, out):
+    k = _gelu_consts(z)
     e = np.empty(z.shape[1], z.dtype)
     for i in range(z.shape[0]):
         if b is None:
@@ -212,10 +258,10 @@ def _gelu_block(z, b, keep, scale, tanh, pre, out):
             for j in range(z.shape[1]):
                 pre[i, j] = z[i, j] + b[j]
             v = pre[i]
-        _gelu_row(v, tanh, e, out[i])
+        _gelu_row(v, tanh, e, out[i], k)
         if keep is not None:
             for j in range(z.shape[1]):
-                out[i, j] = out[i, j] * (scale if keep[i, j] else 0.0)
+                out[i, j] = out[i, j] * (scale if keep[i, j] else k.zero)
 
 
 @njit(error_model="numpy")
@@ -264,13 +310,14 @@ def gelu_forward(z: np.ndarray, bias, keep, scale: float, approximate: str) -> t
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _gelu_backward_block(pre, g, keep, scale, tanh, dpre, db):
+    k = _gelu_consts(pre)
     e = np.empty(pre.shape[1], pre.dtype)
     for i in range(pre.shape[0]):
-        _gelu_grad_row(pre[i], tanh, e, dpre[i])
+        _gelu_grad_row(pre[i], tanh, e, dpre[i], k)
         for j in range(pre.shape[1]):
             d = g[i, j] * dpre[i, j]
             if keep is not None:
-                d = d * (scale if keep[i, j] else 0.0)
+                d = d * (scale if keep[i, j] else k.zero)
             dpre[i, j] = d
             if db is not None:
                 db[j] += d
@@ -311,6 +358,8 @@ def gelu_backward(
     grad = np.ascontiguousarray(grad, dtype=pre.dtype).reshape(pre.shape)
     dpre = np.empty_like(pre)
     db = np.zeros(pre.shape[1]) if need_bias else None
-    run = choose(pre, _gelu_backward_rows_numpy, _gelu_backward_rows, _gelu_backward_rows_parallel, ns=2 * _GELU_NS)
+    run = choose(
+        pre, _gelu_backward_rows_numpy, _gelu_backward_rows, _gelu_backward_rows_parallel, ns=_GELU_BACKWARD_NS
+    )
     run(pre, grad, keep, pre.dtype.type(scale), approximate == "tanh", dpre, db)
     return dpre, None if db is None else db.astype(pre.dtype)

@@ -1,14 +1,29 @@
-"""Elementwise kernels: the logistic sigmoid and its derivative in one pass each.
+"""Elementwise kernels: ReLU, |x|'s gradient, the logistic sigmoid and SiLU, forward and backward.
 
-NumPy computes the overflow-safe sigmoid ``where(x >= 0, 1 / (1 + e), e / (1 + e))``
-with ``e = exp(-|x|)`` in about eight passes over memory, each with a temporary
-array; the kernel does it in two (``-|x|`` and its SIMD exp from ``_exp.py``,
-then the division), and the backward ``grad * y * (1 - y)`` in one instead of
-three.  Each has its NumPy reference beside it (the same formula);
-``tests/kernels/test_pointwise_kernel.py`` holds them equal.
+Each is one pass over memory where NumPy takes two to eight, each with a temporary
+array (``np.where`` with a random mask is slower still: it branches per element).
+The loops are written so that LLVM vectorises them: arithmetic in the array's dtype,
+both sides of a select loaded before choosing, and ``exp`` from ``_exp.py`` (a
+polynomial) on pieces of ``_PIECE`` elements that stay in the L1 cache.
+
+- ``relu``: ``0 if x < 0 else x`` (NaN and -0.0 stay as they are, as in PyTorch);
+  backward ``0 if y <= 0 else grad`` from the output ``y`` (a NaN passes the gradient,
+  as PyTorch's ``threshold_backward``).
+- ``abs_backward``: ``grad * sgn(x)``, with sgn 0 at x = ±0 and at NaN (PyTorch's ``sgn``).
+- ``sigmoid``: ``1 / (1 + e)`` or ``e / (1 + e)`` with ``e = exp(-|x|)`` (never overflows);
+  backward ``grad * y * (1 - y)``.
+- ``silu``: ``x * s`` with ``s = sigmoid(x)``; backward ``grad * s * (1 + x * (1 - s))``
+  from the ``s`` the forward keeps, so the backward computes no exp.
+
+Each has its NumPy reference beside it (the same formula) with the same signature;
+``tests/kernels/test_pointwise_kernel.py`` holds them equal.  The functions take arrays
+of any shape and layout (a non-contiguous one is copied by ``reshape(-1)`` first) and
+return C-contiguous arrays of the input's shape.
 
 >>> sigmoid(np.array([-1.0, 0.0, 40.0])).round(4)
 array([0.2689, 0.5   , 1.    ])
+>>> relu(np.array([-1.0, -0.0, 2.0]))
+array([ 0., -0.,  2.])
 """
 
 from __future__ import annotations
@@ -18,22 +33,110 @@ import numpy as np
 from ._exp import exp_inplace
 from ._jit import choose, njit
 
+_PIECE = 2048  # elements per exp call in the fused loops: the piece's scratch stays in the L1 cache
+# Constants as float32: with a float32 array the arithmetic stays float32 (a Python 1 would make it
+# float64, at half the SIMD width); with float64 arrays they widen exactly.
+_ZERO, _ONE = np.float32(0.0), np.float32(1.0)
+# Serial ns per element (choose's ``ns``; measured at 2^17 float32 elements on the AVX-512 VM of
+# docs/performance.md): one pass over two or three arrays, and the passes with an exp (most of their time).
+_RELU_NS, _PASS_NS, _SIGMOID_NS, _SILU_NS = 0.1, 0.15, 1.0, 1.2
 
+
+def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when ``a`` and ``b`` have one shape and one dtype (so one flat kernel loop covers both)."""
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def _unary(x: np.ndarray, reference, kernel, ns: float) -> np.ndarray:
+    """out = f(x) by ``kernel(x, out)`` on the flat arrays (or its ``reference``)."""
+    out = np.empty(x.shape, x.dtype)
+    choose(x, reference, kernel, ns=ns)(x.reshape(-1), out.reshape(-1))
+    return out
+
+
+def _binary(grad: np.ndarray, a: np.ndarray, reference, kernel, ns: float) -> np.ndarray:
+    """out = f(grad, a) by ``kernel(grad, a, out)`` on the flat arrays (one shape and dtype)."""
+    out = np.empty(a.shape, a.dtype)
+    choose(a, reference, kernel, ns=ns)(grad.reshape(-1), a.reshape(-1), out.reshape(-1))
+    return out
+
+
+# ------------------------------------------------------------------ ReLU
+def relu(x: np.ndarray) -> np.ndarray:
+    """max(x, 0) for a float array, keeping NaN and -0.0 (as PyTorch)."""
+    return _unary(x, _relu_numpy, _relu, _RELU_NS)
+
+
+def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``grad`` where ``y`` = relu(x) > 0 (or NaN), else 0 (NumPy's ``where`` when the two differ in
+    shape or dtype)."""
+    if not same_layout(grad, y):
+        return np.where(y <= 0, 0, grad)
+    return _binary(grad, y, _relu_backward_numpy, _relu_backward, _PASS_NS)
+
+
+def _relu_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    """Reference (1-D)."""
+    out[...] = np.where(x < 0, 0, x)
+
+
+@njit
+def _relu(x, out):
+    for i in range(x.size):
+        v = x[i]
+        out[i] = _ZERO if v < 0 else v
+
+
+def _relu_backward_numpy(grad: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    """Reference (1-D)."""
+    out[...] = np.where(y <= 0, 0, grad)
+
+
+@njit
+def _relu_backward(grad, y, out):
+    for i in range(y.size):
+        g = grad[i]
+        out[i] = _ZERO if y[i] <= 0 else g
+
+
+# ------------------------------------------------------------------ |x|
+def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """grad * sgn(x) with sgn(x) = 1, -1 or 0 (at ±0 and NaN, as PyTorch's ``sgn``); the plain
+    formula when the two differ in shape or dtype."""
+    if not same_layout(grad, x):
+        return grad * sgn(x)
+    return _binary(grad, x, _abs_backward_numpy, _abs_backward, _PASS_NS)
+
+
+def sgn(x):
+    """1 where x > 0, -1 where x < 0, +0 elsewhere (±0, NaN): ``np.sign`` gives NaN at NaN and -0 at
+    -0.  For arrays, or Tensors (then a constant Tensor: the sign has no gradient)."""
+    return np.where(np.logical_or(x == 0, np.isnan(x)), 0, np.sign(x))
+
+
+def _abs_backward_numpy(grad: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
+    """Reference (1-D)."""
+    out[...] = grad * sgn(x)
+
+
+@njit
+def _abs_backward(grad, x, out):
+    for i in range(x.size):
+        v, g = x[i], grad[i]
+        out[i] = g if v > 0 else (-g if v < 0 else g * _ZERO)
+
+
+# ------------------------------------------------------------------ sigmoid
 def sigmoid(x: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-x)), never overflowing; same shape and dtype as ``x``."""
-    out = np.empty_like(x, order="C")
-    choose(x, _sigmoid_numpy, _sigmoid)(np.ascontiguousarray(x).reshape(-1), out.reshape(-1))
-    return out
+    return _unary(x, _sigmoid_numpy, _sigmoid, _SIGMOID_NS)
 
 
 def sigmoid_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """grad * y * (1 - y) for arrays of one shape (y: the sigmoid's output)."""
-    if grad.shape != y.shape or grad.dtype != y.dtype:
+    """grad * y * (1 - y) (y: the sigmoid's output); the plain formula when the shapes or dtypes differ."""
+    if not same_layout(grad, y):
         return grad * (y * (1 - y))
-    out = np.empty_like(y, order="C")
-    g, yc = np.ascontiguousarray(grad).reshape(-1), np.ascontiguousarray(y).reshape(-1)
-    choose(y, _sigmoid_backward_numpy, _sigmoid_backward)(g, yc, out.reshape(-1))
-    return out
+    return _binary(grad, y, _sigmoid_backward_numpy, _sigmoid_backward, _PASS_NS)
 
 
 def _sigmoid_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -44,12 +147,14 @@ def _sigmoid_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _sigmoid(x, out):
-    for i in range(x.size):
-        out[i] = -abs(x[i])
-    exp_inplace(out)  # e = exp(-|x|) in (0, 1]; NaN stays NaN
-    for i in range(x.size):
-        e = out[i]
-        out[i] = (1 if x[i] >= 0 else e) / (1 + e)
+    for start in range(0, x.size, _PIECE):  # (slices indexed from 0: LLVM vectorises these loops)
+        xs, e = x[start : start + _PIECE], out[start : start + _PIECE]
+        for j in range(xs.size):
+            e[j] = -abs(xs[j])
+        exp_inplace(e)  # e = exp(-|x|) in (0, 1]; NaN stays NaN
+        for j in range(xs.size):
+            v, ej = xs[j], e[j]
+            e[j] = (_ONE if v >= 0 else ej) / (_ONE + ej)
 
 
 def _sigmoid_backward_numpy(grad: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
@@ -60,4 +165,63 @@ def _sigmoid_backward_numpy(grad: np.ndarray, y: np.ndarray, out: np.ndarray) ->
 @njit(fastmath={"contract"}, error_model="numpy")
 def _sigmoid_backward(grad, y, out):
     for i in range(y.size):
-        out[i] = grad[i] * (y[i] * (1 - y[i]))
+        out[i] = grad[i] * (y[i] * (_ONE - y[i]))
+
+
+# ------------------------------------------------------------------ SiLU
+def silu(x: np.ndarray, keep_sigmoid: bool) -> tuple:
+    """``(x * sigmoid(x), sigmoid(x) or None)``: the sigmoid is returned when ``keep_sigmoid``
+    (for ``silu_backward``), at the cost of one more array written."""
+    out = np.empty(x.shape, x.dtype)
+    s = np.empty(x.shape, x.dtype) if keep_sigmoid else None
+    run = choose(x, _silu_numpy, _silu, ns=_SILU_NS)
+    run(x.reshape(-1), out.reshape(-1), None if s is None else s.reshape(-1))
+    return out, s
+
+
+def silu_backward(grad: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """grad * s * (1 + x * (1 - s)), s = sigmoid(x) (from ``silu``; of x's shape and dtype)."""
+    if not same_layout(grad, x):
+        return grad * (s * (1 + x * (1 - s)))
+    out = np.empty(x.shape, x.dtype)
+    run = choose(x, _silu_backward_numpy, _silu_backward, ns=_PASS_NS)
+    run(grad.reshape(-1), x.reshape(-1), s.reshape(-1), out.reshape(-1))
+    return out
+
+
+def _silu_numpy(x: np.ndarray, out: np.ndarray, s) -> None:
+    """Reference (1-D): the sigmoid's reference, times x."""
+    sig = np.empty_like(x)
+    _sigmoid_numpy(x, sig)
+    out[...] = x * sig
+    if s is not None:
+        s[...] = sig
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _silu(x, out, s):
+    for start in range(0, x.size, _PIECE):
+        xs, ys = x[start : start + _PIECE], out[start : start + _PIECE]
+        for j in range(xs.size):
+            ys[j] = -abs(xs[j])
+        exp_inplace(ys)
+        for j in range(xs.size):
+            v, e = xs[j], ys[j]
+            ys[j] = (_ONE if v >= 0 else e) / (_ONE + e)
+        if s is not None:  # (a loop: numba's slice assignment does not vectorise)
+            ss = s[start : start + _PIECE]
+            for j in range(xs.size):
+                ss[j] = ys[j]
+        for j in range(xs.size):
+            ys[j] = xs[j] * ys[j]
+
+
+def _silu_backward_numpy(grad: np.ndarray, x: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
+    """Reference (1-D)."""
+    out[...] = grad * (s * (1 + x * (1 - s)))
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _silu_backward(grad, x, s, out):
+    for i in range(x.size):
+        out[i] = grad[i] * (s[i] * (_ONE + x[i] * (_ONE - s[i])))

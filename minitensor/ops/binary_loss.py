@@ -1,10 +1,13 @@
-"""Binary cross-entropy of probabilities as one graph node (``F.binary_cross_entropy``).
+"""Binary cross-entropy as one graph node: of probabilities (``F.binary_cross_entropy``), and of
+logits (``F.binary_cross_entropy_with_logits``, ``BinaryCrossEntropyWithLogits`` below).
+
+Of probabilities:
 
     loss = -w * (t * lp + (1 - t) * lq),  lp = max(log p, -100),  lq = max(log(1 - p), -100)
 
 then the reduction.  Written in Tensor ops it is fifteen graph nodes (the clamped
 logs guard p = 0 and p = 1), which at small sizes costs several times the
-arithmetic; here forward and first-order backward are NumPy on arrays::
+arithmetic; here forward and first-order backward are one kernel pass each (``kernels/bce.py``)::
 
     dp = -w * (t * [p > 0, lp > -100] / p  -  (1 - t) * [q > 0, lq > -100] / q)   (q = 1 - p)
     dt = -w * (lp - lq)
@@ -20,48 +23,103 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from .nn_ops import composite, on_arrays
-
-
-def _clamped_logs(p: np.ndarray) -> tuple:
-    """(lp, lq, where lp's slope is 1/p, where lq's slope is 1/(1 - p))."""
-    q = 1 - p
-    with np.errstate(divide="ignore"):
-        lp, lq = np.log(p), np.log(q)
-    return np.maximum(lp, -100), np.maximum(lq, -100), (p > 0) & (lp >= -100), (q > 0) & (lq >= -100)
+from ..kernels import bce as bce_kernel
+from ..kernels import softplus as kernel
+from .nn_ops import composite, on_arrays, save_with_state
+from .softplus import softplus
 
 
 class BinaryCrossEntropy(Op):
-    """BCE of probabilities ``p`` and targets ``t`` (same shape), optional ``w`` (broadcast to p)."""
+    """BCE of probabilities ``p`` and targets ``t`` (same shape), optional ``w`` (broadcast to p).
+
+    Forward and first-order backward are one kernel pass each (``kernels/bce.py``), after NumPy's
+    log p and log(1 - p), which the forward keeps for the backward."""
 
     @staticmethod
     def forward(ctx, p, t, w=None, reduction="mean"):
-        lp, lq, _, _ = _clamped_logs(p)
-        loss = -(t * lp + (1 - t) * lq)
-        if w is not None:
-            loss = loss * w
-        ctx.save_for_backward(p, t, w)
-        ctx.reduction, ctx.count = reduction, loss.size
+        p_, t_, w_ = _broadcast(p, t, w)
+        lp, lq = bce_kernel.logs(p_)
+        loss = bce_kernel.bce(lp, lq, t_, w_, per_element=reduction == "none")
+        save_with_state(ctx, p, t, w, state=(lp, lq) if any(ctx.needs_input_grad) else (None, None))
+        ctx.reduction, ctx.count = reduction, t_.size
         if reduction == "none":
-            return loss.astype(p.dtype, copy=False)
-        total = np.sum(loss, dtype=p.dtype)
-        return np.asarray(total / loss.size if reduction == "mean" else total, dtype=p.dtype)
+            return loss
+        return reduced(loss, t_.size if reduction == "mean" else 1, p.dtype)
 
     @staticmethod
     def backward(ctx, grad):
-        p, t, w = ctx.saved_tensors
+        p, t, w, (lp, lq) = ctx.saved_tensors
         if not on_arrays(grad):
             return composite(bce_plain, (p, t, w), ctx, grad, reduction=ctx.reduction)
-        scale = grad / ctx.count if ctx.reduction == "mean" else grad
-        lp, lq, slope_p, slope_q = _clamped_logs(p)
-        if w is not None:
-            scale = scale * w
-        need_p, need_t, need_w = ctx.needs_input_grad
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dp = -scale * (np.where(slope_p, t / p, 0) - np.where(slope_q, (1 - t) / (1 - p), 0)) if need_p else None
-        dt = -scale * (lp - lq) if need_t else None
-        dw = -(grad / ctx.count if ctx.reduction == "mean" else grad) * (t * lp + (1 - t) * lq) if need_w else None
-        return dp, dt, dw
+        if ctx.reduction == "mean":
+            grad = grad / max(ctx.count, 1)  # (no division by 0 for an empty input)
+        return bce_kernel.bce_backward(*_broadcast(p, t, w), lp, lq, grad, ctx.needs_input_grad)
+
+
+def reduced(total: float, count: int, dtype) -> np.ndarray:
+    """The 0-d result ``total / count`` in ``dtype``; NaN for the mean of nothing, as in PyTorch."""
+    return np.asarray(total / count if count else np.nan, dtype=dtype)
+
+
+def _broadcast(p: np.ndarray, t: np.ndarray, w) -> tuple:
+    """p, t and w (None, or cast to p's dtype) broadcast to the loss's shape (views)."""
+    if w is None:
+        return p, t, None
+    shape = np.broadcast_shapes(p.shape, np.shape(w))
+    return np.broadcast_to(p, shape), np.broadcast_to(t, shape), np.broadcast_to(w, shape).astype(p.dtype, copy=False)
+
+
+class BinaryCrossEntropyWithLogits(Op):
+    """BCE of ``sigmoid(x)`` from logits ``x`` and targets ``t`` (same shape), computed stably::
+
+        loss = w * ((1 - t) * x + (1 + (pw - 1) * t) * softplus(-x))
+
+    ``w`` (weight) and ``pw`` (pos_weight): None or constant arrays of x's dtype that broadcast to
+    x's shape (they get no gradient).  One kernel pass forward (it also keeps ``sigmoid(x)`` for the
+    backward pass, and ``softplus(-x)`` when t's gradient has a pos_weight), one backward::
+
+        dx = w * ((1 + (pw - 1) * t) * sigmoid(x) - pw * t)    (w * (sigmoid(x) - t) without pw)
+        dt = w * ((pw - 1) * softplus(-x) - x)                  (-w * x without pw)
+
+    times the reduction's scale.  With ``create_graph`` the gradients come from ``bce_logits_plain``.
+    """
+
+    @staticmethod
+    def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
+        need_x, need_t = ctx.needs_input_grad[:2]
+        full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
+        loss, s, sp = kernel.bce_logits(x, t, *full, reduction == "none", keep=(need_x, need_t and pw is not None))
+        save_with_state(ctx, x, t, w, pw, state=(s, sp))
+        ctx.reduction, ctx.count = reduction, x.size
+        if reduction == "none":
+            return loss
+        return reduced(loss, x.size if reduction == "mean" else 1, x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t, w, pw, (s, sp) = ctx.saved_tensors
+        if not on_arrays(grad):
+            return composite(bce_logits_plain, (x, t, w, pw), ctx, grad, reduction=ctx.reduction)
+        if ctx.reduction == "mean":
+            grad = grad / max(ctx.count, 1)  # (no division by 0 for an empty input)
+        full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
+        dx, dt = kernel.bce_logits_backward(x, t, *full, s, sp, grad, ctx.needs_input_grad[:2])
+        return dx, dt, None, None
+
+
+def bce_logits_plain(x, t, w=None, pw=None, reduction: str = "mean"):
+    """BCE with logits in differentiable Tensor ops (the reference, and the create_graph path)."""
+    soft = softplus(-x)  # log(1 + exp(-x)) = -log(sigmoid(x))
+    loss = (1 - t) * x + (soft if pw is None else (1 + (pw - 1) * t) * soft)
+    if w is not None:
+        loss = loss * w
+    return _reduce(loss, reduction)
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
 
 
 def bce_plain(p, t, w=None, reduction: str = "mean"):
@@ -69,9 +127,7 @@ def bce_plain(p, t, w=None, reduction: str = "mean"):
     loss = -(t * _log(p) + (1 - t) * _log(1 - p))
     if w is not None:
         loss = loss * w
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
+    return _reduce(loss, reduction)
 
 
 def _log(p):

@@ -154,7 +154,7 @@ class Sqrt(Op):
 
 
 class Abs(Op):
-    """|x|; the gradient at 0 is 0, as in PyTorch."""
+    """|x|; the gradient is grad * sgn(x), sgn 0 at x = ±0 and at NaN, as PyTorch's."""
 
     @staticmethod
     def forward(ctx, x):
@@ -164,7 +164,9 @@ class Abs(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * np.sign(x)
+        if type(grad) is np.ndarray:  # first order: one pass (kernels/pointwise.py)
+            return pointwise.abs_backward(grad, x)
+        return grad * pointwise.sgn(x)
 
 
 class Tanh(Op):
@@ -197,24 +199,27 @@ class Sigmoid(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if isinstance(grad, np.ndarray) and isinstance(y, np.ndarray):  # first order: one pass
+        if type(grad) is np.ndarray:  # first order: one pass
             return pointwise.sigmoid_backward(grad, y)
         return grad * y * (1 - y)
 
 
 class Relu(Op):
-    """max(x, 0); the gradient at 0 is 0, as in PyTorch."""
+    """max(x, 0), keeping NaN and -0.0;  dx = grad where y > 0 or NaN, else 0 (0 at x = 0), as in
+    PyTorch.  Float arrays take the one-pass kernels of kernels/pointwise.py."""
 
     @staticmethod
     def forward(ctx, x):
-        y = np.maximum(x, 0)
+        y = pointwise.relu(x) if x.dtype.kind == "f" else np.maximum(x, 0)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * (y > 0)
+        if type(grad) is np.ndarray:
+            return pointwise.relu_backward(grad, y)
+        return np.where(y <= 0, 0, grad)
 
 
 class Clamp(Op):

@@ -28,6 +28,7 @@ import numpy as np
 from .. import random
 from ..autograd.function import Op, composite_grads
 from ..kernels import activation as act
+from ..kernels import gelu as gelu_kernel
 from ..kernels import layer_norm, softmax
 from ..kernels.scatter import index_add
 from . import reference
@@ -204,7 +205,9 @@ def _rows(x: np.ndarray, d: int) -> np.ndarray:
 
 
 class Gelu(Op):
-    """Exact GELU: y = x * Phi(x) with Phi(x) = (1 + erf(x / sqrt 2)) / 2;  dy/dx = Phi(x) + x * phi(x)."""
+    """Exact GELU: y = x * Phi(x) with Phi(x) = (1 + erf(x / sqrt 2)) / 2;  dy/dx = Phi(x) + x * phi(x).
+
+    One kernel pass each way (``kernels/gelu.py``); the forward keeps Phi(x) for the backward."""
 
     @staticmethod
     def forward(ctx, x):
@@ -222,7 +225,9 @@ class GeluTanh(Op):
 
     Beyond |x| = 50, t is exactly ±1 (in float32 and float64), so u is computed
     from x clipped to [-50, 50]: x^3 cannot overflow, and the second term of
-    dy/dx is 0 there instead of 0 * inf = NaN.
+    dy/dx is 0 there instead of 0 * inf = NaN (PyTorch's is NaN at x = ±inf).
+    One kernel pass each way (``kernels/gelu.py``); the forward keeps exp(-2|u|), so the
+    backward computes no exp.
     """
 
     @staticmethod
@@ -235,19 +240,17 @@ class GeluTanh(Op):
 
 
 def _gelu_forward(ctx, x: np.ndarray, approximate: str) -> np.ndarray:
-    rows = _rows(x, x.shape[-1] if x.ndim else 1)
-    _, y = act.gelu_forward(rows, None, None, 1.0, approximate)
-    save_with_state(ctx, x, state=(rows,))
-    return y.reshape(x.shape)
+    y, kept = gelu_kernel.gelu(x, approximate, keep=ctx.needs_input_grad[0])
+    save_with_state(ctx, x, state=(kept,))
+    return y
 
 
 def _gelu_backward(ctx, grad, approximate: str):
     if not on_arrays(grad):
         forward = reference.gelu if approximate == "none" else reference.gelu_tanh
         return composite(forward, ctx.saved_tensors[:-1], ctx, grad)[0]
-    _, (rows,) = ctx.saved_tensors
-    dx, _ = act.gelu_backward(rows, grad, None, 1.0, approximate, need_bias=False)
-    return dx.reshape(grad.shape)
+    x, (kept,) = ctx.saved_tensors
+    return gelu_kernel.gelu_backward(grad, x, kept, approximate)
 
 
 class FeedForward(Op):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels import where as where_kernel
 from ..kernels.scatter import index_add
 
 
@@ -158,17 +159,23 @@ class Stack(Op):
 
 
 class Where(Op):
-    """``where(cond, a, b)``: a where cond is True, else b; cond gets no gradient."""
+    """``where(cond, a, b)``: a where cond is True, else b; cond gets no gradient.
+
+    ``da = where(cond, grad, 0)``, ``db = where(cond, 0, grad)``; on arrays of one shape both are
+    one kernel pass (``kernels/where.py``, also the forward's), NumPy's ``where`` otherwise."""
 
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        return np.where(cond, a, b)
+        return where_kernel.where(cond, a, b)
 
     @staticmethod
     def backward(ctx, grad):
         (cond,) = ctx.saved_tensors
+        need = ctx.needs_input_grad[1:]
+        if type(grad) is np.ndarray:
+            return None, *where_kernel.where_backward(cond, grad, need)
         zero = np.zeros((), dtype=grad.dtype)
-        ga = np.where(cond, grad, zero) if ctx.needs_input_grad[1] else None
-        gb = np.where(cond, zero, grad) if ctx.needs_input_grad[2] else None
+        ga = np.where(cond, grad, zero) if need[0] else None
+        gb = np.where(cond, zero, grad) if need[1] else None
         return None, ga, gb

@@ -1,8 +1,14 @@
-"""``softplus``: a smooth relu, ``log(1 + exp(beta * x)) / beta``.
+"""``softplus`` (a smooth relu, ``log(1 + exp(beta * x)) / beta``) and ``silu`` (``x * sigmoid(x)``).
 
-Where ``beta * x > threshold`` it is ``x`` itself (as PyTorch: exp would
-overflow and the difference is below rounding).  The derivative is
-``sigmoid(beta * x)`` (1 above the threshold).
+Where ``beta * x > threshold`` softplus is ``x`` itself (as PyTorch).  Below, it is
+computed as ``(max(z, 0) + log1p(exp(-|z|))) / beta`` with ``z = beta * x``: the same
+function, without the overflow of ``exp(z)``.  Its derivative is ``sigmoid(beta * x)``
+(1 above the threshold).  SiLU's derivative is ``s * (1 + x * (1 - s))``, ``s = sigmoid(x)``.
+
+Both run fused kernels (``kernels/softplus.py``, ``kernels/pointwise.py``): the forward pass
+also keeps the slope (softplus) or the sigmoid (SiLU) when a gradient will be needed, so the
+first-order backward is one pass with no exp.  With ``create_graph`` the backward is the
+formula in Tensor ops, differentiable again.
 """
 
 from __future__ import annotations
@@ -10,7 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels import pointwise
+from ..kernels import softplus as kernel
 from .elementwise import Sigmoid
+from .nn_ops import on_arrays, save_with_state
 
 
 class Softplus(Op):
@@ -19,17 +28,35 @@ class Softplus(Op):
     @staticmethod
     def forward(ctx, x, beta=1.0, threshold=20.0):
         ctx.beta, ctx.threshold = beta, threshold
-        ctx.save_for_backward(x)
-        z = x * beta
-        linear = z > threshold
-        smooth = np.log1p(np.exp(np.where(linear, 0, z))) / beta
-        return np.where(linear, x, smooth).astype(x.dtype, copy=False)
+        y, slope = kernel.softplus(x, beta, threshold, keep_slope=ctx.needs_input_grad[0])
+        save_with_state(ctx, x, state=(slope,))
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, (slope,) = ctx.saved_tensors
+        if on_arrays(grad):
+            return grad * slope
         z = x * ctx.beta
         return np.where(z > ctx.threshold, grad, grad * Sigmoid.call(z))
+
+
+class Silu(Op):
+    """x * sigmoid(x);  dx = grad * s * (1 + x * (1 - s)), s = sigmoid(x) (kept by the forward pass)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y, s = pointwise.silu(x, keep_sigmoid=ctx.needs_input_grad[0])
+        save_with_state(ctx, x, state=(s,))
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, (s,) = ctx.saved_tensors
+        if on_arrays(grad):
+            return pointwise.silu_backward(np.asarray(grad), x, s)
+        s = Sigmoid.call(x)  # (a Tensor in the graph under create_graph)
+        return grad * (s * (1 + x * (1 - s)))
 
 
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):  # noqa: A002
@@ -43,5 +70,12 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0):  # noqa: A002
 
 
 def silu(input):  # noqa: A002
-    """``x * sigmoid(x)`` (also called swish)."""
-    return input * input.sigmoid()
+    """``x * sigmoid(x)`` (also called swish), elementwise."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"silu: input must be a Tensor, got {type(input).__name__}")
+    if input.dtype.kind != "f":
+        raise TypeError(f"silu: expected a floating point input, got dtype {input.dtype}")
+    return Silu.apply(input)
+
+
+from ..tensor import Tensor  # noqa: E402  (tensor.py imports the ops)

@@ -15,9 +15,20 @@ from __future__ import annotations
 import contextlib
 
 import minitensor as mt
-from minitensor.kernels import activation, attention, layer_norm, softmax
+from minitensor.kernels import (
+    activation,
+    attention,
+    bce,
+    divergence,
+    gelu,
+    layer_norm,
+    pointwise,
+    softmax,
+    softplus,
+    where,
+)
 
-MODULES = (activation, attention, layer_norm, softmax)
+MODULES = (activation, attention, bce, divergence, gelu, layer_norm, pointwise, softmax, softplus, where)
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial
 # kernels, float32 (the dtype that needs the speed) on the parallel ones.  Each (kernel, dtype,

@@ -47,7 +47,7 @@ def test_kernel_matches_reference(kernel, rng, dtype, shape, with_bias, with_dro
     grad = rng.standard_normal(shape).astype(dtype)
     results = jitted(lambda: RUNS[name](z, bias, keep, grad))
     expected = reference(lambda: RUNS[name](z, bias, keep, grad))
-    # float32: the NumPy formulas lose digits to cancellation (1 + t with t near -1); the kernels work in float64
+    # float32: the NumPy formulas lose digits to cancellation (1 + t with t near -1); the kernels avoid it
     tol = {"rtol": 2e-5, "atol": 2e-5} if dtype == "float32" else tolerance(dtype)
     for a, b in zip(results, expected):
         assert a.dtype == np.dtype(dtype)

@@ -10,19 +10,28 @@ import pytest
 from minitensor.kernels import (
     _blas,
     _exp,
+    _log,
+    _sum,
     activation,
     along_dim,
     attention,
+    bce,
     cumsum,
+    divergence,
     extremum,
     flip,
+    gelu,
     layer_norm,
+    pointwise,
     softmax,
+    softplus,
     topk,
     triangle,
+    where,
 )
 
 MODULES = [_blas, _exp, activation, attention, extremum, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
+MODULES += [_log, _sum, bce, divergence, gelu, pointwise, softplus, where]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

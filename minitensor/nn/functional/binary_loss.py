@@ -1,9 +1,8 @@
 """Binary cross-entropy: ``binary_cross_entropy`` (of probabilities) and
 ``binary_cross_entropy_with_logits`` (of scores, numerically stable).
 
-BCE is one graph node (``ops/binary_loss.py``: NumPy on arrays, its Tensor-op
-form under ``create_graph``); the logits version is a composition of
-differentiable Tensor ops.  Both follow PyTorch's formulas:
+Each is one graph node (``ops/binary_loss.py``: NumPy, resp. a fused kernel, on arrays, their
+Tensor-op form under ``create_graph``).  Both follow PyTorch's formulas:
 
 - BCE:             l = -w * (t * log(p) + (1 - t) * log(1 - p)), each log clamped at -100
   (at p = 0 or 1 exactly the clamped log's gradient is 0, where PyTorch's is finite but huge);
@@ -13,17 +12,12 @@ differentiable Tensor ops.  Both follow PyTorch's formulas:
 
 from __future__ import annotations
 
-from ...ops.binary_loss import BinaryCrossEntropy
-from ...ops.softplus import softplus
+import numpy as np
+
+from ...ops.binary_loss import BinaryCrossEntropy, BinaryCrossEntropyWithLogits, bce_logits_plain
 from ...tensor import Tensor
 from ._checks import check_float, check_tensor
 from .loss import _check_options
-
-
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
 
 
 def _check(input, target, weight, reduction: str, fn: str) -> None:  # noqa: A002
@@ -62,12 +56,21 @@ def binary_cross_entropy_with_logits(
     fn = "binary_cross_entropy_with_logits"
     _check(input, target, weight, reduction, fn)
     target = target.to(input.dtype)
-    soft = softplus(-input)  # log(1 + exp(-x)) = -log(sigmoid(x))
-    if pos_weight is None:
-        loss = (1 - target) * input + soft
-    else:
+    if pos_weight is not None:
         check_tensor(pos_weight, "pos_weight", fn)
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * soft
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    if all(_constant_like(w, input) for w in (weight, pos_weight)):
+        return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
+    # A weight that needs a gradient, has another dtype or broadcasts beyond input: the Tensor-op form.
+    return bce_logits_plain(input, target, weight, pos_weight, reduction)
+
+
+def _constant_like(w, input) -> bool:  # noqa: A002
+    """Can the fused op take ``w`` (None, or a constant of input's dtype that broadcasts to its shape)?"""
+    if w is None:
+        return True
+    if w.requires_grad or w.dtype != input.dtype:
+        return False
+    try:
+        return np.broadcast_shapes(w.shape, input.shape) == input.shape
+    except ValueError:
+        return False

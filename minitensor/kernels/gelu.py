@@ -1,0 +1,124 @@
+"""GELU of an array of any shape (``F.gelu``), one pass forward and one backward, on the flat array.
+
+The feed-forward network of the Transformer layers fuses GELU with its bias and dropout, row by
+row (``activation.py``); ``F.gelu`` alone needs none of that, and its backward can reuse what the
+forward computed.  So the forward also keeps, when a gradient will be needed, the part of the
+derivative that is costly to recompute (one more array written, ~8 µs at 2^17 float32):
+
+- exact GELU, ``x Phi(x)``: keeps ``Phi(x)`` (the erf); the backward ``Phi(x) + x phi(x)`` then
+  needs only the exp of ``phi(x) = exp(-x^2 / 2) / sqrt(2 pi)``;
+- tanh GELU, ``x s`` with ``s = (1 + tanh(u)) / 2 = sigmoid(2u)``: keeps ``e = exp(-2|u|)``;
+  the backward ``s + 2 s (1 - s) x u'`` forms ``s`` and ``1 - s`` from it as quotients, no exp.
+
+The formulas, constants and helpers are ``activation.py``'s (float32 arithmetic for float32, the
+exp of ``_exp.py`` on pieces of ``_PIECE`` elements in the L1 cache).  Each kernel has its NumPy
+reference beside it; ``tests/kernels/test_gelu_kernel.py`` holds them equal.
+
+>>> y, kept = gelu(np.array([-1.0, 0.0, 2.0]), "none", keep=True)
+>>> y.round(4), kept.round(4)
+(array([-0.1587,  0.    ,  1.9545]), array([0.1587, 0.5   , 0.9772]))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops.special import erf
+from ._exp import exp_inplace
+from ._jit import choose, njit
+from .activation import _CUBIC, _SQRT_2_OVER_PI, _SQRT_HALF, _TANH_CLIP, _cdf_into, _gelu_consts, _halves, _tanh_arg
+
+_PIECE = 2048  # elements per exp call: the piece's scratch stays in the L1 cache
+_NS = {"none": (0.45, 0.6), "tanh": (1.3, 0.2)}  # serial ns per element, forward and backward (choose's ``ns``)
+
+
+def gelu(x: np.ndarray, approximate: str, keep: bool) -> tuple:
+    """``(gelu(x), kept or None)`` for a float array of any shape; ``approximate`` 'none' or 'tanh';
+    ``kept`` (Phi(x), resp. exp(-2|u|)) is computed when ``keep``, for ``gelu_backward``."""
+    out = np.empty(x.shape, x.dtype)
+    kept = np.empty(x.shape, x.dtype) if keep else None
+    run = choose(x, _gelu_numpy, _gelu, ns=_NS[approximate][0])
+    run(x.reshape(-1), approximate == "tanh", out.reshape(-1), None if kept is None else kept.reshape(-1))
+    return out, kept
+
+
+def gelu_backward(grad: np.ndarray, x: np.ndarray, kept: np.ndarray, approximate: str) -> np.ndarray:
+    """grad * gelu'(x), from the ``kept`` array of ``gelu``; grad of x's shape."""
+    out = np.empty(x.shape, x.dtype)
+    if grad.shape != x.shape or grad.dtype != x.dtype:
+        grad = np.broadcast_to(grad, x.shape).astype(x.dtype)
+    run = choose(x, _gelu_backward_numpy, _gelu_backward, ns=_NS[approximate][1])
+    run(grad.reshape(-1), x.reshape(-1), kept.reshape(-1), approximate == "tanh", out.reshape(-1))
+    return out
+
+
+def _parts_numpy(x: np.ndarray, tanh: bool) -> tuple:
+    """(s, kept) with gelu(x) = x s: Phi(x) twice, or sigmoid(2u) and exp(-2|u|)."""
+    if not tanh:
+        cdf = 0.5 * (1.0 + erf(x * _SQRT_HALF))
+        return cdf, cdf
+    xc = np.clip(x, -_TANH_CLIP, _TANH_CLIP)
+    e = np.exp(-2.0 * np.abs(_SQRT_2_OVER_PI * (xc + _CUBIC * xc * xc * xc)))
+    return np.where(x >= 0, 1.0, e) / (1.0 + e), e
+
+
+def _gelu_numpy(x, tanh, out, kept) -> None:
+    """Reference (1-D)."""
+    s, k = _parts_numpy(x, tanh)
+    out[...] = x * s
+    if kept is not None:
+        kept[...] = k
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _gelu(x, tanh, out, kept):
+    k = _gelu_consts(x)
+    for start in range(0, x.size, _PIECE):  # (slices indexed from 0: LLVM vectorises these loops)
+        xs, ys = x[start : start + _PIECE], out[start : start + _PIECE]
+        if tanh:
+            for j in range(xs.size):
+                ys[j] = _tanh_arg(xs[j], k)[1]
+            exp_inplace(ys)  # e = exp(-2|u|)
+            if kept is not None:
+                ks = kept[start : start + _PIECE]
+                for j in range(xs.size):
+                    ks[j] = ys[j]
+            for j in range(xs.size):
+                ys[j] = xs[j] * _halves(xs[j], ys[j], k)[0]
+        else:
+            cdf = ys if kept is None else kept[start : start + _PIECE]
+            _cdf_into(xs, cdf, k)
+            for j in range(xs.size):
+                ys[j] = xs[j] * cdf[j]
+
+
+def _gelu_backward_numpy(grad, x, kept, tanh, out) -> None:
+    """Reference (1-D)."""
+    if tanh:
+        xc = np.clip(x, -_TANH_CLIP, _TANH_CLIP)
+        s, q = np.where(x >= 0, 1.0, kept) / (1.0 + kept), np.where(x >= 0, kept, 1.0) / (1.0 + kept)
+        out[...] = grad * (s + 2.0 * s * q * xc * (_SQRT_2_OVER_PI * (1.0 + 3.0 * _CUBIC * xc * xc)))
+        return
+    with np.errstate(over="ignore"):  # x^2 overflows for |x| > 1.8e19: exp(-inf) = 0 is right
+        pdf = np.exp(-0.5 * x * x) * (1 / np.sqrt(2 * np.pi))
+    out[...] = grad * (kept + x * pdf)
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _gelu_backward(grad, x, kept, tanh, out):
+    k = _gelu_consts(x)
+    for start in range(0, x.size, _PIECE):
+        xs, gs = x[start : start + _PIECE], grad[start : start + _PIECE]
+        ks, ds = kept[start : start + _PIECE], out[start : start + _PIECE]
+        if tanh:
+            for j in range(xs.size):
+                xc = _tanh_arg(xs[j], k)[0]
+                s, q = _halves(xs[j], ks[j], k)
+                slope = k.sqrt_2_over_pi * (k.one + k.three * k.cubic * xc * xc)
+                ds[j] = gs[j] * (s + (s + s) * q * xc * slope)
+        else:
+            for j in range(xs.size):
+                ds[j] = -k.half * xs[j] * xs[j]
+            exp_inplace(ds)  # the normal density, up to 1/sqrt(2 pi)
+            for j in range(xs.size):
+                ds[j] = gs[j] * (ks[j] + xs[j] * k.inv_sqrt_2pi * ds[j])
