@@ -5,10 +5,8 @@ of a non-positive number never overflows, and ``log1p`` keeps the precision wher
 ``exp(-|z|)`` is tiny.  Its derivative is ``sigmoid(z) = (1 or e) / (1 + e)`` with the same
 ``e = exp(-|z|)``, so the forward pass computes the slope for the backward pass at the cost of
 one division and one more array written (only when a gradient will be needed).  NumPy takes
-about ten passes with temporaries for each; the kernels take one, with the ``exp`` of ``_exp.py``
-and ``log1p_unit`` of ``_log.py`` inlined (softplus), or over pieces of ``_PIECE`` elements in the
-L1 cache: the exp of a piece, then its losses and their sum (BCE; as fast as one loop here, both
-are bound by the arithmetic).
+about ten passes with temporaries for each; the kernels use ``exp`` from ``_exp.py`` on pieces of
+``_PIECE`` elements (in the L1 cache) and ``log1p_unit`` from ``_log.py``.
 
 - ``softplus(x, beta, threshold)``: ``x`` where ``beta x > threshold`` (as PyTorch), else
   ``softplus(beta x) / beta``; slope ``1``, else ``sigmoid(beta x)``.  The backward pass is
@@ -34,12 +32,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._exp import exp32, exp64, exp_inplace
+from ._exp import exp_inplace
 from ._jit import choose, njit
 from ._log import log1p_unit, log_consts
 from ._sum import vector_sum
 
-_PIECE = 2048  # elements per piece of BCE losses (exp, then the losses, then their sum, in the L1 cache)
+_PIECE = 2048  # elements per exp call: the piece's scratch stays in the L1 cache
 _SOFTPLUS_NS, _BCE_NS, _BCE_BACKWARD_NS = 1.0, 1.0, 0.3  # serial ns per element (choose's ``ns``; measured)
 
 
@@ -65,25 +63,24 @@ def _softplus_numpy(x, beta, threshold, out, slope) -> None:
         slope[...] = np.where(linear, 1, np.where(z >= 0, 1, e) / (1 + e))
 
 
-@njit(inline="always", fastmath={"contract"}, error_model="numpy")
-def _softplus_loop(x, beta, threshold, out, slope, k, exp):
-    for i in range(x.size):
-        v = x[i]
-        z = beta * v
-        e = exp(-abs(z))
-        if slope is not None:
-            slope[i] = k.one if z > threshold else (k.one if z >= k.zero else e) / (k.one + e)
-        soft = ((z if z > k.zero else k.zero) + log1p_unit(e, k)) / beta  # (NaN: log1p of NaN)
-        out[i] = v if z > threshold else soft
-
-
 @njit(fastmath={"contract"}, error_model="numpy")
 def _softplus(x, beta, threshold, out, slope):
     k = log_consts(x)
-    if x.itemsize == 4:  # (the dtype picks the exp outside the loop: one loop body each)
-        _softplus_loop(x, beta, threshold, out, slope, k, exp32)
-    else:
-        _softplus_loop(x, beta, threshold, out, slope, k, exp64)
+    for start in range(0, x.size, _PIECE):  # (slices indexed from 0: LLVM vectorises these loops)
+        xs, ys = x[start : start + _PIECE], out[start : start + _PIECE]
+        for j in range(xs.size):
+            ys[j] = -abs(beta * xs[j])
+        exp_inplace(ys)  # e = exp(-|z|)
+        if slope is not None:
+            ss = slope[start : start + _PIECE]
+            for j in range(xs.size):
+                z, e = beta * xs[j], ys[j]
+                ss[j] = k.one if z > threshold else (k.one if z >= k.zero else e) / (k.one + e)
+        for j in range(xs.size):
+            v = xs[j]
+            z = beta * v
+            soft = ((z if z > k.zero else k.zero) + log1p_unit(ys[j], k)) / beta  # (NaN: log1p of NaN)
+            ys[j] = v if z > threshold else soft
 
 
 # ------------------------------------------------------------------ BCE with logits
