@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+import minitensor as mt
+
 settings.register_profile(
     "dev", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
@@ -30,3 +32,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 def rng() -> np.random.Generator:
     """A seeded NumPy generator, fresh for each test."""
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(params=["jit", "numpy"])
+def jit_path(request):
+    """Run the test on the numba kernels ("jit") and on the NumPy references ("numpy")."""
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(request.param == "jit")
+    yield request.param
+    mt.set_jit_enabled(previous)

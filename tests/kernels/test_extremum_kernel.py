@@ -71,18 +71,10 @@ def test_ties_share_the_gradient_and_a_nan_row_gets_nan() -> None:
 
 
 # ------------------------------------------------------------------ the ops (both paths)
-@pytest.fixture(params=["jit", "numpy"])
-def path(request):
-    previous = mt.jit_enabled()
-    mt.set_jit_enabled(request.param == "jit")
-    yield request.param
-    mt.set_jit_enabled(previous)
-
-
 @pytest.mark.parametrize("op", ["amax", "amin"])
 @pytest.mark.parametrize("shape", [(3, 4, 5), (4, 4)])  # (square: rows moved back must not look in place)
 @pytest.mark.parametrize("dim, keepdim", [(-1, False), (0, True), (1, False)])
-def test_ops_match_torch_with_ties_and_nan(path, rng, op, dim, keepdim, shape) -> None:
+def test_ops_match_torch_with_ties_and_nan(jit_path, rng, op, dim, keepdim, shape) -> None:
     torch = pytest.importorskip("torch")
     x = np.round(rng.standard_normal(shape))  # many ties
     x[0, 1] = np.nan
@@ -101,13 +93,13 @@ def test_ops_match_torch_with_ties_and_nan(path, rng, op, dim, keepdim, shape) -
 
 @pytest.mark.parametrize("op", ["amax", "amin"])
 @pytest.mark.parametrize("dim", [0, 1, -1])
-def test_ops_gradcheck_and_gradgradcheck(path, rng, op, dim) -> None:
+def test_ops_gradcheck_and_gradgradcheck(jit_path, rng, op, dim) -> None:
     x = mt.tensor(rng.standard_normal((3, 4, 5)), dtype=mt.float64, requires_grad=True)  # distinct: differentiable
     assert gradcheck(lambda t: getattr(t, op)(dim).tanh(), x)
     assert gradgradcheck(lambda t: getattr(t, op)(dim).tanh(), x)
 
 
-def test_float32_stays_float32(path, rng) -> None:
+def test_float32_stays_float32(jit_path, rng) -> None:
     x = mt.tensor(rng.standard_normal((4, 6)), dtype=mt.float32, requires_grad=True)
     y = x.amax(1)
     y.backward(mt.ones(4))

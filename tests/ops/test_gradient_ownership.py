@@ -21,16 +21,8 @@ OPS = {
 }
 
 
-@pytest.fixture(params=["jit", "numpy"])
-def path(request):
-    previous = mt.jit_enabled()
-    mt.set_jit_enabled(request.param == "jit")
-    yield request.param
-    mt.set_jit_enabled(previous)
-
-
 @pytest.mark.parametrize("name", sorted(OPS))
-def test_the_gradient_is_kept_without_a_copy(path, rng, name, monkeypatch) -> None:
+def test_the_gradient_is_kept_without_a_copy(jit_path, rng, name, monkeypatch) -> None:
     verdicts = []  # the engine's answers to "may the leaf keep this array as it is?"
 
     def spy(grad, leaf):
