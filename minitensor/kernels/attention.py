@@ -31,7 +31,7 @@ calling BLAS single-threaded.
 
 The reference (JIT off) is the unfused path: NumPy's ``np.matmul`` on all
 heads at once, the softmax between the products in NumPy.  With the JIT on
-the unfused path runs the softmax in a row kernel (``_probs``: blocks of 64
+the unfused path runs the softmax in a row kernel (``attention_softmax.py``: blocks of 64
 rows in the L1/L2 cache, a SIMD ``exp`` from ``_exp.py``, parallel over the
 blocks of all heads); it is taken where ``_blas`` finds no BLAS for numba,
 and for a single head with much work (parallel over its rows).
@@ -52,213 +52,18 @@ import numpy as np
 
 from . import _blas
 from ._blas import gemm
-from ._exp import exp_inplace
 from ._jit import choose, njit, prange
-from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
-
-
-def _transposed(x: np.ndarray) -> np.ndarray:
-    """xᵀ over the last two dims as a C-contiguous copy: a transposed *second* operand of a
-    stacked ``np.matmul`` is ~30% slower than a contiguous one (a first operand is fine)."""
-    return np.ascontiguousarray(np.swapaxes(x, -1, -2))
-
-
-def _shape_4d(shape: tuple) -> tuple:
-    """(..., L, S) -> (B1, B2, L, S): the leading dims as two (the kernels index batch and head)."""
-    lead = shape[:-2]
-    b1, b2 = (math.prod(lead[:-1]), lead[-1]) if lead else (1, 1)
-    return b1, b2, shape[-2], shape[-1]
-
-
-def _as_4d(a: np.ndarray | None, shape: tuple) -> np.ndarray | None:
-    """``a`` broadcast to ``shape`` (..., L, S) and viewed as (B1, B2, L, S) (a view, with zero
-    strides where it broadcasts, unless there are three or more leading dims)."""
-    if a is None:
-        return None
-    if a.shape != shape:
-        a = np.broadcast_to(a, shape)
-    return a if a.ndim == 4 else a.reshape(_shape_4d(shape))
-
-
-# ------------------------------------------------------------------ the softmax between the GEMMs
-# The kernels see the scores as (B1, B2, L, S) (batch, head, query, key) and work on blocks of
-# the flattened B1*B2*L rows: one pass adds the mask (indexed per batch and head, zero strides
-# where it broadcasts), the other passes see a plain 2-D block of rows.
-@njit
-def _add_mask(s, mask, scale, start, stop):
-    """s = scale * s + mask for the flattened rows [start, stop) of the 4-D scores."""
-    _, b2, length, n = s.shape
-    for row in range(start, stop):
-        i, h, r = row // (b2 * length), (row // length) % b2, row % length
-        for j in range(n):
-            s[i, h, r, j] = s[i, h, r, j] * scale + mask[i, h, r, j]
-
-
-@njit(error_model="numpy")
-def _normalize_rows(s, scale):
-    """s = softmax(scale * s) in place for each row of the 2-D block (scale > 0, so the max of the
-    scaled row is the scaled max: the scaling rides on the shift); a row whose keys are all masked
-    becomes 0."""
-    rows, n = s.shape
-    top = np.empty(rows, s.dtype)
-    row_max(s, top)
-    odd = ~np.isfinite(top)  # all -inf (every key masked), +inf or NaN: shifted by 0, as the reference
-    unusual = odd & ~(top < 0)  # +inf or NaN (rare): the slow way, from a copy of these rows
-    kept = s[unusual] * scale
-    top[odd] = 0
-    for i in range(rows):
-        for j in range(n):
-            s[i, j] = (s[i, j] - top[i]) * scale
-    exp_inplace(s.reshape(-1))  # (a row of all -inf: exp gives 0)
-    total = np.empty(rows)
-    row_sum(s, total)
-    inv = np.empty(rows, s.dtype)
-    k = 0
-    for i in range(rows):
-        if unusual[i]:
-            total[i] = 0.0
-            for j in range(n):
-                s[i, j] = np.exp(kept[k, j])
-                total[i] += s[i, j]
-            k += 1
-        inv[i] = 1.0 / total[i] if total[i] > 0 else 1.0  # an all-masked row: 0 * 1 = 0, not 0 / 0
-    for i in range(rows):
-        for j in range(n):
-            s[i, j] *= inv[i]
-
-
-@njit(error_model="numpy")
-def _softmax_block(s, mask, scale):
-    """s = softmax(scale * s + mask) in place on the 2-D block ``s`` (``mask``: 2-D or None): with a
-    mask (or a scale <= 0) the scores are scaled and masked first, else the scaling is fused into
-    the softmax's shift."""
-    if mask is None and scale > 0:
-        _normalize_rows(s, scale)
-        return
-    for i in range(s.shape[0]):
-        for j in range(s.shape[1]):
-            s[i, j] = s[i, j] * scale if mask is None else s[i, j] * scale + mask[i, j]
-    _normalize_rows(s, s.dtype.type(1))
-
-
-@njit(error_model="numpy")
-def _softmax_scores_rows(s, mask, scale, start, stop):
-    """P for the flattened rows [start, stop) of the 4-D scores (``mask``: 4-D, indexed per batch
-    and head, or None)."""
-    flat = s.reshape(s.shape[0] * s.shape[1] * s.shape[2], s.shape[3])[start:stop]
-    if mask is None:
-        _softmax_block(flat, None, scale)
-    else:
-        _add_mask(s, mask, scale, start, stop)
-        _normalize_rows(flat, s.dtype.type(1))
-
-
-@njit(error_model="numpy")
-def _probs(s, mask, scale):
-    _softmax_scores_rows(s, mask, scale, 0, s.shape[0] * s.shape[1] * s.shape[2])
-
-
-@njit(parallel=True, error_model="numpy")
-def _probs_parallel(s, mask, scale):
-    rows = s.shape[0] * s.shape[1] * s.shape[2]
-    for k in prange(blocks(rows)):  # the flattened batch x heads x query rows, in blocks
-        _softmax_scores_rows(s, mask, scale, k * BLOCK, min(rows, (k + 1) * BLOCK))
-
-
-def _probs_numpy(s, mask, scale) -> None:
-    s *= scale
-    if mask is None:  # finite scores: the plain stable softmax
-        s -= s.max(axis=-1, keepdims=True)
-        np.exp(s, out=s)
-        s /= s.sum(axis=-1, keepdims=True)
-        return
-    s += mask
-    row_max_ = s.max(axis=-1, keepdims=True)
-    s -= np.where(np.isfinite(row_max_), row_max_, 0)  # a row of all -inf stays -inf
-    np.exp(s, out=s)
-    total = s.sum(axis=-1, keepdims=True)
-    s /= np.where(total > 0, total, 1)  # all-masked row: 0 / 1 = 0, not 0 / 0
-
-
-def softmax_scores(s: np.ndarray, mask: np.ndarray | None, scale: float) -> np.ndarray:
-    """P = softmax(scale * s + mask) over the last dim, in place on the C-contiguous scores ``s``
-    (..., L, S); fully masked rows give zeros.  Returns ``s``."""
-    if s.size == 0:  # no query or no key (L = 0 or S = 0): nothing to normalise
-        return s
-    s4 = s.reshape(_shape_4d(s.shape))
-    mask4 = _as_4d(mask, s.shape)
-    if mask4 is not None and mask4.dtype != s.dtype:
-        mask4 = mask4.astype(s.dtype)
-    choose(s4, _probs_numpy, _probs, _probs_parallel, ns=1.5)(s4, mask4, s.dtype.type(scale))
-    return s
-
-
-def attention_probs(q: np.ndarray, k: np.ndarray, mask: np.ndarray | None, scale: float) -> np.ndarray:
-    """P = softmax(scale * q @ kᵀ + mask) over the last dim, (..., L, S) in q's dtype."""
-    return softmax_scores(np.matmul(q, _transposed(k)), mask, scale)
-
-
-# ------------------------------------------------------------------ the softmax backward
-@njit
-def _probs_backward_rows(p, dp, drop, scale, start, stop):
-    """dp <- scale * p * (dp * drop - rowsum(dp * drop * p)) in place, for the flattened rows [start, stop)."""
-    _, b2, length, n = p.shape
-    if drop is not None:
-        for row in range(start, stop):
-            i, h, r = row // (b2 * length), (row // length) % b2, row % length
-            for j in range(n):
-                dp[i, h, r, j] *= drop[i, h, r, j]
-    rows = p.shape[0] * b2 * length
-    _softmax_grad_block(p.reshape(rows, n)[start:stop], dp.reshape(rows, n)[start:stop], None, scale)
-
-
-@njit
-def _softmax_grad_block(p, dp, drop, scale):
-    """dp <- scale * p * (dp * drop - rowsum(dp * drop * p)) in place on the 2-D block (``drop``: 2-D or None)."""
-    rows, n = p.shape
-    if drop is not None:
-        for i in range(rows):
-            for j in range(n):
-                dp[i, j] *= drop[i, j]
-    dots = np.empty(rows)
-    row_dot(dp, p, dots)
-    dots = dots.astype(p.dtype)  # (the elementwise pass in p's dtype)
-    for i in range(rows):
-        for j in range(n):
-            dp[i, j] = scale * p[i, j] * (dp[i, j] - dots[i])
-
-
-@njit
-def _probs_backward(p, dp, drop, scale):
-    _probs_backward_rows(p, dp, drop, scale, 0, p.shape[0] * p.shape[1] * p.shape[2])
-
-
-@njit(parallel=True)
-def _probs_backward_parallel(p, dp, drop, scale):
-    rows = p.shape[0] * p.shape[1] * p.shape[2]
-    for k in prange(blocks(rows)):
-        _probs_backward_rows(p, dp, drop, scale, k * BLOCK, min(rows, (k + 1) * BLOCK))
-
-
-def _probs_backward_numpy(p, dp, drop, scale) -> None:
-    if drop is not None:
-        dp *= drop
-    dp -= np.sum(dp * p, axis=-1, keepdims=True)
-    dp *= p
-    dp *= scale
-
-
-def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float) -> np.ndarray:
-    """dS from the probabilities ``p`` and d(loss)/d(P * dropout) ``dp`` (C-contiguous, overwritten
-    and returned): scale * p * (dp * dropout - rowsum(dp * dropout * p))."""
-    if p.size == 0:
-        return dp
-    p4 = p.reshape(_shape_4d(p.shape))
-    dp4 = dp.reshape(p4.shape)
-    drop4 = _as_4d(dropout, p.shape)
-    run = choose(p4, _probs_backward_numpy, _probs_backward, _probs_backward_parallel, ns=0.4)
-    run(p4, dp4, drop4, p.dtype.type(scale))
-    return dp
+from .attention_softmax import (
+    _as_4d,
+    _probs_backward_rows,
+    _shape_4d,
+    _softmax_block,
+    _softmax_grad_block,
+    _softmax_scores_rows,
+    _transposed,
+    softmax_scores,
+    softmax_scores_backward,
+)
 
 
 # ------------------------------------------------------------------ the fused kernels, one head at a time

@@ -47,7 +47,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..kernels.attention import attention_backward, attention_forward, attention_probs, softmax_scores_backward
+from ..kernels.attention import attention_backward, attention_forward
+from ..kernels.attention_softmax import attention_probs, softmax_scores_backward
 from . import reference
 from .nn_ops import composite, on_arrays, save_with_state
 

@@ -18,6 +18,7 @@ import minitensor as mt
 from minitensor.kernels import (
     activation,
     attention,
+    attention_softmax,
     bce,
     divergence,
     gelu,
@@ -28,7 +29,19 @@ from minitensor.kernels import (
     where,
 )
 
-MODULES = (activation, attention, bce, divergence, gelu, layer_norm, pointwise, softmax, softplus, where)
+MODULES = (
+    activation,
+    attention,
+    attention_softmax,
+    bce,
+    divergence,
+    gelu,
+    layer_norm,
+    pointwise,
+    softmax,
+    softplus,
+    where,
+)
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial
 # kernels, float32 (the dtype that needs the speed) on the parallel ones.  Each (kernel, dtype,

@@ -14,7 +14,7 @@ from kernel_paths import MODES, jitted, reference, tolerance
 import minitensor as mt
 import minitensor.nn as nn
 from minitensor.autograd import gradcheck
-from minitensor.kernels import _blas, attention
+from minitensor.kernels import _blas, attention, attention_softmax
 from minitensor.ops.attention import Attention, MultiheadAttentionCore
 
 N, H, L, S = 3, 2, 5, 7
@@ -170,7 +170,7 @@ def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) 
 def test_probabilities_match_float64_math(kernel, rng) -> None:
     q, k, _ = qkv(rng, "float32", length=64)
     mask = make_mask(rng, "key_padding", "float32")
-    p = jitted(lambda: attention.attention_probs(q, k, mask, 0.3))
+    p = jitted(lambda: attention_softmax.attention_probs(q, k, mask, 0.3))
     s = 0.3 * np.einsum("nhld,nhsd->nhls", q.astype(np.float64), k.astype(np.float64)) + mask
     with np.errstate(invalid="ignore"):  # (-inf - -inf in the fully padded rows)
         e = np.exp(s - s.max(-1, keepdims=True), where=np.isfinite(s), out=np.zeros_like(s))

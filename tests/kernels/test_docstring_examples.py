@@ -15,6 +15,7 @@ from minitensor.kernels import (
     activation,
     along_dim,
     attention,
+    attention_softmax,
     bce,
     cumsum,
     divergence,
@@ -30,8 +31,22 @@ from minitensor.kernels import (
     where,
 )
 
-MODULES = [_blas, _exp, activation, attention, extremum, layer_norm, softmax, along_dim, cumsum, flip, topk, triangle]
-MODULES += [_log, _sum, bce, divergence, gelu, pointwise, softplus, where]
+MODULES = [
+    _blas,
+    _exp,
+    activation,
+    attention,
+    attention_softmax,
+    extremum,
+    layer_norm,
+    softmax,
+    along_dim,
+    cumsum,
+    flip,
+    topk,
+    triangle,
+]
+MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
