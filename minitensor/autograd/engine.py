@@ -30,11 +30,13 @@ place since then (``x += 1``, an optimizer step) raises ``RuntimeError``.
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
 
 from ..kernels._threads import threads
+from ..kernels.column_sums import column_sums
 from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
 from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
@@ -106,7 +108,10 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
         axes = tuple(range(lead)) + tuple(
             lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1
         )
-        if isinstance(grad, np.ndarray):
+        if isinstance(grad, np.ndarray) and axes == tuple(range(lead)) and grad.flags.c_contiguous:  # (a bias's)
+            rows = grad.reshape(math.prod(grad.shape[:lead]), math.prod(shape))
+            grad = column_sums(rows).reshape(shape)
+        elif isinstance(grad, np.ndarray):
             grad = np.asarray(grad.sum(axis=axes)).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
         else:
             grad = grad.sum(dim=axes).reshape(shape)

@@ -49,6 +49,7 @@ import numpy as np
 from ..autograd.function import Op
 from ..kernels.attention import attention_backward, attention_forward
 from ..kernels.attention_softmax import attention_probs, softmax_scores_backward
+from ..kernels.column_sums import column_sums
 from . import reference
 from .nn_ops import composite, on_arrays, save_with_state
 
@@ -196,9 +197,9 @@ class SelfAttention(Op):
         return (
             (d_rows @ in_weight).reshape(ctx.x_shape) if need_x else None,
             d_rows.T @ rows if need_w_in else None,
-            d_rows.sum(axis=0) if need_b_in else None,
+            column_sums(d_rows) if need_b_in else None,
             g.T @ merged.reshape(-1, e) if need_w_out else None,
-            g.sum(axis=0) if need_b_out else None,
+            column_sums(g) if need_b_out else None,
         )
 
 

@@ -30,6 +30,7 @@ from ..autograd.function import Op, composite_grads
 from ..kernels import activation as act
 from ..kernels import gelu as gelu_kernel
 from ..kernels import layer_norm, softmax
+from ..kernels.column_sums import column_sums
 from ..kernels.scatter import index_add
 from . import reference
 from .shape import IndexAdd
@@ -114,7 +115,7 @@ class Linear(Op):
         gw = g.T @ _rows_view(x) if needs[1] else None
         if len(needs) == 2:
             return gx, gw
-        return gx, gw, g.sum(0) if needs[2] else None
+        return gx, gw, column_sums(g) if needs[2] else None
 
 
 class LayerNorm(Op):
@@ -307,7 +308,7 @@ class FeedForward(Op):
             dpre.T @ rows if need_w1 else None,
             db1,
             g.T @ h if need_w2 else None,
-            g.sum(axis=0) if need_b2 else None,
+            column_sums(g) if need_b2 else None,
         )
 
 

@@ -1,0 +1,52 @@
+"""``column_sums`` (a bias's gradient as one BLAS matrix-vector product) against NumPy's ``sum(axis=0)``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+from minitensor.kernels.column_sums import column_sums
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 1), (7, 3), (512, 64), (1024, 193), (3, 1000), (0, 4), (5, 0)])
+def test_equals_the_sum_over_rows(dtype, shape):
+    g = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    got = column_sums(g)
+    exact = g.astype(np.float64).sum(axis=0)
+    assert got.dtype == g.dtype and got.shape == (shape[1],)
+    tol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(got, exact, rtol=tol, atol=tol * max(1, shape[0]) ** 0.5)
+    np.testing.assert_allclose(got, g.sum(axis=0), rtol=50 * tol, atol=50 * tol * max(1, shape[0]) ** 0.5)
+
+
+def test_strided_and_special_values_as_numpy():
+    g = np.random.default_rng(1).standard_normal((6, 8)).astype(np.float32)
+    g[2, 1], g[4, 3], g[0, 5], g[1, 5] = np.nan, np.inf, np.inf, -np.inf
+    for a in (g, g[:, ::2], g.T, g[::2]):
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_allclose(column_sums(a), a.sum(axis=0), rtol=1e-6, atol=1e-6)
+
+
+def test_other_inputs_fall_back_to_sum():
+    ints = np.arange(6).reshape(3, 2)
+    assert column_sums(ints).tolist() == [6, 9] and column_sums(ints).dtype == ints.dtype
+    cube = np.ones((2, 3, 4))
+    assert column_sums(cube).shape == (3, 4)
+    t = mt.tensor(np.ones((3, 2)), requires_grad=True)
+    assert isinstance(column_sums(t), mt.Tensor)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bias_gradients_through_the_engine_and_the_ops(dtype):
+    """The engine's broadcast reduction and the fused ops' bias gradients use it; they equal a float64 sum."""
+    rng = np.random.default_rng(2)
+    x = mt.tensor(rng.standard_normal((4, 5, 6)), dtype=getattr(mt, dtype), requires_grad=True)
+    b = mt.tensor(rng.standard_normal(6), dtype=getattr(mt, dtype), requires_grad=True)
+    linear = mt.nn.Linear(6, 3).to(getattr(mt, dtype))
+    w = rng.standard_normal((4, 5, 3))
+    (((x + b) * 2).sum() + (linear(x) * mt.tensor(w, dtype=getattr(mt, dtype))).sum()).backward()
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(b.grad.numpy(), np.full(6, 40.0), rtol=tol)
+    np.testing.assert_allclose(linear.bias.grad.numpy(), w.sum(axis=(0, 1)), rtol=tol, atol=tol)
