@@ -55,6 +55,7 @@ from ._blas import gemm
 from ._jit import choose, njit, prange
 from .attention_softmax import (
     _as_4d,
+    _mask_4d,
     _probs_backward_rows,
     _shape_4d,
     _softmax_block,
@@ -78,6 +79,14 @@ def _head(a, i, h):
     if a is None:
         return None
     return a[i, h]
+
+
+@njit
+def _mask_head(mask, i, h):
+    """The (L or 1, S) mask of head (i, h) of the mask from ``_mask_4d``, or None."""
+    if mask is None:
+        return None
+    return mask[i if mask.shape[0] > 1 else 0, h if mask.shape[1] > 1 else 0]
 
 
 @njit
@@ -105,7 +114,7 @@ def _forward_heads_range(q, k, v, mask, scale, drop, p, out, start, stop):
         i, h = t // b2, t % b2
         s = _scores(p, i, h, rows, cols, q)
         gemm(q[i, h], False, k[i, h], True, s, 0.0)
-        _softmax_block(s, _head(mask, i, h), scale)
+        _softmax_block(s, _mask_head(mask, i, h), scale)
         gemm(_dropped(s, _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
 
 
@@ -257,7 +266,7 @@ def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs
         return out, p
     lead = scores[:-2]
     q4, k4, v4, out4 = _heads_4d(q, lead), _heads_4d(k, lead), _heads_4d(v, lead), _heads_4d(out, lead)
-    mask4, drop4, p4 = _as_4d(mask, scores), _as_4d(dropout, scores), _as_4d(p, scores)
+    mask4, drop4, p4 = _mask_4d(mask, scores, q.dtype), _as_4d(dropout, scores), _as_4d(p, scores)
     with _blas.single_threaded() if run is _forward_heads_parallel else contextlib.nullcontext():
         run(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
     _write_back(out4, out)

@@ -40,6 +40,32 @@ def _shape_4d(shape: tuple) -> tuple:
     return b1, b2, shape[-2], shape[-1]
 
 
+def _mask_4d(mask: np.ndarray | None, shape: tuple, dtype) -> np.ndarray | None:
+    """The additive ``mask`` (broadcastable to the scores' ``shape`` (..., L, S)) as a C-contiguous
+    (B1 or 1, B2 or 1, L or 1, S) array in ``dtype``: the kernels broadcast a dim of size 1 by
+    indexing (``_mask_row``), so each mask row they read is contiguous (a broadcast view with zero
+    strides would make them gather element by element).  Only the broadcast causal or padding
+    mask is kept, never one copy per head."""
+    if mask is None:
+        return None
+    mask = np.asarray(mask)
+    mask = mask.reshape((1,) * (len(shape) - mask.ndim) + mask.shape)
+    # broadcast dims (zero strides) back to size 1, then the leading dims as two
+    mask = mask[tuple(slice(0, 1) if step == 0 else slice(None) for step in mask.strides[:-1])]
+    if len(shape) > 4 and math.prod(mask.shape[:-3]) not in (1, math.prod(shape[:-3])):
+        mask = np.broadcast_to(mask, shape[:-3] + mask.shape[-3:])  # (rare: cannot be kept as two dims)
+    b1, b2 = (math.prod(mask.shape[:-3]), mask.shape[-3]) if len(shape) > 2 else (1, 1)
+    if mask.shape[-1] != shape[-1]:  # (a mask broadcast over the keys)
+        mask = np.broadcast_to(mask, mask.shape[:-1] + shape[-1:])
+    return np.ascontiguousarray(mask.reshape(b1, b2, *mask.shape[-2:]), dtype=dtype)
+
+
+@njit(inline="always")
+def _mask_row(mask, i, h, r):
+    """Row (i, h, r) of the 4-D mask of ``_mask_4d`` (a dim of size 1 broadcasts)."""
+    return mask[i if mask.shape[0] > 1 else 0, h if mask.shape[1] > 1 else 0, r if mask.shape[2] > 1 else 0]
+
+
 def _as_4d(a: np.ndarray | None, shape: tuple) -> np.ndarray | None:
     """``a`` broadcast to ``shape`` (..., L, S) and viewed as (B1, B2, L, S) (a view, with zero
     strides where it broadcasts, unless there are three or more leading dims)."""
@@ -56,12 +82,28 @@ def _as_4d(a: np.ndarray | None, shape: tuple) -> np.ndarray | None:
 # where it broadcasts), the other passes see a plain 2-D block of rows.
 @njit
 def _add_mask(s, mask, scale, start, stop):
-    """s = scale * s + mask for the flattened rows [start, stop) of the 4-D scores."""
+    """s = scale * s + mask for the flattened rows [start, stop) of the 4-D scores (``mask`` from
+    ``_mask_4d``).  Where the mask has a row per query, the rows of one head and their mask rows
+    are each one contiguous run: a single loop over both (rows are often short, and LLVM's SIMD
+    loop only pays on long runs)."""
     _, b2, length, n = s.shape
-    for row in range(start, stop):
+    flat, mask_flat = s.reshape(-1), mask.reshape(-1)
+    row = start
+    while row < stop:
         i, h, r = row // (b2 * length), (row // length) % b2, row % length
-        for j in range(n):
-            s[i, h, r, j] = s[i, h, r, j] * scale + mask[i, h, r, j]
+        count = min(length - r, stop - row)
+        x = flat[row * n : (row + count) * n]
+        head = (i if mask.shape[0] > 1 else 0) * mask.shape[1] + (h if mask.shape[1] > 1 else 0)
+        if mask.shape[2] > 1:
+            m = mask_flat[(head * length + r) * n : (head * length + r + count) * n]
+            for j in range(x.size):
+                x[j] = x[j] * scale + m[j]
+        else:
+            m = mask_flat[head * n : (head + 1) * n]
+            for k in range(count):
+                for j in range(n):
+                    x[k * n + j] = x[k * n + j] * scale + m[j]
+        row += count
 
 
 @njit(error_model="numpy")
@@ -99,15 +141,22 @@ def _normalize_rows(s, scale):
 
 @njit(error_model="numpy")
 def _softmax_block(s, mask, scale):
-    """s = softmax(scale * s + mask) in place on the 2-D block ``s`` (``mask``: 2-D or None): with a
+    """s = softmax(scale * s + mask) in place on the 2-D block ``s`` (``mask``: None or 2-D, its rows
+    or a single row that broadcasts over them): with a
     mask (or a scale <= 0) the scores are scaled and masked first, else the scaling is fused into
     the softmax's shift."""
     if mask is None and scale > 0:
         _normalize_rows(s, scale)
         return
     for i in range(s.shape[0]):
-        for j in range(s.shape[1]):
-            s[i, j] = s[i, j] * scale if mask is None else s[i, j] * scale + mask[i, j]
+        x = s[i]
+        if mask is None:
+            for j in range(x.size):
+                x[j] = x[j] * scale
+        else:
+            m = mask[i if mask.shape[0] > 1 else 0]
+            for j in range(x.size):
+                x[j] = x[j] * scale + m[j]
     _normalize_rows(s, s.dtype.type(1))
 
 
@@ -156,9 +205,7 @@ def softmax_scores(s: np.ndarray, mask: np.ndarray | None, scale: float) -> np.n
     if s.size == 0:  # no query or no key (L = 0 or S = 0): nothing to normalise
         return s
     s4 = s.reshape(_shape_4d(s.shape))
-    mask4 = _as_4d(mask, s.shape)
-    if mask4 is not None and mask4.dtype != s.dtype:
-        mask4 = mask4.astype(s.dtype)
+    mask4 = _mask_4d(mask, s.shape, s.dtype)
     choose(s4, _probs_numpy, _probs, _probs_parallel, ns=1.5)(s4, mask4, s.dtype.type(scale))
     return s
 

@@ -97,6 +97,35 @@ def test_any_number_of_leading_dims(kernel, rng, lead, keep_probs) -> None:
         np.testing.assert_allclose(a, b, **tolerance("float64"))
 
 
+MASK_SHAPES = [(2, 1, 3, L, S), (1, 2, 1, 1, S), (2, 2, 3, L, S), (L, 1), (3, 1, S), "broadcast view"]
+
+
+@pytest.mark.parametrize("mask_shape", MASK_SHAPES, ids=str)
+def test_masks_broadcast_over_any_dims(kernel, rng, mask_shape) -> None:
+    """Masks that broadcast over some of three leading dims, over the keys, or arrive as a
+    zero-stride view: the kernels read one compact copy (``_mask_4d``) and broadcast by index."""
+    lead = (2, 2, 3)
+    q, k, v = qkv(rng, "float64", lead)
+    if mask_shape == "broadcast view":
+        mask = np.broadcast_to(np.where(rng.random((2, 1, 1, 1, S)) < 0.3, -np.inf, 0.0), lead + (L, S))
+    else:
+        mask = np.where(rng.random(mask_shape) < 0.3, -np.inf, rng.standard_normal(mask_shape))
+    grad = rng.standard_normal(lead + (L, 3))
+
+    def run():
+        out, p = attention.attention_forward(q, k, v, mask, 0.5, None)
+        return (out, p, *attention.attention_backward(grad, q, k, v, p, 0.5, None))
+
+    expected = reference(run)
+    for a, b in zip(jitted(run), expected, strict=True):
+        np.testing.assert_allclose(a, b, **tolerance("float64"))
+    scores = 0.5 * np.einsum("...ld,...sd->...ls", q, k) + mask
+    top = np.max(scores, axis=-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isfinite(top), top, 0))
+    total = e.sum(axis=-1, keepdims=True)
+    np.testing.assert_allclose(expected[1], e / np.where(total > 0, total, 1), rtol=1e-12, atol=1e-14)
+
+
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
 def test_broadcast_heads_and_a_strided_out(kernel, rng) -> None:
     """k and v shared by all heads (broadcast), and ``out`` a strided view with three batch dims,
