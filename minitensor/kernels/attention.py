@@ -53,11 +53,11 @@ import numpy as np
 from . import _blas
 from ._blas import gemm
 from ._jit import choose, njit, prange
+from ._stacked import blas_4d
 from .attention_softmax import (
     _as_4d,
     _mask_4d,
     _probs_backward_rows,
-    _shape_4d,
     _softmax_block,
     _softmax_grad_block,
     _softmax_scores_rows,
@@ -265,7 +265,7 @@ def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs
         run(q, k, v, mask, scale, dropout, p, out)
         return out, p
     lead = scores[:-2]
-    q4, k4, v4, out4 = _heads_4d(q, lead), _heads_4d(k, lead), _heads_4d(v, lead), _heads_4d(out, lead)
+    q4, k4, v4, out4 = blas_4d(q, lead), blas_4d(k, lead), blas_4d(v, lead), blas_4d(out, lead)
     mask4, drop4, p4 = _mask_4d(mask, scores, q.dtype), _as_4d(dropout, scores), _as_4d(p, scores)
     with _blas.single_threaded() if run is _forward_heads_parallel else contextlib.nullcontext():
         run(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
@@ -287,8 +287,8 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
     if run is _backward_unfused:
         run(grad, q, k, v, p, dropout, scale, *grads)
         return tuple(grads)
-    q4, k4, v4, g4 = _heads_4d(q, lead), _heads_4d(k, lead), _heads_4d(v, lead), _heads_4d(grad, lead)
-    targets = [None if d is None else _heads_4d(d, lead) for d in grads]
+    q4, k4, v4, g4 = blas_4d(q, lead), blas_4d(k, lead), blas_4d(v, lead), blas_4d(grad, lead)
+    targets = [None if d is None else blas_4d(d, lead) for d in grads]
     with _blas.single_threaded() if run is _backward_heads_parallel else contextlib.nullcontext():
         run(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
     for target, d in zip(targets, grads):
@@ -328,23 +328,6 @@ def _common_dtype(*arrays) -> tuple:
 
 def _cast(a, dtype):
     return None if a is None else np.asarray(a).astype(dtype, copy=False)
-
-
-def _heads_4d(a: np.ndarray, lead: tuple) -> np.ndarray:
-    """``a`` (..., R, C) broadcast to ``lead`` and viewed as (B1, B2, R, C), copied where BLAS could
-    not read it in place (rows must be evenly spaced, with unit stride inside a row)."""
-    if a.ndim == 4 and a.shape[:2] == lead:
-        a4 = a
-    else:
-        if a.shape[:-2] != lead:
-            a = np.broadcast_to(a, lead + a.shape[-2:])
-        a4 = a if a.ndim == 4 else a.reshape(_shape_4d(a.shape))
-    _, _, rows, cols = a4.shape
-    _, _, row_step, col_step = a4.strides
-    size = a4.itemsize
-    if (cols > 1 and col_step != size) or (rows > 1 and (row_step % size or row_step < cols * size)):
-        return np.ascontiguousarray(a4)
-    return a4
 
 
 def _write_back(target: np.ndarray | None, out: np.ndarray | None) -> None:

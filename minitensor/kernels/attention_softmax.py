@@ -25,19 +25,13 @@ import numpy as np
 from ._exp import exp_inplace
 from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
+from ._stacked import shape_4d
 
 
 def _transposed(x: np.ndarray) -> np.ndarray:
     """xᵀ over the last two dims as a C-contiguous copy: a transposed *second* operand of a
     stacked ``np.matmul`` is ~30% slower than a contiguous one (a first operand is fine)."""
     return np.ascontiguousarray(np.swapaxes(x, -1, -2))
-
-
-def _shape_4d(shape: tuple) -> tuple:
-    """(..., L, S) -> (B1, B2, L, S): the leading dims as two (the kernels index batch and head)."""
-    lead = shape[:-2]
-    b1, b2 = (math.prod(lead[:-1]), lead[-1]) if lead else (1, 1)
-    return b1, b2, shape[-2], shape[-1]
 
 
 def _mask_4d(mask: np.ndarray | None, shape: tuple, dtype) -> np.ndarray | None:
@@ -73,7 +67,7 @@ def _as_4d(a: np.ndarray | None, shape: tuple) -> np.ndarray | None:
         return None
     if a.shape != shape:
         a = np.broadcast_to(a, shape)
-    return a if a.ndim == 4 else a.reshape(_shape_4d(shape))
+    return a if a.ndim == 4 else a.reshape(shape_4d(shape))
 
 
 # ------------------------------------------------------------------ the softmax between the GEMMs
@@ -204,7 +198,7 @@ def softmax_scores(s: np.ndarray, mask: np.ndarray | None, scale: float) -> np.n
     (..., L, S); fully masked rows give zeros.  Returns ``s``."""
     if s.size == 0:  # no query or no key (L = 0 or S = 0): nothing to normalise
         return s
-    s4 = s.reshape(_shape_4d(s.shape))
+    s4 = s.reshape(shape_4d(s.shape))
     mask4 = _mask_4d(mask, s.shape, s.dtype)
     choose(s4, _probs_numpy, _probs, _probs_parallel, ns=1.5)(s4, mask4, s.dtype.type(scale))
     return s
@@ -270,7 +264,7 @@ def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float
     and returned): scale * p * (dp * dropout - rowsum(dp * dropout * p))."""
     if p.size == 0:
         return dp
-    p4 = p.reshape(_shape_4d(p.shape))
+    p4 = p.reshape(shape_4d(p.shape))
     dp4 = dp.reshape(p4.shape)
     drop4 = _as_4d(dropout, p.shape)
     run = choose(p4, _probs_backward_numpy, _probs_backward, _probs_backward_parallel, ns=0.4)

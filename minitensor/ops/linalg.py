@@ -12,25 +12,17 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..kernels._threads import threads
+from ..kernels.matmul import batched_matmul
 
 
 def _swap(x: np.ndarray) -> np.ndarray:
     return np.swapaxes(x, -1, -2)
 
 
-def _blas_ready(x: np.ndarray) -> np.ndarray:
-    """A batched operand NumPy can hand to BLAS: batched ``np.matmul`` of a
-    transposed view skips BLAS and runs 3-30x slower, so copy it first.
-    (2-D transposed views are fine: BLAS takes them with a transpose flag.)"""
-    if x.ndim > 2 and not x.flags.c_contiguous:
-        return np.ascontiguousarray(x)
-    return x
-
-
 def _mm(a, b):
-    """a @ b (arrays: each made BLAS-ready; Tensors: the differentiable Matmul)."""
+    """a @ b (arrays: ``kernels.matmul.batched_matmul``; Tensors: the differentiable Matmul)."""
     if type(a) is np.ndarray and type(b) is np.ndarray:
-        return np.matmul(_blas_ready(a), _blas_ready(b))
+        return batched_matmul(a, b)
     return np.matmul(a, b)
 
 
