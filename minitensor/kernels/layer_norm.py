@@ -278,7 +278,7 @@ def layer_norm_backward(grad, s, mean, rstd, weight) -> tuple:
     array of its own: the autograd engine keeps it as a leaf's gradient without a copy), dweight
     and dbias are (D,), all in s's dtype."""
     rows, d = s.shape
-    w, _ = _affine(weight, None, d, s.dtype)
+    w = np.ones(d, s.dtype) if weight is None else weight.reshape(d)
     dx = np.empty(np.shape(grad), s.dtype)
     grad = np.ascontiguousarray(grad, dtype=s.dtype).reshape(rows, d)
     dw = np.zeros(d)
