@@ -136,15 +136,16 @@ def _forward_rows_parallel(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
 
 
 def _forward_rows_numpy(x, r, keep, scale, w, b, eps, s, y, mean, rstd) -> None:
-    if r is not None:
-        np.add(x, r if keep is None else r * (keep * np.asarray(scale, r.dtype)), out=s)
-        x = s
-    mean[:] = x.mean(axis=1, dtype=np.float64)  # float64 sums, as the kernel: a constant row's mean is exact
-    xhat = x - mean[:, None]
-    rstd[:] = 1.0 / np.sqrt(np.mean(xhat * xhat, axis=1, dtype=np.float64) + eps)
-    xhat *= rstd[:, None]
-    np.multiply(xhat, w, out=y)
-    y += b
+    with np.errstate(invalid="ignore", over="ignore"):  # (an inf or NaN gives a NaN row, as the kernel)
+        if r is not None:
+            np.add(x, r if keep is None else r * (keep * np.asarray(scale, r.dtype)), out=s)
+            x = s
+        mean[:] = x.mean(axis=1, dtype=np.float64)  # float64 sums, as the kernel: a constant row's mean is exact
+        xhat = x - mean[:, None]
+        rstd[:] = 1.0 / np.sqrt(np.mean(xhat * xhat, axis=1, dtype=np.float64) + eps)
+        xhat *= rstd[:, None]
+        np.multiply(xhat, w, out=y)
+        y += b
 
 
 def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, scale: float = 1.0) -> tuple:
@@ -196,50 +197,32 @@ def _gradient_means(dy, s, mean, rstd, w, g_mean, gx_mean):
 
 
 @njit(error_model="numpy")
-def _input_gradient(dy, s, mean, rstd, w, g_mean, gx_mean, dx, dw_part, db_part):
-    """dx = rstd * (dy * w - mean(g) - xhat * mean(g * xhat)) row by row; adds dy * xhat to
-    dw_part and dy to db_part (columns: no reduction inside a row, so the loop stays elementwise)."""
+def _input_gradient(dy, s, mean, rstd, w, g_mean, gx_mean, dx, dw, db):
+    """dx = rstd * (dy * w - mean(g) - xhat * mean(g * xhat)) row by row; adds dy * xhat to dw
+    and dy to db (float64: column sums, no reduction inside a row, so the loop stays elementwise)."""
     for i in range(s.shape[0]):
         row, grow, out = s[i], dy[i], dx[i]
         m, r, a, c = mean[i], rstd[i], g_mean[i], gx_mean[i]
         for j in range(row.shape[0]):
             xhat = (row[j] - m) * r
             out[j] = r * (grow[j] * w[j] - a - xhat * c)
-            dw_part[j] += grow[j] * xhat
-            db_part[j] += grow[j]
-
-
-@njit
-def _add_and_clear(part, total):
-    """total += part (float64), then part = 0."""
-    for j in range(part.shape[0]):
-        total[j] += part[j]
-        part[j] = 0.0
+            dw[j] += np.float64(grow[j] * xhat)
+            db[j] += np.float64(grow[j])
 
 
 @njit
 def _backward_block(dy, s, mean, rstd, w, dx, dw, db):
     """dx of a block of rows, a piece of rows at a time (the second pass finds it in the cache);
-    adds the block's share to the float64 accumulators dw and db.  dweight and dbias are summed
-    in s's dtype over at most ``BLOCK`` rows, those partial sums in float64."""
+    adds the block's share to the float64 accumulators dw and db."""
     rows, d = s.shape
     step = piece_rows(d)
     g_mean = np.empty(min(rows, step), s.dtype)
     gx_mean = np.empty(min(rows, step), s.dtype)
-    dw_part = np.zeros(d, s.dtype)
-    db_part = np.zeros(d, s.dtype)
     for start in range(0, rows, step):
         stop = min(rows, start + step)
         p, n = slice(start, stop), stop - start
         _gradient_means(dy[p], s[p], mean[p], rstd[p], w, g_mean[:n], gx_mean[:n])
-        for first in range(start, stop, BLOCK):
-            q, k = slice(first, min(stop, first + BLOCK)), first - start
-            _input_gradient(
-                dy[q], s[q], mean[q], rstd[q], w, g_mean[k : k + BLOCK], gx_mean[k : k + BLOCK], dx[q],
-                dw_part, db_part,
-            )  # fmt: skip
-            _add_and_clear(dw_part, dw)
-            _add_and_clear(db_part, db)
+        _input_gradient(dy[p], s[p], mean[p], rstd[p], w, g_mean[:n], gx_mean[:n], dx[p], dw, db)
 
 
 @njit
@@ -265,11 +248,12 @@ def _backward_rows_parallel(dy, s, mean, rstd, w, dx, dw, db):
 
 
 def _backward_rows_numpy(dy, s, mean, rstd, w, dx, dw, db) -> None:
-    xhat = (s - mean[:, None]) * rstd[:, None]
-    dw += (dy * xhat).sum(axis=0)
-    db += dy.sum(axis=0)
-    g = dy * w
-    dx[:] = rstd[:, None] * (g - g.mean(axis=1, keepdims=True) - xhat * np.mean(g * xhat, axis=1, keepdims=True))
+    with np.errstate(invalid="ignore", over="ignore"):  # (an inf or NaN gives a NaN row, as the kernel)
+        xhat = (s - mean[:, None]) * rstd[:, None]
+        dw += (dy * xhat).sum(axis=0, dtype=np.float64)  # (float64 column sums, as the kernel)
+        db += dy.sum(axis=0, dtype=np.float64)
+        g = dy * w
+        dx[:] = rstd[:, None] * (g - g.mean(axis=1, keepdims=True) - xhat * np.mean(g * xhat, axis=1, keepdims=True))
 
 
 def layer_norm_backward(grad, s, mean, rstd, weight) -> tuple:
