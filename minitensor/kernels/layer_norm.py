@@ -172,7 +172,7 @@ def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, sc
     s = None if residual is None else np.empty_like(x)
     mean = np.empty(rows, x.dtype)
     rstd = np.empty(rows, x.dtype)
-    run = choose(x, _forward_rows_numpy, _forward_rows, _forward_rows_parallel, ns=0.25)
+    run = choose(x, _forward_rows_numpy, _forward_rows, _forward_rows_parallel, ns=0.3)
     run(x, residual, keep, x.dtype.type(scale), w, b, float(eps), s, y, mean, rstd)
     return (y, mean, rstd) if residual is None else (y, s, mean, rstd)
 
@@ -273,6 +273,6 @@ def layer_norm_backward(grad, s, mean, rstd, weight) -> tuple:
     grad = np.ascontiguousarray(grad, dtype=s.dtype).reshape(rows, d)
     dw = np.zeros(d)
     db = np.zeros(d)
-    run = choose(s, _backward_rows_numpy, _backward_rows, _backward_rows_parallel, ns=0.45)
+    run = choose(s, _backward_rows_numpy, _backward_rows, _backward_rows_parallel, ns=0.6)
     run(grad, s, mean, rstd, w, dx.reshape(rows, d), dw, db)
     return dx, dw.astype(s.dtype), db.astype(s.dtype)
