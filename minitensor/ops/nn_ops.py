@@ -132,7 +132,7 @@ class LayerNorm(Op):
     @staticmethod
     def forward(ctx, x, weight=None, bias=None, n_dims=1, eps=1e-5):
         norm_shape = x.shape[x.ndim - n_dims :]
-        rows = _rows(x, int(np.prod(norm_shape)))
+        rows = _rows(x, math.prod(norm_shape))  # (math.prod: np.prod costs ~3 µs on a tuple)
         y, mean, rstd = layer_norm.layer_norm_forward(rows, weight, bias, eps)
         save_with_state(ctx, x, weight, bias, state=(rows, mean, rstd))
         ctx.norm_shape, ctx.eps = norm_shape, eps

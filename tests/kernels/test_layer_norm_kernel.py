@@ -13,7 +13,9 @@ from minitensor.autograd import gradcheck
 from minitensor.kernels import layer_norm
 from minitensor.ops.nn_ops import AddLayerNorm
 
-SHAPES = [(3, 5), (37, 129), (5, 1), (1, 300)]
+# (37, 129), (150, 257): rows past a chunk of 128 elements; (150, 257): several pieces of rows;
+# (300, 7): several groups of 64 rows for the float32 partial sums of dweight and dbias.
+SHAPES = [(3, 5), (37, 129), (5, 1), (1, 300), (150, 257), (300, 7)]
 
 
 def case(rng, shape, dtype, affine: bool, residual: str) -> dict:
@@ -67,6 +69,46 @@ def test_constant_rows_give_the_bias_not_nan(kernel, value) -> None:
     np.testing.assert_array_equal(y, np.broadcast_to(b, y.shape))
     dx, dw, db = jitted(lambda: layer_norm.layer_norm_backward(np.ones_like(x), x, mean, rstd, None))
     assert np.isfinite(dx).all() and np.isfinite(dw).all()
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_nan_and_inf_rows_match_the_reference(kernel, rng, dtype, value) -> None:
+    """A NaN or an infinity makes its row NaN (forward and dx), as in NumPy and PyTorch; the other
+    rows keep their values; dweight and dbias are NaN in every column (the bad row adds to each)."""
+    x = rng.standard_normal((70, 33)).astype(dtype)
+    x[5, 7] = value
+    w, b, g = (
+        rng.standard_normal(33).astype(dtype),
+        rng.standard_normal(33).astype(dtype),
+        rng.standard_normal((70, 33)).astype(dtype),
+    )
+
+    def run():
+        y, mean, rstd = layer_norm.layer_norm_forward(x, w, b, 1e-5)
+        return (y, mean, rstd) + layer_norm.layer_norm_backward(g, x, mean, rstd, w)
+
+    out, out_ref = jitted(run), reference(run)
+    y, dx, dw = out[0], out[3], out[4]
+    assert np.isnan(y[5]).all() and np.isnan(dx[5]).all() and np.isnan(dw).all()
+    assert np.isfinite(np.delete(y, 5, axis=0)).all() and np.isfinite(np.delete(dx, 5, axis=0)).all()
+    for a, ref in zip(out, out_ref):
+        np.testing.assert_allclose(a, ref, **tolerance(dtype))  # (NaN where the reference has NaN)
+
+
+def test_weight_and_bias_gradients_are_summed_in_float64(kernel, rng) -> None:
+    """dweight and dbias of float32 over 100000 rows: float64 column sums (of the float32 products)
+    stay within a float32 rounding of the exact sums (one float32 sum down all the rows would be
+    ~4e-6 off here, the gradients being all positive)."""
+    x = rng.standard_normal((100000, 4)).astype(np.float32)
+    g = (1 + rng.random((100000, 4))).astype(np.float32)
+    w = np.ones(4, np.float32)
+    y, mean, rstd = jitted(lambda: layer_norm.layer_norm_forward(x, w, None, 1e-5))
+    _, dw, db = jitted(lambda: layer_norm.layer_norm_backward(g, x, mean, rstd, w))
+    xhat = (x - mean[:, None]) * rstd[:, None]  # (float32, as in the kernel)
+    np.testing.assert_allclose(db, g.astype(np.float64).sum(0), rtol=3e-7)
+    terms = (g * xhat).astype(np.float64)
+    np.testing.assert_allclose(dw, terms.sum(0), rtol=3e-7, atol=3e-7 * np.abs(terms).sum(0).max())
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,8 @@ def layer_norm(
     >>> bool(abs(y.mean(-1)).amax() < 1e-5)
     True
     """
-    input = as_input(input, "input", "layer_norm", like=float_like(weight, bias))  # noqa: A001
+    if not isinstance(input, Tensor):
+        input = as_input(input, "input", "layer_norm", like=float_like(weight, bias))  # noqa: A001
     check_float(input, "layer_norm")
     shape = _as_shape(normalized_shape)
     if not eps > 0:
