@@ -1,11 +1,12 @@
 """Stacked matrix products ``(..., m, k) @ (..., k, n)``: one BLAS call per matrix, made from numba.
 
 ``np.matmul`` on stacked operands also multiplies matrix by matrix, but measured
-on the 2-core AVX-512 machine of docs/performance.md it was up to 2.8x slower
-than the same BLAS calls made one by one from a kernel: (8, 32, 512) @
-(8, 512, 256) took 1,262 µs against 448 µs (PyTorch's ``bmm``: 440 µs).  And a
-backward's transposed operand (``grad @ bᵀ``, ``aᵀ @ grad``) is a view NumPy
-must copy first, where BLAS only needs a transpose flag.
+on the 2-core AVX-512 machine of docs/performance.md it was slower than the same
+BLAS calls made one by one from a kernel for some shapes ((8, 32, 512) @
+(8, 512, 256): 730-750 µs against 480-500; as fast for others).  And a backward's
+transposed operand (``grad @ bᵀ``, ``aᵀ @ grad``) is a view NumPy must copy first,
+where BLAS only needs a transpose flag (that product with ``b`` stored transposed:
+3,200 µs against 700).
 
 ``batched_matmul`` loops over the matrices in a kernel (``_products``) and calls
 NumPy's own ``cblas_sgemm``/``cblas_dgemm`` (``_blas.gemm``) on 2-D views: the
