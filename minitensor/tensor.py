@@ -311,7 +311,10 @@ class Tensor(MathMethods, ShapeMethods, TensorExtras):
         return self.shape[0]
 
     def __iter__(self):
-        return (self[i] for i in range(len(self)))
+        """The sub-tensors along dim 0, as PyTorch (``iter(self.unbind(0))``): views, made in one go."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
 
     def __repr__(self) -> str:
         body = np.array2string(self._data, separator=", ", prefix="tensor(")

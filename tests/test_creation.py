@@ -46,6 +46,20 @@ def test_from_numpy_shares_memory_and_keeps_dtype():
     assert np.shares_memory(view.numpy(), a)
 
 
+def test_from_numpy_holds_a_subclass_as_a_plain_view_of_its_memory(tmp_path):
+    """A np.memmap (nanoGPT's data loader) becomes a plain ndarray view of the same memory, so the
+    ops run NumPy's functions rather than the subclass's Python hooks; writes still reach the file."""
+    path = tmp_path / "data.bin"
+    np.arange(10, dtype=np.uint16).tofile(path)
+    data = np.memmap(path, dtype=np.uint16, mode="r+")
+    t = mt.from_numpy(data[2:6])
+    assert type(t.numpy()) is np.ndarray and np.shares_memory(t.numpy(), data)
+    with mt.no_grad():
+        t[0] = 99
+    assert data[2] == 99 and t.dtype == np.uint16
+    assert type(mt.stack([mt.from_numpy(data[i : i + 3].astype(np.int64)) for i in range(3)]).numpy()) is np.ndarray
+
+
 def test_from_numpy_needs_an_array():
     with pytest.raises(TypeError, match="numpy.ndarray"):
         mt.from_numpy([1.0, 2.0])

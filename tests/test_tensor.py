@@ -102,6 +102,22 @@ def test_len_iter_repr():
         len(mt.tensor(1.0))
 
 
+def test_iteration_gives_views_along_dim_0_as_pytorch():
+    """``for row in x`` yields views (an in-place change of a row changes x) that carry gradients
+    back, as PyTorch's ``iter(x.unbind(0))``; a 0-d tensor cannot be iterated."""
+    x = mt.arange(6).reshape(3, 2)
+    for row in x:
+        row += 10
+    assert x.tolist() == [[10, 11], [12, 13], [14, 15]]
+    w = mt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    total = sum((row * mt.tensor([1.0, -1.0]) * (i + 1)).sum() for i, row in enumerate(w))
+    total.backward()
+    assert w.grad.tolist() == [[1.0, -1.0], [2.0, -2.0]]
+    assert list(mt.zeros(0, 3)) == []
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(mt.tensor(1.0))
+
+
 def test_tensors_are_hashable_by_identity():
     a, b = mt.tensor([1.0]), mt.tensor([1.0])
     assert len({a, b}) == 2 and {a: 1}[a] == 1
