@@ -177,7 +177,10 @@ class MathMethods:
         d = _dim(dim, self.ndim)
         index = np.expand_dims(arg(self._data, axis=d), d)
         values = ops.reduce.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
-        return result(values, self._make(index if keepdim else np.squeeze(index, d), False, None))
+        indices = index if keepdim else np.squeeze(index, d)
+        if values.requires_grad:  # (the backward keeps ``index``: an in-place change of the user's
+            indices = indices.copy()  # indices must not move the gradient)
+        return result(values, self._make(indices, False, None))
 
     def argmax(self, dim=None, keepdim: bool = False):
         return self._arg(np.argmax, dim, keepdim)

@@ -135,3 +135,20 @@ def test_default_float64_keeps_float32_results_float32():
         assert (i64 * 1.5).dtype == mt.float64  # no float operand: the default float dtype
     finally:
         mt.set_default_dtype(previous)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_changing_the_returned_indices_in_place_does_not_move_the_gradient(name, keepdim):
+    """``values, indices = x.max(dim)``: the backward keeps its own index array, so ``indices += 1``
+    (or ``zero_()``) before backward leaves the gradient where the extrema are (PyTorch raises
+    instead; it never gives a wrong gradient either)."""
+    data = [[1.0, 5.0, 2.0], [7.0, 3.0, 4.0]]
+    expected = {"max": [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], "min": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]}[name]
+    for change in (lambda i: i.add_(1), lambda i: i.zero_()):
+        x = mt.tensor(data, requires_grad=True)
+        values, indices = getattr(x, name)(1, keepdim=keepdim)
+        before = indices.tolist()
+        change(indices)
+        values.sum().backward()
+        assert x.grad.tolist() == expected and indices.tolist() != before
