@@ -7,7 +7,7 @@ import numpy as np
 
 from . import dtypes
 from .ops import shape as S
-from .tensor import Tensor, _dim, _no_upcast, _operand, _shape_of, matmul  # noqa: F401  (matmul re-exported)
+from .tensor import Tensor, _dim, _no_upcast, _operand, _shape_of, _watched, matmul  # noqa: F401  (matmul re-exported)
 
 
 def _tensor_list(tensors, fn: str) -> list:
@@ -58,7 +58,7 @@ def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
         raise ValueError(
             f"where: condition {cond.shape}, input {_shape_of(a)} and other {_shape_of(b)} cannot be broadcast together"
         ) from None
-    return _no_upcast(S.Where.apply(cond, a, b), a, b)
+    return _no_upcast(S.Where.apply(_watched(condition, cond), a, b), a, b)
 
 
 def _method(name: str):

@@ -113,6 +113,15 @@ def _compare(ufunc, a, b) -> Tensor:
     return Tensor._make(ufunc(a._data, b._data if isinstance(b, Tensor) else b), False, None)
 
 
+def _watched(mask, array: np.ndarray):
+    """The mask for an op whose backward keeps it: the Tensor itself (its version is then watched,
+    and an in-place change before backward raises, as in PyTorch), or a copy of any other array
+    (the caller may change it in place; a list or scalar ``array`` is already a new one)."""
+    if isinstance(mask, Tensor):
+        return mask
+    return array.copy() if array is mask else array
+
+
 def _index_key(key):
     """Tensors inside an index become arrays; lists become integer/bool arrays."""
     if isinstance(key, tuple):

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from . import dtypes, ops
-from .tensor import _axes, _dim, _index_key, _positive_int, _shape_arg, bmm
+from .tensor import _axes, _dim, _index_key, _positive_int, _shape_arg, _watched, bmm
 
 
 class ShapeMethods:
@@ -106,7 +106,7 @@ class ShapeMethods:
             raise ValueError(
                 f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
             ) from None
-        return ops.shape.Where.apply(mask_arr, value, self)
+        return ops.shape.Where.apply(_watched(mask, mask_arr), value, self)
 
     # ------------------------------------------------------- more of PyTorch's shape and indexing methods
     def tril(self, diagonal: int = 0):

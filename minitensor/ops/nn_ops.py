@@ -344,7 +344,8 @@ class Embedding(Op):
 
     @staticmethod
     def forward(ctx, weight, indices, padding_idx=None):
-        ctx.indices = indices
+        # (a copy when backward will need it: the caller may change its indices in place before)
+        ctx.indices = indices.copy() if ctx.needs_input_grad[0] else indices
         ctx.weight_shape = weight.shape
         ctx.padding_idx = padding_idx
         return np.take(weight, indices, axis=0)

@@ -63,12 +63,20 @@ class Index(Op):
 
     @staticmethod
     def forward(ctx, x, key=None):
-        ctx.shape_in, ctx.key = x.shape, key
+        ctx.shape_in, ctx.key = x.shape, _own_arrays(key) if ctx.needs_input_grad[0] else key
         return np.asarray(x[key])
 
     @staticmethod
     def backward(ctx, grad):
         return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in)
+
+
+def _own_arrays(key):
+    """``key`` with its index arrays copied: the backward keeps the key, and the caller may change
+    the arrays (or the tensors they came from) in place before it runs."""
+    if isinstance(key, tuple):
+        return tuple(k.copy() if isinstance(k, np.ndarray) else k for k in key)
+    return key.copy() if isinstance(key, np.ndarray) else key
 
 
 class IndexAdd(Op):

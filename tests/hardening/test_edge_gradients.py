@@ -152,3 +152,47 @@ def test_changing_the_returned_indices_in_place_does_not_move_the_gradient(name,
         change(indices)
         values.sum().backward()
         assert x.grad.tolist() == expected and indices.tolist() != before
+
+
+INDEXED = {
+    "x[rows, cols]": lambda x, i: x[mt.arange(2), i],
+    "x[i]": lambda x, i: x[i],
+    "x[numpy i]": lambda x, i: x[i.numpy()],
+    "F.embedding": lambda x, i: F.embedding(i, x),
+}
+
+
+@pytest.mark.parametrize("name", list(INDEXED))
+def test_changing_an_index_in_place_after_forward_does_not_move_the_gradient(name):
+    """The backward keeps its own copy of the index (the caller's array may change before it runs)."""
+    grads = []
+    for change in (False, True):
+        x = mt.tensor([[1.0, 5.0, 2.0], [7.0, 3.0, 4.0]], requires_grad=True)
+        index = mt.tensor([1, 1])
+        y = INDEXED[name](x, index)
+        if change:
+            index.zero_()
+        (y * mt.tensor(np.arange(1.0, y.numel() + 1).reshape(y.shape), dtype=y.dtype)).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
+
+
+@pytest.mark.parametrize("op", ["masked_fill", "where"])
+def test_changing_a_mask_in_place_after_forward_raises_as_pytorch(op):
+    """A mask Tensor changed in place before backward raises (its version is watched, as in
+    PyTorch); a NumPy mask is copied, so changing it leaves the gradient as the forward had it."""
+
+    def forward(x, mask):
+        return x.masked_fill(mask, 0.0) if op == "masked_fill" else mt.where(mask, 0.0, x)
+
+    x = mt.tensor([[1.0, 5.0, 2.0], [7.0, 3.0, 4.0]], requires_grad=True)
+    mask = mt.tensor([[True, False, True], [False, True, False]])
+    y = forward(x, mask)
+    mask.fill_(False)
+    with pytest.raises(RuntimeError, match="WhereBackward: input 0 .* modified in place"):
+        y.sum().backward()
+    array = np.array([[True, False, True], [False, True, False]])
+    y = forward(x, array)
+    array[:] = False
+    y.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]
