@@ -27,6 +27,7 @@ import numpy as np
 
 from .autograd.function import Op
 from .autograd.grad_mode import is_grad_enabled
+from .ops.shape import own_arrays
 
 
 def apply_inplace(t, op: str, update, recompute, *others):
@@ -143,7 +144,7 @@ class IndexPut(Op):
 
     @staticmethod
     def forward(ctx, x, value, key=None):
-        ctx.key = key
+        ctx.key = own_arrays(key) if any(ctx.needs_input_grad) else key  # (the caller may change its index)
         out = x.copy()
         out[key] = value
         return out

@@ -63,7 +63,7 @@ class Index(Op):
 
     @staticmethod
     def forward(ctx, x, key=None):
-        ctx.shape_in, ctx.key = x.shape, _own_arrays(key) if ctx.needs_input_grad[0] else key
+        ctx.shape_in, ctx.key = x.shape, own_arrays(key) if ctx.needs_input_grad[0] else key
         return np.asarray(x[key])
 
     @staticmethod
@@ -71,7 +71,7 @@ class Index(Op):
         return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in)
 
 
-def _own_arrays(key):
+def own_arrays(key):
     """``key`` with its index arrays copied: the backward keeps the key, and the caller may change
     the arrays (or the tensors they came from) in place before it runs."""
     if isinstance(key, tuple):

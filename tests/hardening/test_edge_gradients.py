@@ -159,7 +159,14 @@ INDEXED = {
     "x[i]": lambda x, i: x[i],
     "x[numpy i]": lambda x, i: x[i.numpy()],
     "F.embedding": lambda x, i: F.embedding(i, x),
+    "h[i] = x[0]": lambda x, i: _put(x, i),
 }
+
+
+def _put(x, index):
+    h = mt.zeros(3, 3)
+    h[index] = x[0]
+    return h
 
 
 @pytest.mark.parametrize("name", list(INDEXED))
