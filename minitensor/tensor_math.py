@@ -109,9 +109,17 @@ class MathMethods:
         return ops.elementwise.Relu.apply(self)
 
     def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's names)
-        """Clip values to [min, max]; either bound may be None."""
+        """Clip values to [min, max]; either bound may be None.  A Tensor bound broadcasts and, as in
+        PyTorch, takes the gradient where it is the result (``x`` keeps it where they are equal)."""
         if min is None and max is None:
             raise ValueError("clamp: at least one of min and max must be given, got both None")
+        if isinstance(min, minitensor.Tensor) or isinstance(max, minitensor.Tensor):
+            out = self
+            if min is not None:
+                out = minitensor.where(out < min, min, out)
+            if max is not None:
+                out = minitensor.where(out > max, max, out)
+            return out
         return ops.elementwise.Clamp.apply(self, low=min, high=max)
 
     def softmax(self, dim: int):

@@ -180,3 +180,33 @@ def test_pow_exponent_gradient_at_zero_base_is_zero_not_nan():
     x = mt.tensor([0.0, 1.0], requires_grad=True)
     (0.0**x).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0] and x.grad.dtype == mt.float32
+
+
+@pytest.mark.parametrize("bounds", [("lo", None), (None, "hi"), ("lo", "hi"), ("hi", "lo")])
+def test_clamp_with_tensor_bounds_gives_the_bounds_their_gradient(bounds):
+    """Tensor bounds broadcast and take the gradient where they are the result, as PyTorch's
+    clamp(Tensor min, Tensor max) (a tie keeps it on x); min above max gives max."""
+    rng = np.random.default_rng(0)
+    x_data, lo = rng.standard_normal((3, 4)), rng.standard_normal(4) * 0.5 - 0.3
+    hi = lo + rng.random(4)
+    x_data[0, 0], x_data[1, 1] = lo[0], hi[1]  # ties with each bound
+    weight = np.arange(12.0).reshape(3, 4)
+
+    def run(lib):
+        x = lib.tensor(x_data, dtype=lib.float64, requires_grad=True)
+        named = {n: lib.tensor(v, dtype=lib.float64, requires_grad=True) for n, v in (("lo", lo), ("hi", hi))}
+        low, high = (named[b] if b else None for b in bounds)
+        y = x.clamp(min=low, max=high)
+        (y * lib.tensor(weight, dtype=lib.float64)).sum().backward()
+        grads = [t.grad.numpy() if t.grad is not None else np.zeros(4) for t in named.values()]
+        return y.detach().numpy(), x.grad.numpy(), *grads
+
+    expected_low = np.maximum(x_data, lo) if bounds[0] == "lo" else np.maximum(x_data, hi) if bounds[0] else x_data
+    high = {"hi": hi, "lo": lo, None: np.inf}[bounds[1]]
+    np.testing.assert_allclose(run(mt)[0], np.minimum(expected_low, high))
+    t_low = mt.tensor(lo + 0.05, dtype=mt.float64, requires_grad=True)
+    t_x = mt.tensor(x_data, dtype=mt.float64, requires_grad=True)
+    assert gradcheck(lambda a, b: (a.clamp(min=b) * mt.tensor(weight)).sum(), (t_x, t_low))
+    torch = pytest.importorskip("torch")
+    for ours, theirs in zip(run(mt), run(torch), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
