@@ -85,8 +85,8 @@ def _numeric_jacobian(fn, inputs: list, t: Tensor, eps: float) -> np.ndarray:
         finally:  # restored even when fn raises
             t._data[idx] = orig
         columns.append((plus - minus) / (2 * eps))
-    if not columns:
-        return np.zeros((0, 0))
+    if not columns:  # an empty input: a Jacobian without columns (the output need not be empty)
+        return np.zeros((_flat_output(fn, inputs).size, 0))
     return np.stack(columns, axis=1)
 
 

@@ -33,6 +33,18 @@ def test_wrong_gradient_raises_gradcheck_error_with_details():
     assert re.search(r"analytic 1\b", message) and re.search(r"numeric 2\b", message)
 
 
+def test_empty_inputs_and_outputs_are_checked_like_any_other():
+    """An empty input has no Jacobian columns but the output need not be empty (a sum over an
+    empty dim is zeros); an empty output has no rows. The other inputs are still checked."""
+    empty = f64(np.zeros((0, 3)))
+    full = f64(np.random.default_rng(1).standard_normal((2, 3)))
+    assert gradcheck(lambda e: e.sum(0), empty) is True
+    assert gradcheck(lambda e, x: e.sum(0) * x, (empty, full)) is True
+    assert gradcheck(lambda x: x[:0] * 3.0, full) is True
+    with pytest.raises(GradcheckError, match="input 1"):
+        gradcheck(lambda e, x: e.sum(0) + x * x.detach(), (empty, full))
+
+
 def test_error_names_the_right_input_and_element():
     a = f64([1.0, 2.0])
     b = f64([3.0, -1.5, 0.25])
