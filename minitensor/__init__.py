@@ -77,6 +77,7 @@ from .functions import (
     narrow,
     norm,
     pow,
+    roll,
     scatter,
     scatter_add,
     sin,

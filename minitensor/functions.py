@@ -107,7 +107,7 @@ from .ops.einsum import einsum  # noqa: E402, F401
 from .ops.indexing import gather, index_fill, scatter, scatter_add  # noqa: E402, F401
 from .ops.norms import norm  # noqa: E402, F401
 from .ops.power import pow  # noqa: E402, F401, A004
-from .ops.reorder import clone, flip, narrow, split, unbind  # noqa: E402, F401
+from .ops.reorder import clone, flip, narrow, roll, split, unbind  # noqa: E402, F401
 from .ops.softplus import softplus  # noqa: E402, F401
 from .ops.topk import topk  # noqa: E402, F401
 from .ops.triangular import tril, triu  # noqa: E402, F401

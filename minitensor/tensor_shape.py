@@ -124,6 +124,9 @@ class ShapeMethods:
     def flip(self, dims):
         return ops.reorder.flip(self, dims)
 
+    def roll(self, shifts, dims=None):
+        return ops.reorder.roll(self, shifts, dims)
+
     def narrow(self, dim: int, start: int, length: int):
         return ops.reorder.narrow(self, dim, start, length)
 

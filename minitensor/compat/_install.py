@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import contextlib
 import importlib.abc
+import importlib.util
+import os
 import sys
 import types
 
 import minitensor
 
 from . import _torch, backends, cuda, unavailable
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 # minitensor packages that stand for torch's (their submodules follow them).
 _PACKAGES = ("autograd", "nn", "optim", "profiler", "utils")
@@ -95,10 +99,18 @@ def _is_ours(module) -> bool:
     return name.startswith("torch") or name.startswith("minitensor.compat")
 
 
+# torch modules loaded only when imported, from a file of this package (``tensorboard.py`` needs
+# the tensorboard package, as PyTorch's does: without it, importing the module raises).
+_ON_IMPORT = {"torch.utils.tensorboard": "tensorboard.py"}
+
+
 class _MissingTorchModule(importlib.abc.MetaPathFinder):
-    """Refuses, clearly, any ``torch.*`` module the table does not have."""
+    """Loads the modules of ``_ON_IMPORT``; refuses, clearly, any other ``torch.*`` module the table
+    does not have."""
 
     def find_spec(self, fullname: str, path, target=None):
+        if fullname in _ON_IMPORT:
+            return importlib.util.spec_from_file_location(fullname, os.path.join(_HERE, _ON_IMPORT[fullname]))
         if fullname == "torch" or fullname.startswith("torch."):
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: minitensor's PyTorch switch does not provide it "

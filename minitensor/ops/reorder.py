@@ -1,6 +1,6 @@
-"""Copies and rearrangements: ``clone``, ``flip``, ``t``, ``narrow``, ``repeat``, ``unbind``, ``split``.
+"""Copies and rearrangements: ``clone``, ``flip``, ``roll``, ``t``, ``narrow``, ``repeat``, ``unbind``, ``split``.
 
-Only ``Clone`` and ``Flip`` are ops of their own; the others are slices,
+Only ``Clone``, ``Flip`` and ``Roll`` are ops of their own; the others are slices,
 permutes and concatenations of existing ops, so their gradients (of every
 order) come from those.
 """
@@ -39,6 +39,20 @@ class Flip(Op):
         return Flip.call(grad, dims=ctx.dims)
 
 
+class Roll(Op):
+    """x shifted cyclically by ``shifts`` along ``dims`` (all of x, flattened, when ``dims`` is None);
+    the gradient is rolled back by ``-shifts``."""
+
+    @staticmethod
+    def forward(ctx, x, shifts=(), dims=None):
+        ctx.shifts, ctx.dims = shifts, dims
+        return np.roll(x, shifts, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Roll.call(grad, shifts=tuple(-s for s in ctx.shifts), dims=ctx.dims)
+
+
 def clone(input):  # noqa: A002
     """A differentiable copy: same values, new memory."""
     return Clone.apply(input)
@@ -55,6 +69,25 @@ def flip(input, dims):  # noqa: A002
     if input.ndim == 0:
         return Clone.apply(input)
     return Flip.apply(input, dims=axes)
+
+
+def roll(input, shifts, dims=None):  # noqa: A002
+    """Shift the elements along ``dims`` (an int or tuple), wrapping around, as ``torch.roll``:
+    ``shifts`` is an int or a tuple of one int per dim; with ``dims=None`` the tensor is rolled
+    as if flattened, and keeps its shape."""
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else shifts
+    if not isinstance(shifts, (tuple, list)) or not all(isinstance(s, (int, np.integer)) for s in shifts):
+        raise TypeError(f"roll: shifts must be an int or a tuple of ints, got {shifts!r}")
+    shifts = tuple(int(s) for s in shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise ValueError(f"roll: without dims, shifts must be a single int, got {shifts}")
+        return Roll.apply(input, shifts=shifts, dims=None)
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    if len(dims) != len(shifts):
+        raise ValueError(f"roll: shifts and dims must have the same length, got shifts={shifts} and dims={dims}")
+    axes = tuple(_dim(d, input.ndim, "roll: dims") for d in dims)
+    return Roll.apply(input, shifts=shifts, dims=axes)
 
 
 def t(input):  # noqa: A002

@@ -1,4 +1,4 @@
-"""tril/triu, clone, t, flip, narrow, repeat, unbind, split with sizes, F.pad: values, gradients of
+"""tril/triu, clone, t, flip, roll, narrow, repeat, unbind, split with sizes, F.pad: values, gradients of
 first and second order, and PyTorch as the oracle."""
 
 from __future__ import annotations
@@ -61,6 +61,24 @@ def test_flip_errors():
         mt.ones(2, 2).flip((0, -2))
     with pytest.raises(ValueError, match="out of range"):
         mt.ones(2, 2).flip(2)
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, None), ((-5,), None), (1, 1), ((1, -2), (0, 2)), (7, -1), (2, (1,))])
+def test_roll(shifts, dims):
+    """torch.roll (makemore's MLP shifts its context with it): dims=None rolls the flattened tensor."""
+    check_op(lambda x: x.roll(shifts, dims), lambda x: x.roll(shifts, dims), X)
+    check_op(lambda x: mt.roll(x, shifts, dims), lambda x: x.roll(shifts, dims), X)
+
+
+def test_roll_errors():
+    with pytest.raises(ValueError, match="same length"):
+        mt.ones(2, 2).roll((1, 2), 0)
+    with pytest.raises(ValueError, match="single int"):
+        mt.ones(2, 2).roll((1, 2))
+    with pytest.raises(ValueError, match="out of range"):
+        mt.ones(2, 2).roll(1, 2)
+    with pytest.raises(TypeError, match="shifts must be an int"):
+        mt.ones(2, 2).roll(1.5)
 
 
 @pytest.mark.parametrize("dim,start,length", [(0, 0, 1), (1, 1, 2), (-1, -3, 2), (2, 3, 1)])
