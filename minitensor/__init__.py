@@ -73,6 +73,7 @@ from .functions import (
     flip,
     gather,
     index_fill,
+    mm,
     mul,
     narrow,
     norm,

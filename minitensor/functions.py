@@ -46,6 +46,16 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return _no_upcast(S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1)), *tensors)
 
 
+def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002  (PyTorch's names)
+    """Matrix product of 2-D tensors, (n, m) @ (m, p) -> (n, p), without broadcasting (``torch.mm``)."""
+    for name, x in (("input", input), ("mat2", mat2)):
+        if not isinstance(x, Tensor) or x.ndim != 2:
+            raise ValueError(f"mm: {name} must be a 2-D Tensor, got {getattr(x, 'shape', type(x).__name__)}")
+    if input.shape[1] != mat2.shape[0]:
+        raise ValueError(f"mm: shapes {input.shape} and {mat2.shape} do not fit: expected (n, m) and (m, p)")
+    return matmul(input, mat2)
+
+
 def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
     """``input`` where ``condition`` (bool) is True, else ``other``; all three broadcast."""
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)

@@ -171,3 +171,8 @@ class ShapeMethods:
 
     def bmm(self, mat2):
         return bmm(self, mat2)
+
+    def mm(self, mat2):
+        from .functions import mm  # (functions.py imports this module's Tensor)
+
+        return mm(self, mat2)

@@ -13,7 +13,17 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .dropout import Dropout
 from .embedding import Embedding
 from .linear import Identity, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter

@@ -1,4 +1,4 @@
-"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``.
+"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss`` and more.
 
 Each holds its options and calls the function of the same name in
 ``nn.functional``; the class weights of the first two are a buffer (saved in
@@ -100,6 +100,38 @@ class MSELoss(_Loss):
 
     def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error (``F.l1_loss``)."""
+
+    def __init__(self, *, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error above it (``F.smooth_l1_loss``)."""
+
+    def __init__(self, *, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta`` times the absolute error above it (``F.huber_loss``)."""
+
+    def __init__(self, *, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class KLDivLoss(Module):

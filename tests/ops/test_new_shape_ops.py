@@ -176,3 +176,13 @@ def test_empty_results():
     torch = _torch()
     assert mt.ones(2, 3).repeat(1, 0, 2).shape == tuple(torch.ones(2, 3).repeat(1, 0, 2).shape)
     assert mt.ones(2, 3).narrow(1, 3, 0).shape == (2, 0)
+
+
+def test_mm():
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    check_op(lambda x, y: x.mm(y), lambda x, y: x.mm(y), a, b)
+    check_op(lambda x, y: mt.mm(x, y), lambda x, y: x.mm(y), a, b)
+    with pytest.raises(ValueError, match="mm: mat2 must be a 2-D Tensor"):
+        mt.ones(2, 3).mm(mt.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="do not fit"):
+        mt.mm(mt.ones(2, 3), mt.ones(2, 3))

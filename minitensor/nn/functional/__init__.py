@@ -16,3 +16,4 @@ from .embedding import embedding, one_hot
 from .linear import linear
 from .loss import cross_entropy, mse_loss, nll_loss
 from .normalization import layer_norm
+from .robust_loss import huber_loss, l1_loss, smooth_l1_loss

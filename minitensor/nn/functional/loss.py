@@ -116,7 +116,13 @@ def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:  # noqa:
     >>> F.mse_loss(mt.tensor([1.0, 2.0]), mt.tensor([0.0, 0.0])).item()
     2.5
     """
-    fn = "mse_loss"
+    input, target = regression_pair(input, target, reduction, "mse_loss")  # noqa: A001
+    return L.MSELoss.apply(input, target, reduction=reduction)
+
+
+def regression_pair(input, target, reduction: str, fn: str) -> tuple:  # noqa: A002
+    """(input, target) of an elementwise loss, checked: a float input, the target in its dtype, of
+    its shape or a number; other broadcastable shapes work with a warning, as in PyTorch."""
     input = as_input(input, "input", fn, like=float_like(target))  # noqa: A001
     check_float(input, fn)
     _check_options(reduction, fn)
@@ -132,9 +138,9 @@ def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:  # noqa:
         warnings.warn(
             f"{fn}: target shape {target_shape} differs from input shape {input.shape}; they will be broadcast",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    return L.MSELoss.apply(input, target, reduction=reduction)
+    return input, target
 
 
 # ---------------------------------------------------------------- checks

@@ -1,0 +1,76 @@
+"""l1_loss / L1Loss, smooth_l1_loss / SmoothL1Loss, huber_loss / HuberLoss: against PyTorch (value,
+gradient, second derivative), at the kinks (d = 0, |d| = beta), and error cases."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitensor as mt
+import minitensor.nn as nn
+import minitensor.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "ops"))
+from op_checks import check_op  # noqa: E402
+
+rng = np.random.default_rng(5)
+INPUT = rng.standard_normal((3, 4)) * 2
+TARGET = rng.standard_normal((3, 4))
+CASES = [("l1_loss", {}), ("smooth_l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("smooth_l1_loss", {"beta": 0.0}),
+         ("huber_loss", {}), ("huber_loss", {"delta": 2.5})]  # fmt: skip
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name,options", CASES)
+def test_against_pytorch_to_second_order(name, options, reduction):
+    """Away from the kinks (where a second difference quotient is not a derivative)."""
+
+    def ours(x, t):
+        return getattr(F, name)(x, t, reduction=reduction, **options)
+
+    def theirs(x, t):
+        return getattr(pytest.importorskip("torch").nn.functional, name)(x, t, reduction=reduction, **options)
+
+    check_op(ours, theirs, INPUT, TARGET)
+
+
+@pytest.mark.parametrize("name,options", CASES)
+def test_values_and_gradients_at_the_kinks_equal_pytorch(name, options):
+    torch = pytest.importorskip("torch")
+    limit = options.get("beta", options.get("delta", 1.0))
+    d = np.array([0.0, limit, -limit, 0.3 * limit, 3.0])
+    x = mt.tensor(d, dtype=mt.float64, requires_grad=True)
+    tx = torch.tensor(d, requires_grad=True)
+    loss = getattr(F, name)(x, mt.zeros(5, dtype=mt.float64), reduction="sum", **options)
+    tloss = getattr(torch.nn.functional, name)(tx, torch.zeros(5, dtype=torch.float64), reduction="sum", **options)
+    loss.backward()
+    tloss.backward()
+    np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_modules_call_the_functions():
+    x, t = mt.tensor(INPUT), mt.tensor(TARGET)
+    assert nn.L1Loss()(x, t).item() == pytest.approx(np.abs(INPUT - TARGET).mean(), rel=1e-6)
+    d = np.abs(INPUT - TARGET)
+    smooth = np.where(d < 0.5, 0.5 * d * d / 0.5, d - 0.25)
+    assert nn.SmoothL1Loss(beta=0.5, reduction="sum")(x, t).item() == pytest.approx(smooth.sum(), rel=1e-6)
+    huber = np.where(d < 2.0, 0.5 * d * d, 2.0 * (d - 1.0))
+    np.testing.assert_allclose(nn.HuberLoss(delta=2.0, reduction="none")(x, t).numpy(), huber, rtol=1e-6)
+
+
+def test_bad_options_raise_naming_them():
+    x = mt.ones(2)
+    with pytest.raises(ValueError, match="beta must be non-negative, got -1"):
+        F.smooth_l1_loss(x, x, beta=-1)
+    with pytest.raises(ValueError, match="delta must be positive, got 0"):
+        F.huber_loss(x, x, delta=0)
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        F.l1_loss(x, x, reduction="avg")
+    with pytest.raises(ValueError, match="cannot broadcast"):
+        F.l1_loss(x, mt.ones(3))
+    with pytest.raises(TypeError, match="target dtype"):
+        F.huber_loss(x, mt.ones(2, dtype=mt.float64))
