@@ -28,6 +28,7 @@ from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cell import GRUCell, LSTMCell, RNNCell
 from .transformer import (
     Transformer,
     TransformerDecoder,
