@@ -12,7 +12,8 @@ LSTM cells deep).  With ``gates = x W_ihᵀ + b_ih`` and ``hidden = h W_hhᵀ + 
               r = σ(gx_r + gh_r),  z = σ(gx_z + gh_z),  n = tanh(gx_n + r gh_n)
               h' = (1 - z) n + z h
 
-Built from Tensor ops, so their gradients of any order come from those.
+``RNNCell`` and ``GRUCell`` are built from Tensor ops, so their gradients of any order
+come from those; an ``LSTMCell`` step is one graph node (``ops/lstm_cell.py``).
 Shapes: input (N, input_size) or unbatched (input_size,); states (N, hidden_size)
 or (hidden_size,), zeros when not given.  Parameters ``weight_ih``, ``weight_hh``,
 ``bias_ih``, ``bias_hh`` with PyTorch's shapes and init U(-1/sqrt(H), 1/sqrt(H)).
@@ -29,6 +30,7 @@ import math
 
 from .. import creation
 from .. import functions as fn
+from ..ops.lstm_cell import LSTMCellStep
 from ..tensor import Tensor
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
@@ -120,10 +122,8 @@ class LSTMCell(_Cell):
         x, unbatched = self._input(input)
         h, c = (None, None) if hx is None else hx
         h, c = self._state(h, x, unbatched, "h"), self._state(c, x, unbatched, "c")
-        gx, gh = self._products(x, h)
-        i, f, g, o = (gx + gh).chunk(4, dim=1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        # one graph node for the step (ops/lstm_cell.py); its Tensor-op form gives second derivatives
+        h, c = LSTMCellStep.apply(x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh).unbind(0)
         return _squeezed(h, unbatched), _squeezed(c, unbatched)
 
 
