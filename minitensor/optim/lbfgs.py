@@ -112,6 +112,24 @@ class LBFGS(Optimizer):
                 break
         return first_loss
 
+    # ------------------------------------------------------------ state dicts
+    def state_dict(self) -> dict:
+        """As ``Optimizer.state_dict``, with the history lists copied too (a snapshot, not a view)."""
+        snapshot = super().state_dict()
+        snapshot["state"] = {i: {k: _copied(v) for k, v in s.items()} for i, s in self.state.items()}
+        return snapshot
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore settings and the history (flat vectors of all parameters; ``mt.load`` gives the
+        lists back as 2-D arrays, one row per entry)."""
+        super().load_state_dict({**state_dict, "state": {}})
+        saved = next(iter(state_dict["state"].values()), None)
+        if saved is None:
+            return
+        params = self.param_groups[0]["params"]
+        dtype, size = params[0].dtype, sum(p._data.size for p in params)
+        self.state = {0: {k: _restored(k, v, dtype, size) for k, v in saved.items()}}
+
     # ------------------------------------------------------------ the pieces
     def _evaluate(self, closure: Callable, state: dict) -> tuple:
         """(the closure's loss, the flat gradient: zeros for a parameter without one)."""
@@ -155,3 +173,29 @@ class LBFGS(Optimizer):
             p._data += (t * d[offset : offset + n]).reshape(p._data.shape).astype(p._data.dtype, copy=False)
             p._version += 1
             offset += n
+
+
+def _copied(value):
+    if isinstance(value, list):
+        return [np.array(v) for v in value]
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+_LISTS = ("old_dirs", "old_stps", "ro")  # the history: one entry per kept (s, y) pair
+_VECTORS = ("d", "prev_g")  # flat vectors of all parameters
+
+
+def _restored(key: str, value, dtype, size: int):
+    """One saved state entry in this optimizer's form (lists of arrays, flat vectors, numbers)."""
+    value = value._data if hasattr(value, "_data") else value
+    if key in _LISTS:
+        rows = np.asarray(value, dtype=dtype)
+        return [np.array(r) for r in (rows.reshape(-1, size) if key != "ro" else rows.reshape(-1))]
+    if key in _VECTORS:
+        vector = np.asarray(value, dtype=dtype)
+        if vector.size != size:
+            raise ValueError(f"load_state_dict: state {key!r} has {vector.size} values, the parameters have {size}")
+        return vector.reshape(size).copy()
+    if key in ("func_evals", "n_iter"):
+        return int(value)
+    return np.asarray(value, dtype=dtype)[()]  # H_diag, t: numbers in the parameters' dtype
