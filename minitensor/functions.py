@@ -56,6 +56,40 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002  (PyTorch's names)
     return matmul(input, mat2)
 
 
+def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002  (PyTorch's names)
+    """True where every element (along ``dim``, or all of them) is nonzero: a bool tensor."""
+    return _truth(np.all, input, dim, keepdim, "all")
+
+
+def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+    """True where some element (along ``dim``, or any at all) is nonzero: a bool tensor."""
+    return _truth(np.any, input, dim, keepdim, "any")
+
+
+def _truth(reduce, input, dim, keepdim: bool, name: str) -> Tensor:  # noqa: A002
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+    axis = None if dim is None else _dim(dim, input.ndim)
+    return Tensor._make(np.asarray(reduce(input._data, axis=axis, keepdims=keepdim)), False, None)
+
+
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:  # noqa: A002
+    """|input - other| <= atol + rtol * |other|, elementwise (broadcast): a bool tensor."""
+    a, b = (x._data if isinstance(x, Tensor) else np.asarray(x) for x in (input, other))
+    return Tensor._make(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)), False, None)
+
+
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:  # noqa: A002
+    """Whether ``isclose`` holds everywhere (a Python bool)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other) -> bool:  # noqa: A002
+    """Whether the two tensors have the same shape and the same values (a Python bool)."""
+    a, b = (x._data if isinstance(x, Tensor) else np.asarray(x) for x in (input, other))
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
 def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
     """``input`` where ``condition`` (bool) is True, else ``other``; all three broadcast."""
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)

@@ -8,12 +8,30 @@ is ``ops.elementwise.Exp``).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import minitensor  # (its modules arithmetic and ops.* are loaded by the time a method runs)
 
 from . import dtypes, ops
 from .tensor import MaxResult, MinResult, _axes, _binary, _compare, _dim, matmul
+
+
+def _numpy_names(method):
+    """Accept NumPy's names for a reduction's arguments, as PyTorch does: ``axis`` for ``dim`` and
+    ``keepdims`` for ``keepdim`` (lecture code writes ``counts.sum(1, keepdims=True)``)."""
+
+    @functools.wraps(method)
+    def reduction(self, *args, **kwargs):
+        for numpy_name, name in (("axis", "dim"), ("keepdims", "keepdim")):
+            if numpy_name in kwargs:
+                if name in kwargs:
+                    raise TypeError(f"{method.__name__}() got both {name!r} and its alias {numpy_name!r}")
+                kwargs[name] = kwargs.pop(numpy_name)
+        return method(self, *args, **kwargs)
+
+    return reduction
 
 
 class MathMethods:
@@ -129,27 +147,33 @@ class MathMethods:
         return ops.nn_ops.LogSoftmax.apply(self, dim=_dim(dim, self.ndim))
 
     # ------------------------------------------------------- reductions
+    @_numpy_names
     def sum(self, dim=None, keepdim: bool = False):
         return ops.reduce.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
+    @_numpy_names
     def mean(self, dim=None, keepdim: bool = False):
         x = self if self._data.dtype.kind == "f" else self.to(dtypes.get_default_dtype())
         return ops.reduce.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
+    @_numpy_names
     def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
         """Variance over ``dim``; ``unbiased=True`` divides by n - 1 (PyTorch's default)."""
         correction = (1 if unbiased else 0) if correction is None else correction
         return ops.reduce.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
 
+    @_numpy_names
     def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
         """Standard deviation over ``dim``; ``unbiased`` as in ``var``."""
         correction = (1 if unbiased else 0) if correction is None else correction
         return ops.reduce.Std.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
 
+    @_numpy_names
     def amax(self, dim=None, keepdim: bool = False):
         """Max over ``dim``; tied maxima share the gradient evenly (as PyTorch's amax)."""
         return ops.reduce.Amax.apply(self, axis=self._nonempty_axes(dim, "amax"), keepdim=keepdim)
 
+    @_numpy_names
     def amin(self, dim=None, keepdim: bool = False):
         return ops.reduce.Amin.apply(self, axis=self._nonempty_axes(dim, "amin"), keepdim=keepdim)
 
@@ -162,14 +186,17 @@ class MathMethods:
                     raise ValueError(f"{fn}: cannot reduce over dim {d}, of size 0 (input shape {self.shape})")
         return axes
 
+    @_numpy_names
     def logsumexp(self, dim=None, keepdim: bool = False):
         return ops.reduce.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
+    @_numpy_names
     def max(self, dim=None, keepdim: bool = False):
         """``max()`` -> 0-d tensor (tied maxima share the gradient evenly); ``max(dim)`` ->
         ``(values, indices)`` (one winner per tie gets the gradient), as PyTorch."""
         return self._extremum(np.argmax, MaxResult, dim, keepdim)
 
+    @_numpy_names
     def min(self, dim=None, keepdim: bool = False):
         return self._extremum(np.argmin, MinResult, dim, keepdim)
 
@@ -190,9 +217,28 @@ class MathMethods:
             indices = indices.copy()  # indices must not move the gradient)
         return result(values, self._make(indices, False, None))
 
+    @_numpy_names
+    def all(self, dim=None, keepdim: bool = False):
+        return minitensor.functions.all(self, dim, keepdim)
+
+    @_numpy_names
+    def any(self, dim=None, keepdim: bool = False):
+        return minitensor.functions.any(self, dim, keepdim)
+
+    def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+        return minitensor.functions.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+        return minitensor.functions.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other) -> bool:
+        return minitensor.functions.equal(self, other)
+
+    @_numpy_names
     def argmax(self, dim=None, keepdim: bool = False):
         return self._arg(np.argmax, dim, keepdim)
 
+    @_numpy_names
     def argmin(self, dim=None, keepdim: bool = False):
         return self._arg(np.argmin, dim, keepdim)
 
@@ -247,5 +293,6 @@ class MathMethods:
     def cumsum(self, dim: int, *, dtype=None):
         return ops.cumsum.cumsum(self, dim, dtype=dtype)
 
+    @_numpy_names
     def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
         return ops.norms.norm(self, p, dim, keepdim, dtype)
