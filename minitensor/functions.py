@@ -149,6 +149,23 @@ from .arithmetic import add, div, mul, sub  # noqa: E402, F401
 from .ops.cumsum import cumsum  # noqa: E402, F401
 from .ops.einsum import einsum  # noqa: E402, F401
 from .ops.indexing import gather, index_fill, scatter, scatter_add  # noqa: E402, F401
+from .ops.more_math import (  # noqa: E402, F401
+    ceil,
+    exp2,
+    expm1,
+    floor,
+    frac,
+    log1p,
+    log2,
+    log10,
+    neg,
+    reciprocal,
+    round,  # noqa: A004  (PyTorch's name)
+    rsqrt,
+    sign,
+    square,
+    trunc,
+)
 from .ops.norms import norm  # noqa: E402, F401
 from .ops.power import pow  # noqa: E402, F401, A004
 from .ops.reorder import clone, flip, narrow, roll, split, unbind  # noqa: E402, F401

@@ -251,6 +251,51 @@ class MathMethods:
         return self._make(arg(self._data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
 
     # ------------------------------------------------------- more arithmetic (logic in minitensor.arithmetic.py, ops/*)
+    def log1p(self):
+        return ops.more_math.log1p(self)
+
+    def expm1(self):
+        return ops.more_math.expm1(self)
+
+    def log2(self):
+        return ops.more_math.log2(self)
+
+    def log10(self):
+        return ops.more_math.log10(self)
+
+    def exp2(self):
+        return ops.more_math.exp2(self)
+
+    def rsqrt(self):
+        return ops.more_math.rsqrt(self)
+
+    def square(self):
+        return ops.more_math.square(self)
+
+    def reciprocal(self):
+        return ops.more_math.reciprocal(self)
+
+    def neg(self):
+        return ops.more_math.neg(self)
+
+    def frac(self):
+        return ops.more_math.frac(self)
+
+    def sign(self):
+        return ops.more_math.sign(self)
+
+    def floor(self):
+        return ops.more_math.floor(self)
+
+    def ceil(self):
+        return ops.more_math.ceil(self)
+
+    def round(self):
+        return ops.more_math.round(self)
+
+    def trunc(self):
+        return ops.more_math.trunc(self)
+
     def sin(self):
         return ops.trig.sin(self)
 

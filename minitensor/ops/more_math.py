@@ -1,0 +1,130 @@
+"""The rest of PyTorch's everyday elementwise math, as its functions and methods.
+
+- ``log1p``, ``expm1``: ops of their own (``np.log1p`` / ``np.expm1`` keep the precision
+  near 0 that ``log(1 + x)`` and ``exp(x) - 1`` lose);  d log1p = 1 / (1 + x),
+  d expm1 = exp(x) = expm1(x) + 1;
+- ``log2``, ``log10``, ``exp2``, ``rsqrt``, ``square``, ``reciprocal``, ``neg``, ``frac``:
+  compositions of existing ops (their gradients, of any order, come from those);
+- ``sign``, ``floor``, ``ceil``, ``round``, ``trunc``: piecewise constant, so their gradient
+  is 0 everywhere, as PyTorch's (``Constant``: the values pass, the gradient does not).
+
+Integer inputs of the float functions are computed in the default float dtype, as PyTorch.
+
+>>> mt.log1p(mt.tensor([1e-10], dtype=mt.float64)).item()
+1e-10
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd.function import Op
+from .trig import _floating
+
+
+class Log1p(Op):
+    """log(1 + x);  dx = grad / (1 + x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.log1p(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / (x + 1)
+
+
+class Expm1(Op):
+    """exp(x) - 1;  dx = grad * (y + 1), y the output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = np.expm1(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (y + 1)
+
+
+class Constant(Op):
+    """A piecewise-constant function (``ufunc``: sign, floor ...) of x; its gradient is 0."""
+
+    @staticmethod
+    def forward(ctx, x, ufunc=None):
+        return ufunc(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+def log1p(input):  # noqa: A002
+    return Log1p.apply(_floating(input))
+
+
+def expm1(input):  # noqa: A002
+    return Expm1.apply(_floating(input))
+
+
+def log2(input):  # noqa: A002
+    return _floating(input).log() * (1.0 / math.log(2.0))
+
+
+def log10(input):  # noqa: A002
+    return _floating(input).log() * (1.0 / math.log(10.0))
+
+
+def exp2(input):  # noqa: A002
+    return (_floating(input) * math.log(2.0)).exp()
+
+
+def rsqrt(input):  # noqa: A002
+    return 1.0 / _floating(input).sqrt()
+
+
+def square(input):  # noqa: A002
+    return input * input
+
+
+def reciprocal(input):  # noqa: A002
+    return 1.0 / _floating(input)
+
+
+def neg(input):  # noqa: A002
+    return -input
+
+
+def frac(input):  # noqa: A002
+    """x - trunc(x): the fractional part, with x's sign."""
+    return input - trunc(input)
+
+
+def sign(input):  # noqa: A002
+    return Constant.apply(input, ufunc=np.sign)
+
+
+def floor(input):  # noqa: A002
+    return Constant.apply(input, ufunc=np.floor)
+
+
+def ceil(input):  # noqa: A002
+    return Constant.apply(input, ufunc=np.ceil)
+
+
+def round(input):  # noqa: A001, A002  (PyTorch's name; halves to even, as PyTorch and NumPy)
+    return Constant.apply(input, ufunc=np.round)
+
+
+def trunc(input):  # noqa: A002
+    return Constant.apply(input, ufunc=np.trunc)
+
+
+NAMES = ("log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "reciprocal", "neg", "frac", "sign",
+         "floor", "ceil", "round", "trunc")  # fmt: skip
