@@ -24,14 +24,22 @@ def _numpy_names(method):
 
     @functools.wraps(method)
     def reduction(self, *args, **kwargs):
-        for numpy_name, name in (("axis", "dim"), ("keepdims", "keepdim")):
-            if numpy_name in kwargs:
-                if name in kwargs:
-                    raise TypeError(f"{method.__name__}() got both {name!r} and its alias {numpy_name!r}")
-                kwargs[name] = kwargs.pop(numpy_name)
+        if "axis" in kwargs or "keepdims" in kwargs:  # (the common call pays for these two tests only)
+            kwargs = _torch_names(kwargs, method.__name__)
         return method(self, *args, **kwargs)
 
     return reduction
+
+
+def _torch_names(kwargs: dict, fn: str) -> dict:
+    """``kwargs`` with ``axis`` renamed ``dim`` and ``keepdims`` renamed ``keepdim``."""
+    kwargs = dict(kwargs)
+    for numpy_name, name in (("axis", "dim"), ("keepdims", "keepdim")):
+        if numpy_name in kwargs:
+            if name in kwargs:
+                raise TypeError(f"{fn}() got both {name!r} and its alias {numpy_name!r}")
+            kwargs[name] = kwargs.pop(numpy_name)
+    return kwargs
 
 
 class MathMethods:
