@@ -22,7 +22,13 @@ minitensor: <= 1.3), and minitensor / PyTorch on the quiet machine (targets
 0.4 demo, 0.7 course, 0.9 GPT).  "minitensor, BLAS policy off" runs the same
 steps with the thread policy switched off (``mt.set_thread_policy(False)``):
 NumPy's BLAS and numba's kernels with their own thread counts for every call,
-as before the policy.  Nothing is asserted.
+as before the policy.  "minitensor, 1 thread" runs them with
+``mt.set_num_threads(1)``: from its quiet time and the usual one follows the
+lowest busy / quiet any thread count can reach on this machine (``floor``):
+the quiet step is a serial part ``s`` and a part ``p`` that runs on all ``c``
+cores (``p = (t1 - t)/(c - 1)``); beside one busy process, ``c`` threads share
+the cores fairly with it and get ``c**2/(c + 1)`` of them, so the step takes at
+least ``s + p * (c + 1)/c``.  Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -53,7 +59,8 @@ CONFIGS = {
 }
 TARGET_VS_TORCH = {"demo": 0.4, "course": 0.7, "GPT": 0.9}
 TARGET_BUSY = 1.3
-MT, MT_OFF, PT = "minitensor", "minitensor, policy off", "PyTorch"
+MT, MT_OFF, MT_ONE, PT = "minitensor", "minitensor, policy off", "minitensor, 1 thread", "PyTorch"
+IMPLS = [MT, MT_OFF, MT_ONE, PT]
 
 
 def build(lib, cfg: tuple, seed: int = 0):
@@ -161,9 +168,19 @@ def bench(name: str, rounds: int, turn: float) -> dict:
         finally:
             mt.set_thread_policy(True)
 
+    def mt_one():
+        most = mt.get_num_threads()
+        mt.set_num_threads(1)
+        try:
+            mt_step()
+        finally:
+            mt.set_num_threads(most)
+
     steps[MT] = mt_step
     if hasattr(mt, "set_thread_policy"):  # (a minitensor from before the policy: no such row)
         steps[MT_OFF] = mt_off
+    if hasattr(mt, "set_num_threads"):
+        steps[MT_ONE] = mt_one
     if torch is not None:
         steps[PT] = torch_step
     return measure(steps, rounds, turn)
@@ -196,13 +213,15 @@ def main() -> None:
     verdicts = []
     for name in opts.configs:
         ms = {k: v * 1000 for k, v in bench(name, opts.rounds, opts.turn).items()}
-        impls = sorted({k[0] for k in ms}, key=[MT, MT_OFF, PT].index)
+        impls = sorted({k[0] for k in ms}, key=IMPLS.index)
         for impl in impls:
             quiet, busy = ms[impl, "quiet"], ms[impl, "busy"]
             vs = f"{quiet / ms[PT, 'quiet']:.2f}" if torch is not None else "n/a"
             print(f"| {name} | {impl} | {quiet:.2f} | {busy:.2f} | {busy / quiet:.2f} | {vs} |", flush=True)
         slow = ms[MT, "busy"] / ms[MT, "quiet"]
         verdicts.append(f"- {name}: busy / quiet {slow:.2f} (target <= {TARGET_BUSY}): {_met(slow <= TARGET_BUSY)}")
+        if (MT_ONE, "quiet") in ms:
+            verdicts.append(f"- {name}: {_floor(ms[MT, 'quiet'], ms[MT_ONE, 'quiet'])}")
         if torch is not None:
             ratio = ms[MT, "quiet"] / ms[PT, "quiet"]
             limit = TARGET_VS_TORCH[name]
@@ -213,6 +232,19 @@ def main() -> None:
     print("\n".join(verdicts))
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     print(f"load average at the end: {load}")
+
+
+def _floor(quiet: float, one_thread: float) -> str:
+    """The lowest busy / quiet any thread count reaches beside one busy process (module docstring)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if cores < 2:
+        return "floor of busy / quiet: n/a on one core"
+    parallel = max(0.0, min(quiet, (one_thread - quiet) / (cores - 1)))
+    floor = (quiet - parallel + parallel * (cores + 1) / cores) / quiet
+    return (
+        f"floor of busy / quiet on {cores} cores: {floor:.2f} (1 thread {one_thread / quiet:.2f}x the quiet step: "
+        f"{parallel / quiet:.0%} of it runs on all cores)"
+    )
 
 
 def _met(ok: bool) -> str:

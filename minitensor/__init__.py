@@ -141,7 +141,7 @@ from .functions import (
     where,
 )
 from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
-from .kernels._threads import set_thread_policy, thread_policy_enabled
+from .kernels._threads import get_num_threads, set_num_threads, set_thread_policy, thread_policy_enabled
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .sampling import multinomial, randint, randperm
 from .tensor_extras import is_floating_point, is_tensor, logical_not, nonzero, numel

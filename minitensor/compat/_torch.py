@@ -63,16 +63,3 @@ def get_float32_matmul_precision() -> str:
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
     """Accepted and ignored: minitensor has no nondeterministic GPU algorithms to switch off."""
-
-
-def set_num_threads(n: int) -> None:
-    """Limit numba's kernel threads (PyTorch's intra-op threads)."""
-    import numba
-
-    numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
-
-
-def get_num_threads() -> int:
-    import numba
-
-    return numba.get_num_threads()

@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from ._threads import threads
+from ._threads import cap_numba_threads, threads
 
 _state = {"enabled": os.environ.get("MINITENSOR_DISABLE_JIT", "0").strip().lower() in ("", "0", "false", "no")}
 _compile_lock = threading.RLock()  # re-entrant: compiling a kernel compiles the kernels it calls
@@ -200,6 +200,7 @@ def _start_threads(numba) -> None:
         except ValueError:
             numba.config.THREADING_LAYER = "workqueue"
     numba.get_num_threads()  # launches the pool (a no-op once it runs)
+    cap_numba_threads()
 
 
 @njit(parallel=True)

@@ -19,6 +19,8 @@ Where ``/proc/stat`` or the OpenBLAS functions are missing (macOS, Windows,
 another BLAS), nothing changes: the BLAS keeps its own setting and the kernels
 their own thresholds.  ``set_thread_policy(False)`` switches the policy off
 (the BLAS goes back to its setting), ``thread_policy_enabled()`` tells.
+``set_num_threads(n)`` (PyTorch's ``torch.set_num_threads``) caps both at ``n``
+threads, the policy on or off; ``get_num_threads()`` is the cap.
 
 >>> n = threads()
 >>> 1 <= n <= (os.cpu_count() or 1)
@@ -28,10 +30,11 @@ True
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 CHECK_EVERY = 0.1  # seconds between two readings of /proc/stat (~20 µs each)
-# threads: the policy's count; most: the BLAS's own setting; last: (time, busy s, own CPU s)
+# threads: the policy's count; most: the BLAS's own setting or set_num_threads's; last: (time, busy s, own CPU s)
 _state = {"enabled": True, "due": 0.0, "threads": None, "most": None, "last": None}
 
 
@@ -47,6 +50,34 @@ def set_thread_policy(enabled: bool) -> None:
     if _state["most"] is not None and bool(enabled) != _state["enabled"]:
         _set_blas_threads(_state["threads"] if enabled else _state["most"])
     _state["enabled"] = bool(enabled)
+
+
+def set_num_threads(count: int) -> None:
+    """Use at most ``count`` threads for NumPy's BLAS and the parallel kernels (1: all serial)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"set_num_threads: count must be an int >= 1, got {count!r}")
+    threads()  # (the first reading records the BLAS's own setting)
+    _state["most"] = _state["threads"] = count  # (the policy's next reading may lower it again)
+    _set_blas_threads(count)
+    cap_numba_threads()
+
+
+def cap_numba_threads() -> None:
+    """Cap numba's running thread pool (if any) at ``get_num_threads()``: its parallel kernels split
+    their work over that many threads."""
+    numba = sys.modules.get("numba")
+    try:
+        numba.threading_layer()  # ValueError until the pool runs (AttributeError: numba not loaded)
+    except (AttributeError, ValueError):
+        return
+    numba.set_num_threads(min(get_num_threads(), numba.config.NUMBA_NUM_THREADS))
+
+
+def get_num_threads() -> int:
+    """The most threads BLAS and the parallel kernels may use (the BLAS's own setting unless
+    ``set_num_threads`` changed it)."""
+    threads()
+    return _state["most"]
 
 
 def threads() -> int:

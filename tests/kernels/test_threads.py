@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -109,3 +112,60 @@ def test_the_real_machine_reading_is_sane() -> None:
     busy, own = _threads._cpu_seconds() or (0.0, 0.0)
     assert busy >= 0 and own > 0
     assert 1 <= _threads.threads() <= max(1, _threads._state["most"])
+
+
+def test_set_num_threads_caps_the_blas_and_the_kernels(fake_machine, monkeypatch) -> None:
+    monkeypatch.setattr(_jit, "_launch", {"seconds": 50e-6})
+    x = np.zeros(1 << 20, dtype=np.float32)  # ~1 ms of work: parallel on two free cores
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(True)
+    try:
+        assert mt.get_num_threads() == 2
+        mt.set_num_threads(1)
+        assert (mt.get_num_threads(), _threads.threads(), fake_machine["set"]) == (1, 1, [1])
+        assert _jit.choose(x, "reference", "serial", "parallel") == "serial"
+        assert advance(fake_machine, 0.2, others=0.0, own=1.0) == 1  # a quiet machine stays under the cap
+        mt.set_thread_policy(False)
+        assert _threads.threads() == 1 and fake_machine["set"][-1] == 1  # the cap holds with the policy off
+        mt.set_thread_policy(True)
+        mt.set_num_threads(2)
+        assert _jit.choose(x, "reference", "serial", "parallel") == "parallel"
+        assert advance(fake_machine, 0.2, others=1.0, own=1.0) == 1  # the policy still lowers it
+    finally:
+        mt.set_thread_policy(True)
+        mt.set_jit_enabled(previous)
+
+
+@pytest.mark.parametrize("count", [0, -1, 1.5, True, "2"])
+def test_set_num_threads_rejects_bad_counts(count) -> None:
+    with pytest.raises(ValueError, match=r"set_num_threads: count must be an int >= 1, got"):
+        mt.set_num_threads(count)
+
+
+def test_numbas_pool_starts_with_the_blas_thread_count() -> None:
+    pytest.importorskip("numba")
+    code = (
+        "import numba; from minitensor.kernels import _jit, _threads; _jit.launch_seconds(); "
+        "print(numba.get_num_threads(), min(_threads._blas_threads() or 1, numba.config.NUMBA_NUM_THREADS))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    pool, expected = out.stdout.split()
+    assert pool == expected
+
+
+def test_set_num_threads_caps_numbas_pool() -> None:
+    numba = pytest.importorskip("numba")
+    _jit.launch_seconds()  # (starts the pool)
+    before = mt.get_num_threads()
+    try:
+        mt.set_num_threads(1)
+        assert numba.get_num_threads() == 1
+    finally:
+        mt.set_num_threads(before)
+    assert numba.get_num_threads() == min(before, numba.config.NUMBA_NUM_THREADS)
+
+
+def test_torch_set_num_threads_is_minitensors() -> None:
+    from minitensor.compat import _torch
+
+    assert _torch.set_num_threads is mt.set_num_threads and _torch.get_num_threads is mt.get_num_threads
