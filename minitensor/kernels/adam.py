@@ -32,31 +32,25 @@ from ._jit import choose, njit
 def adam_update(param, grad, m, v, v_max, *, lr, betas, eps, weight_decay, decoupled, maximize, step) -> None:
     """Update ``param``, ``m``, ``v`` (and ``v_max``) in place by one Adam step number ``step`` (from 1)."""
     arrays = (param, grad, m, v) if v_max is None else (param, grad, m, v, v_max)
-    flat = all(a.flags.c_contiguous and a.dtype == param.dtype and a.shape == param.shape for a in arrays)
+    shape, dtype = param.shape, param.dtype
+    flat = all(a.flags.c_contiguous and a.shape == shape and a.dtype == dtype for a in arrays)
     run = choose(param, _adam_numpy, _adam) if flat else _adam_numpy
-    if run is not _adam_numpy:  # 1-D views and settings in the parameter's dtype (NumPy's rule for a Python number)
-        param, grad, m, v = (a.reshape(-1) for a in (param, grad, m, v))
-        v_max = None if v_max is None else v_max.reshape(-1)
+    run(param, grad, m, v, v_max, maximize, _settings(dtype, lr, betas, eps, weight_decay, decoupled, step))
+
+
+def _settings(dtype, lr, betas, eps, weight_decay, decoupled, step) -> np.ndarray:
+    """The step's numbers, each rounded to the parameter's dtype (NumPy's rule for a Python number
+    in an operation with an array): shrink, l2, b1, c1, b2, c2, bias2, eps, step_size."""
     beta1, beta2 = betas
-    dt = param.dtype.type
-    settings = (
-        dt(1 - lr * weight_decay) if decoupled else dt(1),
-        dt(weight_decay if not decoupled else 0),
-        dt(beta1),
-        dt(1 - beta1),
-        dt(beta2),
-        dt(1 - beta2),
-        dt(math.sqrt(1 - beta2**step)),
-        dt(eps),
-        dt(lr / (1 - beta1**step)),
-    )
-    run(param, grad, m, v, v_max, maximize, *settings)
+    shrink, l2 = (1 - lr * weight_decay, 0) if decoupled else (1, weight_decay)
+    bias2, step_size = math.sqrt(1 - beta2**step), lr / (1 - beta1**step)
+    return np.array((shrink, l2, beta1, 1 - beta1, beta2, 1 - beta2, bias2, eps, step_size), dtype)
 
 
-def _adam_numpy(param, grad, m, v, v_max, maximize, shrink, l2, b1, c1, b2, c2, bias2, eps, step_size) -> None:
+def _adam_numpy(param, grad, m, v, v_max, maximize, settings) -> None:
     """The reference: ``optim/adam.py``'s rule, one NumPy call per line (silent on NaN and inf, as the kernel)."""
     with np.errstate(all="ignore"):
-        _adam_lines(param, grad, m, v, v_max, maximize, shrink, l2, b1, c1, b2, c2, bias2, eps, step_size)
+        _adam_lines(param, grad, m, v, v_max, maximize, *settings)
 
 
 def _adam_lines(param, grad, m, v, v_max, maximize, shrink, l2, b1, c1, b2, c2, bias2, eps, step_size) -> None:
@@ -78,9 +72,20 @@ def _adam_lines(param, grad, m, v, v_max, maximize, shrink, l2, b1, c1, b2, c2, 
     param -= step_size * (m / denom)
 
 
+@njit
+def _flat(a):
+    """The C-contiguous array ``a`` as a 1-D view (None stays None: numba drops the dead branch)."""
+    if a is None:
+        return None
+    return a.reshape(a.size)
+
+
 @njit(error_model="numpy")  # (division by zero gives inf, as NumPy; python's model would not vectorise)
-def _adam(param, grad, m, v, v_max, maximize, shrink, l2, b1, c1, b2, c2, bias2, eps, step_size):
-    # No branches inside the loop, only selects, so that LLVM vectorises it (x * 1 and -x are exact).
+def _adam(param, grad, m, v, v_max, maximize, settings):
+    # One flat loop over the C-contiguous arrays (views of any shape).  No branches inside the
+    # loop, only selects, so that LLVM vectorises it (x * 1 and -x are exact).
+    shrink, l2, b1, c1, b2, c2, bias2, eps, step_size = settings
+    param, grad, m, v, v_top = _flat(param), _flat(grad), _flat(m), _flat(v), _flat(v_max)
     sign = -shrink / shrink if maximize else shrink / shrink  # -1 or 1 in the parameter's dtype
     use_l2 = l2 != 0
     for i in range(param.size):
@@ -92,7 +97,7 @@ def _adam(param, grad, m, v, v_max, maximize, shrink, l2, b1, c1, b2, c2, bias2,
         m[i] = mi
         v[i] = vi
         if v_max is not None:  # (decided when compiling: None is a type of its own)
-            top = v_max[i]
+            top = v_top[i]
             vi = top if (top > vi) | (top != top) else vi  # np.maximum: NaN if either is NaN
-            v_max[i] = vi
+            v_top[i] = vi
         param[i] = p - step_size * (mi / (np.sqrt(vi) / bias2 + eps))

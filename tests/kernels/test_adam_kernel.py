@@ -76,3 +76,22 @@ def test_docstring_example() -> None:
 
     result = doctest.testmod(adam, extraglobs={"np": np})
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (2, 3, 4), ()])
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_parameters_of_any_shape_take_the_kernel_and_match_the_reference(shape, amsgrad, monkeypatch) -> None:
+    previous = mt.jit_enabled()
+    try:
+        size = int(np.prod(shape))
+        arrays = [a[:size].reshape(shape) for a in _state(np.random.default_rng(2), max(size, 3), "float32", amsgrad)]
+        settings = dict(lr=0.01, betas=(0.9, 0.99), eps=1e-6, weight_decay=0.1, decoupled=True, maximize=False)
+        reference = _run(arrays, False, **settings)
+        monkeypatch.setattr(adam, "_adam_numpy", None)  # (the kernel must run: the reference is gone)
+        ours = _run(arrays, True, **settings)
+    finally:
+        mt.set_jit_enabled(previous)
+    assert ours[0].shape == shape
+    for a, b in zip(ours, reference):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(ours[0], arrays[0])
