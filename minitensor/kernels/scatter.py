@@ -57,17 +57,27 @@ def _flat_rows(out: np.ndarray, key) -> tuple | None:
         return None
     if not all(isinstance(p, np.ndarray) and p.dtype.kind in "iu" for p in parts):
         return None
+    if len(parts) == 1:  # (the usual key: one index array, e.g. an embedding's token ids)
+        return _in_range(parts[0], out.shape[0]).reshape(-1), parts[0].shape + out.shape[1:]
     k = len(parts)
     dims = out.shape[:k]
     shape = np.broadcast_shapes(*(p.shape for p in parts))
     flat = np.zeros((), np.intp)
     for a, n, stride in zip(parts, dims, _row_strides(dims)):  # flat = sum(a_i * stride_i), broadcast
-        if a.size and (a.min() < -n or a.max() >= n):
-            raise IndexError(f"index_add: index out of range for dim of size {n}: values {a.min()}..{a.max()}")
-        if a.size and a.min() < 0:
-            a = np.where(a < 0, a + n, a)
+        a = _in_range(a, n)
         flat = flat + (a * stride if stride != 1 else a)
     return np.broadcast_to(flat, shape).reshape(-1), shape + out.shape[k:]
+
+
+def _in_range(a: np.ndarray, n: int) -> np.ndarray:
+    """The index array ``a`` into a dim of size ``n`` with negative entries counted from the end;
+    IndexError naming the range when an entry is outside [-n, n)."""
+    if not a.size:
+        return a
+    low, high = a.min(), a.max()
+    if low < -n or high >= n:
+        raise IndexError(f"index_add: index out of range for dim of size {n}: values {low}..{high}")
+    return np.where(a < 0, a + n, a) if low < 0 else a
 
 
 def _row_strides(dims: tuple) -> list:
