@@ -124,6 +124,21 @@ def _attention(rng, r, c):
     return tuple(rng.standard_normal(shape, dtype=F32) for _ in range(3))
 
 
+def _mha(rng, r, c):
+    """x (16, r // 16 or 1, c): sequence, batch, features; packed in-projection (3c, c) and its bias,
+    out-projection (c, c) and its bias."""
+    x = rng.standard_normal((16, max(1, r // 16), c), dtype=F32)
+    w_in, w_out = (rng.standard_normal((n * c, c), dtype=F32) / np.sqrt(F32(c)) for n in (3, 1))
+    return x, w_in, rng.standard_normal(3 * c, dtype=F32), w_out, rng.standard_normal(c, dtype=F32)
+
+
+def _multi_head(lib, F, x, w_in, b_in, w_out, b_out):
+    """PyTorch's functional multi-head self-attention, 4 heads, no dropout."""
+    return F.multi_head_attention_forward(
+        x, x, x, x.shape[-1], 4, w_in, b_in, None, None, False, 0.0, w_out, b_out, need_weights=False
+    )[0]
+
+
 def _dropout(lib, F, x):
     return F.dropout(x, 0.1, training=True)
 
@@ -146,6 +161,21 @@ CASES = [
     Case("sin", "elementwise", _x, lambda lib, F, x: lib.sin(x)),
     Case("cos", "elementwise", _x, lambda lib, F, x: lib.cos(x)),
     Case("clamp", "elementwise", _x, lambda lib, F, x: x.clamp(-0.5, 0.5)),
+    Case("log1p", "elementwise", _pos, lambda lib, F, x: lib.log1p(x)),
+    Case("expm1", "elementwise", _x, lambda lib, F, x: lib.expm1(x)),
+    Case("log2", "elementwise", _pos, lambda lib, F, x: lib.log2(x)),
+    Case("log10", "elementwise", _pos, lambda lib, F, x: lib.log10(x)),
+    Case("exp2", "elementwise", _x, lambda lib, F, x: lib.exp2(x)),
+    Case("rsqrt", "elementwise", _pos, lambda lib, F, x: lib.rsqrt(x)),
+    Case("square", "elementwise", _x, lambda lib, F, x: lib.square(x)),
+    Case("reciprocal", "elementwise", _pos, lambda lib, F, x: lib.reciprocal(x)),
+    Case("frac", "elementwise", _x, lambda lib, F, x: lib.frac(x)),
+    # (zero gradient, as PyTorch's)
+    Case("sign", "elementwise", _x, lambda lib, F, x: lib.sign(x)),
+    Case("floor", "elementwise", _x, lambda lib, F, x: lib.floor(x)),
+    Case("ceil", "elementwise", _x, lambda lib, F, x: lib.ceil(x)),
+    Case("round", "elementwise", _x, lambda lib, F, x: lib.round(x)),
+    Case("trunc", "elementwise", _x, lambda lib, F, x: lib.trunc(x)),
     # activations
     Case("relu", "activation", _x, lambda lib, F, x: F.relu(x)),
     Case("sigmoid", "activation", _x, lambda lib, F, x: lib.sigmoid(x)),
@@ -162,6 +192,8 @@ CASES = [
     Case("std(dim=-1)", "reduction", _x, lambda lib, F, x: x.std(-1)),
     Case("amax(dim=-1)", "reduction", _x, lambda lib, F, x: x.amax(-1)),
     Case("max(dim=-1)", "reduction", _x, lambda lib, F, x: x.max(-1)[0]),
+    Case("amin(dim=-1)", "reduction", _x, lambda lib, F, x: lib.amin(x, -1)),
+    Case("min(dim=-1)", "reduction", _x, lambda lib, F, x: lib.min(x, -1)[0]),
     Case("logsumexp", "reduction", _x, lambda lib, F, x: x.logsumexp(-1)),
     Case("norm(dim=-1)", "reduction", _x, lambda lib, F, x: x.norm(dim=-1)),
     Case("cumsum", "reduction", _x, lambda lib, F, x: x.cumsum(-1)),
@@ -179,6 +211,9 @@ CASES = [
     Case("repeat", "shape", _x, lambda lib, F, x: x.repeat(1, 2)),
     Case("narrow", "shape", _x, lambda lib, F, x: x.narrow(1, 1, x.shape[1] // 2)),
     Case("tril", "shape", _x, lambda lib, F, x: lib.tril(x)),
+    Case("triu", "shape", _x, lambda lib, F, x: lib.triu(x, 1)),
+    Case("roll", "shape", _x, lambda lib, F, x: lib.roll(x, 3, -1)),
+    Case("clone", "shape", _x, lambda lib, F, x: lib.clone(x)),
     Case("pad", "shape", _x, lambda lib, F, x: F.pad(x, (1, 2))),
     Case("unbind", "shape", _x, lambda lib, F, x: x.unbind(0)[1]),
     # indexing, scatter and gather
@@ -197,12 +232,14 @@ CASES = [
     # matmul family
     Case("matmul", "matmul", _matmul, lambda lib, F, x, w: x @ w),
     Case("linear", "matmul", _linear, lambda lib, F, x, w, b: F.linear(x, w, b)),
+    Case("mm", "matmul", _matmul, lambda lib, F, x, w: lib.mm(x, w)),
     Case("bmm", "matmul", _bmm, lambda lib, F, x, w: lib.bmm(x, w)),
     Case("einsum", "matmul", _matmul, lambda lib, F, x, w: lib.einsum("ij,jk->ik", x, w)),
     # softmax family
     Case("softmax", "softmax", _x, lambda lib, F, x: x.softmax(-1)),
     Case("log_softmax", "softmax", _x, lambda lib, F, x: x.log_softmax(-1)),
     Case("attention", "softmax", _attention, lambda lib, F, q, k, v: F.scaled_dot_product_attention(q, k, v)),
+    Case("multi_head_attention_forward", "softmax", _mha, _multi_head),
     # normalization, embedding
     Case("layer_norm", "norm", _layer_norm, lambda lib, F, x, w, b: F.layer_norm(x, x.shape[-1:], w, b)),
     Case("embedding", "embedding", _embedding, lambda lib, F, i, w: F.embedding(i, w)),
@@ -210,6 +247,9 @@ CASES = [
     Case("cross_entropy", "loss", _classes, lambda lib, F, x, t: F.cross_entropy(x, t)),
     Case("nll_loss", "loss", _classes, lambda lib, F, x, t: F.nll_loss(x, t)),
     Case("mse_loss", "loss", _xy, lambda lib, F, x, y: F.mse_loss(x, y)),
+    Case("l1_loss", "loss", _xy, lambda lib, F, x, y: F.l1_loss(x, y)),
+    Case("smooth_l1_loss", "loss", _xy, lambda lib, F, x, y: F.smooth_l1_loss(x, y, beta=0.5)),
+    Case("huber_loss", "loss", _xy, lambda lib, F, x, y: F.huber_loss(x, y, delta=0.5)),
     Case("binary_cross_entropy", "loss", _probs, lambda lib, F, p, t: F.binary_cross_entropy(p, t), (1,)),
     Case("bce_with_logits", "loss", _xy, lambda lib, F, x, y: F.binary_cross_entropy_with_logits(x, y)),
     Case("kl_div", "loss", _kl, lambda lib, F, x, t: F.kl_div(x, t, reduction="batchmean"), (1,)),

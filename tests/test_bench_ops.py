@@ -51,3 +51,32 @@ def test_every_case_runs_forward_and_backward_on_minitensor(bench, shape) -> Non
         step, leaves = bench.make_step(case, mt, F, arrays, grad)
         step()
         assert any(t.grad is not None for t in leaves if t.requires_grad), case.name
+
+
+# Public callables of ``mt`` and ``F`` that are not differentiable ops: creation, predicates and
+# integer results, settings, I/O.
+NOT_OPS = {
+    *("arange", "empty", "empty_like", "eye", "full", "full_like", "ones", "ones_like", "zeros", "zeros_like"),
+    *("rand", "rand_like", "randint", "randn", "randn_like", "randperm", "multinomial", "tensor", "from_numpy"),
+    *("all", "any", "allclose", "equal", "isclose", "is_floating_point", "is_tensor", "logical_not", "nonzero"),
+    *("numel", "argmax", "argmin", "one_hot", "device", "dtype", "load", "save"),
+    *("enable_grad", "no_grad", "set_grad_enabled", "is_grad_enabled", "get_default_dtype", "set_default_dtype"),
+    *("is_anomaly_enabled", "is_anomaly_check_nan_enabled", "seed", "manual_seed", "initial_seed"),
+    *("get_rng_state", "set_rng_state", "jit_disabled", "jit_enabled", "set_jit_enabled"),
+    *("get_num_threads", "set_num_threads", "set_thread_policy", "thread_policy_enabled"),
+}
+SPELLED = {"add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y", "pow": "x ** ", "matmul": "x @ w", "neg": "-x"}
+
+
+def test_every_public_differentiable_op_has_a_case(bench) -> None:
+    import inspect
+    import re
+    import types
+
+    text = "\n".join(inspect.getsource(case.run) + case.name for case in bench.CASES)
+    public = {n for module in (mt, F) for n in dir(module) if n.islower() and not n.startswith("_")}
+    ops = {n for n in public - NOT_OPS if callable(getattr(mt, n, None) or getattr(F, n, None))}
+    ops -= {n for n in ops if isinstance(getattr(mt, n, None) or getattr(F, n), types.ModuleType)}
+    missing = sorted(n for n in ops if not re.search(rf"\b{n}\(", text) and SPELLED.get(n, "\0") not in text)
+    assert missing == [], f"ops without a case in benchmarks/op_cases.py: {missing}"
+    assert len(ops) > 80
