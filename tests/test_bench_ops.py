@@ -65,8 +65,15 @@ NOT_OPS = {
     *("get_rng_state", "set_rng_state", "jit_disabled", "jit_enabled", "set_jit_enabled"),
     *("get_num_threads", "set_num_threads", "set_thread_policy", "thread_policy_enabled"),
 }
-SPELLED = {"add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y", "pow": "x ** ", "matmul": "x @ w"}
-SPELLED["neg"] = "-x"  # (functions whose cases use the operator)
+SPELLED = {  # functions whose cases use the operator
+    "add": "x + y",
+    "sub": "x - y",
+    "mul": "x * y",
+    "div": "x / y",
+    "pow": "x ** ",
+    "matmul": "x @ w",
+    "neg": "-x",
+}
 
 
 def test_every_public_differentiable_op_has_a_case(bench) -> None:
