@@ -74,3 +74,24 @@ def test_bad_options_raise_naming_them():
         F.l1_loss(x, mt.ones(3))
     with pytest.raises(TypeError, match="target dtype"):
         F.huber_loss(x, mt.ones(2, dtype=mt.float64))
+
+
+@pytest.mark.parametrize("name,options", CASES)
+def test_a_broadcast_target_gets_its_summed_gradient(name, options):
+    x = mt.tensor(INPUT, dtype=mt.float64, requires_grad=True)
+    row = mt.tensor(TARGET[0], dtype=mt.float64, requires_grad=True)  # (4,) against (3, 4): a warning
+    with pytest.warns(UserWarning, match="will be broadcast"):
+        assert mt.autograd.gradcheck(lambda a, b: getattr(F, name)(a, b, **options), [x, row])
+    loss = getattr(F, name)(x, 0.5, reduction="sum", **options)  # a number as the target
+    loss.backward()
+    assert x.grad.shape == x.shape and np.all(np.isfinite(x.grad.numpy()))
+
+
+@pytest.mark.parametrize("name,options", CASES)
+def test_float32_stays_float32_and_matches_float64(name, options):
+    x32 = mt.tensor(INPUT.astype(np.float32), requires_grad=True)
+    x64 = mt.tensor(INPUT, dtype=mt.float64, requires_grad=True)
+    for x in (x32, x64):
+        getattr(F, name)(x, mt.tensor(TARGET, dtype=x.dtype), **options).backward()
+    assert x32.grad.dtype == mt.float32
+    np.testing.assert_allclose(x32.grad.numpy(), x64.grad.numpy(), rtol=1e-5, atol=1e-7)
