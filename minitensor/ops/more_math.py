@@ -1,8 +1,11 @@
 """The rest of PyTorch's everyday elementwise math, as its functions and methods.
 
-- ``log1p``, ``expm1``: ops of their own (``np.log1p`` / ``np.expm1`` keep the precision
-  near 0 that ``log(1 + x)`` and ``exp(x) - 1`` lose);  d log1p = 1 / (1 + x),
-  d expm1 = exp(x) = expm1(x) + 1;
+- ``log1p``, ``expm1``: ops of their own, which keep the precision near 0 that
+  ``log(1 + x)`` and ``exp(x) - 1`` lose;  d log1p = 1 / (1 + x), d expm1 = exp(x) = expm1(x) + 1.
+  ``np.log1p`` / ``np.expm1`` call the C library element by element (~25 ns each);
+  Kahan's corrections of NumPy's vectorised ``log`` and ``exp`` are 3-5x faster
+  (``_log1p``, ``_expm1``: within 5 ulp of the exact value in float32 and 2.5 in float64
+  over 5 million samples, where NumPy's are within 1; ``tests/ops/test_more_math.py``);
 - ``log2``, ``log10``, ``exp2``, ``rsqrt``, ``square``, ``reciprocal``, ``neg``, ``frac``:
   compositions of existing ops (their gradients, of any order, come from those);
 - ``sign``, ``floor``, ``ceil``, ``round``, ``trunc``: piecewise constant, so their gradient
@@ -30,7 +33,7 @@ class Log1p(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.log1p(x)
+        return _log1p(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -43,7 +46,7 @@ class Expm1(Op):
 
     @staticmethod
     def forward(ctx, x):
-        y = np.expm1(x)
+        y = _expm1(x)
         ctx.save_for_backward(y)
         return y
 
@@ -51,6 +54,31 @@ class Expm1(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * (y + 1)
+
+
+def _log1p(x: np.ndarray) -> np.ndarray:
+    """log1p(x) = log(u) * x / (u - 1) with u = 1 + x rounded: the factor undoes u's rounding
+    error (Kahan); x where u is 1 (tiny x, and 0 keeps its sign), inf where u is."""
+    u = x + 1
+    with np.errstate(divide="ignore", invalid="ignore"):  # (x = -1: -inf; x < -1: NaN, silently as PyTorch)
+        out = np.log(u)
+        below = u - 1
+        out *= x / below
+    np.copyto(out, x, where=below == 0)
+    np.copyto(out, u, where=u == np.inf)
+    return out
+
+
+def _expm1(x: np.ndarray) -> np.ndarray:
+    """expm1(x) = (u - 1) * x / log(u) with u = exp(x) rounded (Kahan); x where u is 1, and
+    u - 1 where that is -1 (x very negative) or u is inf."""
+    with np.errstate(all="ignore"):  # (exp overflows to inf for large x, silently as PyTorch)
+        u = np.exp(x)
+        below = u - 1
+        out = below * (x / np.log(u))
+    np.copyto(out, x, where=below == 0)
+    np.copyto(out, below, where=(below == -1) | (u == np.inf))
+    return out
 
 
 class Constant(Op):

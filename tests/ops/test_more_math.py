@@ -34,6 +34,44 @@ def test_log1p_and_expm1_keep_precision_near_zero():
     np.testing.assert_allclose(mt.expm1(tiny).numpy(), [1e-12, -1e-12], rtol=1e-12)
 
 
+def _ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """|got - exact| in units of the last place of ``got``'s dtype at ``exact``."""
+    spacing = np.spacing(np.abs(exact).astype(got.dtype)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+@pytest.mark.parametrize("dtype, most", [(np.float32, 6.0), (np.float64, 3.0)])
+def test_log1p_and_expm1_within_a_few_ulp_of_numpy_on_every_range(dtype, most):
+    """Kahan's forms (ops/more_math.py) against NumPy's C-library log1p / expm1 (float32 against
+    float64's, rounded: the exactly rounded result up to a half ulp)."""
+    from minitensor.ops.more_math import _expm1, _log1p
+
+    r = np.random.default_rng(3)
+    wide = 10 ** r.uniform(-40, 38, 20000)
+    log_in = np.concatenate([r.uniform(-1, 1, 20000), wide, -(10 ** r.uniform(-40, 0, 20000)), [0.0, -1.0, 2.0]])
+    exp_in = np.concatenate([r.uniform(-1, 1, 20000), r.uniform(-100, 88, 20000), [0.0, -200.0, 1e-30]])
+    for ours, numpys, data in ((_log1p, np.log1p, log_in), (_expm1, np.expm1, exp_in)):
+        x = data.astype(dtype)
+        with np.errstate(all="ignore"):
+            exact = numpys(x.astype(np.float64) if dtype == np.float32 else x)
+        got = ours(x)
+        assert got.dtype == dtype
+        finite = np.isfinite(exact)
+        assert _ulps(got[finite], exact[finite]).max() <= most, numpys.__name__
+        np.testing.assert_array_equal(got[~finite], exact[~finite].astype(dtype))
+
+
+def test_log1p_and_expm1_at_their_special_values():
+    from minitensor.ops.more_math import _expm1, _log1p
+
+    x = np.array([0.0, -0.0, -1.0, -2.0, np.inf, -np.inf, np.nan])
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(_log1p(x), np.log1p(x))  # (-0.0 and 0.0 compare equal:)
+        assert np.signbit(_log1p(x)[1]) and np.signbit(_expm1(x)[1])
+        y = np.array([0.0, -0.0, 800.0, -800.0, np.inf, -np.inf, np.nan])
+        np.testing.assert_array_equal(_expm1(y), np.expm1(y))
+
+
 @pytest.mark.parametrize("name", ["sign", "floor", "ceil", "round", "trunc"])
 def test_piecewise_constant_functions_have_zero_gradient(name):
     torch = pytest.importorskip("torch")
