@@ -9,8 +9,8 @@ elementwise, as PyTorch::
     huber       0.5 d^2 where a < limit, else limit (a - 0.5 limit)    clip(d, -limit, limit)
 
 then reduced (``'mean'``, ``'sum'`` or ``'none'``).  Backward: ``dx = slope * grad`` (divided
-by the element count for ``'mean'``), ``dy = -dx``: one slope array, not the backward of
-each Tensor op of the formula.  With ``create_graph=True`` the backward is ``composite`` of
+by the element count for ``'mean'``), ``dy = -dx``: one pass (``kernels/robust_loss.py``, one
+pass each way, with its NumPy reference), not the backward of each Tensor op of the formula.  With ``create_graph=True`` the backward is ``composite`` of
 ``_plain``, the same formula in Tensor ops, so second derivatives are right (``1 / limit``
 inside the quadratic piece, 0 elsewhere).
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels.robust_loss import robust_loss, robust_slope
 from .loss import _reduce, _reduce_tensor
 from .nn_ops import composite, on_arrays, save_with_state
 
@@ -33,7 +34,7 @@ class RobustLoss(Op):
         d = x - y
         save_with_state(ctx, x, y, state=(d,))
         ctx.kind, ctx.limit, ctx.reduction, ctx.count = kind, limit, reduction, d.size
-        return _reduce(_elementwise(d, kind, limit), reduction, d.size)
+        return _reduce(robust_loss(d, kind, limit), reduction, d.size)
 
     @staticmethod
     def backward(ctx, grad):
@@ -43,29 +44,9 @@ class RobustLoss(Op):
             return composite(_plain, (x, y), ctx, grad, **settings)
         if ctx.reduction == "mean":
             grad = grad / ctx.count if ctx.count else grad * 0
-        dx = _slope(d, ctx.kind, ctx.limit) * grad
+        dx = robust_slope(d, ctx.kind, ctx.limit, np.asarray(grad, d.dtype))
         need_x, need_y = ctx.needs_input_grad
         return (dx if need_x else None), (-dx if need_y else None)
-
-
-def _elementwise(d: np.ndarray, kind: str, limit: float) -> np.ndarray:
-    """The loss of each difference ``d`` (table in the module docstring)."""
-    a = np.abs(d)
-    if kind == "l1":
-        return a
-    loss = np.where(a < limit, 0.5 * d * d, limit * (a - 0.5 * limit))
-    if kind == "smooth_l1":
-        loss /= limit
-    return loss
-
-
-def _slope(d: np.ndarray, kind: str, limit: float) -> np.ndarray:
-    """d loss / d d for each difference ``d``."""
-    if kind == "l1":
-        return np.sign(d)
-    if kind == "smooth_l1":
-        return np.clip(d / limit, -1, 1)
-    return np.clip(d, -limit, limit)
 
 
 def _plain(x, y, kind="l1", limit=1.0, reduction="mean"):
