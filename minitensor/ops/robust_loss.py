@@ -8,11 +8,12 @@ elementwise, as PyTorch::
     smooth_l1   0.5 d^2 / limit where a < limit, else a - 0.5 limit    clip(d / limit, -1, 1)
     huber       0.5 d^2 where a < limit, else limit (a - 0.5 limit)    clip(d, -limit, limit)
 
-then reduced (``'mean'``, ``'sum'`` or ``'none'``).  Backward: ``dx = slope * grad`` (divided
-by the element count for ``'mean'``), ``dy = -dx``: one pass (``kernels/robust_loss.py``, one
-pass each way, with its NumPy reference), not the backward of each Tensor op of the formula.  With ``create_graph=True`` the backward is ``composite`` of
-``_plain``, the same formula in Tensor ops, so second derivatives are right (``1 / limit``
-inside the quadratic piece, 0 elsewhere).
+then reduced (``'mean'``, ``'sum'`` or ``'none'``).  Backward: ``dx = slope * grad``
+(divided by the element count for ``'mean'``), ``dy = -dx``, in one pass
+(``kernels/robust_loss.py``, beside its NumPy reference), not the backward of each Tensor op
+of the formula.  With ``create_graph=True`` the backward is ``composite`` of ``_plain``, the
+same formula in Tensor ops, so second derivatives are right (``1 / limit`` inside the
+quadratic piece, 0 elsewhere).
 """
 
 from __future__ import annotations

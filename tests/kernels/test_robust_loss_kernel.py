@@ -25,8 +25,8 @@ def test_kernels_and_references_give_the_same_bits(dtype, kind, limit) -> None:
     d = _differences(dtype).reshape(-1, 4)  # (2-D: the kernels see flat views)
     for grad in (np.asarray(0.75, dtype), np.linspace(-2, 2, d.size).astype(dtype).reshape(d.shape)):
         with np.errstate(invalid="ignore"):
-            ours = jitted(lambda: (robust_loss(d, kind, limit), robust_slope(d, kind, limit, grad)))
-            theirs = reference(lambda: (robust_loss(d, kind, limit), robust_slope(d, kind, limit, grad)))
+            ours = jitted(lambda g=grad: (robust_loss(d, kind, limit), robust_slope(d, kind, limit, g)))
+            theirs = reference(lambda g=grad: (robust_loss(d, kind, limit), robust_slope(d, kind, limit, g)))
         for a, b in zip(ours, theirs):
             assert a.dtype == np.dtype(dtype) and a.shape == d.shape
             np.testing.assert_array_equal(a, b)
@@ -48,7 +48,7 @@ def test_float32_losses_through_the_kernels_match_float64_math(name, options) ->
     results = []
     for dtype in (mt.float32, mt.float64):
         xt = mt.tensor(x, dtype=dtype, requires_grad=True)
-        loss = jitted(lambda xt=xt: getattr(F, name)(xt, mt.tensor(t, dtype=dtype), **options))
+        loss = jitted(lambda xt=xt, dt=dtype: getattr(F, name)(xt, mt.tensor(t, dtype=dt), **options))
         jitted(loss.backward)
         results.append((loss.item(), xt.grad.numpy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
