@@ -20,7 +20,7 @@ import minitensor as mt
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
-    for name in ("activation", "attention", "attention_softmax", "bce", "divergence", "gelu", "layer_norm",
+    for name in ("activation", "attention", "attention_softmax", "bce", "divergence", "expm1", "gelu", "layer_norm",
                  "matmul", "pointwise", "robust_loss", "softmax", "softplus", "where")
 )  # fmt: skip
 
