@@ -5,7 +5,9 @@ time, which LLVM cannot vectorise.  ``log1p_unit`` uses only adds, multiplies, t
 divisions and selects, so a loop over it runs on SIMD lanes (16 float32 or 8 float64).
 
 Its argument is ``y = exp(-|x|)`` in [0, 1] (softplus is ``max(x, 0) + log1p(exp(-|x|))``),
-so no exponent needs extracting from the bits.  The method (fdlibm's ``log``):
+so no exponent needs extracting from the bits; ``log1p.py`` extracts it and passes the
+mantissa's ``m - 1``, in [sqrt(1/2) - 1, sqrt(2) - 1] (fdlibm's range for the same core).
+The method (fdlibm's ``log``):
 
 - ``u = 1 + y`` is rounded; ``c = (y - (u - 1)) / u`` is that rounding error's share
   of the log (so ``log1p(y) = log(u) + c`` keeps full precision for tiny y);
