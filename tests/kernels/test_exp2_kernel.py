@@ -1,0 +1,48 @@
+"""The exp2 kernel (kernels/exp2.py) against np.exp2: within ~1.5 ulp, exact on integers, and
+at the overflow and subnormal edges of both dtypes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_paths import jitted, reference
+
+from minitensor.kernels.exp2 import exp2
+
+EDGES = {"float32": (128.0, -149.0), "float64": (1024.0, -1074.0)}  # first overflow, smallest subnormal
+
+
+def _ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    spacing = np.spacing(np.abs(exact).astype(got.dtype)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_within_two_ulp_of_numpy_and_exact_on_integers(dtype) -> None:
+    top, bottom = EDGES[dtype]
+    r = np.random.default_rng(0)
+    x = np.concatenate([r.uniform(-1, 1, 5000), r.uniform(bottom + 24, top - 1, 5000)]).astype(dtype)
+    exact = np.exp2(x.astype(np.longdouble))
+    got = jitted(lambda: exp2(x))
+    assert got.dtype == x.dtype and _ulps(got, exact.astype(np.float64)).max() <= 2.0
+    integers = np.arange(bottom, top).astype(dtype)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(jitted(lambda: exp2(integers)), np.exp2(integers))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_overflow_subnormals_and_special_values(dtype) -> None:
+    top, bottom = EDGES[dtype]
+    x = np.array([top - 0.01, top, top + 0.5, bottom + 0.5, bottom, bottom - 1, np.inf, -np.inf, np.nan, 0.0, -0.0])
+    x = x.astype(dtype)
+    with np.errstate(over="ignore"):
+        expected = np.exp2(x)
+    got = jitted(lambda: exp2(x))
+    finite = np.isfinite(expected) & (expected > 0)
+    assert _ulps(got[finite], expected[finite].astype(np.float64)).max() <= 1.0
+    np.testing.assert_array_equal(got[~finite], expected[~finite])
+
+
+def test_a_strided_input_takes_the_reference() -> None:
+    x = np.linspace(-3, 3, 40, dtype=np.float32)[::2]
+    np.testing.assert_array_equal(exp2(x), reference(lambda: exp2(x)))
