@@ -22,17 +22,15 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64
-from ._jit import choose, njit
+from ._jit import njit
+from .pointwise import unary
 
 _LN2 = math.log(2.0)
 
 
 def exp2(x: np.ndarray) -> np.ndarray:
     """2 ** x elementwise (a new array of ``x``'s shape and dtype)."""
-    out = np.empty_like(x)
-    run = choose(x, _exp2_numpy, _exp2) if x.flags.c_contiguous else _exp2_numpy
-    run(x.reshape(-1) if run is _exp2 else x, out)
-    return out
+    return unary(x, _exp2_numpy, _exp2)
 
 
 def _exp2_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -73,7 +71,6 @@ def _exp2_64(v):
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _exp2(x, out):
-    out = out.reshape(x.size)
     if x.itemsize == 4:
         for i in range(x.size):
             out[i] = _exp2_32(x[i])

@@ -25,7 +25,8 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64
-from ._jit import choose, njit
+from ._jit import njit
+from .pointwise import unary
 
 _LN2 = math.log(2.0)
 _P32 = tuple(1 / math.factorial(k) for k in range(11, 1, -1))  # 1/11! ... 1/2!, highest power first
@@ -34,10 +35,7 @@ _P64 = tuple(1 / math.factorial(k) for k in range(18, 1, -1))
 
 def expm1(x: np.ndarray) -> np.ndarray:
     """exp(x) - 1 elementwise (a new array of ``x``'s shape and dtype)."""
-    out = np.empty_like(x)
-    run = choose(x, _expm1_numpy, _expm1) if x.flags.c_contiguous else _expm1_numpy
-    run(x.reshape(-1) if run is _expm1 else x, out)
-    return out
+    return unary(x, _expm1_numpy, _expm1)
 
 
 def _expm1_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -77,7 +75,6 @@ def _expm1_64(v):
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _expm1(x, out):
-    out = out.reshape(x.size)
     if x.itemsize == 4:
         for i in range(x.size):
             out[i] = _expm1_32(x[i])

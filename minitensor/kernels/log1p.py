@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from ._jit import njit
 from ._log import log1p_unit, log_consts
+from .pointwise import unary
 
 
 def log1p(x: np.ndarray) -> np.ndarray:
     """log(1 + x) elementwise (a new array of ``x``'s shape and dtype)."""
-    out = np.empty_like(x)
-    run = choose(x, _log1p_numpy, _log1p) if x.flags.c_contiguous else _log1p_numpy
-    run(x.reshape(-1) if run is _log1p else x, out)
-    return out
+    return unary(x, _log1p_numpy, _log1p)
 
 
 def _log1p_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -80,7 +78,6 @@ def _log1p_one(v, u, e, m, k):
 @njit(fastmath={"contract"}, error_model="numpy")
 def _log1p(x, out):
     k = log_consts(x)
-    out = out.reshape(x.size)
     if x.itemsize == 4:
         for i in range(x.size):
             u = k.one + x[i]

@@ -46,7 +46,7 @@ def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype
 
 
-def _unary(x: np.ndarray, reference, kernel, ns: float) -> np.ndarray:
+def unary(x: np.ndarray, reference, kernel, ns: float = 1.0) -> np.ndarray:
     """out = f(x) by ``kernel(x, out)`` on the flat arrays (or its ``reference``)."""
     out = np.empty(x.shape, x.dtype)
     choose(x, reference, kernel, ns=ns)(x.reshape(-1), out.reshape(-1))
@@ -63,7 +63,7 @@ def _binary(grad: np.ndarray, a: np.ndarray, reference, kernel, ns: float) -> np
 # ------------------------------------------------------------------ ReLU
 def relu(x: np.ndarray) -> np.ndarray:
     """max(x, 0) for a float array, keeping NaN and -0.0 (as PyTorch)."""
-    return _unary(x, _relu_numpy, _relu, _RELU_NS)
+    return unary(x, _relu_numpy, _relu, _RELU_NS)
 
 
 def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -128,7 +128,7 @@ def _abs_backward(grad, x, out):
 # ------------------------------------------------------------------ sigmoid
 def sigmoid(x: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-x)), never overflowing; same shape and dtype as ``x``."""
-    return _unary(x, _sigmoid_numpy, _sigmoid, _SIGMOID_NS)
+    return unary(x, _sigmoid_numpy, _sigmoid, _SIGMOID_NS)
 
 
 def sigmoid_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -52,6 +52,6 @@ def test_float64_beyond_where_exp64_stops() -> None:
     np.testing.assert_array_equal(got[~finite], expected[~finite])
 
 
-def test_a_strided_input_takes_the_reference() -> None:
+def test_a_strided_input_gives_what_its_contiguous_copy_gives() -> None:
     x = np.linspace(-3, 3, 40, dtype=np.float32)[::2]
-    np.testing.assert_array_equal(expm1(x), reference(lambda: expm1(x)))
+    np.testing.assert_array_equal(jitted(lambda: expm1(x)), jitted(lambda: expm1(np.ascontiguousarray(x))))

@@ -42,6 +42,6 @@ def test_special_values(dtype) -> None:
             np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(expected[signed]))
 
 
-def test_a_strided_input_takes_the_reference() -> None:
+def test_a_strided_input_gives_what_its_contiguous_copy_gives() -> None:
     x = np.linspace(-0.9, 3, 40, dtype=np.float32)[::2]
-    np.testing.assert_array_equal(log1p(x), reference(lambda: log1p(x)))
+    np.testing.assert_array_equal(jitted(lambda: log1p(x)), jitted(lambda: log1p(np.ascontiguousarray(x))))
