@@ -73,23 +73,39 @@ class Pow(Op):
     @staticmethod
     def forward(ctx, a, b):
         out = np.power(a, b)
-        ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
+        ctx.save_for_backward(a, b, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
         with np.errstate(divide="ignore", invalid="ignore"):  # a zero base: inf and NaN as in PyTorch
-            ga = grad * _base_grad(a, b) if ctx.needs_input_grad[0] else None
+            ga = grad * _base_grad(a, b, out) if ctx.needs_input_grad[0] else None
             gb = grad * _exponent_grad(a, b, out) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
-def _base_grad(a, b):
+def _base_grad(a, b, out):
     """d(a ** b)/da = b * a ** (b - 1); 0 where b == 0 (as PyTorch: x ** 0 is constant, even at x = 0)."""
+    if type(a) is np.ndarray and isinstance(b, (int, float)) and b != 0 and out.dtype.kind == "f":
+        return b * _power_from_output(a, b, out)
     with np.errstate(divide="ignore", invalid="ignore"):
         d = b * a ** (b - 1)
     return np.where(b == 0, 0.0, d) if not isinstance(b, (int, float)) else (d if b != 0 else 0.0 * a)
+
+
+def _power_from_output(a: np.ndarray, b: float, out: np.ndarray) -> np.ndarray:
+    """a ** (b - 1) as out / a (out = a ** b): a division instead of a second ``np.power``, the
+    C library's pow per element.  Where that is not the power (a = 0 or inf, out not a normal
+    number: overflowed, or underflowed and short of bits) those elements take ``np.power``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.divide(out, a, out=np.empty_like(out))  # (an array, also for 0-d inputs)
+    tiny = np.finfo(out.dtype).tiny
+    redo = ~np.isfinite(d) | ((out < tiny) & (out > -tiny))
+    if redo.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d[redo] = np.power(a[redo], b - 1)
+    return d
 
 
 def _exponent_grad(a, b, out):

@@ -210,3 +210,24 @@ def test_clamp_with_tensor_bounds_gives_the_bounds_their_gradient(bounds):
     torch = pytest.importorskip("torch")
     for ours, theirs in zip(run(mt), run(torch), strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("p", [2.5, 0.5, -1.5, 0.3, 7.5])
+def test_pow_base_gradient_from_the_output_matches_the_power_form(dtype, p) -> None:
+    """x ** p's gradient divides the output by x; where that is not x ** (p - 1) (x = 0 or inf,
+    an output that overflowed or lost bits below the smallest normal) it takes np.power."""
+    from minitensor.ops.elementwise import _base_grad
+
+    tiny = np.finfo(dtype).tiny
+    x = np.array([0.0, -0.0, tiny, tiny * 1e3, 1e-20, 2.0, 1e16, 3e30, np.inf, -2.0, 0.5, np.nan], dtype)
+    with np.errstate(all="ignore"):
+        out = np.power(x, p)
+        got = _base_grad(x, p, out)
+        exponent = np.longdouble(dtype(p)) - 1  # (the forward's exponent is p in x's dtype, as NumPy rounds it)
+        expected = (p * np.power(x.astype(np.longdouble), exponent)).astype(dtype)
+    assert got.dtype == np.dtype(dtype) and got.shape == x.shape
+    subnormal = 2 * np.finfo(dtype).smallest_subnormal  # (a result below the normals has fewer bits)
+    np.testing.assert_allclose(got, expected, rtol=4 * np.finfo(dtype).eps, atol=subnormal, equal_nan=True)
+    zero_d = np.array(2.0, dtype)
+    np.testing.assert_allclose(_base_grad(zero_d, p, np.power(zero_d, p)), p * 2.0 ** (p - 1), rtol=1e-6)
