@@ -28,6 +28,7 @@ from ..autograd.function import Op
 from ..kernels.exp2 import exp2 as exp2_kernel
 from ..kernels.expm1 import expm1 as expm1_kernel
 from ..kernels.log1p import log1p as log1p_kernel
+from .nn_ops import on_arrays
 from .trig import _floating
 
 
@@ -84,7 +85,7 @@ class Constant(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return np.zeros_like(grad) if on_arrays(grad) else grad * 0  # (zeros, as PyTorch: even for NaN)
 
 
 def log1p(input):  # noqa: A002
