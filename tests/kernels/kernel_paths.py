@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 
+import numpy as np
+
 import minitensor as mt
 
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
@@ -74,3 +76,18 @@ def reference(fn):
 def tolerance(dtype) -> dict:
     """assert_allclose tolerances between the two paths for ``dtype``."""
     return {"rtol": 2e-5, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-11, "atol": 1e-13}
+
+
+def ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """|got - exact| in units of the last place of ``got``'s dtype at ``exact`` (exact: float64
+    or long double)."""
+    spacing = np.spacing(np.abs(exact).astype(got.dtype)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+def assert_same_values(got: np.ndarray, expected: np.ndarray) -> None:
+    """Equal, and the same sign bits (-0.0 is not 0.0) except on NaN, whose sign bit is whatever
+    the arithmetic gave."""
+    np.testing.assert_array_equal(got, expected)
+    signed = ~np.isnan(expected)
+    np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(expected[signed]))

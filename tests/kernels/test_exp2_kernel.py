@@ -5,16 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference
+from kernel_paths import jitted, reference, ulps
 
 from minitensor.kernels.exp2 import exp2
 
 EDGES = {"float32": (128.0, -149.0), "float64": (1024.0, -1074.0)}  # first overflow, smallest subnormal
-
-
-def _ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
-    spacing = np.spacing(np.abs(exact).astype(got.dtype)).astype(np.float64)
-    return np.abs(got.astype(np.float64) - exact) / spacing
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -25,7 +20,7 @@ def test_within_two_ulp_of_numpy_and_exact_on_integers(dtype) -> None:
     exact = np.exp2(x.astype(np.longdouble))
     for run in (jitted, reference):  # (the kernel, and np.exp2 as its reference)
         got = run(lambda: exp2(x))
-        assert got.dtype == x.dtype and _ulps(got, exact.astype(np.float64)).max() <= 2.0
+        assert got.dtype == x.dtype and ulps(got, exact.astype(np.float64)).max() <= 2.0
     integers = np.arange(bottom, top).astype(dtype)
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(jitted(lambda: exp2(integers)), np.exp2(integers))
@@ -40,7 +35,7 @@ def test_overflow_subnormals_and_special_values(dtype) -> None:
         expected = np.exp2(x)
     got = jitted(lambda: exp2(x))
     finite = np.isfinite(expected) & (expected > 0)
-    assert _ulps(got[finite], expected[finite].astype(np.float64)).max() <= 1.0
+    assert ulps(got[finite], expected[finite].astype(np.float64)).max() <= 1.0
     np.testing.assert_array_equal(got[~finite], expected[~finite])
 
 
