@@ -30,6 +30,7 @@ import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
+import host  # noqa: E402
 import numpy as np  # noqa: E402
 
 import minitensor as mt  # noqa: E402
@@ -191,7 +192,7 @@ def targets_report(rows: list) -> list:
 
 
 def machine() -> str:
-    """One line: date, CPU, cores, load average, versions."""
+    """One line: date, CPU, cores, versions."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -200,9 +201,8 @@ def machine() -> str:
         pass
     import numba
 
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     return (
-        f"{datetime.date.today()}, {cpu}, {os.cpu_count()} cores, load average {load}; Python "
+        f"{datetime.date.today()}, {cpu}, {os.cpu_count()} cores; Python "
         f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, minitensor "
         f"{mt.__version__}, torch {torch.__version__ if torch else 'absent'}"
     )
@@ -218,6 +218,7 @@ def main() -> None:
     if torch is not None:
         torch.set_num_threads(2)
     print(machine())
+    print(f"at the start: {host.state()}", flush=True)
     print("| config | implementation | mode | ms | GFLOP/s | ratio to PyTorch |")
     print("|---|---|---|---:|---:|---:|")
     rows = []
@@ -227,8 +228,7 @@ def main() -> None:
             print(format_row(row), flush=True)
     print()
     print("\n".join(targets_report(rows)) or "(no PyTorch: no ratios)")
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    print(f"load average at the end: {load}")
+    print(f"at the end: {host.state()}")
 
 
 if __name__ == "__main__":

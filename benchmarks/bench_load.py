@@ -42,6 +42,7 @@ import subprocess
 import sys
 import time
 
+import host
 import numpy as np
 
 import minitensor as mt
@@ -193,10 +194,9 @@ def machine() -> str:
             cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     torch_version = f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch absent"
     return (
-        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs, load average {load}; "
+        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs; "
         f"Python {platform.python_version()}, numpy {np.__version__}, minitensor {mt.__version__}, {torch_version}"
     )
 
@@ -208,6 +208,7 @@ def main() -> None:
     parser.add_argument("--turn", type=float, default=0.4, help="seconds per implementation per round")
     opts = parser.parse_args()
     print(machine(), flush=True)
+    print(f"at the start: {host.state()}", flush=True)
     print("| size | implementation | quiet ms | busy ms | busy / quiet | quiet × PyTorch |")
     print("|---|---|---:|---:|---:|---:|")
     verdicts = []
@@ -230,8 +231,7 @@ def main() -> None:
         verdicts.append(f"- {name}: quiet step with the policy / without {off:.2f} (not slower: <= 1.0)")
     print()
     print("\n".join(verdicts))
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    print(f"load average at the end: {load}")
+    print(f"at the end: {host.state()}")
 
 
 def _floor(quiet: float, one_thread: float) -> str:

@@ -32,6 +32,7 @@ import platform
 import statistics
 import time
 
+import host
 import numpy as np
 from op_cases import CASES
 
@@ -159,17 +160,16 @@ def report(label: str, rows: list) -> str:
 
 
 def machine(torch_threads: int) -> str:
-    """One line: date, CPU, load average, versions."""
+    """One line: date, CPU, versions."""
     cpu = platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
             cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     torch_version = f"torch {torch.__version__} ({torch_threads} threads)" if torch else "torch absent"
     return (
-        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs, load average {load}; "
+        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs; "
         f"Python {platform.python_version()}, numpy {np.__version__}, minitensor {mt.__version__}, {torch_version}"
     )
 
@@ -191,6 +191,7 @@ def main() -> None:
     if torch is not None:
         torch.set_num_threads(opts.torch_threads)
     print(machine(opts.torch_threads), flush=True)
+    print(f"at the start: {host.state()}", flush=True)
     if opts.chain:
         from op_chain import run_chain
 
@@ -202,8 +203,7 @@ def main() -> None:
     for label in opts.sizes:
         rows = bench_size(label, SIZES[label], cases, opts.repeat, opts.sample_ms)
         print(report(label, rows), end="\n\n", flush=True)
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    print(f"load average at the end: {load}")
+    print(f"at the end: {host.state()}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_encoder.py"
 
 @pytest.fixture
 def bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # (its sibling module host.py)
     saved = dict(os.environ)  # (the script sets thread-count variables at import)
     spec = importlib.util.spec_from_file_location("bench_encoder", SCRIPT)
     module = importlib.util.module_from_spec(spec)

@@ -1,0 +1,35 @@
+"""How busy and how fast the machine is right now: one line to print beside a benchmark's results.
+
+The machines these benchmarks run on are often shared virtual machines whose speed changes
+by 2-3x from one minute to the next, for every library alike (on the 2-core VM of
+docs/performance.md a 1024 x 1024 float32 GEMM ran at ~180 GFLOP/s on one day and at 62-97
+on another).  Ratios to PyTorch from one run stay comparable; absolute times do not.  So the
+benchmarks print, at their start and end, the load average and the speed of one matrix
+product (``gemm_gflops``: NumPy's, at the BLAS's current thread setting, median of 9).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+import numpy as np
+
+
+def gemm_gflops(size: int = 1024, repeats: int = 9) -> float:
+    """GFLOP/s of a (size, size) @ (size, size) float32 product: the median of ``repeats`` timings."""
+    a = np.random.default_rng(0).random((size, size), dtype=np.float32)
+    a @ a  # (warm-up: the BLAS's threads start)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        a @ a
+        times.append(time.perf_counter() - start)
+    return 2.0 * size**3 / statistics.median(times) / 1e9
+
+
+def state() -> str:
+    """'load average 0.60, 0.86, 1.18; 1024 x 1024 float32 GEMM at 87 GFLOP/s'."""
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return f"load average {load}; 1024 x 1024 float32 GEMM at {gemm_gflops():.0f} GFLOP/s"
