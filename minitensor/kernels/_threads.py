@@ -20,7 +20,10 @@ another BLAS), nothing changes: the BLAS keeps its own setting and the kernels
 their own thresholds.  ``set_thread_policy(False)`` switches the policy off
 (the BLAS goes back to its setting), ``thread_policy_enabled()`` tells.
 ``set_num_threads(n)`` (PyTorch's ``torch.set_num_threads``) caps both at ``n``
-threads, the policy on or off; ``get_num_threads()`` is the cap.
+threads, the policy on or off; ``get_num_threads()`` is the cap.  The environment
+variable ``MINITENSOR_THREAD_POLICY=0`` makes "off" the default of a process: for runs
+that must repeat bit for bit on a machine whose load changes (OpenBLAS's results depend
+on its thread count).
 
 >>> n = threads()
 >>> 1 <= n <= (os.cpu_count() or 1)
@@ -34,8 +37,15 @@ import sys
 import time
 
 CHECK_EVERY = 0.1  # seconds between two readings of /proc/stat (~20 µs each)
+_OFF = ("0", "false", "no", "off")  # values of MINITENSOR_THREAD_POLICY that switch the policy off
 # threads: the policy's count; most: the BLAS's own setting or set_num_threads's; last: (time, busy s, own CPU s)
-_state = {"enabled": True, "due": 0.0, "threads": None, "most": None, "last": None}
+_state = {
+    "enabled": os.environ.get("MINITENSOR_THREAD_POLICY", "1").strip().lower() not in _OFF,
+    "due": 0.0,
+    "threads": None,
+    "most": None,
+    "last": None,
+}
 
 
 def thread_policy_enabled() -> bool:

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _run(args: list, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env["MINITENSOR_THREAD_POLICY"] = "0"  # the same thread count in every run, whatever else is busy: same bits
     done = subprocess.run(
         [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
     )

@@ -3,6 +3,7 @@ quick start's hand-derived gradient holds for any batch size, not only the one s
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -80,12 +81,16 @@ def missing_lines(shown: list, printed: list) -> list:
 
 
 def test_the_readme_transcript_is_what_the_quick_demo_prints(tmp_path: Path) -> None:
+    # On 2 BLAS threads, as the transcript was made: OpenBLAS's last bits depend on its thread count, and
+    # the thread policy would lower it whenever another process (another test worker) is busy.
+    env = {**os.environ, "MINITENSOR_THREAD_POLICY": "0", "OPENBLAS_NUM_THREADS": "2"}
     result = subprocess.run(
         [sys.executable, "-m", "minitensor.demo", "--quick", "--seed", "0", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=180,
         cwd=ROOT,
+        env=env,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     shown = readme_transcript()

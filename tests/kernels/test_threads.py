@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -169,3 +170,15 @@ def test_torch_set_num_threads_is_minitensors() -> None:
     from minitensor.compat import _torch
 
     assert _torch.set_num_threads is mt.set_num_threads and _torch.get_num_threads is mt.get_num_threads
+
+
+@pytest.mark.parametrize(
+    ("value", "enabled"), [(None, True), ("1", True), ("0", False), (" Off ", False), ("no", False)]
+)
+def test_the_environment_variable_sets_the_default_of_a_process(value, enabled) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "MINITENSOR_THREAD_POLICY"}
+    if value is not None:
+        env["MINITENSOR_THREAD_POLICY"] = value
+    code = "import minitensor as mt; print(mt.thread_policy_enabled())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600, check=True)
+    assert out.stdout.strip() == str(enabled)
