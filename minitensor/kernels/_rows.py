@@ -19,7 +19,10 @@ intrinsic, which it does vectorise (``vmaxps`` on 16 float32 lanes, 5x
 faster than the scalar loop); it propagates NaN, as ``np.maximum`` and
 PyTorch's max do.  ``row_min`` likewise, with ``minimum``.  ``row_nanmax``
 skips NaN (``np.nanmax``; LLVM's ``maxnum``, a third faster): the shift of the
-softmax kernels, whose exp pass gives a NaN row anyway.
+softmax kernels, whose exp pass gives a NaN row anyway.  ``fma(a, b, c)`` is
+``a * b + c`` rounded once (``llvm.fma``: the FMA instruction, or the C library's
+``fma`` on a machine without one), for the argument reduction of ``trig.py``.
+A kernel of another module that calls these is decorated with ``calls_intrinsics``.
 """
 
 from __future__ import annotations
@@ -47,9 +50,18 @@ def fmax(a, b):
     raise RuntimeError("fmax runs inside numba kernels only")
 
 
+def fma(a, b, c):
+    """``a * b + c`` rounded once, for floats of one type; inside kernels only."""
+    raise RuntimeError("fma runs inside numba kernels only")
+
+
+_PLACEHOLDERS = {"maximum": maximum, "minimum": minimum, "fmax": fmax, "fma": fma}
+_LLVM_NAMES = {"maximum": "llvm.maximum", "minimum": "llvm.minimum", "fmax": "llvm.maxnum", "fma": "llvm.fma"}
+
+
 def _define_intrinsics() -> None:
-    """Make ``maximum``, ``minimum`` and ``fmax`` the intrinsics that call ``llvm.maximum``,
-    ``llvm.minimum`` and ``llvm.maxnum`` (once, loading numba)."""
+    """Make ``maximum``, ``minimum``, ``fmax`` and ``fma`` the intrinsics that call ``llvm.maximum``,
+    ``llvm.minimum``, ``llvm.maxnum`` and ``llvm.fma`` (once, loading numba)."""
     if _state["defined"]:
         return
     numba = load_numba()
@@ -57,25 +69,35 @@ def _define_intrinsics() -> None:
     from numba.core import cgutils
     from numba.extending import intrinsic
 
-    def llvm_intrinsic(name: str):
-        def typer(typingctx, a, b):
-            if not (isinstance(a, numba.types.Float) and a == b):
-                return None
+    def codegen_for(name: str):
+        def codegen(context, builder, signature, args):
+            kind = args[0].type
+            full_name = f"{name}.f32" if kind == ir.FloatType() else f"{name}.f64"
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(kind, [kind] * len(args)), full_name)
+            return builder.call(fn, args)
 
-            def codegen(context, builder, signature, args):
-                kind = args[0].type
-                full_name = f"{name}.f32" if kind == ir.FloatType() else f"{name}.f64"
-                fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(kind, [kind, kind]), full_name)
-                return builder.call(fn, args)
+        return codegen
 
-            return a(a, b), codegen
+    def floats(*types) -> bool:
+        return isinstance(types[0], numba.types.Float) and all(t == types[0] for t in types)
+
+    def typer_for(name: str):
+        codegen = codegen_for(name)
+        if name == "llvm.fma":
+
+            def typer(typingctx, a, b, c):
+                return (a(a, b, c), codegen) if floats(a, b, c) else None
+
+        else:
+
+            def typer(typingctx, a, b):
+                return (a(a, b), codegen) if floats(a, b) else None
 
         typer.__name__ = name.replace(".", "_")
-        return intrinsic(typer)
+        return typer
 
-    globals()["maximum"] = llvm_intrinsic("llvm.maximum")
-    globals()["minimum"] = llvm_intrinsic("llvm.minimum")
-    globals()["fmax"] = llvm_intrinsic("llvm.maxnum")
+    for short, name in _LLVM_NAMES.items():
+        globals()[short] = intrinsic(typer_for(name))
     _state["defined"] = True
 
 
@@ -83,11 +105,24 @@ _state = {"defined": False}
 
 
 class _CallsIntrinsics(LazyKernel):
-    """A kernel that calls ``maximum``, ``minimum`` or ``fmax``: they are defined before it compiles."""
+    """A kernel that calls ``maximum``, ``minimum``, ``fmax`` or ``fma``: they are defined (in the
+    kernel's module too) before it compiles."""
 
     def compiled(self):
         _define_intrinsics()
+        names = self.py_func.__globals__
+        for short, placeholder in _PLACEHOLDERS.items():
+            if names.get(short) is placeholder:
+                names[short] = globals()[short]
         return super().compiled()
+
+
+def calls_intrinsics(py_func=None, **options):
+    """Decorator, as ``njit``, for a kernel (of any module) that calls ``maximum``, ``minimum``,
+    ``fmax`` or ``fma`` (imported from this module)."""
+    if py_func is not None:
+        return _CallsIntrinsics(py_func, options)
+    return lambda fn: _CallsIntrinsics(fn, options)
 
 
 def _row_max(x, out):

@@ -23,7 +23,7 @@ import minitensor as mt
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
     for name in ("activation", "attention", "attention_softmax", "bce", "divergence", "exp2", "expm1", "gelu",
-                 "layer_norm", "log1p", "matmul", "pointwise", "robust_loss", "softmax", "softplus", "where")
+                 "layer_norm", "log1p", "matmul", "pointwise", "robust_loss", "softmax", "softplus", "trig", "where")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial

@@ -19,15 +19,19 @@ from minitensor.kernels import (
     bce,
     cumsum,
     divergence,
+    exp2,
+    expm1,
     extremum,
     flip,
     gelu,
     layer_norm,
+    log1p,
     pointwise,
     softmax,
     softplus,
     topk,
     triangle,
+    trig,
     where,
 )
 
@@ -47,6 +51,7 @@ MODULES = [
     triangle,
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
+MODULES += [exp2, expm1, log1p, trig]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -96,3 +96,17 @@ def test_silu():
 def _tF():
     torch = pytest.importorskip("torch")
     return torch.nn.functional
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_sin_cos_float32_forward_and_backward_by_the_kernels(name):
+    x = rng.uniform(-50, 50, 2000).astype(np.float32)
+    g = rng.standard_normal(2000).astype(np.float32)
+    t = mt.tensor(x, requires_grad=True)
+    y = getattr(mt, name)(t)
+    y.backward(mt.tensor(g))
+    x64 = x.astype(np.float64)
+    value, slope = (np.sin(x64), np.cos(x64)) if name == "sin" else (np.cos(x64), -np.sin(x64))
+    assert y.dtype == mt.float32 and t.grad.dtype == mt.float32
+    np.testing.assert_allclose(y.numpy(), value, rtol=0, atol=1.5 * np.spacing(np.float32(1)))
+    np.testing.assert_allclose(t.grad.numpy(), g * slope, rtol=0, atol=4 * np.spacing(np.float32(4)))
