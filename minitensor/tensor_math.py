@@ -112,24 +112,24 @@ class MathMethods:
     def __ne__(self, other):
         return _compare(np.not_equal, self, other)
 
-    # ------------------------------------------------------ elementwise
+    # ------------------------------------------------------ elementwise (integers: in the default float dtype)
     def exp(self):
-        return ops.elementwise.Exp.apply(self)
+        return ops.elementwise.Exp.apply(ops.trig._floating(self))
 
     def log(self):
-        return ops.elementwise.Log.apply(self)
+        return ops.elementwise.Log.apply(ops.trig._floating(self))
 
     def sqrt(self):
-        return ops.elementwise.Sqrt.apply(self)
+        return ops.elementwise.Sqrt.apply(ops.trig._floating(self))
 
     def abs(self):
         return ops.elementwise.Abs.apply(self)
 
     def tanh(self):
-        return ops.elementwise.Tanh.apply(self)
+        return ops.elementwise.Tanh.apply(ops.trig._floating(self))
 
     def sigmoid(self):
-        return ops.elementwise.Sigmoid.apply(self)
+        return ops.elementwise.Sigmoid.apply(ops.trig._floating(self))
 
     def relu(self):
         return ops.elementwise.Relu.apply(self)
