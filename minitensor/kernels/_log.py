@@ -5,8 +5,9 @@ time, which LLVM cannot vectorise.  ``log1p_unit`` uses only adds, multiplies, t
 divisions and selects, so a loop over it runs on SIMD lanes (16 float32 or 8 float64).
 
 Its argument is ``y = exp(-|x|)`` in [0, 1] (softplus is ``max(x, 0) + log1p(exp(-|x|))``),
-so no exponent needs extracting from the bits; ``log1p.py`` extracts it and passes the
-mantissa's ``m - 1``, in [sqrt(1/2) - 1, sqrt(2) - 1] (fdlibm's range for the same core).
+so no exponent needs extracting from the bits; ``log1p.py`` and ``exp_log.py`` extract it
+(``split32``, ``split64``: ``u = 2^e m``) and pass the mantissa's ``m - 1``, in
+[sqrt(1/2) - 1, sqrt(2) - 1] (fdlibm's range for the same core).
 The method (fdlibm's ``log``):
 
 - ``u = 1 + y`` is rounded; ``c = (y - (u - 1)) / u`` is that rounding error's share
@@ -63,6 +64,26 @@ def log_consts(like):
     kernel, not passed to it: a tuple argument costs ~1.5 µs per call in numba's dispatcher."""
     c = (_VALUES32 if like.itemsize == 4 else _VALUES64).astype(like.dtype)
     return LogConsts(c[0], c[1], c[2], c[3], c[4], c[5], c[6], (c[7], c[8], c[9], c[10], c[11], c[12], c[13]))
+
+
+@njit(inline="always")
+def split32(u):
+    """(e, m) with u = 2^e m and m in [sqrt(1/2), sqrt(2)), for a positive normal float32 ``u``."""
+    bits = np.float32(u).view(np.int32)
+    e = np.float32(((bits >> 23) & 0xFF) - 127)
+    m = np.int32((bits & 0x7FFFFF) | 0x3F800000).view(np.float32)  # (the exponent set to 0: [1, 2))
+    big = m > np.float32(1.4142135)
+    return (e + np.float32(1) if big else e), (m * np.float32(0.5) if big else m)
+
+
+@njit(inline="always")
+def split64(u):
+    """As ``split32`` for float64."""
+    bits = np.float64(u).view(np.int64)
+    e = np.float64(((bits >> 52) & 0x7FF) - 1023)
+    m = np.int64((bits & 0xFFFFFFFFFFFFF) | 0x3FF0000000000000).view(np.float64)
+    big = m > 1.4142135623730951
+    return (e + 1.0 if big else e), (m * 0.5 if big else m)
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")

@@ -6,7 +6,7 @@ fdlibm's ``log1p`` on SIMD lanes, with the core of ``_log.py``:
 - ``u = 1 + x`` is rounded; ``c = (x - (u - 1)) / u`` is that rounding's share of the log
   (fdlibm's form: ``(1 - (u - x)) / u`` when ``u >= 2``);
 - ``u = 2^e m`` with ``m`` in ``[sqrt(1/2), sqrt(2))``, read from the bits of ``u``
-  (``_split32``, ``_split64``; ``m - 1`` is exact);
+  (``split32``, ``split64``; ``m - 1`` is exact);
 - ``log1p(x) = e ln2 + log1p_unit(m - 1) + c``, ``ln 2`` in two parts.
 
 ``x = -1`` gives -inf, ``x < -1`` NaN, ``inf`` inf, NaN NaN, and ``-0.0`` stays -0.0.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
-from ._log import log1p_unit, log_consts
+from ._log import log1p_unit, log_consts, split32, split64
 from .pointwise import unary
 
 
@@ -43,26 +43,6 @@ def _log1p_numpy(x: np.ndarray, out: np.ndarray) -> None:
     np.copyto(out, u, where=u == np.inf)
 
 
-@njit(inline="always")
-def _split32(u):
-    """(e, m) with u = 2^e m and m in [sqrt(1/2), sqrt(2)), for a positive normal float32 ``u``."""
-    bits = np.float32(u).view(np.int32)
-    e = np.float32(((bits >> 23) & 0xFF) - 127)
-    m = np.int32((bits & 0x7FFFFF) | 0x3F800000).view(np.float32)  # (the exponent set to 0: [1, 2))
-    big = m > np.float32(1.4142135)
-    return (e + np.float32(1) if big else e), (m * np.float32(0.5) if big else m)
-
-
-@njit(inline="always")
-def _split64(u):
-    """As ``_split32`` for float64."""
-    bits = np.float64(u).view(np.int64)
-    e = np.float64(((bits >> 52) & 0x7FF) - 1023)
-    m = np.int64((bits & 0xFFFFFFFFFFFFF) | 0x3FF0000000000000).view(np.float64)
-    big = m > 1.4142135623730951
-    return (e + 1.0 if big else e), (m * 0.5 if big else m)
-
-
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _log1p_one(v, u, e, m, k):
     """log1p(v) from u = 1 + v = 2^e m (``k``: ``log_consts`` in v's dtype)."""
@@ -81,10 +61,10 @@ def _log1p(x, out):
     if x.itemsize == 4:
         for i in range(x.size):
             u = k.one + x[i]
-            e, m = _split32(u)
+            e, m = split32(u)
             out[i] = _log1p_one(x[i], u, e, m, k)
     else:
         for i in range(x.size):
             u = k.one + x[i]
-            e, m = _split64(u)
+            e, m = split64(u)
             out[i] = _log1p_one(x[i], u, e, m, k)

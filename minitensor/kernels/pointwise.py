@@ -53,7 +53,7 @@ def unary(x: np.ndarray, reference, kernel, ns: float = 1.0) -> np.ndarray:
     return out
 
 
-def _binary(grad: np.ndarray, a: np.ndarray, reference, kernel, ns: float) -> np.ndarray:
+def binary(grad: np.ndarray, a: np.ndarray, reference, kernel, ns: float) -> np.ndarray:
     """out = f(grad, a) by ``kernel(grad, a, out)`` on the flat arrays (one shape and dtype)."""
     out = np.empty(a.shape, a.dtype)
     choose(a, reference, kernel, ns=ns)(grad.reshape(-1), a.reshape(-1), out.reshape(-1))
@@ -71,7 +71,7 @@ def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     shape or dtype)."""
     if not same_layout(grad, y):
         return np.where(y <= 0, 0, grad)
-    return _binary(grad, y, _relu_backward_numpy, _relu_backward, _PASS_NS)
+    return binary(grad, y, _relu_backward_numpy, _relu_backward, _PASS_NS)
 
 
 def _relu_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -104,7 +104,7 @@ def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     formula when the two differ in shape or dtype."""
     if not same_layout(grad, x):
         return grad * sgn(x)
-    return _binary(grad, x, _abs_backward_numpy, _abs_backward, _PASS_NS)
+    return binary(grad, x, _abs_backward_numpy, _abs_backward, _PASS_NS)
 
 
 def sgn(x):
@@ -135,7 +135,7 @@ def sigmoid_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     """grad * y * (1 - y) (y: the sigmoid's output); the plain formula when the shapes or dtypes differ."""
     if not same_layout(grad, y):
         return grad * (y * (1 - y))
-    return _binary(grad, y, _sigmoid_backward_numpy, _sigmoid_backward, _PASS_NS)
+    return binary(grad, y, _sigmoid_backward_numpy, _sigmoid_backward, _PASS_NS)
 
 
 def _sigmoid_numpy(x: np.ndarray, out: np.ndarray) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..kernels import pointwise
+from ..kernels import exp_log, pointwise, tanh
 
 
 class Add(Op):
@@ -132,9 +132,11 @@ class Neg(Op):
 
 
 class Exp(Op):
+    """e^x;  dx = grad * y.  Float arrays take the kernel of kernels/exp_log.py."""
+
     @staticmethod
     def forward(ctx, x):
-        y = np.exp(x)
+        y = exp_log.exp(x) if x.dtype.kind == "f" else np.exp(x)
         ctx.save_for_backward(y)
         return y
 
@@ -145,10 +147,13 @@ class Exp(Op):
 
 
 class Log(Op):
+    """ln x;  dx = grad / x.  Float arrays take the kernel of kernels/exp_log.py (log 0 = -inf and
+    log of a negative number = NaN, silently as PyTorch)."""
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.log(x)
+        return exp_log.log(x) if x.dtype.kind == "f" else np.log(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,15 +191,19 @@ class Abs(Op):
 
 
 class Tanh(Op):
+    """tanh(x);  dx = grad * (1 - y^2).  Float arrays take the one-pass kernels of kernels/tanh.py."""
+
     @staticmethod
     def forward(ctx, x):
-        y = np.tanh(x)
+        y = tanh.tanh(x) if x.dtype.kind == "f" else np.tanh(x)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        if type(grad) is np.ndarray:  # first order: one pass
+            return tanh.tanh_backward(grad, y)
         return grad * (1 - y * y)
 
 

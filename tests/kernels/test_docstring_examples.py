@@ -20,6 +20,7 @@ from minitensor.kernels import (
     cumsum,
     divergence,
     exp2,
+    exp_log,
     expm1,
     extremum,
     flip,
@@ -29,6 +30,7 @@ from minitensor.kernels import (
     pointwise,
     softmax,
     softplus,
+    tanh,
     topk,
     triangle,
     trig,
@@ -51,7 +53,7 @@ MODULES = [
     triangle,
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
-MODULES += [exp2, expm1, log1p, trig]
+MODULES += [exp2, exp_log, expm1, log1p, tanh, trig]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -110,3 +110,13 @@ def test_sin_cos_float32_forward_and_backward_by_the_kernels(name):
     assert y.dtype == mt.float32 and t.grad.dtype == mt.float32
     np.testing.assert_allclose(y.numpy(), value, rtol=0, atol=1.5 * np.spacing(np.float32(1)))
     np.testing.assert_allclose(t.grad.numpy(), g * slope, rtol=0, atol=4 * np.spacing(np.float32(4)))
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "tanh", "sigmoid"])
+def test_float_functions_of_integers_and_bools_give_default_floats(name):
+    for t in (mt.tensor([1, 2]), mt.tensor([True, False])):
+        for out in (getattr(mt, name)(t), getattr(t, name)()):
+            assert out.dtype == mt.float32  # (as PyTorch; NumPy would give float64, or int for sigmoid)
+    expected = getattr(np, name)(np.array([1.0, 2.0])) if name != "sigmoid" else 1 / (1 + np.exp(-np.array([1.0, 2.0])))
+    np.testing.assert_allclose(getattr(mt, name)(mt.tensor([1, 2])).numpy(), expected, rtol=1e-6)
+    assert getattr(mt, name)(mt.tensor([1.0], dtype=mt.float64)).dtype == mt.float64
