@@ -25,8 +25,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ.setdefault(_var, "2")
 
 import argparse  # noqa: E402
-import datetime  # noqa: E402
-import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
@@ -191,23 +189,6 @@ def targets_report(rows: list) -> list:
     return lines
 
 
-def machine() -> str:
-    """One line: date, CPU, cores, versions."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    import numba
-
-    return (
-        f"{datetime.date.today()}, {cpu}, {os.cpu_count()} cores; Python "
-        f"{platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, minitensor "
-        f"{mt.__version__}, torch {torch.__version__ if torch else 'absent'}"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny and small configs only")
@@ -217,7 +198,7 @@ def main() -> None:
     names = args.configs or (["tiny", "small"] if args.quick else list(CONFIGS))
     if torch is not None:
         torch.set_num_threads(2)
-    print(machine())
+    print(host.machine(torch))
     print(f"at the start: {host.state()}", flush=True)
     print("| config | implementation | mode | ms | GFLOP/s | ratio to PyTorch |")
     print("|---|---|---|---:|---:|---:|")

@@ -34,9 +34,7 @@ least ``s + p * (c + 1)/c``.  Nothing is asserted.
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -187,27 +185,16 @@ def bench(name: str, rounds: int, turn: float) -> dict:
     return measure(steps, rounds, turn)
 
 
-def machine() -> str:
-    cpu = platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    torch_version = f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch absent"
-    return (
-        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs; "
-        f"Python {platform.python_version()}, numpy {np.__version__}, minitensor {mt.__version__}, {torch_version}"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", nargs="+", choices=list(CONFIGS), default=list(CONFIGS))
     parser.add_argument("--rounds", type=int, default=4, help="quiet/busy rounds (alternating)")
     parser.add_argument("--turn", type=float, default=0.4, help="seconds per implementation per round")
     opts = parser.parse_args()
-    print(machine(), flush=True)
+    print(
+        host.machine(f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch absent"),
+        flush=True,
+    )
     print(f"at the start: {host.state()}", flush=True)
     print("| size | implementation | quiet ms | busy ms | busy / quiet | quiet × PyTorch |")
     print("|---|---|---:|---:|---:|---:|")

@@ -25,10 +25,7 @@ as met or not, never asserted.
 from __future__ import annotations
 
 import argparse
-import datetime
 import math
-import os
-import platform
 import statistics
 import time
 
@@ -159,21 +156,6 @@ def report(label: str, rows: list) -> str:
     return "\n".join(lines)
 
 
-def machine(torch_threads: int) -> str:
-    """One line: date, CPU, versions."""
-    cpu = platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    torch_version = f"torch {torch.__version__} ({torch_threads} threads)" if torch else "torch absent"
-    return (
-        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu}, {os.cpu_count()} CPUs; "
-        f"Python {platform.python_version()}, numpy {np.__version__}, minitensor {mt.__version__}, {torch_version}"
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="rounds of samples per op (median shown)")
@@ -190,7 +172,10 @@ def main() -> None:
         parser.error(f"--torch-threads must be at least 1, got {opts.torch_threads}")
     if torch is not None:
         torch.set_num_threads(opts.torch_threads)
-    print(machine(opts.torch_threads), flush=True)
+    print(
+        host.machine(f"torch {torch.__version__} ({opts.torch_threads} threads)" if torch else "torch absent"),
+        flush=True,
+    )
     print(f"at the start: {host.state()}", flush=True)
     if opts.chain:
         from op_chain import run_chain

@@ -5,16 +5,23 @@ by 2-3x from one minute to the next, for every library alike (on the 2-core VM o
 docs/performance.md a 1024 x 1024 float32 GEMM ran at ~180 GFLOP/s on one day and at 62-97
 on another).  Ratios to PyTorch from one run stay comparable; absolute times do not.  So the
 benchmarks print, at their start and end, the load average and the speed of one matrix
-product (``gemm_gflops``: NumPy's, at the BLAS's current thread setting, median of 9).
+product (``gemm_gflops``: NumPy's, at the BLAS's current thread setting, median of 9), and
+their first line names the machine (``machine``: the CPU with its widest SIMD instructions,
+which decide how fast NumPy's and the kernels' loops are, and the versions).
 """
 
 from __future__ import annotations
 
+import datetime
+import importlib.metadata
 import os
+import platform
 import statistics
 import time
 
 import numpy as np
+
+import minitensor as mt
 
 
 def gemm_gflops(size: int = 1024, repeats: int = 9) -> float:
@@ -33,3 +40,32 @@ def state() -> str:
     """'load average 0.60, 0.86, 1.18; 1024 x 1024 float32 GEMM at 87 GFLOP/s'."""
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     return f"load average {load}; 1024 x 1024 float32 GEMM at {gemm_gflops():.0f} GFLOP/s"
+
+
+def cpu() -> str:
+    """The CPU's model name and its widest SIMD ('AMD EPYC (AVX2)'), from /proc/cpuinfo where there is one."""
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().split("\n\n")[0]  # (the first processor's block)
+    except OSError:
+        return name
+    fields = {key.strip(): value.strip() for key, _, value in (line.partition(":") for line in first.splitlines())}
+    name = fields.get("model name", name)
+    flags = set(fields.get("flags", "").split())
+    simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else None
+    return f"{name} ({simd})" if simd else name
+
+
+def machine(torch=None, threads=None) -> str:
+    """One line: date and time, CPU, CPU count, versions (PyTorch's when the module ``torch`` is
+    given, with its thread count ``threads`` when given)."""
+    torch_text = f"torch {torch.__version__}" if torch is not None else "torch absent"
+    if torch is not None and threads is not None:
+        torch_text += f" ({threads} threads)"
+    numba = importlib.metadata.version("numba")
+    return (
+        f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu()}, {os.cpu_count()} CPUs; "
+        f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba}, minitensor {mt.__version__}, "
+        f"{torch_text}"
+    )
