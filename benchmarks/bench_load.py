@@ -191,10 +191,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="quiet/busy rounds (alternating)")
     parser.add_argument("--turn", type=float, default=0.4, help="seconds per implementation per round")
     opts = parser.parse_args()
-    print(
-        host.machine(f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "torch absent"),
-        flush=True,
-    )
+    print(host.machine(torch, torch.get_num_threads() if torch else None), flush=True)
     print(f"at the start: {host.state()}", flush=True)
     print("| size | implementation | quiet ms | busy ms | busy / quiet | quiet × PyTorch |")
     print("|---|---|---:|---:|---:|---:|")

@@ -172,10 +172,7 @@ def main() -> None:
         parser.error(f"--torch-threads must be at least 1, got {opts.torch_threads}")
     if torch is not None:
         torch.set_num_threads(opts.torch_threads)
-    print(
-        host.machine(f"torch {torch.__version__} ({opts.torch_threads} threads)" if torch else "torch absent"),
-        flush=True,
-    )
+    print(host.machine(torch, opts.torch_threads), flush=True)
     print(f"at the start: {host.state()}", flush=True)
     if opts.chain:
         from op_chain import run_chain

@@ -88,3 +88,13 @@ def test_every_public_differentiable_op_has_a_case(bench) -> None:
     missing = sorted(n for n in ops if not re.search(rf"\b{n}\(", text) and SPELLED.get(n, "\0") not in text)
     assert missing == [], f"ops without a case in benchmarks/op_cases.py: {missing}"
     assert len(ops) > 80
+
+
+def test_the_script_runs_end_to_end_on_one_op() -> None:
+    import subprocess
+
+    command = [sys.executable, str(FOLDER / "bench_ops.py"), "--only", "x + y", "--repeat", "1", "--sample-ms", "0.5"]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True).stdout
+    lines = out.splitlines()
+    assert " CPUs; Python " in lines[0] and lines[1].startswith("at the start: load average")
+    assert "| x + y | elementwise |" in out and "geometric mean" in out and "at the end: " in lines[-1]
