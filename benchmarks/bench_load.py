@@ -16,7 +16,10 @@ cross-entropy over every position -> backward -> AdamW step.  Sizes
 a process of its own (not pinned to a core), keeps one core busy; "quiet"
 without it.  Conditions alternate over ``--rounds`` rounds, and within each,
 the implementations take turns of ``--turn`` seconds, so a change of the
-machine's own load hits all of them alike.  Printed: the median step time per
+machine's own load hits all of them alike; after each switch of condition the
+minitensor step runs untimed for ``--settle`` seconds (0.3), so that the thread
+policy, which reads the load every 0.1 s, times the new condition's steady
+state rather than its own first reading (which spans the switch).  Printed: the median step time per
 implementation and condition, busy / quiet per implementation (target for
 minitensor: <= 1.3), and minitensor / PyTorch on the quiet machine (targets
 0.4 demo, 0.7 course, 0.9 GPT).  "minitensor, BLAS policy off" runs the same
@@ -130,8 +133,13 @@ def _calls(step, seconds: float, at_least: int) -> list:
     return times
 
 
-def measure(steps: dict, rounds: int, turn: float) -> dict:
-    """(impl, condition) -> median seconds per step; conditions alternate, implementations take turns."""
+def measure(steps: dict, rounds: int, turn: float, settle: float = 0.0) -> dict:
+    """(impl, condition) -> median seconds per step; conditions alternate, implementations take turns.
+
+    After each switch of condition the first step (minitensor's, with its thread policy) runs untimed
+    for ``settle`` seconds: the policy reads the load every 0.1 s, and its first reading after the
+    switch would otherwise cover the old condition too (the steady state is what the target is about).
+    """
     for step in steps.values():
         _calls(step, 0.5, 20)  # warm-up (PyTorch's first steps are slow; numba compiles)
     times = {(name, cond): [] for name in steps for cond in ("quiet", "busy")}
@@ -141,6 +149,7 @@ def measure(steps: dict, rounds: int, turn: float) -> dict:
             if spinner:
                 spinner.__enter__()
             try:
+                _calls(next(iter(steps.values())), settle, 0)
                 for name, step in steps.items():
                     times[name, cond].extend(_calls(step, turn, 3)[1:])
             finally:
@@ -149,7 +158,7 @@ def measure(steps: dict, rounds: int, turn: float) -> dict:
     return {key: statistics.median(v) for key, v in times.items()}
 
 
-def bench(name: str, rounds: int, turn: float) -> dict:
+def bench(name: str, rounds: int, turn: float, settle: float) -> dict:
     cfg = CONFIGS[name]
     steps = {}
     mt_step, mt_model = build(mt, cfg)
@@ -182,7 +191,7 @@ def bench(name: str, rounds: int, turn: float) -> dict:
         steps[MT_ONE] = mt_one
     if torch is not None:
         steps[PT] = torch_step
-    return measure(steps, rounds, turn)
+    return measure(steps, rounds, turn, settle)
 
 
 def main() -> None:
@@ -190,6 +199,7 @@ def main() -> None:
     parser.add_argument("--configs", nargs="+", choices=list(CONFIGS), default=list(CONFIGS))
     parser.add_argument("--rounds", type=int, default=4, help="quiet/busy rounds (alternating)")
     parser.add_argument("--turn", type=float, default=0.4, help="seconds per implementation per round")
+    parser.add_argument("--settle", type=float, default=0.3, help="untimed seconds after each switch of condition")
     opts = parser.parse_args()
     print(host.machine(torch, torch.get_num_threads() if torch else None), flush=True)
     print(f"at the start: {host.state()}", flush=True)
@@ -197,7 +207,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|")
     verdicts = []
     for name in opts.configs:
-        ms = {k: v * 1000 for k, v in bench(name, opts.rounds, opts.turn).items()}
+        ms = {k: v * 1000 for k, v in bench(name, opts.rounds, opts.turn, opts.settle).items()}
         impls = sorted({k[0] for k in ms}, key=IMPLS.index)
         for impl in impls:
             quiet, busy = ms[impl, "quiet"], ms[impl, "busy"]
