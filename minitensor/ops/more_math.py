@@ -7,7 +7,9 @@
   ulp of the exact value, ``tests/kernels/test_log1p_kernel.py`` and ``test_expm1_kernel.py``);
 - ``exp2``: an op of its own (``kernels/exp2.py``: exact for integers, where ``exp(x ln 2)``
   is ~40 float32 ulp off at x = 120);  d exp2 = exp2(x) ln 2;
-- ``log2``, ``log10``, ``rsqrt``, ``square``, ``reciprocal``, ``neg``, ``frac``:
+- ``rsqrt`` and ``frac``: ops of their own (one node each; frac's gradient passes unchanged,
+  as PyTorch's);
+- ``log2``, ``log10``, ``square``, ``reciprocal``, ``neg``:
   compositions of existing ops (their gradients, of any order, come from those);
 - ``sign``, ``floor``, ``ceil``, ``round``, ``trunc``: piecewise constant, so their gradient
   is 0 everywhere, as PyTorch's (``Constant``: the values pass, the gradient does not).
@@ -76,6 +78,36 @@ class Exp2(Op):
         return grad * y * math.log(2.0)
 
 
+class Rsqrt(Op):
+    """1 / sqrt(x);  dx = -grad * y^3 / 2, y the output (one node where ``1 / x.sqrt()`` made two)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        with np.errstate(divide="ignore", invalid="ignore"):  # (0: inf, negative: NaN, silently as PyTorch)
+            y = 1 / np.sqrt(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (y * y * y * -0.5)
+
+
+class Frac(Op):
+    """x - trunc(x);  dx = grad (slope 1 between the jumps, as PyTorch's: one node and no pass
+    where ``x - trunc(x)`` made three nodes)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        with np.errstate(invalid="ignore"):  # (inf gives NaN, silently as PyTorch)
+            return x - np.trunc(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 class Constant(Op):
     """A piecewise-constant function (``ufunc``: sign, floor ...) of x; its gradient is 0."""
 
@@ -109,7 +141,7 @@ def exp2(input):  # noqa: A002
 
 
 def rsqrt(input):  # noqa: A002
-    return 1.0 / _floating(input).sqrt()
+    return Rsqrt.apply(_floating(input))
 
 
 def square(input):  # noqa: A002
@@ -126,7 +158,7 @@ def neg(input):  # noqa: A002
 
 def frac(input):  # noqa: A002
     """x - trunc(x): the fractional part, with x's sign."""
-    return input - trunc(input)
+    return Frac.apply(input)
 
 
 def sign(input):  # noqa: A002

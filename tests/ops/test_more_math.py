@@ -100,3 +100,13 @@ def test_piecewise_constant_gradient_is_zero_even_for_a_nan_gradient(name):
     x = mt.tensor([0.5, -1.5], requires_grad=True)
     getattr(mt, name)(x).backward(mt.tensor([np.nan, np.inf]))
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0])
+
+
+def test_frac_is_one_node_whose_gradient_passes_unchanged():
+    x = mt.tensor([1.5, -2.25, np.inf, -0.0, 3.0], requires_grad=True)
+    y = mt.frac(x)
+    assert type(y.grad_fn).__name__ == "FracBackward"
+    np.testing.assert_array_equal(y.detach().numpy(), [0.5, -0.25, np.nan, 0.0, 0.0])
+    g = mt.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    y.backward(g)
+    np.testing.assert_array_equal(x.grad.numpy(), g.numpy())
