@@ -87,6 +87,16 @@ def split64(u):
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _series(s, k):
+    """R(s^2) s^2: the tail of ``2 atanh(s)`` beyond its first terms (fdlibm's polynomial)."""
+    z = s * s
+    r = k.r[0]
+    for coefficient in k.r[1:]:
+        r = r * z + coefficient
+    return r * z
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def log1p_unit(y, k):
     """log1p(y) for 0 <= y <= 1 (or NaN), in the dtype of ``k`` = ``log_consts(array)``."""
     u = k.one + y
@@ -94,14 +104,20 @@ def log1p_unit(y, k):
     big = u > k.sqrt2
     f = (u * k.half if big else u) - k.one
     s = f / (k.two + f)
-    z = s * s
-    r = k.r[0]
-    for coefficient in k.r[1:]:
-        r = r * z + coefficient
-    r = r * z
+    r = _series(s, k)
     hfsq = k.half * f * f
     n = k.one if big else k.zero
     return n * k.ln2_hi - ((hfsq - (s * (hfsq + r) + (n * k.ln2_lo + c))) - f)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def log_mantissa(f, k):
+    """log(1 + f) for ``f = m - 1`` with m in [sqrt(1/2), sqrt(2)] (``split32``'s mantissa: 1 + f is
+    exact, so ``log1p_unit``'s correction and its halving are not needed; the same bits, one
+    division fewer)."""
+    s = f / (k.two + f)
+    hfsq = k.half * f * f
+    return f - (hfsq - s * (hfsq + _series(s, k)))
 
 
 @njit(fastmath={"contract"}, error_model="numpy")

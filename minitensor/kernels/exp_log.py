@@ -12,8 +12,14 @@ Both reuse the SIMD cores the row kernels use:
   ``x`` scaled by 2^24 first), ``log x = e ln2 + log1p(m - 1)`` by ``_log.py``'s core
   (fdlibm's).  ``log 0 = -inf``, negative numbers give NaN, ``inf`` inf, silently (as PyTorch).
 
+- ``log2``: ``e + log(m) / ln 2`` from the same split, so powers of two give their exponent
+  exactly (``log(x) / ln 2`` does not: 2^-15 gave -14.999999 in float32);
+- ``log10`` of float32: the float64 log of the float64 value times ``1 / ln 10``, rounded once
+  to float32, so powers of ten give their exponent exactly; float64 keeps ``np.log10`` (the
+  C library: exact there too, where ``log(x) / ln 10`` missed 14 of 10^-7 ... 10^7).
+
 Within 2 ulp of the exact value in both dtypes (``tests/kernels/test_exp_log_kernel.py``);
-the NumPy references are ``np.exp`` and ``np.log``.
+the NumPy references are ``np.exp``, ``np.log``, ``np.log2`` and ``np.log10``.
 
 >>> exp(np.array([0.0, 1.0, -np.inf]))
 array([1.        , 2.71828183, 0.        ])
@@ -23,14 +29,17 @@ array([  0.,   1., -inf])
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._exp import _LN2_HI32, _LN2_HI64, _LN2_LO32, _LN2_LO64, _LOG2E, exp32, exp64
 from ._jit import njit
-from ._log import log1p_unit, log_consts, split32, split64
+from ._log import log_consts, log_mantissa, split32, split64
 from .pointwise import unary
 
 _NS = 1.0  # ns per element (choose's ``ns``)
+_INV_LN10 = 1.0 / math.log(10.0)
 
 
 def exp(x: np.ndarray) -> np.ndarray:
@@ -43,6 +52,19 @@ def log(x: np.ndarray) -> np.ndarray:
     return unary(x, _log_numpy, _log, _NS)
 
 
+def log2(x: np.ndarray) -> np.ndarray:
+    """The base-2 logarithm elementwise (a new array of ``x``'s shape and dtype)."""
+    return unary(x, _log2_numpy, _log2, _NS)
+
+
+def log10(x: np.ndarray) -> np.ndarray:
+    """The base-10 logarithm elementwise (a new array of ``x``'s shape and dtype; the kernel for float32)."""
+    if x.dtype == np.float32:
+        return unary(x, _log10_numpy, _log10, 2 * _NS)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (float64: the C library's, silently)
+        return np.log10(x)
+
+
 def _exp_numpy(x: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(over="ignore"):  # (silently inf, as PyTorch)
         np.exp(x, out=out)
@@ -51,6 +73,16 @@ def _exp_numpy(x: np.ndarray, out: np.ndarray) -> None:
 def _log_numpy(x: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(divide="ignore", invalid="ignore"):  # (-inf and NaN silently, as PyTorch)
         np.log(x, out=out)
+
+
+def _log2_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.log2(x, out=out)
+
+
+def _log10_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.log10(x, out=out)
 
 
 @njit(inline="always", fastmath={"contract"})
@@ -95,26 +127,48 @@ def _exp(x, out):
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
-def _log_of(v, e, m, k):
-    """log(v) from v = 2^e m (``k``: ``log_consts`` in v's dtype), the special values replaced."""
-    r = e * k.ln2_hi + (e * k.ln2_lo + log1p_unit(m - k.one, k))
+def _log_of(v, e, m, k, base2):
+    """log(v), or log2(v) when ``base2``, from v = 2^e m (``k``: ``log_consts`` in v's dtype), the
+    special values replaced."""
+    ln_m = log_mantissa(m - k.one, k)
+    r = e + ln_m * (k.one / (k.ln2_hi + k.ln2_lo)) if base2 else e * k.ln2_hi + (e * k.ln2_lo + ln_m)
     r = v if v - v != k.zero else r  # (inf: inf; NaN: NaN)
     r = -k.one / k.zero if v == k.zero else r
     return r if v >= k.zero else (v - v) / (v - v)  # (negative: NaN)
 
 
-@njit(fastmath={"contract"}, error_model="numpy")
-def _log(x, out):
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _log_loop(x, out, base2):
     k = log_consts(x)
     if x.itemsize == 4:
         for i in range(x.size):
             v = x[i]
             tiny = v < np.float32(1.1754944e-38)  # subnormal (or 0, or negative): scaled by 2^24
             e, m = split32(v * np.float32(16777216.0) if tiny else v)
-            out[i] = _log_of(v, e - np.float32(24.0) if tiny else e, m, k)
+            out[i] = _log_of(v, e - np.float32(24.0) if tiny else e, m, k, base2)
     else:
         for i in range(x.size):
             v = x[i]
             tiny = v < 2.2250738585072014e-308
             e, m = split64(v * 18014398509481984.0 if tiny else v)  # (2^54)
-            out[i] = _log_of(v, e - 54.0 if tiny else e, m, k)
+            out[i] = _log_of(v, e - 54.0 if tiny else e, m, k, base2)
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _log(x, out):
+    _log_loop(x, out, False)
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _log2(x, out):
+    _log_loop(x, out, True)
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _log10(x, out):
+    """float32 ``x``: the float64 log times 1 / ln 10, rounded once."""
+    k = log_consts(np.empty(0))
+    for i in range(x.size):
+        v = np.float64(x[i])
+        e, m = split64(v)  # (a float32, subnormal too, is a normal float64)
+        out[i] = np.float32(_log_of(v, e, m, k, False) * _INV_LN10)

@@ -7,7 +7,7 @@ fdlibm's ``log1p`` on SIMD lanes, with the core of ``_log.py``:
   (fdlibm's form: ``(1 - (u - x)) / u`` when ``u >= 2``);
 - ``u = 2^e m`` with ``m`` in ``[sqrt(1/2), sqrt(2))``, read from the bits of ``u``
   (``split32``, ``split64``; ``m - 1`` is exact);
-- ``log1p(x) = e ln2 + log1p_unit(m - 1) + c``, ``ln 2`` in two parts.
+- ``log1p(x) = e ln2 + log(m) + c`` (``log(m)``: ``_log.py``'s ``log_mantissa``), ``ln 2`` in two parts.
 
 ``x = -1`` gives -inf, ``x < -1`` NaN, ``inf`` inf, NaN NaN, and ``-0.0`` stays -0.0.
 The NumPy reference (``_log1p_numpy``) is Kahan's ``log(u) x / (u - 1)``; both stay within
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
-from ._log import log1p_unit, log_consts, split32, split64
+from ._log import log_consts, log_mantissa, split32, split64
 from .pointwise import unary
 
 
@@ -47,7 +47,7 @@ def _log1p_numpy(x: np.ndarray, out: np.ndarray) -> None:
 def _log1p_one(v, u, e, m, k):
     """log1p(v) from u = 1 + v = 2^e m (``k``: ``log_consts`` in v's dtype)."""
     c = (k.one - (u - v) if e > k.zero else v - (u - k.one)) / u
-    r = e * k.ln2_hi + ((e * k.ln2_lo + c) + log1p_unit(m - k.one, k))
+    r = e * k.ln2_hi + ((e * k.ln2_lo + c) + log_mantissa(m - k.one, k))
     r = v if v == k.zero else r  # (-0.0 stays -0.0)
     r = u if u - u != k.zero else r  # (u = inf: inf)
     below = (v - v) / (v - v)  # NaN: x < -1, or x NaN

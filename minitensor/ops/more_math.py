@@ -7,9 +7,12 @@
   ulp of the exact value, ``tests/kernels/test_log1p_kernel.py`` and ``test_expm1_kernel.py``);
 - ``exp2``: an op of its own (``kernels/exp2.py``: exact for integers, where ``exp(x ln 2)``
   is ~40 float32 ulp off at x = 120);  d exp2 = exp2(x) ln 2;
+- ``log2``, ``log10``: ops of their own, exact on powers of two and of ten (``log(x) / ln 2``
+  gave -14.999999 for 2^-15 in float32, and log10(1000.0) was 2.9999999999999996);
+  d log2 = 1 / (x ln 2), d log10 = 1 / (x ln 10);
 - ``rsqrt`` and ``frac``: ops of their own (one node each; frac's gradient passes unchanged,
   as PyTorch's);
-- ``log2``, ``log10``, ``square``, ``reciprocal``, ``neg``:
+- ``square``, ``reciprocal``, ``neg``:
   compositions of existing ops (their gradients, of any order, come from those);
 - ``sign``, ``floor``, ``ceil``, ``round``, ``trunc``: piecewise constant, so their gradient
   is 0 everywhere, as PyTorch's (``Constant``: the values pass, the gradient does not).
@@ -27,6 +30,7 @@ import math
 import numpy as np
 
 from ..autograd.function import Op
+from ..kernels import exp_log
 from ..kernels.exp2 import exp2 as exp2_kernel
 from ..kernels.expm1 import expm1 as expm1_kernel
 from ..kernels.log1p import log1p as log1p_kernel
@@ -76,6 +80,34 @@ class Exp2(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * y * math.log(2.0)
+
+
+class Log2(Op):
+    """log2 x;  dx = grad / (x ln 2).  Exact on powers of two (``kernels/exp_log.py``)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return exp_log.log2(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / (x * math.log(2.0))
+
+
+class Log10(Op):
+    """log10 x;  dx = grad / (x ln 10).  Exact on powers of ten (``kernels/exp_log.py``)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return exp_log.log10(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / (x * math.log(10.0))
 
 
 class Rsqrt(Op):
@@ -129,11 +161,11 @@ def expm1(input):  # noqa: A002
 
 
 def log2(input):  # noqa: A002
-    return _floating(input).log() * (1.0 / math.log(2.0))
+    return Log2.apply(_floating(input))
 
 
 def log10(input):  # noqa: A002
-    return _floating(input).log() * (1.0 / math.log(10.0))
+    return Log10.apply(_floating(input))
 
 
 def exp2(input):  # noqa: A002

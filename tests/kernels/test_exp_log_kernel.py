@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from kernel_paths import assert_same_values, jitted, reference, ulps
 
-from minitensor.kernels.exp_log import exp, log
+from minitensor.kernels.exp_log import exp, log, log2, log10
 
 r = np.random.default_rng(0)
 # The arguments whose exp is finite and not 0 (the subnormal results included), per dtype.
@@ -56,3 +56,24 @@ def test_a_strided_input_gives_what_its_contiguous_copy_gives() -> None:
     contiguous = np.ascontiguousarray(x)
     np.testing.assert_array_equal(jitted(lambda: exp(x)), jitted(lambda: exp(contiguous)))
     np.testing.assert_array_equal(jitted(lambda: log(x)), jitted(lambda: log(contiguous)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log2_and_log10_exact_on_powers_and_within_two_ulp(dtype) -> None:
+    info = np.finfo(dtype)
+    twos = np.arange(-info.nmant - 126 if dtype == "float32" else -1074, info.maxexp)
+    tens = np.arange(-37 if dtype == "float32" else -307, 38 if dtype == "float32" else 308)
+    np.testing.assert_array_equal(jitted(lambda: log2((2.0**twos).astype(dtype))), twos)
+    np.testing.assert_array_equal(jitted(lambda: log10((10.0**tens).astype(dtype))), tens)
+    decades = np.log10(float(info.max)) - 1
+    x = np.concatenate([10.0 ** r.uniform(-decades, decades, 200_000), r.uniform(0.5, 2.0, 100_000)]).astype(dtype)
+    wide = x.astype(np.longdouble)
+    assert ulps(jitted(lambda: log2(x)), np.log2(wide)).max() <= 2.0
+    assert ulps(jitted(lambda: log10(x)), np.log10(wide)).max() <= 2.0
+    special = np.array([0.0, -0.0, -1.0, np.inf, -np.inf, np.nan, info.smallest_subnormal], dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = np.log2(special), np.log10(special)
+    with np.errstate(over="raise", divide="raise", invalid="raise"):  # (silent, as PyTorch)
+        assert_same_values(jitted(lambda: log2(special)), expected[0])
+        assert_same_values(jitted(lambda: log10(special)), expected[1])
+        assert_same_values(reference(lambda: log2(special)), expected[0])

@@ -110,3 +110,15 @@ def test_frac_is_one_node_whose_gradient_passes_unchanged():
     g = mt.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
     y.backward(g)
     np.testing.assert_array_equal(x.grad.numpy(), g.numpy())
+
+
+@pytest.mark.parametrize("dtype", [mt.float32, mt.float64])
+def test_log2_and_log10_are_exact_on_powers_of_two_and_ten(dtype):
+    powers = np.arange(-30, 31)
+    np.testing.assert_array_equal(mt.log2(mt.tensor(2.0**powers, dtype=dtype)).numpy(), powers)
+    np.testing.assert_array_equal(mt.log10(mt.tensor(10.0 ** powers[23:38], dtype=dtype)).numpy(), powers[23:38])
+    x = mt.tensor([8.0, 1000.0], dtype=dtype, requires_grad=True)
+    (mt.log2(x) + mt.log10(x)).sum().backward()
+    np.testing.assert_allclose(
+        x.grad.numpy(), 1 / (x.detach().numpy() * np.log(2)) + 1 / (x.detach().numpy() * np.log(10))
+    )
