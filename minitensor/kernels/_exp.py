@@ -104,6 +104,26 @@ def exp64(v):
     return p * two_k if v >= _LOWEST64 else (v if v != v else 0.0)  # NaN stays NaN
 
 
+@njit(inline="always")
+def scale32(p, k):
+    """``p * 2^k`` for a float32 ``p`` near 1 and an integral float32 ``k`` in [-160, 130]: ``2^k`` in
+    two factors, each a normal float32, so that results near overflow and subnormal ones come
+    out right (``p`` times the first is exact, the second rounds once)."""
+    half = np.int32(k) >> 1
+    one = np.int32((half + 127) << 23).view(np.float32)
+    two = np.int32((np.int32(k) - half + 127) << 23).view(np.float32)
+    return p * one * two
+
+
+@njit(inline="always")
+def scale64(p, k):
+    """As ``scale32`` for float64, ``k`` in [-1100, 1030]."""
+    half = np.int64(k) >> 1
+    one = np.int64((half + 1023) << 52).view(np.float64)
+    two = np.int64((np.int64(k) - half + 1023) << 52).view(np.float64)
+    return p * one * two
+
+
 # The array forms, one loop per dtype (LLVM vectorises loops over 1-D slices indexed from 0).
 @njit(fastmath={"contract"}, error_model="numpy")
 def exp_into(x, out):

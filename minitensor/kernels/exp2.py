@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ._exp import exp32, exp64
+from ._exp import exp32, exp64, scale32, scale64
 from ._jit import njit
 from .pointwise import unary
 
@@ -45,10 +45,7 @@ def _exp2_32(v):
     k = k if k < f(130.0) else f(130.0)  # (beyond: inf or 0 anyway; NaN and inf are handled last)
     k = k if k > f(-160.0) else f(-160.0)
     r = v - k
-    half = np.int32(k) >> 1  # 2^k = 2^half * 2^(k - half), each factor a normal float32
-    one = np.int32((half + 127) << 23).view(np.float32)
-    two = np.int32((np.int32(k) - half + 127) << 23).view(np.float32)
-    y = exp32(r * f(_LN2)) * one * two
+    y = scale32(exp32(r * f(_LN2)), k)
     y = y if v < f(130.0) else f(np.inf)  # (NaN is kept in the last line)
     y = y if v > f(-160.0) else f(0.0)
     return y if v == v else v
@@ -60,10 +57,7 @@ def _exp2_64(v):
     k = k if k < 1030.0 else 1030.0
     k = k if k > -1100.0 else -1100.0
     r = v - k
-    half = np.int64(k) >> 1
-    one = np.int64((half + 1023) << 52).view(np.float64)
-    two = np.int64((np.int64(k) - half + 1023) << 52).view(np.float64)
-    y = exp64(r * _LN2) * one * two
+    y = scale64(exp64(r * _LN2), k)
     y = y if v < 1030.0 else np.inf
     y = y if v > -1100.0 else 0.0
     return y if v == v else v

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from ._exp import _LN2_HI32, _LN2_HI64, _LN2_LO32, _LN2_LO64, _LOG2E, exp32, exp64
+from ._exp import _LN2_HI32, _LN2_HI64, _LN2_LO32, _LN2_LO64, _LOG2E, exp32, exp64, scale32, scale64
 from ._jit import njit
 from ._log import log_consts, log_mantissa, split32, split64
 from .pointwise import unary
@@ -92,10 +92,7 @@ def _exp_32(v):
     k = k if k < f(130.0) else f(130.0)  # (beyond: inf or 0 anyway; NaN is handled last)
     k = k if k > f(-160.0) else f(-160.0)
     r = (v - k * f(_LN2_HI32)) - k * f(_LN2_LO32)
-    half = np.int32(k) >> 1  # 2^k = 2^half * 2^(k - half), each factor a normal float32
-    one = np.int32((half + 127) << 23).view(np.float32)
-    two = np.int32((np.int32(k) - half + 127) << 23).view(np.float32)
-    y = exp32(r) * one * two
+    y = scale32(exp32(r), k)
     y = y if v < f(89.0) else f(np.inf)
     y = y if v > f(-104.0) else f(0.0)
     return y if v == v else v
@@ -107,10 +104,7 @@ def _exp_64(v):
     k = k if k < 1030.0 else 1030.0
     k = k if k > -1100.0 else -1100.0
     r = (v - k * _LN2_HI64) - k * _LN2_LO64
-    half = np.int64(k) >> 1
-    one = np.int64((half + 1023) << 52).view(np.float64)
-    two = np.int64((np.int64(k) - half + 1023) << 52).view(np.float64)
-    y = exp64(r) * one * two
+    y = scale64(exp64(r), k)
     y = y if v < 710.0 else np.inf
     y = y if v > -746.0 else 0.0
     return y if v == v else v
