@@ -77,3 +77,12 @@ def test_log2_and_log10_exact_on_powers_and_within_two_ulp(dtype) -> None:
         assert_same_values(jitted(lambda: log2(special)), expected[0])
         assert_same_values(jitted(lambda: log10(special)), expected[1])
         assert_same_values(reference(lambda: log2(special)), expected[0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log2_and_log10_references_agree_with_the_exact_values(dtype) -> None:
+    x = np.concatenate([10.0 ** r.uniform(-30, 30, 50_000), r.uniform(0.5, 2.0, 50_000)]).astype(dtype)
+    wide = x.astype(np.longdouble)
+    for fn, exact in ((log2, np.log2(wide)), (log10, np.log10(wide))):
+        assert ulps(reference(lambda fn=fn: fn(x)), exact).max() <= 4.0  # (NumPy's float32 log10: ~2)
+        assert ulps(jitted(lambda fn=fn: fn(x)), exact).max() <= 2.0
