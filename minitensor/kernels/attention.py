@@ -252,48 +252,66 @@ def attention_forward(q, k, v, mask, scale: float, dropout, out=None, keep_probs
     live in a scratch array per head (or per chunk of heads).
 
     q (..., L, D), k (..., S, D), v (..., S, Dv) broadcast over their leading dims; ``mask`` and
-    ``dropout`` broadcast to (..., L, S).
+    ``dropout`` broadcast to (..., L, S).  Brings them to the form of ``heads_forward`` (4-D, one
+    dtype, heads BLAS reads in place) and runs it.
     """
     q, k, v = _common_dtype(q, k, v)
     scores = _lead(q, k, v) + (q.shape[-2], k.shape[-2])
-    mask, dropout = _cast(mask, q.dtype), _cast(dropout, q.dtype)
-    p = np.empty(scores, q.dtype) if keep_probs else None
+    lead, dtype = scores[:-2], q.dtype
+    p = np.empty(scores, dtype) if keep_probs else None
     if out is None:
-        out = np.empty(scores[:-1] + v.shape[-1:], q.dtype)
+        out = np.empty(scores[:-1] + v.shape[-1:], dtype)
+    q4, k4, v4, out4 = blas_4d(q, lead), blas_4d(k, lead), blas_4d(v, lead), blas_4d(out, lead)
+    mask4, drop4 = _mask_4d(_cast(mask, dtype), scores, dtype), _as_4d(_cast(dropout, dtype), scores)
+    heads_forward(q4, k4, v4, mask4, scale, drop4, _as_4d(p, scores), out4)
+    _write_back(out4, out)
+    return out, p
+
+
+def heads_forward(q, k, v, mask, scale: float, dropout, p, out) -> None:
+    """``attention_forward`` on heads in the kernels' form: out (and P into ``p``, unless None).
+
+    q (B1, B2, L, D), k (B1, B2, S, D), v (B1, B2, S, Dv), out (B1, B2, L, Dv) and p (B1, B2, L, S)
+    or None, all of one dtype, each head a 2-D array BLAS can read in place (``blas_4d``: e.g. the
+    views of a C-contiguous packed projection); ``mask`` as from ``_mask_4d``, ``dropout`` (B1, B2,
+    L, S) or None.  The fused attention ops call it directly: their heads are in this form already.
+    """
+    scores = p.shape if p is not None else q.shape[:3] + k.shape[2:3]
     run = _implementation(q, v, scores, _forward_unfused, _forward_heads, _forward_heads_parallel)
     if run is _forward_unfused:
         run(q, k, v, mask, scale, dropout, p, out)
-        return out, p
-    lead = scores[:-2]
-    q4, k4, v4, out4 = blas_4d(q, lead), blas_4d(k, lead), blas_4d(v, lead), blas_4d(out, lead)
-    mask4, drop4, p4 = _mask_4d(mask, scores, q.dtype), _as_4d(dropout, scores), _as_4d(p, scores)
+        return
     with _blas.single_threaded() if run is _forward_heads_parallel else contextlib.nullcontext():
-        run(q4, k4, v4, mask4, q.dtype.type(scale), drop4, p4, out4)
-    _write_back(out4, out)
-    return out, p
+        run(q, k, v, mask, q.dtype.type(scale), dropout, p, out)
 
 
 def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True, True), out=(None, None, None)):
     """(dq, dk, dv) from d(loss)/d(out) ``grad`` and the kept P; each written into its ``out``
     array when given, else into a new one shaped by the broadcast leading dims; None when not
-    needed."""
+    needed.  Brings the arguments to the form of ``heads_backward`` and runs it."""
     q, k, v = _common_dtype(q, k, v)
     grad, dropout, lead = _cast(grad, q.dtype), _cast(dropout, q.dtype), p.shape[:-2]
     grads = [
         (o if o is not None else np.empty(lead + x.shape[-2:], q.dtype)) if wanted else None
         for x, wanted, o in zip((q, k, v), need, out)
     ]
-    run = _implementation(q, v, p.shape, _backward_unfused, _backward_heads, _backward_heads_parallel)
-    if run is _backward_unfused:
-        run(grad, q, k, v, p, dropout, scale, *grads)
-        return tuple(grads)
     q4, k4, v4, g4 = blas_4d(q, lead), blas_4d(k, lead), blas_4d(v, lead), blas_4d(grad, lead)
     targets = [None if d is None else blas_4d(d, lead) for d in grads]
-    with _blas.single_threaded() if run is _backward_heads_parallel else contextlib.nullcontext():
-        run(g4, q4, k4, v4, _as_4d(p, p.shape), _as_4d(dropout, p.shape), q.dtype.type(scale), *targets)
+    heads_backward(g4, q4, k4, v4, _as_4d(p, p.shape), scale, _as_4d(dropout, p.shape), *targets)
     for target, d in zip(targets, grads):
         _write_back(target, d)
     return tuple(grads)
+
+
+def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
+    """``attention_backward`` on heads in the kernels' form (as for ``heads_forward``): the
+    gradients written into ``dq``, ``dk``, ``dv`` (B1, B2, ., .), each skipped when None."""
+    run = _implementation(q, v, p.shape, _backward_unfused, _backward_heads, _backward_heads_parallel)
+    if run is _backward_unfused:
+        run(grad, q, k, v, p, dropout, scale, dq, dk, dv)
+        return
+    with _blas.single_threaded() if run is _backward_heads_parallel else contextlib.nullcontext():
+        run(grad, q, k, v, p, dropout, q.dtype.type(scale), dq, dk, dv)
 
 
 def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial, parallel):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..autograd import _profiling
 from ..autograd.grad_mode import is_grad_enabled
-from ..ops.attention import SelfAttention
-from ..ops.nn_ops import AddLayerNorm, FeedForward
-from ..ops.nn_ops import LayerNorm as LayerNormOp
+from ..ops.attention import self_attention
+from ..ops.nn_ops import add_layer_norm, feed_forward, layer_norm_last
 from ..tensor import Tensor
 from ._transformer_parts import (
     Default,
@@ -157,10 +157,11 @@ class TransformerEncoderLayer(Module):
         )
 
     def _inference(self, src: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor | None:
-        """The forward in eval mode under no_grad, as PyTorch's "fast path": each sub-layer one
-        fused op on arrays (``Function.run``), no Tensor or graph node in between.  The same ops,
-        so the same numbers, as the general path.  None when a sub-module is not a standard one
-        (the caller then takes the general path)."""
+        """The forward in eval mode under no_grad, as PyTorch's "fast path": the sub-layers' fused
+        ops as array functions (``self_attention``, ``add_layer_norm``, ``feed_forward``: what the ops'
+        forwards run), no Tensor, graph node or saved state in between.  The same steps, so the same
+        numbers, as the general path.  None when a sub-module is not a standard one (the caller then
+        takes the general path)."""
         m, shape = self._modules, src.shape
         norms = [
             _add_norm_args(shape, shape, m[drop], m[norm])
@@ -177,11 +178,15 @@ class TransformerEncoderLayer(Module):
         ff_settings = ff[1]
         x = src._data
         if self.norm_first:
-            x = x + SelfAttention.run(LayerNormOp.run(x, *norm1, eps=settings1["eps"]), *mha_weights, **mha_settings)
-            x = x + FeedForward.run(LayerNormOp.run(x, *norm2, eps=settings2["eps"]), *ff_weights, **ff_settings)
+            h = _step("LayerNorm", layer_norm_last, x, *norm1, eps=settings1["eps"])
+            x = x + _step("SelfAttention", self_attention, h, *mha_weights, keep_probs=False, **mha_settings)[0]
+            h = _step("LayerNorm", layer_norm_last, x, *norm2, eps=settings2["eps"])
+            x = x + _step("FeedForward", feed_forward, h, *ff_weights, **ff_settings)[0]
         else:
-            x = AddLayerNorm.run(x, SelfAttention.run(x, *mha_weights, **mha_settings), *norm1, **settings1)
-            x = AddLayerNorm.run(x, FeedForward.run(x, *ff_weights, **ff_settings), *norm2, **settings2)
+            a = _step("SelfAttention", self_attention, x, *mha_weights, keep_probs=False, **mha_settings)[0]
+            x = _step("AddLayerNorm", add_layer_norm, x, a, *norm1, **settings1)[0]
+            f = _step("FeedForward", feed_forward, x, *ff_weights, **ff_settings)[0]
+            x = _step("AddLayerNorm", add_layer_norm, x, f, *norm2, **settings2)[0]
         return Tensor._make(x, False, None)
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
@@ -200,6 +205,13 @@ class TransformerEncoderLayer(Module):
         """Linear2(Dropout(activation(Linear1(x)))) (one FeedForward node for ReLU and GELU)."""
         m = self._modules
         return _feed_forward(x, m["linear1"], self.activation, m["dropout2"], m["linear2"])
+
+
+def _step(name: str, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, timed under ``name`` when ``mt.profiler`` records (as the op would be)."""
+    if _profiling.active is None:
+        return fn(*args, **kwargs)
+    return _profiling.active.time(name, "forward", fn, *args, **kwargs)
 
 
 class TransformerEncoder(Module):

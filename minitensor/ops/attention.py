@@ -47,8 +47,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..kernels.attention import attention_backward, attention_forward
-from ..kernels.attention_softmax import attention_probs, softmax_scores_backward
+from ..kernels.attention import attention_backward, attention_forward, heads_backward, heads_forward
+from ..kernels.attention_softmax import _mask_4d, attention_probs, softmax_scores_backward
 from ..kernels.column_sums import column_sums
 from . import reference
 from .nn_ops import composite, on_arrays, save_with_state
@@ -93,7 +93,7 @@ def split_heads(x: np.ndarray, heads: int, parts: int, batch_first: bool) -> lis
     d = x.shape[2] // (parts * heads)  # (not -1: N or L may be 0)
     x = x.reshape(x.shape[0], x.shape[1], parts, heads, d)
     x = x.transpose(2, 0, 3, 1, 4) if batch_first else x.transpose(2, 1, 3, 0, 4)
-    return [x[i] for i in range(parts)]
+    return list(x)  # (the parts: x[0], x[1], ...)
 
 
 class MultiheadAttentionCore(Op):
@@ -113,8 +113,11 @@ class MultiheadAttentionCore(Op):
 
     @staticmethod
     def forward(ctx, *projections, heads=1, batch_first=False, mask=None, scale=1.0, dropout_mask=None):
-        merged, p = _core_forward(ctx, projections, heads, batch_first, mask, scale, dropout_mask)
+        dropout_mask = _cast(dropout_mask, projections[0].dtype)
+        keep = any(ctx.needs_input_grad)
+        merged, p = heads_attention(projections, heads, batch_first, mask, scale, dropout_mask, keep)
         save_with_state(ctx, *projections, state=(p, mask))
+        ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
         return merged
 
     @staticmethod
@@ -127,21 +130,34 @@ class MultiheadAttentionCore(Op):
         grads = [np.empty_like(x) if need else None for x, need in zip(projections, ctx.needs_input_grad)]
         targets = _unpack(grads, heads, batch_first)  # views into grads (None where not needed)
         g = split_heads(grad, heads, 1, batch_first)[0]
-        need = tuple(t is not None for t in targets)
-        attention_backward(g, q, k, v, p, ctx.scale, ctx.dropout_mask, need, out=targets)
+        if _in_place((*projections, grad)):
+            heads_backward(g, q, k, v, p, ctx.scale, ctx.dropout_mask, *targets)
+        else:
+            need = tuple(t is not None for t in targets)
+            attention_backward(g, q, k, v, p, ctx.scale, ctx.dropout_mask, need, out=targets)
         return tuple(grads)
 
 
-def _core_forward(ctx, projections, heads=1, batch_first=False, mask=None, scale=1.0, dropout_mask=None) -> tuple:
-    """MultiheadAttentionCore's forward: (merged heads, P or None); the settings go on ``ctx``."""
+def heads_attention(projections, heads, batch_first, mask, scale, dropout_mask, keep_probs) -> tuple:
+    """MultiheadAttentionCore's forward on arrays: (merged heads, P or None when not ``keep_probs``)."""
     q, k, v = _unpack(projections, heads, batch_first)
-    dropout_mask = _cast(dropout_mask, q.dtype)
     n, h, l, d = q.shape
     merged = np.empty((n, l, h * d) if batch_first else (l, n, h * d), dtype=q.dtype)
     out = split_heads(merged, heads, 1, batch_first)[0]
-    _, p = attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=any(ctx.needs_input_grad))
-    ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
+    if not _in_place(projections):  # (e.g. strided input: attention_forward copies what BLAS cannot read)
+        return merged, attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=keep_probs)[1]
+    scores = (n, h, l, k.shape[2])
+    p = np.empty(scores, q.dtype) if keep_probs else None
+    heads_forward(q, k, v, _mask_4d(mask, scores, q.dtype), scale, dropout_mask, p, out)
     return merged, p
+
+
+def _in_place(projections) -> bool:
+    """Whether the heads of ``projections`` (``split_heads`` views) can go to ``heads_forward`` as
+    they are: C-contiguous arrays of one float dtype (then each head is a 2-D array BLAS reads in
+    place), as the projections the layers compute always are."""
+    dtype = projections[0].dtype
+    return dtype.kind == "f" and all(x.flags.c_contiguous and x.dtype == dtype for x in projections)
 
 
 def _core_settings(ctx, mask) -> dict:
@@ -168,15 +184,16 @@ class SelfAttention(Op):
     """
 
     @staticmethod
-    def forward(ctx, x, in_weight, in_bias=None, out_weight=None, out_bias=None, **settings):
-        e = x.shape[-1]
-        rows = x.reshape(-1, e)  # (M, E): a view unless x is non-contiguous
-        qkv = _affine(rows, in_weight, in_bias).reshape(x.shape[:-1] + (3 * e,))
-        merged, p = _core_forward(ctx, (qkv,), **settings)  # sets ctx.heads, .scale, ...
-        mask = settings.get("mask")
-        save_with_state(ctx, x, in_weight, in_bias, out_weight, out_bias, state=(rows, qkv, merged, p, mask))
+    def forward(ctx, x, in_weight, in_bias=None, out_weight=None, out_bias=None, heads=1, batch_first=False,
+                mask=None, scale=1.0, dropout_mask=None):  # fmt: skip
+        dropout_mask = _cast(dropout_mask, x.dtype)
+        weights = (in_weight, in_bias, out_weight, out_bias)
+        keep = any(ctx.needs_input_grad)
+        y, state = self_attention(x, *weights, heads, batch_first, mask, scale, dropout_mask, keep)
+        save_with_state(ctx, x, *weights, state=(*state, mask))
+        ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
         ctx.x_shape = x.shape
-        return _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
@@ -192,7 +209,7 @@ class SelfAttention(Op):
         heads, batch_first = ctx.heads, ctx.batch_first
         q, k, v = _unpack([qkv], heads, batch_first)
         g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
-        attention_backward(g_heads, q, k, v, p, ctx.scale, ctx.dropout_mask, out=_unpack([d_qkv], heads, batch_first))
+        heads_backward(g_heads, q, k, v, p, ctx.scale, ctx.dropout_mask, *_unpack([d_qkv], heads, batch_first))
         d_rows = d_qkv.reshape(-1, 3 * e)
         return (
             (d_rows @ in_weight).reshape(ctx.x_shape) if need_x else None,
@@ -201,6 +218,17 @@ class SelfAttention(Op):
             g.T @ merged.reshape(-1, e) if need_w_out else None,
             column_sums(g) if need_b_out else None,
         )
+
+
+def self_attention(x, in_weight, in_bias, out_weight, out_bias, heads, batch_first, mask, scale, dropout_mask,
+                   keep_probs) -> tuple:  # fmt: skip
+    """SelfAttention's forward on arrays: (y, (rows, qkv, merged, P)), P None when not ``keep_probs``.
+    (Also the encoder layer's inference path: nothing recorded.)"""
+    e = x.shape[-1]
+    rows = x.reshape(-1, e)  # (M, E): a view unless x is non-contiguous
+    qkv = _affine(rows, in_weight, in_bias).reshape(x.shape[:-1] + (3 * e,))
+    merged, p = heads_attention((qkv,), heads, batch_first, mask, scale, dropout_mask, keep_probs)
+    return _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape), (rows, qkv, merged, p)
 
 
 def _affine(rows: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:

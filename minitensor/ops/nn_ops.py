@@ -165,14 +165,10 @@ class AddLayerNorm(Op):
 
     @staticmethod
     def forward(ctx, x, r, weight=None, bias=None, eps=1e-5, keep=None, scale=1.0):
-        d = x.shape[-1]
-        keep_rows = None if keep is None else keep.reshape(-1, d)
-        y, s, mean, rstd = layer_norm.layer_norm_forward(
-            _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale
-        )
+        y, (s, mean, rstd, keep_rows) = add_layer_norm(x, r, weight, bias, eps, keep, scale)
         save_with_state(ctx, x, r, weight, bias, state=(s, mean, rstd))
         ctx.keep, ctx.scale, ctx.eps = keep_rows, scale, eps
-        return y.reshape(x.shape)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
@@ -191,6 +187,21 @@ class AddLayerNorm(Op):
             dw if need_w else None,
             db if need_b else None,
         )
+
+
+def add_layer_norm(x, r, weight, bias, eps, keep=None, scale=1.0) -> tuple:
+    """AddLayerNorm's forward on arrays: (y, (s, mean, rstd, keep as rows)), s = x + dropout(r) as (M, D)."""
+    d = x.shape[-1]
+    keep_rows = None if keep is None else keep.reshape(-1, d)
+    y, s, mean, rstd = layer_norm.layer_norm_forward(
+        _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale
+    )
+    return y.reshape(x.shape), (s, mean, rstd, keep_rows)
+
+
+def layer_norm_last(x, weight, bias, eps) -> np.ndarray:
+    """LayerNorm's forward over the last dim, on arrays (nothing kept for backward)."""
+    return layer_norm.layer_norm_forward(_rows(x, x.shape[-1]), weight, bias, eps)[0].reshape(x.shape)
 
 
 def _rows_view(x):
@@ -272,21 +283,11 @@ class FeedForward(Op):
 
     @staticmethod
     def forward(ctx, x, w1, b1=None, w2=None, b2=None, activation="relu", keep=None, scale=1.0):
-        rows = _rows_view(x)  # (M, E): a view unless x is non-contiguous
-        z = rows @ w1.T
-        keep_rows = None if keep is None else keep.reshape(z.shape)
-        scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
-        if activation == "relu":
-            pre = None
-            h = act.relu_forward(z, b1, keep_rows, scale)
-        else:
-            pre, h = act.gelu_forward(z, b1, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
-        y = h @ w2.T
-        if b2 is not None:
-            y += b2
+        y, (rows, h, pre, keep_rows) = feed_forward(x, w1, b1, w2, b2, activation, keep, scale)
         save_with_state(ctx, x, w1, b1, w2, b2, state=(rows, h, pre))
+        scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
         ctx.x_shape, ctx.activation, ctx.keep, ctx.scale = x.shape, activation, keep_rows, scale
-        return y.reshape(x.shape[:-1] + (w2.shape[0],))
+        return y
 
     @staticmethod
     def backward(ctx, grad):
@@ -310,6 +311,23 @@ class FeedForward(Op):
             g.T @ h if need_w2 else None,
             column_sums(g) if need_b2 else None,
         )
+
+
+def feed_forward(x, w1, b1, w2, b2, activation="relu", keep=None, scale=1.0) -> tuple:
+    """FeedForward's forward on arrays: (y, (x as rows, h, pre or None, keep as rows))."""
+    rows = _rows_view(x)  # (M, E): a view unless x is non-contiguous
+    z = rows @ w1.T
+    keep_rows = None if keep is None else keep.reshape(z.shape)
+    scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
+    if activation == "relu":
+        pre = None
+        h = act.relu_forward(z, b1, keep_rows, scale)
+    else:
+        pre, h = act.gelu_forward(z, b1, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
+    y = h @ w2.T
+    if b2 is not None:
+        y += b2
+    return y.reshape(x.shape[:-1] + (w2.shape[0],)), (rows, h, pre, keep_rows)
 
 
 class Dropout(Op):

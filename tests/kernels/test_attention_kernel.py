@@ -234,6 +234,30 @@ def test_multihead_core_gradcheck_on_the_jit_path(kernel, rng, batch_first) -> N
     assert jitted(lambda: gradcheck(lambda x: MultiheadAttentionCore.apply(x, **kwargs), packed))
 
 
+@pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
+@pytest.mark.parametrize("parts", [1, 3])
+def test_multihead_core_on_strided_projections_as_on_contiguous_ones(kernel, rng, parts) -> None:
+    """C-contiguous projections go to the kernels as they are (``heads_forward``); others (here
+    views of transposed arrays, whose heads BLAS could not read in place) through
+    ``attention_forward``, which copies them: the same outputs and gradients."""
+    width = 3 * 8 // parts  # (N, L, width) per projection, E = 8, 2 heads
+    arrays = [rng.standard_normal((5, 2, width)).astype(np.float32).transpose(1, 0, 2) for _ in range(parts)]
+    grad = rng.standard_normal((2, 5, 8)).astype(np.float32).transpose(1, 0, 2)[::-1].transpose(1, 0, 2)
+    kwargs = {"heads": 2, "batch_first": True, "scale": 0.5}
+
+    def run(projections, upstream):
+        xs = [mt.tensor(a, requires_grad=True) for a in projections]
+        out = MultiheadAttentionCore.apply(*xs, **kwargs)
+        out.backward(upstream)
+        return [out.numpy(), *(x.grad.numpy() for x in xs)]
+
+    assert not any(a.flags.c_contiguous for a in arrays) and not grad.flags.c_contiguous
+    strided = jitted(lambda: run(arrays, grad))
+    contiguous = jitted(lambda: run([np.ascontiguousarray(a) for a in arrays], np.ascontiguousarray(grad)))
+    for a, b in zip(strided, contiguous, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("need_weights", [False, True])
 def test_multihead_attention_layer_same_on_both_paths(kernel, rng, need_weights) -> None:
     mt.manual_seed(0)
