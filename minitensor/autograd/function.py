@@ -276,25 +276,27 @@ def _saved_records(saved: tuple, arrays: list, inputs: tuple, out: Tensor) -> tu
     records = []
     origins = []
     out_data = out._data
-    for array in saved:
+    count = len(arrays)
+    for index, array in enumerate(saved):
         if not isinstance(array, np.ndarray):
             origins.append(None)
             continue
         if array is out_data:  # the output itself
             origins.append(-1)
             x, position, data = out, -1, out_data
+        elif index < count and arrays[index] is array:  # input ``index`` itself (forward saves its inputs in order)
+            origins.append(index)
+            x, position, data = inputs[index], index, array
         else:
-            for position, a in enumerate(arrays):  # an input itself
+            for position, a in enumerate(arrays):  # an input itself, saved out of order
                 if a is array:
                     origins.append(position)
                     x, data = inputs[position], a
-                    if not isinstance(x, Tensor):  # a plain array input: a constant, no version to watch
-                        x = None
                     break
             else:  # a view of an input's or the output's memory, or an array of its own
                 origins.append(None)
                 x, position, data = _owner_of(array, inputs, out)
-        if x is None:
+        if not isinstance(x, Tensor):  # a plain array input (a constant, no version to watch), or no owner
             continue
         counter = x._version_counter
         if counter is None:

@@ -85,7 +85,10 @@ def add_hook(module, kind: str, hook, prepend: bool, with_kwargs: bool = False, 
 def has_hooks(*modules) -> bool:
     """Whether any of ``modules`` (Modules or plain callables) has a hook: fused paths then
     fall back to calling the modules one by one, so that the hooks run."""
-    return any(getattr(m, "_hooks", None) is not None for m in modules)
+    for m in modules:  # (a loop, not any() over a generator: this runs on every fused sub-layer call)
+        if getattr(m, "_hooks", None) is not None:
+            return True
+    return False
 
 
 def call_with_hooks(module, args: tuple, kwargs: dict):
