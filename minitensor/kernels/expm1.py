@@ -10,7 +10,8 @@ the SIMD ``exp`` of ``_exp.py`` (arguments <= 0), multiplies and adds:
   (and, in float64 above 708, where ``exp64`` stops, the square of ``1 / exp(-x / 2)``).
   ``u - 1`` loses at most one bit there (``|u - 1| >= 1/2``).
 
-NaN gives NaN, ``inf`` inf, ``-inf`` -1.  The NumPy reference (``_expm1_numpy``) is
+NaN gives NaN, ``inf`` inf, ``-inf`` -1.  ``expm1_32``/``expm1_64`` are the one-element forms,
+for other kernels to inline (``tanh.py``).  The NumPy reference (``_expm1_numpy``) is
 Kahan's ``(u - 1) x / log(u)``; the two agree within a few ulp
 (``tests/kernels/test_expm1_kernel.py``), each close to ``np.expm1``.
 
@@ -50,7 +51,8 @@ def _expm1_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(inline="always", fastmath={"contract"})
-def _expm1_32(v):
+def expm1_32(v):
+    """expm1 of one float32 number (inlined into the caller's loop)."""
     f = np.float32
     p = f(_P32[0])
     for c in _P32[1:]:
@@ -62,7 +64,8 @@ def _expm1_32(v):
 
 
 @njit(inline="always", fastmath={"contract"})
-def _expm1_64(v):
+def expm1_64(v):
+    """expm1 of one float64 number (inlined into the caller's loop)."""
     p = _P64[0]
     for c in _P64[1:]:
         p = p * v + c
@@ -77,7 +80,7 @@ def _expm1_64(v):
 def _expm1(x, out):
     if x.itemsize == 4:
         for i in range(x.size):
-            out[i] = _expm1_32(x[i])
+            out[i] = expm1_32(x[i])
     else:
         for i in range(x.size):
-            out[i] = _expm1_64(x[i])
+            out[i] = expm1_64(x[i])

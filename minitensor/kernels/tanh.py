@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ._jit import njit
-from .expm1 import _expm1_32, _expm1_64
+from .expm1 import expm1_32, expm1_64
 from .pointwise import binary, same_layout, unary
 
 _NS = 1.0  # ns per element of the forward (choose's ``ns``)
@@ -52,11 +52,11 @@ def _tanh_backward_numpy(grad: np.ndarray, y: np.ndarray, out: np.ndarray) -> No
 def _tanh(x, out):
     if x.itemsize == 4:
         for i in range(x.size):
-            t = _expm1_32(np.float32(-2.0) * abs(x[i]))
+            t = expm1_32(np.float32(-2.0) * abs(x[i]))
             out[i] = math.copysign(-t / (np.float32(2.0) + t), x[i])
     else:
         for i in range(x.size):
-            t = _expm1_64(-2.0 * abs(x[i]))
+            t = expm1_64(-2.0 * abs(x[i]))
             out[i] = math.copysign(-t / (2.0 + t), x[i])
 
 
