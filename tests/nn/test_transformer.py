@@ -458,23 +458,3 @@ class TestTransformer:
             nn.Transformer(d_model=10, nhead=3)
         with pytest.raises(ValueError, match="device"):
             nn.Transformer.generate_square_subsequent_mask(3, device="cuda")
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "minitensor.nn.functional.attention",
-        "minitensor.nn.attention",
-        "minitensor.nn.transformer",
-        "minitensor.nn.transformer_encoder",
-        "minitensor.nn.transformer_decoder",
-    ],
-)
-def test_docstring_examples_run(name):
-    import doctest
-    import importlib
-
-    module = importlib.import_module(name)
-    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    result = doctest.testmod(module, extraglobs={"mt": mt, "nn": nn, "F": F, "np": np}, optionflags=flags)
-    assert result.attempted > 0 and result.failed == 0
