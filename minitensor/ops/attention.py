@@ -48,7 +48,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..kernels.attention import attention_backward, attention_forward, heads_backward, heads_forward
-from ..kernels.attention_softmax import _mask_4d, attention_probs, softmax_scores_backward
+from ..kernels.attention_softmax import _as_4d, _mask_4d, attention_probs, softmax_scores_backward
 from ..kernels.column_sums import column_sums
 from . import reference
 from .nn_ops import composite, on_arrays, save_with_state
@@ -131,7 +131,7 @@ class MultiheadAttentionCore(Op):
         targets = _unpack(grads, heads, batch_first)  # views into grads (None where not needed)
         g = split_heads(grad, heads, 1, batch_first)[0]
         if _in_place((*projections, grad)):
-            heads_backward(g, q, k, v, p, ctx.scale, ctx.dropout_mask, *targets)
+            heads_backward(g, q, k, v, p, ctx.scale, _as_4d(ctx.dropout_mask, p.shape), *targets)
         else:
             need = tuple(t is not None for t in targets)
             attention_backward(g, q, k, v, p, ctx.scale, ctx.dropout_mask, need, out=targets)
@@ -148,7 +148,7 @@ def heads_attention(projections, heads, batch_first, mask, scale, dropout_mask, 
         return merged, attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=keep_probs)[1]
     scores = (n, h, l, k.shape[2])
     p = np.empty(scores, q.dtype) if keep_probs else None
-    heads_forward(q, k, v, _mask_4d(mask, scores, q.dtype), scale, dropout_mask, p, out)
+    heads_forward(q, k, v, _mask_4d(mask, scores, q.dtype), scale, _as_4d(dropout_mask, scores), p, out)
     return merged, p
 
 
@@ -209,7 +209,8 @@ class SelfAttention(Op):
         heads, batch_first = ctx.heads, ctx.batch_first
         q, k, v = _unpack([qkv], heads, batch_first)
         g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
-        heads_backward(g_heads, q, k, v, p, ctx.scale, ctx.dropout_mask, *_unpack([d_qkv], heads, batch_first))
+        drop = _as_4d(ctx.dropout_mask, p.shape)
+        heads_backward(g_heads, q, k, v, p, ctx.scale, drop, *_unpack([d_qkv], heads, batch_first))
         d_rows = d_qkv.reshape(-1, 3 * e)
         return (
             (d_rows @ in_weight).reshape(ctx.x_shape) if need_x else None,

@@ -258,6 +258,25 @@ def test_multihead_core_on_strided_projections_as_on_contiguous_ones(kernel, rng
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
+def test_multihead_core_dropout_mask_broadcasts(kernel, rng) -> None:
+    """A dropout mask of shape (L, S) acts as its broadcast to (N, H, L, S), forward and backward."""
+    packed = rng.standard_normal((2, 3, 3 * 4))  # (N, L, 3E), E = 4, 2 heads
+    drop = (rng.random((3, 3)) > 0.3) / 0.7
+    grad = rng.standard_normal((2, 3, 4))
+
+    def run(mask):
+        x = mt.tensor(packed, dtype=mt.float64, requires_grad=True)
+        out = MultiheadAttentionCore.apply(x, heads=2, batch_first=True, scale=0.7, dropout_mask=mask)
+        out.backward(grad)
+        return out.numpy(), x.grad.numpy()
+
+    small = jitted(lambda: run(drop))
+    full = jitted(lambda: run(np.broadcast_to(drop, (2, 2, 3, 3)).copy()))
+    for a, b in zip(small, full, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("need_weights", [False, True])
 def test_multihead_attention_layer_same_on_both_paths(kernel, rng, need_weights) -> None:
     mt.manual_seed(0)
