@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..autograd import _profiling
+from ..autograd._profiling import forward as _timed  # (timed under the op's name while profiling)
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.attention import self_attention
 from ..ops.nn_ops import add_layer_norm, feed_forward, layer_norm_last
@@ -178,15 +178,15 @@ class TransformerEncoderLayer(Module):
         ff_settings = ff[1]
         x = src._data
         if self.norm_first:
-            h = _step("LayerNorm", layer_norm_last, x, *norm1, eps=settings1["eps"])
-            x = x + _step("SelfAttention", self_attention, h, *mha_weights, keep_probs=False, **mha_settings)[0]
-            h = _step("LayerNorm", layer_norm_last, x, *norm2, eps=settings2["eps"])
-            x = x + _step("FeedForward", feed_forward, h, *ff_weights, **ff_settings)[0]
+            h = _timed("LayerNorm", layer_norm_last, x, *norm1, eps=settings1["eps"])
+            x = x + _timed("SelfAttention", self_attention, h, *mha_weights, keep_probs=False, **mha_settings)[0]
+            h = _timed("LayerNorm", layer_norm_last, x, *norm2, eps=settings2["eps"])
+            x = x + _timed("FeedForward", feed_forward, h, *ff_weights, **ff_settings)[0]
         else:
-            a = _step("SelfAttention", self_attention, x, *mha_weights, keep_probs=False, **mha_settings)[0]
-            x = _step("AddLayerNorm", add_layer_norm, x, a, *norm1, **settings1)[0]
-            f = _step("FeedForward", feed_forward, x, *ff_weights, **ff_settings)[0]
-            x = _step("AddLayerNorm", add_layer_norm, x, f, *norm2, **settings2)[0]
+            a = _timed("SelfAttention", self_attention, x, *mha_weights, keep_probs=False, **mha_settings)[0]
+            x = _timed("AddLayerNorm", add_layer_norm, x, a, *norm1, **settings1)[0]
+            f = _timed("FeedForward", feed_forward, x, *ff_weights, **ff_settings)[0]
+            x = _timed("AddLayerNorm", add_layer_norm, x, f, *norm2, **settings2)[0]
         return Tensor._make(x, False, None)
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
@@ -205,13 +205,6 @@ class TransformerEncoderLayer(Module):
         """Linear2(Dropout(activation(Linear1(x)))) (one FeedForward node for ReLU and GELU)."""
         m = self._modules
         return _feed_forward(x, m["linear1"], self.activation, m["dropout2"], m["linear2"])
-
-
-def _step(name: str, fn, *args, **kwargs):
-    """``fn(*args, **kwargs)``, timed under ``name`` when ``mt.profiler`` records (as the op would be)."""
-    if _profiling.active is None:
-        return fn(*args, **kwargs)
-    return _profiling.active.time(name, "forward", fn, *args, **kwargs)
 
 
 class TransformerEncoder(Module):
