@@ -25,7 +25,8 @@ Backward (``_backward_heads``), with ``G = d(loss)/d(out)``, for each head::
 The heads are 2-D views into the projections (rows of a (N, L, 3E) array):
 BLAS reads and writes them in place, nothing is transposed or copied.
 
-With enough work to pay for waking numba's thread pool (``_implementation``)
+With a long pass of work (``_implementation``: longer than the time
+OpenBLAS's threads keep spinning after a call, see ``BLAS_SPIN_SECONDS``)
 the ``_parallel`` kernels split the heads over the threads, each thread
 calling BLAS single-threaded.
 
@@ -65,6 +66,21 @@ from .attention_softmax import (
     softmax_scores,
     softmax_scores_backward,
 )
+
+# When the heads go parallel (``_implementation``).  The serial forward takes ~``HEAD_NS`` a head
+# (two BLAS calls, the softmax's per-row costs) plus ~``FLOP_NS`` a flop of its products (measured
+# from 16 heads of 12 x 12 x 8 to 128 of 128 x 128 x 32).  In a training step or an encoder layer,
+# though, the BLAS calls just before attention (the projections) leave OpenBLAS's worker thread
+# spinning on the other core for ~0.1 s (2^28 clock ticks, its THREAD_TIMEOUT) before it sleeps,
+# and numba's threads share that core with it.  Measured with one head per thread against the
+# serial kernels (docs/performance.md, "Results, 2026-11-28"): training steps (bench_load) took
+# 1.39x (demo), 1.02x (course), 1.04x (GPT) as long, encoder layers forward / fwd+bwd 1.11x / 1.12x
+# (small), 1.09x / 1.05x (medium, ~11 ms passes), and only the large layer (~170 ms passes) gained
+# (0.80x / 0.91x).  So the parallel kernels are taken only for passes of at least
+# ``BLAS_SPIN_SECONDS``.
+HEAD_NS = 1000.0
+FLOP_NS = 0.04
+BLAS_SPIN_SECONDS = 0.1
 
 
 # ------------------------------------------------------------------ the fused kernels, one head at a time
@@ -317,13 +333,15 @@ def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
 def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial, parallel):
     """The pass to run on the (..., L, S) ``scores``: with the JIT off, or where numba cannot call
     BLAS, ``unfused`` (NumPy's products; its softmax picks NumPy or the row kernels); else the
-    fused kernel, ``parallel`` over the heads when there is enough work to pay for waking the
-    thread pool (the products cost 2 (D + Dv) flops per score, ~0.008 ns each on one core, with
-    the softmax between them), ``serial`` below that.  A single head with that much work takes ``unfused``
+    fused kernel: ``serial``, or ``parallel`` over the heads when its serial time (``HEAD_NS`` a
+    head, ``FLOP_NS`` a flop of the products: 2 (D + Dv) a score) is at least ``BLAS_SPIN_SECONDS``
+    and pays for the threads (``choose``).  A single head with that much work takes ``unfused``
     (its softmax then runs in parallel over the rows)."""
     heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
-    run = choose(q, unfused, serial, parallel if heads > 1 else unfused, ns=0.008 * flops / max(1, q.size))
+    nanoseconds = HEAD_NS * heads + FLOP_NS * flops
+    threaded = (parallel if heads > 1 else unfused) if nanoseconds >= BLAS_SPIN_SECONDS * 1e9 else None
+    run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size))
     return unfused if run is not unfused and not _blas.available() else run
 
 

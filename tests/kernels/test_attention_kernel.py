@@ -21,6 +21,13 @@ N, H, L, S = 3, 2, 5, 7
 MASKS = ["none", "float", "bool", "key_padding", "causal", "per_head", "padding_and_causal"]
 
 
+@pytest.fixture(autouse=True)
+def parallel_heads_at_any_size(monkeypatch) -> None:
+    """The ``kernel`` fixture at "parallel" takes the parallel attention kernels on these small heads
+    too (outside tests they wait for passes of ``BLAS_SPIN_SECONDS``)."""
+    monkeypatch.setattr(attention, "BLAS_SPIN_SECONDS", 0.0)
+
+
 def make_mask(rng, kind: str, dtype) -> np.ndarray | None:
     """An additive mask of the given kind, broadcastable to (N, H, L, S), with fully masked rows
     where the kind allows them."""
@@ -194,6 +201,22 @@ def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) 
 
     for a, b in zip(jitted(run), reference(run), strict=True):
         np.testing.assert_allclose(a, b, **tolerance("float32"))
+
+
+def test_parallel_heads_only_for_long_passes(monkeypatch) -> None:
+    """Outside the tests' fixture, the parallel kernels are offered to ``choose`` only for a pass whose
+    estimated serial time reaches ``BLAS_SPIN_SECONDS``: not for the demo's or a GPT-sized layer's
+    heads, but for the large layer's."""
+    monkeypatch.setattr(attention, "BLAS_SPIN_SECONDS", 0.1)
+    offered = []
+    monkeypatch.setattr(
+        attention, "choose", lambda x, unfused, serial, parallel, ns: offered.append(parallel) or serial
+    )
+    shapes = {"demo": (64, 4, 8, 8), "GPT": (16, 4, 64, 32), "medium": (16, 8, 128, 32), "large": (8, 8, 512, 64)}
+    for n, h, length, d in shapes.values():
+        q = np.empty((n, h, length, d), np.float32)
+        attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "parallel")
+    assert offered == [None, None, None, "parallel"]
 
 
 def test_probabilities_match_float64_math(kernel, rng) -> None:
