@@ -31,20 +31,39 @@ from ._jit import choose, njit
 
 def adam_update(param, grad, m, v, v_max, *, lr, betas, eps, weight_decay, decoupled, maximize, step) -> None:
     """Update ``param``, ``m``, ``v`` (and ``v_max``) in place by one Adam step number ``step`` (from 1)."""
-    arrays = (param, grad, m, v) if v_max is None else (param, grad, m, v, v_max)
-    shape, dtype = param.shape, param.dtype
-    flat = all(a.flags.c_contiguous and a.shape == shape and a.dtype == dtype for a in arrays)
-    run = choose(param, _adam_numpy, _adam) if flat else _adam_numpy
-    run(param, grad, m, v, v_max, maximize, _settings(dtype, lr, betas, eps, weight_decay, decoupled, step))
+    settings = adam_settings(param.dtype, lr, betas, eps, weight_decay, decoupled, step)
+    adam_apply(param, grad, m, v, v_max, maximize, settings)
 
 
-def _settings(dtype, lr, betas, eps, weight_decay, decoupled, step) -> np.ndarray:
+def adam_settings(dtype, lr, betas, eps, weight_decay, decoupled, step) -> np.ndarray:
     """The step's numbers, each rounded to the parameter's dtype (NumPy's rule for a Python number
-    in an operation with an array): shrink, l2, b1, c1, b2, c2, bias2, eps, step_size."""
+    in an operation with an array): shrink, l2, b1, c1, b2, c2, bias2, eps, step_size.  The same
+    for all parameters of a group with the same dtype and step count: an optimizer computes them
+    once a step."""
     beta1, beta2 = betas
     shrink, l2 = (1 - lr * weight_decay, 0) if decoupled else (1, weight_decay)
     bias2, step_size = math.sqrt(1 - beta2**step), lr / (1 - beta1**step)
     return np.array((shrink, l2, beta1, 1 - beta1, beta2, 1 - beta2, bias2, eps, step_size), dtype)
+
+
+def adam_apply(param, grad, m, v, v_max, maximize: bool, settings: np.ndarray) -> None:
+    """``adam_update`` with the step's ``settings`` from ``adam_settings``: the kernel when the arrays
+    are C-contiguous of the parameter's shape and dtype, else the reference."""
+    flat = _same_layout(param, grad) and _same_layout(param, m) and _same_layout(param, v)
+    if flat and (v_max is None or _same_layout(param, v_max)):
+        choose(param, _adam_numpy, _adam)(param, grad, m, v, v_max, maximize, settings)
+    else:
+        _adam_numpy(param, grad, m, v, v_max, maximize, settings)
+
+
+def _same_layout(param: np.ndarray, other: np.ndarray) -> bool:
+    """Both C-contiguous, ``other`` of param's shape and dtype (a flat loop can run over both)."""
+    return (
+        param.flags.c_contiguous
+        and other.flags.c_contiguous
+        and other.shape == param.shape
+        and other.dtype == param.dtype
+    )
 
 
 def _adam_numpy(param, grad, m, v, v_max, maximize, settings) -> None:

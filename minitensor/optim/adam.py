@@ -26,11 +26,11 @@ array([ 0.9, -1.9], dtype=float32)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from ..kernels.adam import adam_update
+from ..kernels.adam import adam_apply, adam_settings
 from .optimizer import Optimizer, check_number
 
 
@@ -84,29 +84,32 @@ class Adam(Optimizer):
         check_number("eps", settings["eps"])
         check_number("weight_decay", settings["weight_decay"])
 
+    def step(self, closure: Callable | None = None):
+        """Update every parameter that has a gradient (see ``Optimizer.step``).  The step's numbers
+        (``adam_settings``) are computed once per group, dtype and step count within the call."""
+        self._step_settings = {}
+        try:
+            return super().step(closure)
+        finally:
+            self._step_settings = {}
+
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
-        lr, weight_decay, (beta1, beta2) = group["lr"], group["weight_decay"], group["betas"]
         if not state:
             state["step"] = 0
             state["exp_avg"] = np.zeros_like(param)
             state["exp_avg_sq"] = np.zeros_like(param)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = np.zeros_like(param)
-        state["step"] += 1
-        adam_update(
-            param,
-            grad,
-            state["exp_avg"],
-            state["exp_avg_sq"],
-            state["max_exp_avg_sq"] if group["amsgrad"] else None,
-            lr=lr,
-            betas=(beta1, beta2),
-            eps=group["eps"],
-            weight_decay=weight_decay,
-            decoupled=group["decoupled_weight_decay"],
-            maximize=group["maximize"],
-            step=state["step"],
-        )
+        step = state["step"] = state["step"] + 1
+        key = (id(group), param.dtype, step)
+        settings = self._step_settings.get(key)
+        if settings is None:
+            settings = self._step_settings[key] = adam_settings(
+                param.dtype, group["lr"], group["betas"], group["eps"], group["weight_decay"],
+                group["decoupled_weight_decay"], step,
+            )  # fmt: skip
+        v_max = state["max_exp_avg_sq"] if group["amsgrad"] else None
+        adam_apply(param, grad, state["exp_avg"], state["exp_avg_sq"], v_max, group["maximize"], settings)
 
 
 class AdamW(Adam):

@@ -271,3 +271,32 @@ def test_numpy_scalar_settings_become_python_numbers(tmp_path):
     opt.load_state_dict(mt.load(mt.save(opt.state_dict(), tmp_path / "opt")))
     _train(params, opt, steps=1)
     assert all(p.dtype == mt.float32 for p in params)
+
+
+def test_adam_step_settings_follow_each_group_dtype_and_step_count():
+    """Adam computes its step's numbers once per (group, dtype, step count) within a step: parameters
+    of two groups (different lr), of two dtypes, and one whose step count lags (no gradient in the
+    first step) each move as ``adam_update`` moves them alone."""
+    from minitensor.kernels.adam import adam_update
+
+    rng = np.random.default_rng(0)
+    inits = [rng.standard_normal(4).astype(dtype) for dtype in ("float32", "float64", "float32", "float32")]
+    params = [mt.from_numpy(v.copy()).requires_grad_() for v in inits]  # (float32 and float64)
+    groups = [{"params": params[:2]}, {"params": params[2:], "lr": 0.05}]
+    opt = optim.AdamW(groups, lr=0.1, weight_decay=0.1)
+    expected = [v.copy() for v in inits]
+    moments = [(np.zeros_like(v), np.zeros_like(v)) for v in inits]
+    steps = [0, 0, 0, 0]
+    for step in range(3):
+        grads = [rng.standard_normal(4).astype(v.dtype) for v in inits]
+        for i, p in enumerate(params):
+            p.grad = None if (step == 0 and i == 3) else mt.from_numpy(grads[i])
+            if p.grad is not None:
+                steps[i] += 1
+                lr = 0.1 if i < 2 else 0.05
+                adam_update(expected[i], grads[i], *moments[i], None, lr=lr, betas=(0.9, 0.999), eps=1e-8,
+                            weight_decay=0.1, decoupled=True, maximize=False, step=steps[i])  # fmt: skip
+        opt.step()
+    assert [opt.state[i]["step"] for i in range(4)] == [3, 3, 3, 2]
+    for p, want in zip(params, expected):
+        np.testing.assert_array_equal(p.numpy(), want)
