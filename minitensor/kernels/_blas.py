@@ -34,6 +34,7 @@ import os
 import numpy as np
 
 from ._jit import njit
+from ._threads import threads as policy_threads
 
 # (name prefix, name suffix, integer type) of the CBLAS builds this module knows, the
 # 64-bit-integer ones first: NumPy's wheels (scipy-openblas64), other ILP64 builds, plain LP64.
@@ -172,7 +173,10 @@ def single_threaded():
     threads would only compete for the same cores.  OpenBLAS's setting is
     process-wide (its ``_local`` variant is too, outside OpenMP builds), so a
     BLAS call of another Python thread in the meantime also runs single-threaded.
+    The thread policy takes its first reading (if it has none yet) before: a first reading
+    inside would take the 1 set here for the BLAS's own setting, and cap the process at 1.
     """
+    policy_threads()
     functions = thread_functions()
     get, set_ = functions.get("get"), functions.get("set")
     previous = get() if get is not None else 1

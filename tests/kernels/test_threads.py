@@ -109,6 +109,19 @@ def test_a_blas_without_thread_functions_is_left_alone(monkeypatch) -> None:
         assert np.allclose(np.ones((2, 2)) @ np.ones((2, 2)), 2.0)
 
 
+def test_a_first_reading_inside_single_threaded_keeps_the_blas_setting(monkeypatch) -> None:
+    """A kernel's first use inside ``_blas.single_threaded()`` (numba's loading reads the policy) must
+    not record the temporary 1 thread as the BLAS's own setting."""
+    blas = {"threads": 2}
+    fake = {"searched": True, "get": lambda: blas["threads"], "set": lambda n: blas.update(threads=n)}
+    monkeypatch.setattr(_blas, "_threads", fake)
+    monkeypatch.setattr(_threads, "_state", {"enabled": True, "due": 0.0, "threads": None, "most": None, "last": None})
+    with _blas.single_threaded():
+        assert blas["threads"] == 1
+        _threads.threads()  # (what a first kernel call inside would do)
+    assert _threads._state["most"] == 2 and blas["threads"] == 2
+
+
 def test_the_real_machine_reading_is_sane() -> None:
     busy, own = _threads._cpu_seconds() or (0.0, 0.0)
     assert busy >= 0 and own > 0
