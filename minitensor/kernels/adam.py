@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from ._jit import choose, njit
+from .pointwise import same_layout
 
 
 def adam_update(param, grad, m, v, v_max, *, lr, betas, eps, weight_decay, decoupled, maximize, step) -> None:
@@ -57,13 +58,8 @@ def adam_apply(param, grad, m, v, v_max, maximize: bool, settings: np.ndarray) -
 
 
 def _same_layout(param: np.ndarray, other: np.ndarray) -> bool:
-    """Both C-contiguous, ``other`` of param's shape and dtype (a flat loop can run over both)."""
-    return (
-        param.flags.c_contiguous
-        and other.flags.c_contiguous
-        and other.shape == param.shape
-        and other.dtype == param.dtype
-    )
+    """Both C-contiguous and of one shape and dtype (``pointwise.same_layout``): a flat loop covers both."""
+    return param.flags.c_contiguous and other.flags.c_contiguous and same_layout(param, other)
 
 
 def _adam_numpy(param, grad, m, v, v_max, maximize, settings) -> None:
