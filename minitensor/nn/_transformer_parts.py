@@ -168,20 +168,28 @@ def _add_norm(x: Tensor, r: Tensor, dropout: Module, norm: Module) -> Tensor:
 def _add_norm_args(x_shape: tuple, r_shape: tuple, dropout: Module, norm: Module) -> tuple | None:
     """(weights, settings) of the AddLayerNorm node for norm(x + dropout(r)), or None when a module
     is not the standard one or the shapes do not fit."""
+    weights = _norm_weights(x_shape, dropout, norm) if x_shape == r_shape else None
+    if weights is None:
+        return None
+    keep, scale = _dropout_keep(dropout, r_shape)
+    return weights, {"eps": norm.eps, "keep": keep, "scale": scale}
+
+
+def _norm_weights(shape: tuple, dropout: Module, norm: Module) -> tuple | None:
+    """(weight, bias) of ``norm`` when it is an nn.LayerNorm over the last dim of ``shape`` and
+    ``dropout`` (its sub-layer's) an nn.Dropout, neither with hooks; else None."""
     params = norm._parameters
     w, b = params.get("weight"), params.get("bias")
-    shape = x_shape[-1:]
+    last = shape[-1:]
     if has_hooks(dropout, norm) or not (
         type(norm) is LayerNorm
         and type(dropout) is Dropout
-        and x_shape == r_shape
-        and norm.normalized_shape == shape
-        and (w is None or w.shape == shape)
-        and (b is None or b.shape == shape)
+        and norm.normalized_shape == last
+        and (w is None or w.shape == last)
+        and (b is None or b.shape == last)
     ):
         return None
-    keep, scale = _dropout_keep(dropout, r_shape)
-    return (w, b), {"eps": norm.eps, "keep": keep, "scale": scale}
+    return w, b
 
 
 def _feed_forward(x: Tensor, linear1: Module, activation, dropout: Module, linear2: Module) -> Tensor:
@@ -196,6 +204,17 @@ def _feed_forward(x: Tensor, linear1: Module, activation, dropout: Module, linea
 def _feed_forward_args(x_shape: tuple, linear1: Module, activation, dropout: Module, linear2: Module) -> tuple | None:
     """(weights, settings) of the FeedForward node, or None when a module is not the standard one
     or the shapes do not fit."""
+    found = _feed_forward_weights(x_shape, linear1, activation, dropout, linear2)
+    if found is None:
+        return None
+    weights, kind = found
+    keep, scale = _dropout_keep(dropout, x_shape[:-1] + weights[0].shape[:1])
+    return weights, {"activation": kind, "keep": keep, "scale": scale}
+
+
+def _feed_forward_weights(x_shape: tuple, linear1: Module, activation, dropout: Module, linear2: Module):
+    """((w1, b1, w2, b2), activation kind) of the FeedForward node, or None when a module is not the
+    standard one or the shapes do not fit."""
     kind = _fused_activation(activation)
     if kind is None or not (type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout):
         return None
@@ -210,8 +229,7 @@ def _feed_forward_args(x_shape: tuple, linear1: Module, activation, dropout: Mod
         and (b2 is None or b2.shape == w2.shape[:1])
     ):
         return None
-    keep, scale = _dropout_keep(dropout, x_shape[:-1] + w1.shape[:1])
-    return (w1, b1, w2, b2), {"activation": kind, "keep": keep, "scale": scale}
+    return (w1, b1, w2, b2), kind
 
 
 def _self_attention(mha: Module, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
@@ -260,3 +278,46 @@ def _dropout_keep(dropout: Dropout, shape: tuple) -> tuple:
         return None, 1.0
     keep = random.generator().random(shape, dtype=np.float32) >= p
     return keep, (1.0 / (1.0 - p) if p < 1 else 0.0)
+
+
+def _residual_dropout(dropout: Dropout, shape: tuple, dtype) -> np.ndarray | None:
+    """The multipliers (0 or 1/(1-p)) of ``dropout`` on a sub-layer's output of ``shape``, drawn as
+    ``F.dropout`` draws them (``ops.nn_ops.Dropout``); None when it is the identity."""
+    p = dropout.p
+    if not dropout.training or p == 0:
+        return None
+    mask = (random.generator().random(shape, dtype=dtype) >= p).astype(dtype)
+    mask *= 1.0 / (1.0 - p) if p < 1 else 0.0
+    return mask
+
+
+# ------------------------------------------------------------------- the whole layer as one node
+def _encoder_layer_args(layer: Module, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> tuple | None:
+    """(weights, settings) of the ``EncoderLayer`` node (``ops/encoder_layer.py``) for ``layer`` on the
+    batched ``x``, or None when a sub-module is not the standard one or has hooks (the layer then
+    runs module by module).  The dropout masks are drawn in the order the module-by-module path
+    draws them: the same seed, the same masks."""
+    m, shape, dtype = layer._modules, x.shape, x.dtype
+    mha = m["self_attn"]
+    norm1 = _norm_weights(shape, m["dropout1"], m["norm1"])
+    norm2 = _norm_weights(shape, m["dropout3"], m["norm2"])
+    feed = _feed_forward_weights(shape, m["linear1"], layer.activation, m["dropout2"], m["linear2"])
+    if norm1 is None or norm2 is None or feed is None or not _standard_self_attention(mha, shape, dtype):
+        return None
+    attention_weights, attention = mha._self_attention_args(shape, dtype, attn_mask, key_padding_mask, is_causal)
+    (ff_weights, kind), settings = feed, {"norm_first": layer.norm_first, "attention": attention}
+    eps1, eps2 = m["norm1"].eps, m["norm2"].eps
+    if layer.norm_first:
+        settings["mask1"] = _residual_dropout(m["dropout1"], shape, dtype)
+        settings["norm1"], settings["norm2"] = {"n_dims": 1, "eps": eps1}, {"n_dims": 1, "eps": eps2}
+    else:
+        keep, scale = _dropout_keep(m["dropout1"], shape)
+        settings["norm1"] = {"eps": eps1, "keep": keep, "scale": scale}
+    keep, scale = _dropout_keep(m["dropout2"], shape[:-1] + ff_weights[0].shape[:1])
+    settings["feed_forward"] = {"activation": kind, "keep": keep, "scale": scale}
+    if layer.norm_first:
+        settings["mask3"] = _residual_dropout(m["dropout3"], shape, dtype)
+    else:
+        keep, scale = _dropout_keep(m["dropout3"], shape)
+        settings["norm2"] = {"eps": eps2, "keep": keep, "scale": scale}
+    return (*attention_weights, *norm1, *ff_weights, *norm2), settings

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..autograd._profiling import forward as _timed  # (timed under the op's name while profiling)
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.attention import self_attention
+from ..ops.encoder_layer import EncoderLayer
 from ..ops.nn_ops import add_layer_norm, feed_forward, layer_norm_last
 from ..tensor import Tensor
 from ._transformer_parts import (
@@ -19,6 +20,7 @@ from ._transformer_parts import (
     _check_input,
     _check_masks,
     _clones,
+    _encoder_layer_args,
     _feed_forward,
     _feed_forward_args,
     _self_attention,
@@ -137,6 +139,9 @@ class TransformerEncoderLayer(Module):
             y = self._inference(src, src_mask, src_key_padding_mask, is_causal)
             if y is not None:
                 return y
+        args = _encoder_layer_args(self, src, src_mask, src_key_padding_mask, is_causal)
+        if args is not None:  # (one EncoderLayer node: ops/encoder_layer.py)
+            return EncoderLayer.apply(src, *args[0], **args[1])
         x = src
         if self.norm_first:
             x = x + self._sa_block(m["norm1"](x), src_mask, src_key_padding_mask, is_causal)
