@@ -152,7 +152,7 @@ def _forward_rows_numpy(x, r, keep, scale, w, b, eps, s, y, mean, rstd) -> None:
         y += b
 
 
-def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, scale: float = 1.0) -> tuple:
+def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, scale: float = 1.0, shape=None) -> tuple:
     """Normalise the rows of ``x`` (rows, D) (of ``x + residual``, when given).
 
     Args:
@@ -162,6 +162,9 @@ def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, sc
         residual: None, or (rows, D) added to x first.
         keep: None, or a (rows, D) bool dropout mask on ``residual`` (its kept
             elements are multiplied by ``scale``).
+        shape: the shape of ``y`` (rows * D elements; default (rows, D)): the op's output shape, so
+            that ``y`` is an array of its own rather than a reshaped view (a view makes the autograd
+            core look for the input it might view).
 
     Returns:
         ``(y, mean, rstd)`` without a residual, ``(y, s, mean, rstd)`` with
@@ -169,12 +172,12 @@ def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, sc
     """
     rows, d = x.shape
     w, b = _affine(weight, bias, d, x.dtype)
-    y = np.empty_like(x)
+    y = np.empty(x.shape if shape is None else shape, x.dtype)
     s = None if residual is None else np.empty_like(x)
     mean = np.empty(rows, x.dtype)
     rstd = np.empty(rows, x.dtype)
     run = choose(x, _forward_rows_numpy, _forward_rows, _forward_rows_parallel, ns=0.3)
-    run(x, residual, keep, x.dtype.type(scale), w, b, float(eps), s, y, mean, rstd)
+    run(x, residual, keep, x.dtype.type(scale), w, b, float(eps), s, y.reshape(rows, d), mean, rstd)
     return (y, mean, rstd) if residual is None else (y, s, mean, rstd)
 
 

@@ -133,10 +133,10 @@ class LayerNorm(Op):
     def forward(ctx, x, weight=None, bias=None, n_dims=1, eps=1e-5):
         norm_shape = x.shape[x.ndim - n_dims :]
         rows = _rows(x, math.prod(norm_shape))  # (math.prod: np.prod costs ~3 µs on a tuple)
-        y, mean, rstd = layer_norm.layer_norm_forward(rows, weight, bias, eps)
+        y, mean, rstd = layer_norm.layer_norm_forward(rows, weight, bias, eps, shape=x.shape)
         save_with_state(ctx, x, weight, bias, state=(rows, mean, rstd))
         ctx.norm_shape, ctx.eps = norm_shape, eps
-        return y.reshape(x.shape)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
@@ -194,14 +194,14 @@ def add_layer_norm(x, r, weight, bias, eps, keep=None, scale=1.0) -> tuple:
     d = x.shape[-1]
     keep_rows = None if keep is None else keep.reshape(-1, d)
     y, s, mean, rstd = layer_norm.layer_norm_forward(
-        _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale
+        _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale, shape=x.shape
     )
-    return y.reshape(x.shape), (s, mean, rstd, keep_rows)
+    return y, (s, mean, rstd, keep_rows)
 
 
 def layer_norm_last(x, weight, bias, eps) -> np.ndarray:
     """LayerNorm's forward over the last dim, on arrays (nothing kept for backward)."""
-    return layer_norm.layer_norm_forward(_rows(x, x.shape[-1]), weight, bias, eps)[0].reshape(x.shape)
+    return layer_norm.layer_norm_forward(_rows(x, x.shape[-1]), weight, bias, eps, shape=x.shape)[0]
 
 
 def _rows_view(x):
