@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..autograd._profiling import forward as _timed  # (timed under the op's name while profiling)
 from ..autograd.grad_mode import is_grad_enabled
-from ..ops.attention import self_attention
-from ..ops.encoder_layer import EncoderLayer
-from ..ops.nn_ops import add_layer_norm, feed_forward, layer_norm_last
+from ..ops.encoder_layer import EncoderLayer, layer_arrays
 from ..tensor import Tensor
 from ._transformer_parts import (
     Default,
     _activation,
     _add_norm,
-    _add_norm_args,
     _arrays,
     _check_config,
     _check_input,
@@ -22,10 +18,8 @@ from ._transformer_parts import (
     _clones,
     _encoder_layer_args,
     _feed_forward,
-    _feed_forward_args,
     _self_attention,
     _sizes,
-    _standard_self_attention,
     positional_options,
 )
 from .attention import MultiheadAttention
@@ -135,13 +129,12 @@ class TransformerEncoderLayer(Module):
         if src_mask is not None or src_key_padding_mask is not None:
             n, s = _sizes(src, self.batch_first)
             _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")
-        if not self.training and not is_grad_enabled():
-            y = self._inference(src, src_mask, src_key_padding_mask, is_causal)
-            if y is not None:
-                return y
         args = _encoder_layer_args(self, src, src_mask, src_key_padding_mask, is_causal)
-        if args is not None:  # (one EncoderLayer node: ops/encoder_layer.py)
-            return EncoderLayer.apply(src, *args[0], **args[1])
+        if args is not None:  # the standard sub-modules: the fused path (ops/encoder_layer.py)
+            weights, settings = args
+            if not self.training and not is_grad_enabled():  # PyTorch's "fast path": arrays, no graph
+                return Tensor._make(layer_arrays(src._data, *_arrays(weights), **settings), False, None)
+            return EncoderLayer.apply(src, *weights, **settings)  # one graph node
         x = src
         if self.norm_first:
             x = x + self._sa_block(m["norm1"](x), src_mask, src_key_padding_mask, is_causal)
@@ -160,39 +153,6 @@ class TransformerEncoderLayer(Module):
             f"dropout={self.dropout1.p}, activation={activation}, batch_first={self.batch_first}, "
             f"norm_first={self.norm_first}"
         )
-
-    def _inference(self, src: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor | None:
-        """The forward in eval mode under no_grad, as PyTorch's "fast path": the sub-layers' fused
-        ops as array functions (``self_attention``, ``add_layer_norm``, ``feed_forward``: what the ops'
-        forwards run), no Tensor, graph node or saved state in between.  The same steps, so the same
-        numbers, as the general path.  None when a sub-module is not a standard one (the caller then
-        takes the general path)."""
-        m, shape = self._modules, src.shape
-        norms = [
-            _add_norm_args(shape, shape, m[drop], m[norm])
-            for drop, norm in (("dropout1", "norm1"), ("dropout3", "norm2"))
-        ]
-        ff = _feed_forward_args(shape, m["linear1"], self.activation, m["dropout2"], m["linear2"])
-        if not _standard_self_attention(m["self_attn"], shape, src.dtype) or ff is None or None in norms:
-            return None
-        mha_weights, mha_settings = m["self_attn"]._self_attention_args(
-            shape, src.dtype, attn_mask, key_padding_mask, is_causal
-        )
-        (norm1, settings1), (norm2, settings2) = norms
-        norm1, norm2, mha_weights, ff_weights = _arrays(norm1), _arrays(norm2), _arrays(mha_weights), _arrays(ff[0])
-        ff_settings = ff[1]
-        x = src._data
-        if self.norm_first:
-            h = _timed("LayerNorm", layer_norm_last, x, *norm1, eps=settings1["eps"])
-            x = x + _timed("SelfAttention", self_attention, h, *mha_weights, keep_probs=False, **mha_settings)[0]
-            h = _timed("LayerNorm", layer_norm_last, x, *norm2, eps=settings2["eps"])
-            x = x + _timed("FeedForward", feed_forward, h, *ff_weights, **ff_settings)[0]
-        else:
-            a = _timed("SelfAttention", self_attention, x, *mha_weights, keep_probs=False, **mha_settings)[0]
-            x = _timed("AddLayerNorm", add_layer_norm, x, a, *norm1, **settings1)[0]
-            f = _timed("FeedForward", feed_forward, x, *ff_weights, **ff_settings)[0]
-            x = _timed("AddLayerNorm", add_layer_norm, x, f, *norm2, **settings2)[0]
-        return Tensor._make(x, False, None)
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout(SelfAttn(x))."""

@@ -22,7 +22,9 @@ Pre-LN (``norm_first=True``; ``mask1``, ``mask3``: dropout multipliers drawn as 
 Backward runs the steps in reverse; where a tensor feeds two steps (the residuals), its gradient
 is the sum of the two.  A sub-layer's backward runs only when some input needs what it returns.
 With ``create_graph=True`` the gradients come from ``layer_graph``, the same steps as separate
-nodes on Tensors (each fused op's own second-order path).
+nodes on Tensors (each fused op's own second-order path).  In eval mode under ``no_grad`` the layer
+calls ``layer_arrays`` instead: the same steps on arrays through the sub-layers' array functions,
+no node and nothing kept (PyTorch's "fast path" for this layer).
 
 Inputs, in order: ``x``, the attention's ``in_weight, in_bias, out_weight, out_bias``, norm1's
 ``weight, bias``, the feed-forward's ``w1, b1, w2, b2``, norm2's ``weight, bias``.
@@ -31,8 +33,20 @@ Inputs, in order: ``x``, the attention's ``in_weight, in_bias, out_weight, out_b
 from __future__ import annotations
 
 from ..autograd import _profiling
-from .attention import SelfAttention
-from .nn_ops import AddLayerNorm, FeedForward, LayerNorm, Op, composite, on_arrays, save_with_state
+from ..autograd._profiling import forward as _timed
+from .attention import SelfAttention, self_attention
+from .nn_ops import (
+    AddLayerNorm,
+    FeedForward,
+    LayerNorm,
+    Op,
+    add_layer_norm,
+    composite,
+    layer_norm_last,
+    on_arrays,
+    save_with_state,
+)
+from .nn_ops import feed_forward as feed_forward_arrays  # (``feed_forward`` names a setting below)
 
 _NONE = (None,) * 5
 
@@ -113,6 +127,23 @@ def _pre_ln_backward(parts: tuple, grad, settings: dict) -> tuple:
     g_h1, *d_attend = _sub_backward(attend, _dropped(g_x1, settings["mask1"]), 5)
     g_x_norm, *d_norm1 = _sub_backward(norm1, g_h1, 3)
     return (_sum(g_x1, g_x_norm) if norm1.needs_input_grad[0] else None, *d_attend, *d_norm1, *d_ff, *d_norm2)
+
+
+# ------------------------------------------------------------------ inference: arrays only
+def layer_arrays(x, *weights, norm_first, attention, norm1, feed_forward, norm2, mask1=None, mask3=None):
+    """The layer's output array for the array ``x``, nothing recorded or kept: the sub-layers' array
+    functions (what their ops' forwards run), each timed under its op's name while profiling."""
+    in_w, in_b, out_w, out_b, n1_w, n1_b, w1, b1, w2, b2, n2_w, n2_b = weights
+    attend = (in_w, in_b, out_w, out_b)
+    if norm_first:
+        h = _timed("LayerNorm", layer_norm_last, x, n1_w, n1_b, norm1["eps"])
+        x = x + _dropped(_timed("SelfAttention", self_attention, h, *attend, keep_probs=False, **attention)[0], mask1)
+        h = _timed("LayerNorm", layer_norm_last, x, n2_w, n2_b, norm2["eps"])
+        return x + _dropped(_timed("FeedForward", feed_forward_arrays, h, w1, b1, w2, b2, **feed_forward)[0], mask3)
+    a = _timed("SelfAttention", self_attention, x, *attend, keep_probs=False, **attention)[0]
+    x = _timed("AddLayerNorm", add_layer_norm, x, a, n1_w, n1_b, **norm1)[0]
+    f = _timed("FeedForward", feed_forward_arrays, x, w1, b1, w2, b2, **feed_forward)[0]
+    return _timed("AddLayerNorm", add_layer_norm, x, f, n2_w, n2_b, **norm2)[0]
 
 
 # ------------------------------------------------------------------ the graph (create_graph)
