@@ -278,8 +278,7 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
         )
     if not retain_graph:
         node.release()
-    for index, parent in enumerate(parents):
-        g = in_grads[index]
+    for index, (parent, g) in enumerate(zip(parents, in_grads)):
         if parent is None or g is None:
             continue
         if create_graph:  # every gradient is a Tensor (a fused op given an array would take its kernel path)
@@ -287,13 +286,16 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
                 g = Tensor._make(np.asarray(g, dtype=node.dtype), False, None)
         elif type(g) is not np.ndarray:
             g = _as_array(g, node)
-        shape, dtype = parent.shape, parent.dtype
+        key = id(parent)
+        if isinstance(parent, Node):
+            shape, dtype = parent.shape, parent.dtype
+        else:  # a leaf Tensor: it gets its summed gradient at the end
+            leaves[key] = parent
+            shape, dtype = parent._data.shape, parent._data.dtype
         if g.shape != shape or g.dtype != dtype:
             g = _reduce_to_shape(g, shape, dtype, node, index)
-        key = id(parent)
-        grads[key] = g if key not in grads else grads[key] + g
-        if not isinstance(parent, Node):
-            leaves[key] = parent
+        previous = grads.get(key)
+        grads[key] = g if previous is None else previous + g
 
 
 def _as_array(g, node: Node) -> np.ndarray:
