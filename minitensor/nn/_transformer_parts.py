@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import random
 from .._device import check_device
-from ..ops.nn_ops import AddLayerNorm, FeedForward
+from ..ops.nn_ops import AddLayerNorm, FeedForward, dropout_multipliers
 from ..tensor import Tensor
 from ._utils import check_size
 from .activation import GELU, ReLU
@@ -283,12 +283,9 @@ def _dropout_keep(dropout: Dropout, shape: tuple) -> tuple:
 def _residual_dropout(dropout: Dropout, shape: tuple, dtype) -> np.ndarray | None:
     """The multipliers (0 or 1/(1-p)) of ``dropout`` on a sub-layer's output of ``shape``, drawn as
     ``F.dropout`` draws them (``ops.nn_ops.Dropout``); None when it is the identity."""
-    p = dropout.p
-    if not dropout.training or p == 0:
+    if not dropout.training or dropout.p == 0:
         return None
-    mask = (random.generator().random(shape, dtype=dtype) >= p).astype(dtype)
-    mask *= 1.0 / (1.0 - p) if p < 1 else 0.0
-    return mask
+    return dropout_multipliers(shape, dropout.p, dtype)
 
 
 # ------------------------------------------------------------------- the whole layer as one node

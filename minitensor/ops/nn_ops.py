@@ -339,10 +339,7 @@ class Dropout(Op):
 
     @staticmethod
     def forward(ctx, x, p=0.5):
-        scale = 1.0 / (1.0 - p) if p < 1 else 0.0
-        keep = random.generator().random(x.shape, dtype=x.dtype) >= p
-        mask = keep.astype(x.dtype)
-        mask *= scale
+        mask = dropout_multipliers(x.shape, p, x.dtype)
         save_with_state(ctx, state=(mask,))
         return x * mask
 
@@ -350,6 +347,15 @@ class Dropout(Op):
     def backward(ctx, grad):
         ((mask,),) = ctx.saved_tensors
         return grad * mask
+
+
+def dropout_multipliers(shape: tuple, p: float, dtype) -> np.ndarray:
+    """Dropout's mask as multipliers of ``shape``: 0 with probability ``p``, else 1/(1-p) (all 0 when
+    p = 1), drawn from minitensor's generator in ``dtype``."""
+    keep = random.generator().random(shape, dtype=dtype) >= p
+    mask = keep.astype(dtype)
+    mask *= 1.0 / (1.0 - p) if p < 1 else 0.0
+    return mask
 
 
 class Embedding(Op):
