@@ -301,7 +301,7 @@ def _encoder_layer_args(layer: Module, x: Tensor, attn_mask, key_padding_mask, i
     feed = _feed_forward_weights(shape, m["linear1"], layer.activation, m["dropout2"], m["linear2"])
     if norm1 is None or norm2 is None or feed is None or not _standard_self_attention(mha, shape, dtype):
         return None
-    attention_weights, attention = mha._self_attention_args(shape, dtype, attn_mask, key_padding_mask, is_causal)
+    attention_weights, attention = mha._fused_attention_args(shape, dtype, attn_mask, key_padding_mask, is_causal)
     (ff_weights, kind), settings = feed, {"norm_first": layer.norm_first, "attention": attention}
     eps1, eps2 = m["norm1"].eps, m["norm2"].eps
     if layer.norm_first:

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 
-from ..ops.attention import SelfAttention
+from ..ops.attention import CrossAttention, SelfAttention
 from ..tensor import Tensor
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
 from .functional._checks import check_probability
-from .functional.attention import _as_inputs, _dropout_mask, _merged_mask, multi_head_attention_forward
+from .functional.attention import _as_inputs, _check_shapes, _dropout_mask, _merged_mask, multi_head_attention_forward
 from .linear import Linear
 from .module import Module
 
@@ -142,8 +142,10 @@ class MultiheadAttention(Module):
         dtype = out_proj._parameters["weight"].dtype
         query, key, value = _as_inputs(query, key, value, "MultiheadAttention", dtype)  # NumPy arrays -> Tensors
         self._check_inputs(query, key, value, dtype)
-        if not need_weights and query is key and key is value and query.ndim == 3 and self._qkv_same_embed_dim:
-            return self.self_attention(query, attn_mask, key_padding_mask, is_causal), None
+        if not need_weights and key is value and query.ndim == 3 and self._qkv_same_embed_dim:
+            if query is key:
+                return self.self_attention(query, attn_mask, key_padding_mask, is_causal), None
+            return self.cross_attention(query, key, attn_mask, key_padding_mask, is_causal), None
         return multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, params["in_proj_weight"], params["in_proj_bias"],
             None, None, False, self.dropout, out_proj.weight, out_proj.bias,
@@ -162,16 +164,29 @@ class MultiheadAttention(Module):
         the packed ``in_proj_weight`` (kdim = vdim = embed_dim).  ``x`` is checked by
         ``forward``; this is what ``TransformerEncoderLayer`` calls.
         """
-        weights, settings = self._self_attention_args(x.shape, x.dtype, attn_mask, key_padding_mask, is_causal)
+        weights, settings = self._fused_attention_args(x.shape, x.dtype, attn_mask, key_padding_mask, is_causal)
         return SelfAttention.apply(x, *weights, **settings)
 
-    def _self_attention_args(self, shape: tuple, dtype, attn_mask, key_padding_mask, is_causal: bool) -> tuple:
-        """(weights, settings) of the ``SelfAttention`` op for an input of ``shape`` (batched)."""
+    def cross_attention(self, x: Tensor, memory: Tensor, attn_mask=None, key_padding_mask=None,
+                        is_causal: bool = False) -> Tensor:  # fmt: skip
+        """The output of ``self(x, memory, memory, need_weights=False)`` for batched inputs, as one
+        fused op (``ops.attention.CrossAttention``; the packed ``in_proj_weight`` split between
+        the query and the keys/values).  The inputs are checked by ``forward``; this is what
+        ``TransformerDecoderLayer`` calls through it."""
+        s = _check_shapes(x, memory, memory, self.embed_dim, self.num_heads, self.batch_first)[3]
+        weights, settings = self._fused_attention_args(x.shape, x.dtype, attn_mask, key_padding_mask, is_causal, s)
+        return CrossAttention.apply(x, memory, *weights, **settings)
+
+    def _fused_attention_args(self, shape: tuple, dtype, attn_mask, key_padding_mask, is_causal: bool,
+                             keys: int | None = None) -> tuple:  # fmt: skip
+        """(weights, settings) of the ``SelfAttention`` op for an input of ``shape`` (batched), or of
+        ``CrossAttention`` with ``keys`` positions to attend to."""
         n, l = (shape[0], shape[1]) if self.batch_first else (shape[1], shape[0])
+        s = l if keys is None else keys
         h = self.num_heads
-        mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, l, dtype)
+        mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, dtype)
         p = self.dropout if self.training else 0.0
-        drop = _dropout_mask((n, h, l, l), p, dtype) if p > 0 else None
+        drop = _dropout_mask((n, h, l, s), p, dtype) if p > 0 else None
         params, out = self._parameters, self._modules["out_proj"]._parameters
         weights = (params["in_proj_weight"], params["in_proj_bias"], out["weight"], out["bias"])
         settings = {"heads": h, "batch_first": self.batch_first, "mask": mask,

@@ -25,7 +25,7 @@ Backward, with ``G = d(loss)/d(out)`` and ``Pd = P * dropout_mask``::
 
 The math lives in ``minitensor.kernels.attention`` (NumPy's BLAS for the
 matrix products, a numba row kernel for the softmax between them, and a
-NumPy reference for it); four ops use it:
+NumPy reference for it); five ops use it:
 
 - ``Attention(q, k, v)``: the op itself, on arrays already split into heads;
 - ``MultiheadAttentionCore(*projections)``: the same, but it takes the input
@@ -35,6 +35,9 @@ NumPy reference for it); four ops use it:
   gradient of a packed projection is written in place into one array;
 - ``SelfAttention(x, weights...)``: a whole self-attention layer (packed
   in-projection, the core, out-projection) as one node;
+- ``CrossAttention(x, memory, weights...)``: the same from ``x`` to ``memory``
+  (a decoder's attention to the encoder's output), the packed in-projection
+  split between the two;
 - ``AttentionWeights(q, k)``: P itself, for callers that return the weights.
 
 With ``create_graph=True`` their backward is ``composite_grads`` of the same
@@ -219,6 +222,89 @@ class SelfAttention(Op):
             g.T @ merged.reshape(-1, e) if need_w_out else None,
             column_sums(g) if need_b_out else None,
         )
+
+
+class CrossAttention(Op):
+    """Multi-head attention from ``x`` to ``memory`` (keys and values both from ``memory``) as one
+    node: the packed in-projection split between the two, attention, out-projection.
+
+    Call as ``CrossAttention.apply(x, memory, in_weight, in_bias, out_weight, out_bias, heads=H,
+    batch_first=b, mask=m, scale=s, dropout_mask=d)`` with ``x`` (N, L, E) and ``memory``
+    (N, S, E) when ``batch_first`` else (L, N, E) and (S, N, E); weights, ``m`` and ``d`` as for
+    ``SelfAttention`` (``m`` broadcasts to (N, H, L, S))::
+
+        q  = x @ in_weight[:E]ᵀ + in_bias[:E]            one GEMM
+        kv = memory @ in_weight[E:]ᵀ + in_bias[E:]       one GEMM (k and v packed)
+        heads = attention of the H heads                  (MultiheadAttentionCore's forward)
+        y = heads @ out_weightᵀ + out_bias                one GEMM
+
+    The decoder's attention to the encoder's output.  Backward runs the steps in reverse; the
+    in-projection's gradient is written as its two blocks of rows into one (3E, E) array.
+    """
+
+    @staticmethod
+    def forward(ctx, x, memory, in_weight, in_bias=None, out_weight=None, out_bias=None, heads=1,
+                batch_first=False, mask=None, scale=1.0, dropout_mask=None):  # fmt: skip
+        dropout_mask = _cast(dropout_mask, x.dtype)
+        weights = (in_weight, in_bias, out_weight, out_bias)
+        keep = any(ctx.needs_input_grad)
+        y, state = cross_attention(x, memory, *weights, heads, batch_first, mask, scale, dropout_mask, keep)
+        save_with_state(ctx, x, memory, *weights, state=(*state, mask))
+        ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask = heads, batch_first, scale, dropout_mask
+        ctx.shapes = (x.shape, memory.shape)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        *inputs, (x_rows, m_rows, q, kv, merged, p, mask) = ctx.saved_tensors
+        if not on_arrays(grad):
+            return composite(reference.cross_attention, inputs, ctx, grad, **_core_settings(ctx, mask))
+        in_weight, out_weight = inputs[2], inputs[4]
+        need_x, need_m, need_w_in, need_b_in, need_w_out, need_b_out = ctx.needs_input_grad
+        e = x_rows.shape[1]
+        g = grad.reshape(-1, e)
+        d_merged = (g @ out_weight).reshape(merged.shape)
+        d_q, d_kv = np.empty_like(q), np.empty_like(kv)
+        heads, batch_first = ctx.heads, ctx.batch_first
+        g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
+        drop = _as_4d(ctx.dropout_mask, p.shape)
+        targets = _unpack([d_q, d_kv], heads, batch_first)
+        heads_backward(g_heads, *_unpack([q, kv], heads, batch_first), p, ctx.scale, drop, *targets)
+        d_q, d_kv = d_q.reshape(-1, e), d_kv.reshape(-1, 2 * e)
+        x_shape, m_shape = ctx.shapes
+        return (
+            (d_q @ in_weight[:e]).reshape(x_shape) if need_x else None,
+            (d_kv @ in_weight[e:]).reshape(m_shape) if need_m else None,
+            _stacked_rows((d_q.T, x_rows), (d_kv.T, m_rows)) if need_w_in else None,
+            np.concatenate((column_sums(d_q), column_sums(d_kv))) if need_b_in else None,
+            g.T @ merged.reshape(-1, e) if need_w_out else None,
+            column_sums(g) if need_b_out else None,
+        )
+
+
+def cross_attention(x, memory, in_weight, in_bias, out_weight, out_bias, heads, batch_first, mask, scale,
+                    dropout_mask, keep_probs) -> tuple:  # fmt: skip
+    """CrossAttention's forward on arrays: (y, (x rows, memory rows, q, kv, merged, P)), P None
+    when not ``keep_probs``."""
+    e = x.shape[-1]
+    x_rows, m_rows = x.reshape(-1, e), memory.reshape(-1, e)  # views unless non-contiguous
+    q_bias, kv_bias = (None, None) if in_bias is None else (in_bias[:e], in_bias[e:])
+    q = _affine(x_rows, in_weight[:e], q_bias).reshape(x.shape)
+    kv = _affine(m_rows, in_weight[e:], kv_bias).reshape(memory.shape[:-1] + (2 * e,))
+    merged, p = heads_attention((q, kv), heads, batch_first, mask, scale, dropout_mask, keep_probs)
+    y = _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape)
+    return y, (x_rows, m_rows, q, kv, merged, p)
+
+
+def _stacked_rows(*products) -> np.ndarray:
+    """The matrix products ``a @ b`` of the (a, b) pairs, one below the other in one new array."""
+    rows = [a.shape[0] for a, _ in products]
+    out = np.empty((sum(rows), products[0][1].shape[1]), products[0][0].dtype)
+    start = 0
+    for (a, b), count in zip(products, rows):
+        np.matmul(a, b, out=out[start : start + count])
+        start += count
+    return out
 
 
 def self_attention(x, in_weight, in_bias, out_weight, out_bias, heads, batch_first, mask, scale, dropout_mask,

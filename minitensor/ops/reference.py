@@ -122,3 +122,12 @@ def multi_head_core(*projections, heads=1, batch_first=False, mask=None, scale=1
 def self_attention(x, in_weight, in_bias=None, out_weight=None, out_bias=None, **settings):
     """linear(multi_head_core(linear(x, in_weight, in_bias), **settings), out_weight, out_bias)."""
     return linear(multi_head_core(linear(x, in_weight, in_bias), **settings), out_weight, out_bias)
+
+
+def cross_attention(x, memory, in_weight, in_bias=None, out_weight=None, out_bias=None, **settings):
+    """Attention from x to memory (keys and values both from memory) with the packed in-projection
+    split between them: ``attention.CrossAttention`` in Tensor ops."""
+    e = in_weight.shape[1]
+    q_bias, kv_bias = (None, None) if in_bias is None else (in_bias[:e], in_bias[e:])
+    q, kv = linear(x, in_weight[:e], q_bias), linear(memory, in_weight[e:], kv_bias)
+    return linear(multi_head_core(q, kv, **settings), out_weight, out_bias)

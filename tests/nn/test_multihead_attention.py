@@ -133,13 +133,14 @@ class TestMultiheadAttention:
         fn = lambda q, k, v, *ps: m(q, k, v, average_attn_weights=False)  # noqa: E731  (output and weights)
         assert gradcheck(fn, [q, k, v, *m.parameters()])
 
-    def test_self_attention_is_one_fused_projection(self, rng):
+    def test_self_and_cross_attention_are_one_node(self, rng):
         m = mha64()
         x, mem = t64(rng, L, N, E), t64(rng, S, N, E)
         out = m(x, x, x, need_weights=False)[0]  # one node: the QKV GEMM, attention and the output projection
         assert type(out.grad_fn).__name__ == "SelfAttentionBackward" and fused_linear_count(out) == 0
-        assert fused_linear_count(m(x, mem, mem, need_weights=False)[0]) == 3  # Q, packed KV, output
-        assert fused_linear_count(m(x, mem, mem.detach() * 1.0, need_weights=False)[0]) == 4
+        out = m(x, mem, mem, need_weights=False)[0]  # one node: the Q and packed KV GEMMs, attention, output
+        assert type(out.grad_fn).__name__ == "CrossAttentionBackward" and fused_linear_count(out) == 0
+        assert fused_linear_count(m(x, mem, mem.detach() * 1.0, need_weights=False)[0]) == 4  # key is not value
 
     def test_bool_and_float_masks_agree(self, rng):
         m = mha64(batch_first=True)

@@ -180,7 +180,7 @@ def test_scaled_dot_product_attention(rng, mask):
 MHA_CASES = {
     "self_weights": {"need_weights": True},  # AttentionWeights
     "self_fused": {"need_weights": False},  # SelfAttention
-    "cross_fused": {"need_weights": False, "cross": True},  # MultiheadAttentionCore
+    "cross_fused": {"need_weights": False, "cross": True},  # CrossAttention
     "key_padding_bool": {"need_weights": False, "key_padding_mask": "bool"},
     "key_padding_float_weights": {"need_weights": True, "key_padding_mask": "float", "batch_first": False},
     "attn_mask_bool": {"need_weights": False, "attn_mask": "bool"},
