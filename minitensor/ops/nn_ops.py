@@ -99,12 +99,14 @@ class Linear(Op):
     @staticmethod
     def forward(ctx, x, weight, bias=None):
         rows = _rows_view(x)  # (M, in): a view unless x is non-contiguous
-        y = rows @ weight.T
+        y = np.empty(x.shape[:-1] + weight.shape[:1], np.result_type(x, weight))
+        y_rows = y.reshape(rows.shape[0], weight.shape[0])  # (M, out), a view of y: y owns its memory
+        np.matmul(rows, weight.T, out=y_rows)  # (so apply need not look for an input it could share)
         if bias is not None:
-            y += bias
+            y_rows += bias
         ctx.save_for_backward(x, weight)  # (both, always: a weight changed before backward raises)
         ctx.x_shape = x.shape
-        return y.reshape(x.shape[:-1] + (weight.shape[0],))
+        return y
 
     @staticmethod
     def backward(ctx, grad):

@@ -70,6 +70,14 @@ def test_linear_is_one_op_that_keeps_float32(rng):
     assert x.grad.dtype == mt.float32 and w.grad.dtype == mt.float32
 
 
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (4,), (0, 4)])
+def test_linear_output_owns_its_memory(rng, shape):
+    """Not a reshaped view of the product: a view makes ``Function.apply`` search the inputs for
+    memory the output could share (and an in-place change of the output is then checked against it)."""
+    y = F.linear(_t(rng, *shape), _t(rng, 5, 4), _t(rng, 5))
+    assert y.numpy().base is None and y.shape == shape[:-1] + (5,)
+
+
 def test_linear_weight_gradient_accumulates_over_the_flattened_batch(rng):
     x, w = _t(rng, 2, 3, 4), _t(rng, 5, 4)
     g = rng.standard_normal((2, 3, 5))
