@@ -54,7 +54,7 @@ from ..kernels.attention import attention_backward, attention_forward, heads_bac
 from ..kernels.attention_softmax import _as_4d, _mask_4d, attention_probs, softmax_scores_backward
 from ..kernels.column_sums import column_sums
 from . import reference
-from .nn_ops import composite, on_arrays, save_with_state
+from .nn_ops import affine, composite, on_arrays, save_with_state
 
 
 def _cast(dropout_mask, dtype):
@@ -289,10 +289,10 @@ def cross_attention(x, memory, in_weight, in_bias, out_weight, out_bias, heads, 
     e = x.shape[-1]
     x_rows, m_rows = x.reshape(-1, e), memory.reshape(-1, e)  # views unless non-contiguous
     q_bias, kv_bias = (None, None) if in_bias is None else (in_bias[:e], in_bias[e:])
-    q = _affine(x_rows, in_weight[:e], q_bias).reshape(x.shape)
-    kv = _affine(m_rows, in_weight[e:], kv_bias).reshape(memory.shape[:-1] + (2 * e,))
+    q = affine(x_rows, in_weight[:e], q_bias, x.shape)
+    kv = affine(m_rows, in_weight[e:], kv_bias, memory.shape[:-1] + (2 * e,))
     merged, p = heads_attention((q, kv), heads, batch_first, mask, scale, dropout_mask, keep_probs)
-    y = _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape)
+    y = affine(merged.reshape(-1, e), out_weight, out_bias, x.shape)
     return y, (x_rows, m_rows, q, kv, merged, p)
 
 
@@ -313,17 +313,9 @@ def self_attention(x, in_weight, in_bias, out_weight, out_bias, heads, batch_fir
     (Also the encoder layer's inference path: nothing recorded.)"""
     e = x.shape[-1]
     rows = x.reshape(-1, e)  # (M, E): a view unless x is non-contiguous
-    qkv = _affine(rows, in_weight, in_bias).reshape(x.shape[:-1] + (3 * e,))
+    qkv = affine(rows, in_weight, in_bias, x.shape[:-1] + (3 * e,))
     merged, p = heads_attention((qkv,), heads, batch_first, mask, scale, dropout_mask, keep_probs)
-    return _affine(merged.reshape(-1, e), out_weight, out_bias).reshape(x.shape), (rows, qkv, merged, p)
-
-
-def _affine(rows: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
-    """rows @ weightᵀ + bias, (M, out)."""
-    y = rows @ weight.T
-    if bias is not None:
-        y += bias
-    return y
+    return affine(merged.reshape(-1, e), out_weight, out_bias, x.shape), (rows, qkv, merged, p)
 
 
 _PARTS = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}  # number of projection arrays -> how many of q, k, v each holds

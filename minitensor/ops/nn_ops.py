@@ -98,12 +98,7 @@ class Linear(Op):
 
     @staticmethod
     def forward(ctx, x, weight, bias=None):
-        rows = _rows_view(x)  # (M, in): a view unless x is non-contiguous
-        y = np.empty(x.shape[:-1] + weight.shape[:1], np.result_type(x, weight))
-        y_rows = y.reshape(rows.shape[0], weight.shape[0])  # (M, out), a view of y: y owns its memory
-        np.matmul(rows, weight.T, out=y_rows)  # (so apply need not look for an input it could share)
-        if bias is not None:
-            y_rows += bias
+        y = affine(_rows_view(x), weight, bias, x.shape[:-1] + weight.shape[:1])  # (x's rows: a view if contiguous)
         ctx.save_for_backward(x, weight)  # (both, always: a weight changed before backward raises)
         ctx.x_shape = x.shape
         return y
@@ -211,6 +206,19 @@ def _rows_view(x):
     is non-contiguous).
     Not ``reshape(-1, D)``: that fails on an empty x when D = 0."""
     return x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
+
+
+def affine(rows: np.ndarray, weight: np.ndarray, bias, shape: tuple) -> np.ndarray:
+    """rows @ weightᵀ + bias as a new array of ``shape``: rows (M, in), weight (out, in), bias (out,)
+    or None; ``shape`` holds M * out elements (e.g. the batch dims, then out).  The product is
+    written through a (M, out) view of the result, so the result owns its memory (a reshaped view
+    would make ``Function.apply`` search the op's inputs for memory it could share)."""
+    y = np.empty(shape, np.result_type(rows, weight))
+    y_rows = y.reshape(rows.shape[0], weight.shape[0])
+    np.matmul(rows, weight.T, out=y_rows)
+    if bias is not None:
+        y_rows += bias
+    return y
 
 
 def _rows(x: np.ndarray, d: int) -> np.ndarray:
@@ -326,10 +334,8 @@ def feed_forward(x, w1, b1, w2, b2, activation="relu", keep=None, scale=1.0) -> 
         h = act.relu_forward(z, b1, keep_rows, scale)
     else:
         pre, h = act.gelu_forward(z, b1, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
-    y = h @ w2.T
-    if b2 is not None:
-        y += b2
-    return y.reshape(x.shape[:-1] + (w2.shape[0],)), (rows, h, pre, keep_rows)
+    y = affine(h, w2, b2, x.shape[:-1] + w2.shape[:1])
+    return y, (rows, h, pre, keep_rows)
 
 
 class Dropout(Op):
