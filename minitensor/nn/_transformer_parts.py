@@ -318,3 +318,45 @@ def _encoder_layer_args(layer: Module, x: Tensor, attn_mask, key_padding_mask, i
         keep, scale = _dropout_keep(m["dropout3"], shape)
         settings["norm2"] = {"eps": eps2, "keep": keep, "scale": scale}
     return (*attention_weights, *norm1, *ff_weights, *norm2), settings
+
+
+def _decoder_layer_args(layer: Module, x: Tensor, memory: Tensor, masks: tuple, causal: tuple) -> tuple | None:
+    """(weights, settings) of the ``DecoderLayer`` node (``ops/decoder_layer.py``) for ``layer`` on the
+    batched ``x`` and ``memory``, or None when a sub-module is not the standard one or has hooks.
+    ``masks``: (tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask); ``causal``:
+    (tgt_is_causal, memory_is_causal).  The dropout masks are drawn in the order of the
+    module-by-module path: the same seed, the same masks."""
+    m, shape, dtype = layer._modules, x.shape, x.dtype
+    self_attn, cross_attn = m["self_attn"], m["multihead_attn"]
+    norms = [_norm_weights(shape, m[f"dropout{i}"], m[f"norm{i}"]) for i in (1, 2, 3)]
+    feed = _feed_forward_weights(shape, m["linear1"], layer.activation, m["dropout"], m["linear2"])
+    standard = _standard_self_attention(self_attn, shape, dtype) and _standard_self_attention(cross_attn, shape, dtype)
+    if None in norms or feed is None or not standard:
+        return None
+    tgt_mask, memory_mask, tgt_pad, memory_pad = masks
+    keys = memory.shape[1] if layer.batch_first else memory.shape[0]
+    settings = {"norm_first": layer.norm_first}
+    self_weights, settings["self_attention"] = self_attn._fused_attention_args(
+        shape, dtype, tgt_mask, tgt_pad, causal[0]
+    )
+    settings["norm1"], settings["mask1"] = _norm_settings(layer, m["norm1"], m["dropout1"], shape, dtype)
+    cross_weights, settings["cross_attention"] = cross_attn._fused_attention_args(
+        shape, dtype, memory_mask, memory_pad, causal[1], keys
+    )
+    settings["norm2"], settings["mask2"] = _norm_settings(layer, m["norm2"], m["dropout2"], shape, dtype)
+    (ff_weights, kind) = feed
+    keep, scale = _dropout_keep(m["dropout"], shape[:-1] + ff_weights[0].shape[:1])
+    settings["feed_forward"] = {"activation": kind, "keep": keep, "scale": scale}
+    settings["norm3"], settings["mask3"] = _norm_settings(layer, m["norm3"], m["dropout3"], shape, dtype)
+    weights = (*self_weights, *norms[0], *cross_weights, *norms[1], *ff_weights, *norms[2])
+    return weights, settings
+
+
+def _norm_settings(layer: Module, norm: LayerNorm, dropout: Dropout, shape: tuple, dtype) -> tuple:
+    """(settings of the norm's op, the residual dropout's multipliers or None) for a sub-layer's
+    add & norm: Pre-LN a LayerNorm and a residual dropout drawn as ``F.dropout`` draws it, Post-LN
+    an AddLayerNorm with the dropout's keep mask (drawn here)."""
+    if layer.norm_first:
+        return {"n_dims": 1, "eps": norm.eps}, _residual_dropout(dropout, shape, dtype)
+    keep, scale = _dropout_keep(dropout, shape)
+    return {"eps": norm.eps, "keep": keep, "scale": scale}, None

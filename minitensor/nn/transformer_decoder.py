@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..autograd.grad_mode import is_grad_enabled
+from ..ops.decoder_layer import DecoderLayer, layer_arrays
 from ..tensor import Tensor
 from ._transformer_parts import (
     _activation,
     _add_norm,
+    _arrays,
     _check_config,
     _check_input,
     _check_masks,
     _clones,
+    _decoder_layer_args,
     _feed_forward,
     _self_attention,
     _sizes,
@@ -110,6 +114,12 @@ class TransformerDecoderLayer(Module):
         """
         masks = (tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
         tgt, memory = self._check_inputs(tgt, memory, *masks)
+        args = _decoder_layer_args(self, tgt, memory, masks, (tgt_is_causal, memory_is_causal))
+        if args is not None:  # the standard sub-modules: the fused path (ops/decoder_layer.py)
+            weights, settings = args
+            if not self.training and not is_grad_enabled():  # arrays only, no graph
+                return Tensor._make(layer_arrays(tgt._data, memory._data, *_arrays(weights), **settings), False, None)
+            return DecoderLayer.apply(tgt, memory, *weights, **settings)  # one graph node
         x = tgt
         m = self._modules
         if self.norm_first:

@@ -32,8 +32,8 @@ Inputs, in order: ``x``, the attention's ``in_weight, in_bias, out_weight, out_b
 
 from __future__ import annotations
 
-from ..autograd import _profiling
 from ..autograd._profiling import forward as _timed
+from ._sublayers import add_grads, dropped, sub_backward, sub_forward
 from .attention import SelfAttention, self_attention
 from .nn_ops import (
     AddLayerNorm,
@@ -47,8 +47,6 @@ from .nn_ops import (
     save_with_state,
 )
 from .nn_ops import feed_forward as feed_forward_arrays  # (``feed_forward`` names a setting below)
-
-_NONE = (None,) * 5
 
 
 class EncoderLayer(Op):
@@ -87,21 +85,21 @@ def _post_ln_forward(needs: tuple, x, weights: tuple, settings: dict) -> tuple:
     need_a = need_x or any(needs[1:5])  # a's gradient reaches x or the attention's weights
     need_y1 = need_a or any(needs[5:7])
     need_f = need_y1 or any(needs[7:11])
-    a, attend = _sub_forward(SelfAttention, (need_x, *needs[1:5]), x, *weights[0:4], **settings["attention"])
-    y1, norm1 = _sub_forward(AddLayerNorm, (need_x, need_a, *needs[5:7]), x, a, *weights[4:6], **settings["norm1"])
-    f, ff = _sub_forward(FeedForward, (need_y1, *needs[7:11]), y1, *weights[6:10], **settings["feed_forward"])
-    y, norm2 = _sub_forward(AddLayerNorm, (need_y1, need_f, *needs[11:13]), y1, f, *weights[10:12], **settings["norm2"])
+    a, attend = sub_forward(SelfAttention, (need_x, *needs[1:5]), x, *weights[0:4], **settings["attention"])
+    y1, norm1 = sub_forward(AddLayerNorm, (need_x, need_a, *needs[5:7]), x, a, *weights[4:6], **settings["norm1"])
+    f, ff = sub_forward(FeedForward, (need_y1, *needs[7:11]), y1, *weights[6:10], **settings["feed_forward"])
+    y, norm2 = sub_forward(AddLayerNorm, (need_y1, need_f, *needs[11:13]), y1, f, *weights[10:12], **settings["norm2"])
     return y, (attend, norm1, ff, norm2)
 
 
 def _post_ln_backward(parts: tuple, grad, settings: dict) -> tuple:
     attend, norm1, ff, norm2 = parts
-    g_y1, g_f, *d_norm2 = _sub_backward(norm2, grad)
-    g_y1_ff, *d_ff = _sub_backward(ff, g_f, 5)
-    g_y1 = _sum(g_y1, g_y1_ff)
-    g_x, g_a, *d_norm1 = _sub_backward(norm1, g_y1, 4)
-    g_x_attend, *d_attend = _sub_backward(attend, g_a, 5)
-    return (_sum(g_x, g_x_attend), *d_attend, *d_norm1, *d_ff, *d_norm2)
+    g_y1, g_f, *d_norm2 = sub_backward(norm2, grad)
+    g_y1_ff, *d_ff = sub_backward(ff, g_f, 5)
+    g_y1 = add_grads(g_y1, g_y1_ff)
+    g_x, g_a, *d_norm1 = sub_backward(norm1, g_y1, 4)
+    g_x_attend, *d_attend = sub_backward(attend, g_a, 5)
+    return (add_grads(g_x, g_x_attend), *d_attend, *d_norm1, *d_ff, *d_norm2)
 
 
 # ------------------------------------------------------------------ pre-LN
@@ -111,22 +109,22 @@ def _pre_ln_forward(needs: tuple, x, weights: tuple, settings: dict) -> tuple:
     need_h1 = need_x or any(needs[5:7])  # LayerNorm(x)'s gradient reaches x or norm1's weights
     need_x1 = need_x or any(needs[1:7])
     need_h2 = need_x1 or any(needs[11:13])
-    h1, norm1 = _sub_forward(LayerNorm, (need_x, *needs[5:7]), x, *weights[4:6], **settings["norm1"])
-    a, attend = _sub_forward(SelfAttention, (need_h1, *needs[1:5]), h1, *weights[0:4], **settings["attention"])
-    x1 = x + _dropped(a, settings["mask1"])
-    h2, norm2 = _sub_forward(LayerNorm, (need_x1, *needs[11:13]), x1, *weights[10:12], **settings["norm2"])
-    f, ff = _sub_forward(FeedForward, (need_h2, *needs[7:11]), h2, *weights[6:10], **settings["feed_forward"])
-    return x1 + _dropped(f, settings["mask3"]), (norm1, attend, norm2, ff)
+    h1, norm1 = sub_forward(LayerNorm, (need_x, *needs[5:7]), x, *weights[4:6], **settings["norm1"])
+    a, attend = sub_forward(SelfAttention, (need_h1, *needs[1:5]), h1, *weights[0:4], **settings["attention"])
+    x1 = x + dropped(a, settings["mask1"])
+    h2, norm2 = sub_forward(LayerNorm, (need_x1, *needs[11:13]), x1, *weights[10:12], **settings["norm2"])
+    f, ff = sub_forward(FeedForward, (need_h2, *needs[7:11]), h2, *weights[6:10], **settings["feed_forward"])
+    return x1 + dropped(f, settings["mask3"]), (norm1, attend, norm2, ff)
 
 
 def _pre_ln_backward(parts: tuple, grad, settings: dict) -> tuple:
     norm1, attend, norm2, ff = parts
-    g_h2, *d_ff = _sub_backward(ff, _dropped(grad, settings["mask3"]), 5)
-    g_x1_norm, *d_norm2 = _sub_backward(norm2, g_h2, 3)
-    g_x1 = _sum(grad, g_x1_norm)
-    g_h1, *d_attend = _sub_backward(attend, _dropped(g_x1, settings["mask1"]), 5)
-    g_x_norm, *d_norm1 = _sub_backward(norm1, g_h1, 3)
-    return (_sum(g_x1, g_x_norm) if norm1.needs_input_grad[0] else None, *d_attend, *d_norm1, *d_ff, *d_norm2)
+    g_h2, *d_ff = sub_backward(ff, dropped(grad, settings["mask3"]), 5)
+    g_x1_norm, *d_norm2 = sub_backward(norm2, g_h2, 3)
+    g_x1 = add_grads(grad, g_x1_norm)
+    g_h1, *d_attend = sub_backward(attend, dropped(g_x1, settings["mask1"]), 5)
+    g_x_norm, *d_norm1 = sub_backward(norm1, g_h1, 3)
+    return (add_grads(g_x1, g_x_norm) if norm1.needs_input_grad[0] else None, *d_attend, *d_norm1, *d_ff, *d_norm2)
 
 
 # ------------------------------------------------------------------ inference: arrays only
@@ -137,9 +135,9 @@ def layer_arrays(x, *weights, norm_first, attention, norm1, feed_forward, norm2,
     attend = (in_w, in_b, out_w, out_b)
     if norm_first:
         h = _timed("LayerNorm", layer_norm_last, x, n1_w, n1_b, norm1["eps"])
-        x = x + _dropped(_timed("SelfAttention", self_attention, h, *attend, keep_probs=False, **attention)[0], mask1)
+        x = x + dropped(_timed("SelfAttention", self_attention, h, *attend, keep_probs=False, **attention)[0], mask1)
         h = _timed("LayerNorm", layer_norm_last, x, n2_w, n2_b, norm2["eps"])
-        return x + _dropped(_timed("FeedForward", feed_forward_arrays, h, w1, b1, w2, b2, **feed_forward)[0], mask3)
+        return x + dropped(_timed("FeedForward", feed_forward_arrays, h, w1, b1, w2, b2, **feed_forward)[0], mask3)
     a = _timed("SelfAttention", self_attention, x, *attend, keep_probs=False, **attention)[0]
     x = _timed("AddLayerNorm", add_layer_norm, x, a, n1_w, n1_b, **norm1)[0]
     f = _timed("FeedForward", feed_forward_arrays, x, w1, b1, w2, b2, **feed_forward)[0]
@@ -154,37 +152,6 @@ def layer_graph(x, *weights, norm_first, attention, norm1, feed_forward, norm2, 
         y1 = AddLayerNorm.apply(x, SelfAttention.apply(x, in_w, in_b, out_w, out_b, **attention), n1_w, n1_b, **norm1)
         return AddLayerNorm.apply(y1, FeedForward.apply(y1, w1, b1, w2, b2, **feed_forward), n2_w, n2_b, **norm2)
     a = SelfAttention.apply(LayerNorm.apply(x, n1_w, n1_b, **norm1), in_w, in_b, out_w, out_b, **attention)
-    x1 = x + _dropped(a, mask1)
+    x1 = x + dropped(a, mask1)
     f = FeedForward.apply(LayerNorm.apply(x1, n2_w, n2_b, **norm2), w1, b1, w2, b2, **feed_forward)
-    return x1 + _dropped(f, mask3)
-
-
-# ------------------------------------------------------------------ helpers
-def _sub_forward(op: type, needs: tuple, *args, **settings) -> tuple:
-    """(output, context) of ``op``'s forward on arrays, the context as its own node would have it."""
-    ctx = op._node_cls()
-    ctx.needs_input_grad = needs
-    ctx.saved_tensors = ()
-    return _profiling.forward(op.__name__, op.forward, ctx, *args, **settings), ctx
-
-
-def _sub_backward(ctx, grad, count: int = 4) -> tuple:
-    """The gradients ``ctx``'s op returns for ``grad`` (``count`` Nones when grad is None or the op
-    needs none: nothing upstream asked for them)."""
-    if grad is None or not any(ctx.needs_input_grad):
-        return _NONE[:count]
-    if _profiling.active is None:
-        return ctx.function.backward(ctx, grad)
-    return _profiling.active.time(ctx.name(), "backward", ctx.function.backward, ctx, grad)
-
-
-def _sum(a, b):
-    """a + b, where None is no gradient."""
-    if a is None:
-        return b
-    return a if b is None else a + b
-
-
-def _dropped(x, mask):
-    """x * mask (the dropout multipliers), or x when there is no mask."""
-    return x if mask is None else x * mask
+    return x1 + dropped(f, mask3)

@@ -298,6 +298,32 @@ def test_transformer_encoder_layer(rng, norm_first, activation, padding):
     check(rng, lambda x, *p: t_layer(x, **kt), lambda x, *p: m_layer(x, **km), t_in, m_in)
 
 
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("masks", [False, True])
+def test_transformer_decoder_layer(rng, norm_first, masks):
+    torch.manual_seed(0)
+    kwargs = {"dropout": 0.0, "norm_first": norm_first, "batch_first": True}
+    t_layer = torch.nn.TransformerDecoderLayer(E, H, FF, dtype=torch.float64, **kwargs)
+    m_layer = nn.TransformerDecoderLayer(E, H, FF, dtype=mt.float64, **kwargs)
+    with torch.no_grad():
+        for name, p in t_layer.named_parameters():
+            if "norm" in name or "bias" in name:
+                p.normal_()  # (non-trivial norm weights and biases)
+    copy_weights(t_layer, m_layer)
+    t_x, m_x = leaves(rng.standard_normal((N, L, E)), rng.standard_normal((N, L + 1, E)))
+    t_in, m_in = module_leaves(t_layer, m_layer, t_x[0], m_x[0])
+    t_in, m_in = [t_x[1], *t_in], [m_x[1], *m_in]  # (memory first, then x and the parameters)
+    kt, km = {}, {}
+    if masks:
+        pad = np.zeros((N, L + 1), bool)
+        pad[0, -1] = True
+        causal = np.triu(np.ones((L, L), bool), 1)
+        kt = {"tgt_mask": torch.tensor(causal), "memory_key_padding_mask": torch.tensor(pad)}
+        km = {"tgt_mask": mt.tensor(causal), "memory_key_padding_mask": mt.tensor(pad)}
+    assert _node_names(m_layer(m_x[0], m_x[1], **km)) == {"DecoderLayerBackward"}  # the fused path: one node
+    check(rng, lambda mem, x, *p: t_layer(x, mem, **kt), lambda mem, x, *p: m_layer(x, mem, **km), t_in, m_in)
+
+
 # --------------------------------------------------------------------- losses
 CE_CASES = {
     "mean": {},
