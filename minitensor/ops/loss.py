@@ -36,6 +36,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..kernels import softmax
+from ..kernels.class_targets import target_losses
 from .nn_ops import composite, on_arrays, save_with_state
 from .reduce import PutAlongDim, TakeAlongDim
 
@@ -135,9 +136,7 @@ class CrossEntropy(Op):
         axis = class_axis(x)
         rows, moved_shape = softmax.as_rows(x, axis)
         p, shift, log_total = _softmax_rows(rows)
-        valid, index, w = _pick_row_targets(target.reshape(-1), weight, ignore_index, x.dtype)
-        picked = (rows[np.arange(rows.shape[0]), index] - shift) - log_total  # log p at the target
-        loss = -w * np.where(valid, picked, 0)  # ignored rows may pick -inf: keep them out of the product
+        valid, index, w, loss = target_losses(rows, shift, log_total, target.reshape(-1), ignore_index, weight)
         if label_smoothing:
             z = rows - shift[:, None]
             weighted_z, total_weight = (z.sum(axis=1), z.shape[1]) if weight is None else (z @ weight, weight.sum())
@@ -216,9 +215,14 @@ class NLLLoss(Op):
 
     @staticmethod
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean"):
-        valid, index, w = _pick_row_targets(target.reshape(-1), weight, ignore_index, x.dtype)
-        picked = x.reshape(_as_nck(x.shape))[_target_entries(x.shape, index)].reshape(-1)
-        loss = -w * np.where(valid, picked, 0)
+        if x.ndim <= 2:  # (N, C) or (C,): the classes are the rows' last dim already
+            rows = x.reshape(-1, x.shape[-1])
+            zeros = np.zeros(rows.shape[0], x.dtype)  # (log-probabilities: no shift, no log-sum)
+            valid, index, w, loss = target_losses(rows, zeros, zeros, target.reshape(-1), ignore_index, weight)
+        else:
+            valid, index, w = _pick_row_targets(target.reshape(-1), weight, ignore_index, x.dtype)
+            picked = x.reshape(_as_nck(x.shape))[_target_entries(x.shape, index)].reshape(-1)
+            loss = -w * np.where(valid, picked, 0)
         denom = w.sum()
         save_with_state(ctx, state=(index, valid, w))
         ctx.settings = (class_axis(x), x.shape, reduction, denom, target.shape)
