@@ -171,8 +171,8 @@ class MultiheadAttention(Module):
                         is_causal: bool = False) -> Tensor:  # fmt: skip
         """The output of ``self(x, memory, memory, need_weights=False)`` for batched inputs, as one
         fused op (``ops.attention.CrossAttention``; the packed ``in_proj_weight`` split between
-        the query and the keys/values).  The inputs are checked by ``forward``; this is what
-        ``TransformerDecoderLayer`` calls through it."""
+        the query and the keys/values).  The inputs are checked by ``forward``, which calls it
+        (a ``TransformerDecoderLayer`` with standard sub-modules runs the op inside its own node)."""
         s = _check_shapes(x, memory, memory, self.embed_dim, self.num_heads, self.batch_first)[3]
         weights, settings = self._fused_attention_args(x.shape, x.dtype, attn_mask, key_padding_mask, is_causal, s)
         return CrossAttention.apply(x, memory, *weights, **settings)
