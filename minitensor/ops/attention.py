@@ -207,13 +207,7 @@ class SelfAttention(Op):
         need_x, need_w_in, need_b_in, need_w_out, need_b_out = ctx.needs_input_grad
         e = rows.shape[1]
         g = grad.reshape(-1, e)
-        d_merged = (g @ out_weight).reshape(merged.shape)
-        d_qkv = np.empty_like(qkv)
-        heads, batch_first = ctx.heads, ctx.batch_first
-        q, k, v = _unpack([qkv], heads, batch_first)
-        g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
-        drop = _as_4d(ctx.dropout_mask, p.shape)
-        heads_backward(g_heads, q, k, v, p, ctx.scale, drop, *_unpack([d_qkv], heads, batch_first))
+        (d_qkv,) = _projection_grads(ctx, (g @ out_weight).reshape(merged.shape), [qkv], p)
         d_rows = d_qkv.reshape(-1, 3 * e)
         return (
             (d_rows @ in_weight).reshape(ctx.x_shape) if need_x else None,
@@ -263,13 +257,7 @@ class CrossAttention(Op):
         need_x, need_m, need_w_in, need_b_in, need_w_out, need_b_out = ctx.needs_input_grad
         e = x_rows.shape[1]
         g = grad.reshape(-1, e)
-        d_merged = (g @ out_weight).reshape(merged.shape)
-        d_q, d_kv = np.empty_like(q), np.empty_like(kv)
-        heads, batch_first = ctx.heads, ctx.batch_first
-        g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
-        drop = _as_4d(ctx.dropout_mask, p.shape)
-        targets = _unpack([d_q, d_kv], heads, batch_first)
-        heads_backward(g_heads, *_unpack([q, kv], heads, batch_first), p, ctx.scale, drop, *targets)
+        d_q, d_kv = _projection_grads(ctx, (g @ out_weight).reshape(merged.shape), [q, kv], p)
         d_q, d_kv = d_q.reshape(-1, e), d_kv.reshape(-1, 2 * e)
         x_shape, m_shape = ctx.shapes
         return (
@@ -294,6 +282,19 @@ def cross_attention(x, memory, in_weight, in_bias, out_weight, out_bias, heads, 
     merged, p = heads_attention((q, kv), heads, batch_first, mask, scale, dropout_mask, keep_probs)
     y = affine(merged.reshape(-1, e), out_weight, out_bias, x.shape)
     return y, (x_rows, m_rows, q, kv, merged, p)
+
+
+def _projection_grads(ctx, d_merged, projections: list, p) -> list:
+    """The gradients of the projection arrays (``[qkv]`` or ``[q, kv]``, C-contiguous as the fused
+    layers compute them) from the gradient of the merged heads ``d_merged``: back through the
+    heads' attention with the kept P (SelfAttention's and CrossAttention's backward)."""
+    heads, batch_first = ctx.heads, ctx.batch_first
+    grads = [np.empty_like(x) for x in projections]
+    g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
+    drop = _as_4d(ctx.dropout_mask, p.shape)
+    qkv, targets = _unpack(projections, heads, batch_first), _unpack(grads, heads, batch_first)
+    heads_backward(g_heads, *qkv, p, ctx.scale, drop, *targets)
+    return grads
 
 
 def _stacked_rows(*products) -> np.ndarray:
