@@ -74,17 +74,8 @@ def _broadcast_weight(weight: np.ndarray, x: np.ndarray, axis: int) -> np.ndarra
     return weight.reshape((-1,) + (1,) * (x.ndim - axis - 1))
 
 
-def _pick_row_targets(target: np.ndarray, weight, ignore_index: int, dtype) -> tuple:
-    """What index-target losses need, for the flat targets (R,): the mask of counted targets, their
-    class indices (0 where ignored) and their weights (0 where ignored), all (R,)."""
-    valid = target != ignore_index
-    index = np.where(valid, target, 0)
-    w = valid.astype(dtype) if weight is None else np.where(valid, weight[index], 0).astype(dtype, copy=False)
-    return valid, index, w
-
-
 def _original_layout(index, valid, w, target_shape: tuple, axis: int) -> tuple:
-    """The flat (R,) ``index, valid, w`` of ``_pick_row_targets`` in the layout of the plain forms
+    """The flat (R,) ``index, valid, w`` of ``target_losses`` in the layout of the plain forms
     (``_cross_entropy_plain``, ``PutAlongDim``): valid and w in the target's shape, the index
     with a size-1 class axis."""
     index = np.expand_dims(index.reshape(target_shape), axis)
@@ -215,14 +206,9 @@ class NLLLoss(Op):
 
     @staticmethod
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean"):
-        if x.ndim <= 2:  # (N, C) or (C,): the classes are the rows' last dim already
-            rows = x.reshape(-1, x.shape[-1])
-            zeros = np.zeros(rows.shape[0], x.dtype)  # (log-probabilities: no shift, no log-sum)
-            valid, index, w, loss = target_losses(rows, zeros, zeros, target.reshape(-1), ignore_index, weight)
-        else:
-            valid, index, w = _pick_row_targets(target.reshape(-1), weight, ignore_index, x.dtype)
-            picked = x.reshape(_as_nck(x.shape))[_target_entries(x.shape, index)].reshape(-1)
-            loss = -w * np.where(valid, picked, 0)
+        rows, _ = softmax.as_rows(x, class_axis(x))  # (R, C): a view for (N, C) and (C,), else a copy
+        zeros = np.zeros(rows.shape[0], x.dtype)  # (log-probabilities: no shift, no log-sum)
+        valid, index, w, loss = target_losses(rows, zeros, zeros, target.reshape(-1), ignore_index, weight)
         denom = w.sum()
         save_with_state(ctx, state=(index, valid, w))
         ctx.settings = (class_axis(x), x.shape, reduction, denom, target.shape)
