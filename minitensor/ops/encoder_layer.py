@@ -24,7 +24,7 @@ is the sum of the two.  A sub-layer's backward runs only when some input needs w
 With ``create_graph=True`` the gradients come from ``layer_graph``, the same steps as separate
 nodes on Tensors (each fused op's own second-order path).  In eval mode under ``no_grad`` the layer
 calls ``layer_arrays`` instead: the same steps on arrays, no node and nothing kept (PyTorch's "fast
-path" for this layer), in one kernel call (``kernels/encoder_layer.py``) where it is taken, else
+path" for this layer), in one kernel call (``kernels/layer_inference.py``) where it is taken, else
 through the sub-layers' array functions (``sublayer_arrays``); the same numbers either way.
 
 Inputs, in order: ``x``, the attention's ``in_weight, in_bias, out_weight, out_bias``, norm1's
@@ -34,7 +34,7 @@ Inputs, in order: ``x``, the attention's ``in_weight, in_bias, out_weight, out_b
 from __future__ import annotations
 
 from ..autograd._profiling import forward as _timed
-from ..kernels.encoder_layer import encoder_layer_forward, kernel_taken
+from ..kernels.layer_inference import encoder_kernel_taken, encoder_layer_forward
 from ._sublayers import add_grads, dropped, sub_backward, sub_forward
 from .attention import SelfAttention, self_attention
 from .nn_ops import (
@@ -132,9 +132,9 @@ def _pre_ln_backward(parts: tuple, grad, settings: dict) -> tuple:
 # ------------------------------------------------------------------ inference: arrays only
 def layer_arrays(x, *weights, **settings):
     """The layer's output array for the array ``x``, nothing recorded or kept: one kernel call
-    (``kernels/encoder_layer.py``, timed as ``EncoderLayer`` while profiling) where it is taken,
+    (``kernels/layer_inference.py``, timed as ``EncoderLayer`` while profiling) where it is taken,
     else ``sublayer_arrays``."""
-    if kernel_taken(x, **settings):
+    if encoder_kernel_taken(x, weights, **settings):
         return _timed("EncoderLayer", encoder_layer_forward, x, weights, **settings)
     return sublayer_arrays(x, *weights, **settings)
 

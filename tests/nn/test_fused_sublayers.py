@@ -85,7 +85,7 @@ def test_fused_and_general_paths_agree(norm_first, rng):
 @pytest.mark.parametrize("kernel", [True, False])
 def test_inference_path_equals_the_general_path(kernel, norm_first, batch_first, masks, rng, monkeypatch):
     """In eval mode under no_grad the layer runs on arrays (as PyTorch's fast path): in one kernel
-    call (kernels/encoder_layer.py) or through its sub-layers' array functions, the same float
+    call (kernels/layer_inference.py) or through its sub-layers' array functions, the same float
     operations as with grad enabled either way, so the same numbers, exactly."""
     mt.manual_seed(1)
     layer = nn.TransformerEncoderLayer(
@@ -107,7 +107,7 @@ def test_inference_path_equals_the_general_path(kernel, norm_first, batch_first,
     real = getattr(encoder_layer, spied)
     monkeypatch.setattr(encoder_layer, spied, lambda *a, **k: (runs.append(1), real(*a, **k))[1])
     if not kernel:
-        monkeypatch.setattr(encoder_layer, "kernel_taken", lambda *a, **k: False)
+        monkeypatch.setattr(encoder_layer, "encoder_kernel_taken", lambda *a, **k: False)
     with mt.no_grad():
         fast = layer(x, **kwargs)
     assert runs == [1] and fast.grad_fn is None
