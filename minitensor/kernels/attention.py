@@ -293,8 +293,7 @@ def heads_forward(q, k, v, mask, scale: float, dropout, p, out) -> None:
     L, S) or None.  The fused attention ops call it directly: their heads are in this form already.
     """
     scores = p.shape if p is not None else q.shape[:3] + k.shape[2:3]
-    width = q.shape[-1] + v.shape[-1]
-    run = _implementation(q, width, scores, _forward_unfused, _forward_heads, _forward_heads_parallel)
+    run = _implementation(q, v, scores, _forward_unfused, _forward_heads, _forward_heads_parallel)
     if run is _forward_unfused:
         run(q, k, v, mask, scale, dropout, p, out)
         return
@@ -323,8 +322,7 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
 def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
     """``attention_backward`` on heads in the kernels' form (as for ``heads_forward``): the
     gradients written into ``dq``, ``dk``, ``dv`` (B1, B2, ., .), each skipped when None."""
-    width = q.shape[-1] + v.shape[-1]
-    run = _implementation(q, width, p.shape, _backward_unfused, _backward_heads, _backward_heads_parallel)
+    run = _implementation(q, v, p.shape, _backward_unfused, _backward_heads, _backward_heads_parallel)
     if run is _backward_unfused:
         run(grad, q, k, v, p, dropout, scale, dq, dk, dv)
         return
@@ -332,15 +330,7 @@ def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
         run(grad, q, k, v, p, dropout, q.dtype.type(scale), dq, dk, dv)
 
 
-def serial_heads(q: np.ndarray, width: int, scores: tuple) -> bool:
-    """Whether ``heads_forward`` runs its serial fused kernel (``_forward_heads``) on heads q of the
-    (..., L, S) ``scores``, ``width`` = D + Dv (q's and v's last dims); ``q`` may be any array of
-    q's size and dtype (e.g. the input its projection comes from)."""
-    run = _implementation(q, width, scores, _forward_unfused, _forward_heads, _forward_heads_parallel)
-    return run is _forward_heads
-
-
-def _implementation(q: np.ndarray, width: int, scores: tuple, unfused, serial, parallel):
+def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial, parallel):
     """The pass to run on the (..., L, S) ``scores``: with the JIT off, or where numba cannot call
     BLAS, ``unfused`` (NumPy's products; its softmax picks NumPy or the row kernels); else the
     fused kernel: ``serial``, or ``parallel`` over the heads when its serial time (``HEAD_NS`` a
@@ -348,7 +338,7 @@ def _implementation(q: np.ndarray, width: int, scores: tuple, unfused, serial, p
     and pays for the threads (``choose``).  A single head with that much work takes ``unfused``
     (its softmax then runs in parallel over the rows)."""
     heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
-    flops = 2.0 * heads * scores[-2] * scores[-1] * width
+    flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
     nanoseconds = HEAD_NS * heads + FLOP_NS * flops
     threaded = (parallel if heads > 1 else unfused) if nanoseconds >= BLAS_SPIN_SECONDS * 1e9 else None
     run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size))

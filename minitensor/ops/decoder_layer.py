@@ -20,8 +20,7 @@ Pre-LN (``norm_first=True``; ``mask1..3``: dropout multipliers drawn as ``F.drop
 
 With ``create_graph=True`` the gradients come from ``layer_graph`` (the same steps as separate
 nodes on Tensors); in eval mode under ``no_grad`` the layer calls ``layer_arrays`` (the same steps
-on arrays, no node, nothing kept: in one kernel call, ``kernels/layer_inference.py``, where it is
-taken, else through the sub-layers' array functions, ``sublayer_arrays``; the same numbers).
+on arrays, no node, nothing kept).
 
 Inputs, in order: ``x`` (the target), ``memory``, then the weights in the order of the path: the
 self-attention's ``in_weight, in_bias, out_weight, out_bias``, norm1's ``weight, bias``, the
@@ -31,7 +30,6 @@ cross-attention's four, norm2's two, the feed-forward's ``w1, b1, w2, b2``, norm
 from __future__ import annotations
 
 from ..autograd._profiling import forward as _timed
-from ..kernels.layer_inference import decoder_kernel_taken, decoder_layer_forward
 from ._sublayers import add_grads, dropped, sub_backward, sub_forward
 from .attention import CrossAttention, SelfAttention, cross_attention, self_attention
 from .nn_ops import (
@@ -159,18 +157,10 @@ def _pre_ln_backward(parts: tuple, grad, settings: dict) -> tuple:
 
 
 # ------------------------------------------------------------------ inference: arrays only
-def layer_arrays(x, memory, *weights, **settings):
-    """The layer's output array, nothing recorded or kept: one kernel call (``kernels/layer_inference.py``,
-    timed as ``DecoderLayer`` while profiling) where it is taken, else ``sublayer_arrays``."""
-    if decoder_kernel_taken(x, memory, weights, **settings):
-        return _timed("DecoderLayer", decoder_layer_forward, x, memory, weights, **settings)
-    return sublayer_arrays(x, memory, *weights, **settings)
-
-
-def sublayer_arrays(x, memory, *weights, norm_first, self_attention, cross_attention, norm1, norm2, norm3,
-                    feed_forward, mask1=None, mask2=None, mask3=None):  # fmt: skip
-    """``layer_arrays`` through the sub-layers' array functions (what their ops' forwards run), each
-    timed under its op's name while profiling."""
+def layer_arrays(x, memory, *weights, norm_first, self_attention, cross_attention, norm1, norm2, norm3,
+                 feed_forward, mask1=None, mask2=None, mask3=None):  # fmt: skip
+    """The layer's output array, nothing recorded or kept: the sub-layers' array functions (what
+    their ops' forwards run), each timed under its op's name while profiling."""
     w = weights
     if norm_first:
         h = _timed("LayerNorm", layer_norm_last, x, *w[NORM1], norm1["eps"])

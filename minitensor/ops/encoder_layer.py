@@ -23,9 +23,8 @@ Backward runs the steps in reverse; where a tensor feeds two steps (the residual
 is the sum of the two.  A sub-layer's backward runs only when some input needs what it returns.
 With ``create_graph=True`` the gradients come from ``layer_graph``, the same steps as separate
 nodes on Tensors (each fused op's own second-order path).  In eval mode under ``no_grad`` the layer
-calls ``layer_arrays`` instead: the same steps on arrays, no node and nothing kept (PyTorch's "fast
-path" for this layer), in one kernel call (``kernels/layer_inference.py``) where it is taken, else
-through the sub-layers' array functions (``sublayer_arrays``); the same numbers either way.
+calls ``layer_arrays`` instead: the same steps on arrays through the sub-layers' array functions,
+no node and nothing kept (PyTorch's "fast path" for this layer).
 
 Inputs, in order: ``x``, the attention's ``in_weight, in_bias, out_weight, out_bias``, norm1's
 ``weight, bias``, the feed-forward's ``w1, b1, w2, b2``, norm2's ``weight, bias``.
@@ -34,7 +33,6 @@ Inputs, in order: ``x``, the attention's ``in_weight, in_bias, out_weight, out_b
 from __future__ import annotations
 
 from ..autograd._profiling import forward as _timed
-from ..kernels.layer_inference import encoder_kernel_taken, encoder_layer_forward
 from ._sublayers import add_grads, dropped, sub_backward, sub_forward
 from .attention import SelfAttention, self_attention
 from .nn_ops import (
@@ -130,18 +128,9 @@ def _pre_ln_backward(parts: tuple, grad, settings: dict) -> tuple:
 
 
 # ------------------------------------------------------------------ inference: arrays only
-def layer_arrays(x, *weights, **settings):
-    """The layer's output array for the array ``x``, nothing recorded or kept: one kernel call
-    (``kernels/layer_inference.py``, timed as ``EncoderLayer`` while profiling) where it is taken,
-    else ``sublayer_arrays``."""
-    if encoder_kernel_taken(x, weights, **settings):
-        return _timed("EncoderLayer", encoder_layer_forward, x, weights, **settings)
-    return sublayer_arrays(x, *weights, **settings)
-
-
-def sublayer_arrays(x, *weights, norm_first, attention, norm1, feed_forward, norm2, mask1=None, mask3=None):
-    """``layer_arrays`` through the sub-layers' array functions (what their ops' forwards run), each
-    timed under its op's name while profiling."""
+def layer_arrays(x, *weights, norm_first, attention, norm1, feed_forward, norm2, mask1=None, mask3=None):
+    """The layer's output array for the array ``x``, nothing recorded or kept: the sub-layers' array
+    functions (what their ops' forwards run), each timed under its op's name while profiling."""
     in_w, in_b, out_w, out_b, n1_w, n1_b, w1, b1, w2, b2, n2_w, n2_b = weights
     attend = (in_w, in_b, out_w, out_b)
     if norm_first:

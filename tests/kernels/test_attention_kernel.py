@@ -215,7 +215,7 @@ def test_parallel_heads_only_for_long_passes(monkeypatch) -> None:
     shapes = {"demo": (64, 4, 8, 8), "GPT": (16, 4, 64, 32), "medium": (16, 8, 128, 32), "large": (8, 8, 512, 64)}
     for n, h, length, d in shapes.values():
         q = np.empty((n, h, length, d), np.float32)
-        attention._implementation(q, 2 * d, (n, h, length, length), "unfused", "serial", "parallel")
+        attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "parallel")
     assert offered == [None, None, None, "parallel"]
 
 

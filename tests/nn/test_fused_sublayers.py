@@ -82,11 +82,9 @@ def test_fused_and_general_paths_agree(norm_first, rng):
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("masks", ["none", "attn_and_padding", "causal"])
-@pytest.mark.parametrize("kernel", [True, False])
-def test_inference_path_equals_the_general_path(kernel, norm_first, batch_first, masks, rng, monkeypatch):
-    """In eval mode under no_grad the layer runs on arrays (as PyTorch's fast path): in one kernel
-    call (kernels/layer_inference.py) or through its sub-layers' array functions, the same float
-    operations as with grad enabled either way, so the same numbers, exactly."""
+def test_inference_path_equals_the_general_path(norm_first, batch_first, masks, rng, monkeypatch):
+    """In eval mode under no_grad the layer runs its sub-layers as fused ops on arrays (as
+    PyTorch's fast path): the same ops as with grad enabled, so the same numbers, exactly."""
     mt.manual_seed(1)
     layer = nn.TransformerEncoderLayer(
         8, 2, 12, dropout=0.3, batch_first=batch_first, norm_first=norm_first, dtype=mt.float64
@@ -103,11 +101,8 @@ def test_inference_path_equals_the_general_path(kernel, norm_first, batch_first,
     general = layer(x, **kwargs)
     assert general.grad_fn is not None  # (the parameters require grad: the general path, recorded)
     runs = []
-    spied = "encoder_layer_forward" if kernel else "self_attention"
-    real = getattr(encoder_layer, spied)
-    monkeypatch.setattr(encoder_layer, spied, lambda *a, **k: (runs.append(1), real(*a, **k))[1])
-    if not kernel:
-        monkeypatch.setattr(encoder_layer, "encoder_kernel_taken", lambda *a, **k: False)
+    real = encoder_layer.self_attention
+    monkeypatch.setattr(encoder_layer, "self_attention", lambda *a, **k: (runs.append(1), real(*a, **k))[1])
     with mt.no_grad():
         fast = layer(x, **kwargs)
     assert runs == [1] and fast.grad_fn is None
