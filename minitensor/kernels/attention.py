@@ -25,10 +25,12 @@ Backward (``_backward_heads``), with ``G = d(loss)/d(out)``, for each head::
 The heads are 2-D views into the projections (rows of a (N, L, 3E) array):
 BLAS reads and writes them in place, nothing is transposed or copied.
 
-With a long pass of work (``_implementation``: longer than the time
-OpenBLAS's threads keep spinning after a call, see ``BLAS_SPIN_SECONDS``)
-the ``_parallel`` kernels split the heads over the threads, each thread
-calling BLAS single-threaded.
+With enough work (``_implementation``) the heads are split over the threads,
+each thread calling BLAS single-threaded: on NumPy's BLAS threads themselves
+(``_forward_threaded``/``_backward_threaded``, via ``_blas_threads``), where
+no pool of numba's competes with OpenBLAS's polling workers; where that is not
+available, on numba's (the ``_parallel`` kernels), only for passes longer than
+the time OpenBLAS's threads keep spinning after a call (``BLAS_SPIN_SECONDS``).
 
 The reference (JIT off) is the unfused path: NumPy's ``np.matmul`` on all
 heads at once, the softmax between the products in NumPy.  With the JIT on
@@ -46,15 +48,17 @@ array([[[0.731, 0.269],
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import math
 
 import numpy as np
 
-from . import _blas
+from . import _blas, _blas_threads
 from ._blas import gemm
-from ._jit import choose, njit, prange
+from ._blas_threads import contiguous, record, records, scalar, split, view
+from ._jit import choose, jit_enabled, njit, prange
 from ._stacked import blas_4d
+from ._threads import threads
 from .attention_softmax import (
     _as_4d,
     _mask_4d,
@@ -76,8 +80,9 @@ from .attention_softmax import (
 # serial kernels (docs/performance.md, "Results, 2026-11-28"): training steps (bench_load) took
 # 1.39x (demo), 1.02x (course), 1.04x (GPT) as long, encoder layers forward / fwd+bwd 1.11x / 1.12x
 # (small), 1.09x / 1.05x (medium, ~11 ms passes), and only the large layer (~170 ms passes) gained
-# (0.80x / 0.91x).  So the parallel kernels are taken only for passes of at least
-# ``BLAS_SPIN_SECONDS``.
+# (0.80x / 0.91x).  So numba's parallel kernels are taken only for passes of at least
+# ``BLAS_SPIN_SECONDS``.  On BLAS's own threads (``_blas_threads``) the spinning worker is the one
+# that takes the work, so there ``choose`` alone decides (the serial time against a launch's cost).
 HEAD_NS = 1000.0
 FLOP_NS = 0.04
 BLAS_SPIN_SECONDS = 0.1
@@ -213,6 +218,79 @@ def _backward_heads_parallel(g, q, k, v, p, drop, scale, dq, dk, dv):
         _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
 
 
+# ------------------------------------------------------------------ the heads split over the threads
+# On NumPy's BLAS threads (``_blas_threads``: one task a thread, each running the range kernel on its
+# heads), else on numba's (the ``_parallel`` kernels).  Record slots: the arrays in the kernels'
+# argument order; the scale is the record's scalar.
+_FORWARD = ("q", "k", "v", "mask", "drop", "p", "out")
+_BACKWARD = ("g", "q", "k", "v", "p", "drop", "dq", "dk", "dv")
+
+
+def _forward_threaded(q, k, v, mask, scale, drop, p, out) -> None:
+    """``_forward_heads`` with the heads split over the threads."""
+    arrays = (q, k, v, mask, drop, p, out)
+    if not (_blas_threads.available() and _contiguous(mask, drop, p)):
+        with _blas.single_threaded():
+            _forward_heads_parallel(*arrays[:4], scale, *arrays[4:])
+        return
+    task = _forward_task(q.dtype.type, mask is not None, drop is not None, p is not None)
+    _blas_threads.run(task, _records(q, arrays, scale))
+
+
+def _backward_threaded(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
+    """``_backward_heads`` with the heads split over the threads."""
+    arrays = (g, q, k, v, p, drop, dq, dk, dv)
+    if not (_blas_threads.available() and _contiguous(p, drop)):
+        with _blas.single_threaded():
+            _backward_heads_parallel(*arrays[:6], scale, *arrays[6:])
+        return
+    task = _backward_task(q.dtype.type, drop is not None, dq is not None, dk is not None, dv is not None)
+    _blas_threads.run(task, _records(q, arrays, scale))
+
+
+def _contiguous(*arrays) -> bool:
+    """Whether the arrays the tasks read as C-contiguous (mask, dropout, P) are so (or None)."""
+    return all(a is None or a.flags.c_contiguous for a in arrays)
+
+
+def _records(q, arrays: tuple, scale) -> np.ndarray:
+    """The record rows of a pass: the (batch, head) pairs split over the policy's threads."""
+    heads = q.shape[0] * q.shape[1]
+    return records(split(heads, max(1, min(threads(), heads))), arrays, float(scale))
+
+
+@functools.cache
+def _forward_task(dtype, has_mask: bool, has_drop: bool, keeps_p: bool):
+    """The task running ``_forward_heads_range`` on one record row (one per dtype and optional array)."""
+
+    def task(pointer):
+        row = record(pointer, 3 + 9 * len(_FORWARD))
+        mask = contiguous(row, 3, dtype) if has_mask else None
+        drop = contiguous(row, 4, dtype) if has_drop else None
+        p = contiguous(row, 5, dtype) if keeps_p else None
+        q, k, v, out = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 6, dtype)
+        _forward_heads_range(q, k, v, mask, dtype(scalar(pointer)), drop, p, out, row[0], row[1])
+
+    return _blas_threads.cfunc(task)
+
+
+@functools.cache
+def _backward_task(dtype, has_drop: bool, need_q: bool, need_k: bool, need_v: bool):
+    """The task running ``_backward_heads_range`` on one record row (one per dtype and optional array)."""
+
+    def task(pointer):
+        row = record(pointer, 3 + 9 * len(_BACKWARD))
+        g, q, k, v = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 3, dtype)
+        p = contiguous(row, 4, dtype)
+        drop = contiguous(row, 5, dtype) if has_drop else None
+        dq = view(row, 6, dtype) if need_q else None
+        dk = view(row, 7, dtype) if need_k else None
+        dv = view(row, 8, dtype) if need_v else None
+        _backward_heads_range(g, q, k, v, p, drop, dtype(scalar(pointer)), dq, dk, dv, row[0], row[1])
+
+    return _blas_threads.cfunc(task)
+
+
 # ------------------------------------------------------------------ the same passes on NumPy's products
 # The reference for the fused kernels (with the JIT off), and the JIT path where they do not pay
 # (small inputs, one head) or cannot run (no BLAS found for numba): the products on np.matmul,
@@ -293,12 +371,8 @@ def heads_forward(q, k, v, mask, scale: float, dropout, p, out) -> None:
     L, S) or None.  The fused attention ops call it directly: their heads are in this form already.
     """
     scores = p.shape if p is not None else q.shape[:3] + k.shape[2:3]
-    run = _implementation(q, v, scores, _forward_unfused, _forward_heads, _forward_heads_parallel)
-    if run is _forward_unfused:
-        run(q, k, v, mask, scale, dropout, p, out)
-        return
-    with _blas.single_threaded() if run is _forward_heads_parallel else contextlib.nullcontext():
-        run(q, k, v, mask, q.dtype.type(scale), dropout, p, out)
+    run = _implementation(q, v, scores, _forward_unfused, _forward_heads, _forward_threaded)
+    run(q, k, v, mask, scale if run is _forward_unfused else q.dtype.type(scale), dropout, p, out)
 
 
 def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True, True), out=(None, None, None)):
@@ -322,12 +396,8 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
 def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
     """``attention_backward`` on heads in the kernels' form (as for ``heads_forward``): the
     gradients written into ``dq``, ``dk``, ``dv`` (B1, B2, ., .), each skipped when None."""
-    run = _implementation(q, v, p.shape, _backward_unfused, _backward_heads, _backward_heads_parallel)
-    if run is _backward_unfused:
-        run(grad, q, k, v, p, dropout, scale, dq, dk, dv)
-        return
-    with _blas.single_threaded() if run is _backward_heads_parallel else contextlib.nullcontext():
-        run(grad, q, k, v, p, dropout, q.dtype.type(scale), dq, dk, dv)
+    run = _implementation(q, v, p.shape, _backward_unfused, _backward_heads, _backward_threaded)
+    run(grad, q, k, v, p, dropout, scale if run is _backward_unfused else q.dtype.type(scale), dq, dk, dv)
 
 
 def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial, parallel):
@@ -340,7 +410,9 @@ def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial
     heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
     nanoseconds = HEAD_NS * heads + FLOP_NS * flops
-    threaded = (parallel if heads > 1 else unfused) if nanoseconds >= BLAS_SPIN_SECONDS * 1e9 else None
+    long_pass = nanoseconds >= BLAS_SPIN_SECONDS * 1e9
+    on_blas_threads = heads > 1 and jit_enabled() and _blas_threads.available()
+    threaded = parallel if heads > 1 and (long_pass or on_blas_threads) else (unfused if long_pass else None)
     run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size))
     return unfused if run is not unfused and not _blas.available() else run
 

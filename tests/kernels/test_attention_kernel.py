@@ -14,7 +14,7 @@ from kernel_paths import MODES, jitted, reference, tolerance
 import minitensor as mt
 import minitensor.nn as nn
 from minitensor.autograd import gradcheck
-from minitensor.kernels import _blas, attention, attention_softmax
+from minitensor.kernels import _blas, _blas_threads, attention, attention_softmax
 from minitensor.ops.attention import Attention, MultiheadAttentionCore
 
 N, H, L, S = 3, 2, 5, 7
@@ -174,8 +174,8 @@ def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
     kernels (forward and backward) of the fixture's kind."""
     assert _blas.available(), "numba cannot call NumPy's BLAS here: the fused attention kernels never run"
     ran = []
-    suffix = "_parallel" if kernel == "parallel" else ""
-    names = ["_forward_heads" + suffix, "_backward_heads" + suffix]
+    kind = "_threaded" if kernel == "parallel" else "_heads"
+    names = ["_forward" + kind, "_backward" + kind]
     for name in names:
         kernel_fn = getattr(attention, name)
         monkeypatch.setattr(attention, name, lambda *args, f=kernel_fn, n=name: (ran.append(n), f(*args))[1])
@@ -203,11 +203,17 @@ def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) 
         np.testing.assert_allclose(a, b, **tolerance("float32"))
 
 
-def test_parallel_heads_only_for_long_passes(monkeypatch) -> None:
-    """Outside the tests' fixture, the parallel kernels are offered to ``choose`` only for a pass whose
-    estimated serial time reaches ``BLAS_SPIN_SECONDS``: not for the demo's or a GPT-sized layer's
-    heads, but for the large layer's."""
+@pytest.mark.parametrize("on_blas_threads", [True, False])
+def test_when_the_heads_are_offered_to_threads(monkeypatch, on_blas_threads) -> None:
+    """Outside the tests' fixture, the threaded pass is offered to ``choose`` (which weighs the work
+    against a launch) for any pass of several heads when it runs on BLAS's threads; on numba's, only
+    for a pass whose estimated serial time reaches ``BLAS_SPIN_SECONDS``: not for the demo's or a
+    GPT-sized layer's heads, but for the large layer's."""
     monkeypatch.setattr(attention, "BLAS_SPIN_SECONDS", 0.1)
+    if not on_blas_threads:
+        monkeypatch.setattr(_blas_threads, "_state", {"searched": True, "run": None})
+    elif not _blas_threads.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
     offered = []
     monkeypatch.setattr(
         attention, "choose", lambda x, unfused, serial, parallel, ns: offered.append(parallel) or serial
@@ -215,8 +221,56 @@ def test_parallel_heads_only_for_long_passes(monkeypatch) -> None:
     shapes = {"demo": (64, 4, 8, 8), "GPT": (16, 4, 64, 32), "medium": (16, 8, 128, 32), "large": (8, 8, 512, 64)}
     for n, h, length, d in shapes.values():
         q = np.empty((n, h, length, d), np.float32)
-        attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "parallel")
-    assert offered == [None, None, None, "parallel"]
+        attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "threaded")
+    assert offered == (["threaded"] * 4 if on_blas_threads else [None, None, None, "threaded"])
+
+
+@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mask_kind", ["none", "padding_and_causal", "per_head"])
+def test_numba_threads_where_blas_threads_are_missing(kernel, rng, monkeypatch, dtype, mask_kind) -> None:
+    """Where NumPy's BLAS is not OpenBLAS on pthreads, the threaded passes run numba's ``_parallel``
+    kernels, with the same results."""
+    monkeypatch.setattr(_blas_threads, "_state", {"searched": True, "run": None})
+    ran = []
+    for name in ("_forward_heads_parallel", "_backward_heads_parallel"):
+        kernel_fn = getattr(attention, name)
+        monkeypatch.setattr(attention, name, lambda *args, f=kernel_fn, n=name: (ran.append(n), f(*args))[1])
+    q, k, v = qkv(rng, dtype)
+    mask = make_mask(rng, mask_kind, dtype)
+    drop = ((rng.random((N, H, L, S)) > 0.25) / 0.75).astype(dtype)
+    grad = rng.standard_normal((N, H, L, 3)).astype(dtype)
+
+    def run():
+        out, p = attention.attention_forward(q, k, v, mask, 0.7, drop)
+        return (out, p, *attention.attention_backward(grad, q, k, v, p, 0.7, drop))
+
+    for a, b in zip(jitted(run), reference(run), strict=True):
+        np.testing.assert_allclose(a, b, **tolerance(dtype))
+    assert ran == ["_forward_heads_parallel", "_backward_heads_parallel"]
+
+
+@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
+def test_threaded_passes_run_on_blas_threads(kernel, rng, monkeypatch) -> None:
+    """With OpenBLAS on pthreads (NumPy's wheels), the threaded passes run their tasks through
+    ``_blas_threads.run``, one record row per thread, covering every head once; a strided dropout
+    array (which the tasks would misread) goes to numba's kernels."""
+    if not _blas_threads.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
+    rows = []
+    real_run = _blas_threads.run
+    monkeypatch.setattr(_blas_threads, "run", lambda task, r: (rows.append(r[:, :2].tolist()), real_run(task, r))[1])
+    monkeypatch.setattr(attention, "threads", lambda: 2)
+    q, k, v = qkv(rng, "float32")
+    out, p = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
+    jitted(lambda: attention.attention_backward(np.ones_like(out), q, k, v, p, 0.5, None))
+    assert rows == [[[0, N * H // 2], [N * H // 2, N * H]]] * 2
+    drop = np.repeat(((rng.random((N, H, L, S)) > 0.25) / 0.75).astype(np.float32), 2, axis=-1)[..., ::2]
+    forward = [jitted(lambda d=d: attention.attention_forward(q, k, v, None, 0.5, d)) for d in (drop, drop.copy())]
+    strided, contiguous = forward
+    assert len(rows) == 3  # (only the contiguous one on BLAS's threads)
+    for a, b in zip(strided, contiguous, strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_probabilities_match_float64_math(kernel, rng) -> None:
