@@ -82,34 +82,35 @@ PAYS_FROM = 4  # launches' worth of serial work from which a parallel kernel is 
 _launch = {"seconds": None}  # what one parallel launch costs here (launch_seconds, measured once)
 
 
-def choose(x: np.ndarray, reference, serial, parallel=None, ns: float = 1.0):
+def choose(x: np.ndarray, reference, serial, parallel=None, ns: float = 1.0, launch: float | None = None):
     """The implementation to run on array ``x``: ``reference`` (NumPy) when the JIT is off, ``x`` is
     empty or not float32/float64; else ``parallel`` (when given) when it pays (``parallel_pays``:
     the serial time, ``x.size * ns`` nanoseconds, is at least ``PAYS_FROM`` times what a parallel
     launch costs on this machine, and the thread policy allows more than one thread), else ``serial``.
 
     ``ns``: the serial kernel's time per element of ``x`` (measured on one AVX-512 core; an estimate
-    to within a factor of two is enough).  The three take the same arguments, so the caller writes
-    ``choose(x, ...)(x, out, ...)``.
+    to within a factor of two is enough).  ``launch``: what starting ``parallel`` costs, in seconds,
+    when it does not run on numba's pool (default: numba's, ``launch_seconds()``).  The three take
+    the same arguments, so the caller writes ``choose(x, ...)(x, out, ...)``.
     """
     if not _state["enabled"] or x.size == 0 or x.dtype not in _KERNEL_DTYPES:
         return reference
-    if parallel is not None and parallel_pays(x.size * ns * 1e-9):
+    if parallel is not None and parallel_pays(x.size * ns * 1e-9, launch):
         return parallel
     return serial
 
 
-def parallel_pays(serial_seconds: float) -> bool:
+def parallel_pays(serial_seconds: float, launch: float | None = None) -> bool:
     """True when splitting ``serial_seconds`` of work over the threads saves more than it costs.
 
-    A launch costs ``launch_seconds()`` (the threads wake up), and two threads save at most half the
+    A launch costs ``launch`` or ``launch_seconds()`` (numba's threads wake up), and two threads save at most half the
     work, in practice about a third (memory bandwidth, each block's own start): so it pays from
     ``PAYS_FROM`` launches' worth of work, when the thread policy (``_threads.threads()``) allows
     more than one thread.
     """
     if serial_seconds < PAYS_FROM * MIN_LAUNCH:
         return False
-    return threads() > 1 and serial_seconds >= PAYS_FROM * launch_seconds()
+    return threads() > 1 and serial_seconds >= PAYS_FROM * (launch_seconds() if launch is None else launch)
 
 
 def launch_seconds() -> float:

@@ -62,10 +62,8 @@ from ._threads import threads
 from .attention_softmax import (
     _as_4d,
     _mask_4d,
-    _probs_backward_rows,
-    _softmax_block,
+    _normalize_rows,
     _softmax_grad_block,
-    _softmax_scores_rows,
     _transposed,
     softmax_scores,
     softmax_scores_backward,
@@ -82,18 +80,23 @@ from .attention_softmax import (
 # (small), 1.09x / 1.05x (medium, ~11 ms passes), and only the large layer (~170 ms passes) gained
 # (0.80x / 0.91x).  So numba's parallel kernels are taken only for passes of at least
 # ``BLAS_SPIN_SECONDS``.  On BLAS's own threads (``_blas_threads``) the spinning worker is the one
-# that takes the work, so there ``choose`` alone decides (the serial time against a launch's cost).
+# that takes the work, so there ``choose`` alone decides: the serial time against what a region
+# costs (``_blas_threads.LAUNCH_SECONDS``).
 HEAD_NS = 1000.0
 FLOP_NS = 0.04
 BLAS_SPIN_SECONDS = 0.1
 
 
-# ------------------------------------------------------------------ the fused kernels, one head at a time
-# One call does a whole pass of attention: for each (batch, head) pair the two matrix products
-# go to BLAS (``_blas.gemm``, on the head's 2-D views: no copies of strided heads).  The parallel
-# kernels give each thread whole heads and run the softmax (or its backward) on a head's scores
-# while they are in the cache; the serial ones, for small inputs, run it over the rows of all
-# heads at once (``_softmax_scores_rows``, ``_probs_backward_rows``: fewer, longer passes).
+# ------------------------------------------------------------------ the fused kernels, a group of heads at a time
+# One call does a pass of attention over a range of the (batch, head) pairs: for each pair the two
+# matrix products go to BLAS (``_blas.gemm``, on the head's 2-D views: no copies of strided heads).
+# Heads go in groups whose scores fit ``GROUP_BYTES``: the softmax (or its backward) runs over the
+# rows of all the group's heads at once (small heads would make short passes) while the scores are
+# still in the cache (large heads' scores would not be, were all heads' made first).  The serial
+# pass is one call over all heads; the threaded ones give each thread a range.
+GROUP_BYTES = 256 << 10
+
+
 @njit
 def _head(a, i, h):
     """a[i, h], or None when ``a`` is None (numba drops the dead branch at compile time)."""
@@ -111,14 +114,6 @@ def _mask_head(mask, i, h):
 
 
 @njit
-def _scores(p, i, h, rows, cols, like):
-    """The (rows, cols) scores of head (i, h): p[i, h] when P is kept, else a scratch array."""
-    if p is None:
-        return np.empty((rows, cols), like.dtype)
-    return p[i, h]
-
-
-@njit
 def _dropped(p, drop):
     """p * drop, or p itself when ``drop`` is None."""
     if drop is None:
@@ -126,96 +121,135 @@ def _dropped(p, drop):
     return p * drop
 
 
-@njit(error_model="numpy")
-def _forward_heads_range(q, k, v, mask, scale, drop, p, out, start, stop):
-    """Heads [start, stop) of the flattened (B1, B2) pairs: P = softmax(scale * q @ kᵀ + mask) into
-    ``p`` (or a scratch array when ``p`` is None), out = (P * drop) @ v."""
-    b2, rows, cols = q.shape[1], q.shape[2], k.shape[2]
-    for t in range(start, stop):
-        i, h = t // b2, t % b2
-        s = _scores(p, i, h, rows, cols, q)
-        gemm(q[i, h], False, k[i, h], True, s, 0.0)
-        _softmax_block(s, _mask_head(mask, i, h), scale)
-        gemm(_dropped(s, _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
+@njit
+def _group_size(rows, cols, itemsize):
+    """How many heads of (rows, cols) scores make a group (at least one)."""
+    return max(1, GROUP_BYTES // max(1, rows * cols * itemsize))
 
 
 @njit
-def _all_scores(p, q, k):
-    """The (B1, B2, L, S) scores array: ``p`` when P is kept, else a scratch array."""
+def _scratch(p, count, rows, cols, like):
+    """A (count, rows, cols) array for a group's scores when P is not kept (else an empty one)."""
+    return np.empty((count if p is None else 0, rows, cols), like.dtype)
+
+
+@njit
+def _group(p, scratch, first, last):
+    """The (last - first, L, S) scores of heads [first, last): P's rows when P is kept, else scratch."""
     if p is None:
-        return np.empty((q.shape[0], q.shape[1], q.shape[2], k.shape[2]), q.dtype)
-    return p
+        return scratch[: last - first]
+    return p.reshape(p.shape[0] * p.shape[1], p.shape[2], p.shape[3])[first:last]
 
 
 @njit(error_model="numpy")
-def _forward_heads(q, k, v, mask, scale, drop, p, out):
-    """The forward pass of all heads on one thread: the products head by head, the softmax over
-    the rows of all heads at once (small heads, which this kernel gets, would make short passes)."""
-    b2, heads = q.shape[1], q.shape[0] * q.shape[1]
-    s = _all_scores(p, q, k)
-    for t in range(heads):
-        gemm(q[t // b2, t % b2], False, k[t // b2, t % b2], True, s[t // b2, t % b2], 0.0)
-    _softmax_scores_rows(s, mask, scale, 0, heads * q.shape[2])
-    for t in range(heads):
-        i, h = t // b2, t % b2
-        gemm(_dropped(s[i, h], _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
+def _softmax_group(s, mask, scale, first, b2):
+    """P = softmax(scale * S + mask) in place on the scores ``s`` (G, L, S) of the heads first,
+    first + 1, ...: ``_softmax_block``'s arithmetic, over all the group's rows at once."""
+    flat = s.reshape(s.shape[0] * s.shape[1], s.shape[2])
+    if mask is None and scale > 0:
+        _normalize_rows(flat, scale)
+        return
+    for j in range(s.shape[0]):
+        _scale_and_mask(s[j], _mask_head(mask, (first + j) // b2, (first + j) % b2), scale)
+    _normalize_rows(flat, s.dtype.type(1))
+
+
+@njit
+def _scale_and_mask(s, m, scale):
+    """s = scale * s + m on one head's (L, S) scores (``m``: (L or 1, S), or None: scaled only)."""
+    for r in range(s.shape[0]):
+        x = s[r]
+        if m is None:
+            for c in range(x.size):
+                x[c] = x[c] * scale
+        else:
+            mr = m[r if m.shape[0] > 1 else 0]
+            for c in range(x.size):
+                x[c] = x[c] * scale + mr[c]
+
+
+@njit
+def _softmax_grad_group(p, ds, drop, scale, first, b2):
+    """ds <- the softmax backward (``_softmax_grad_block``) on the (G, L, S) P and dP of the heads
+    first, first + 1, ..., over all their rows at once (dP times the heads' dropout first)."""
+    if drop is not None:
+        for j in range(ds.shape[0]):
+            ds[j] *= drop[(first + j) // b2, (first + j) % b2]
+    rows = ds.shape[0] * ds.shape[1]
+    _softmax_grad_block(p.reshape(rows, p.shape[2]), ds.reshape(rows, ds.shape[2]), None, scale)
+
+
+@njit(error_model="numpy")
+def _forward_heads(q, k, v, mask, scale, drop, p, out, start, stop):
+    """Heads [start, stop) of the flattened (B1, B2) pairs, a group at a time: S = q @ kᵀ for each
+    head into ``p`` (or a scratch array when ``p`` is None), P = softmax(scale * S + mask) over the
+    group's rows, then out = (P * drop) @ v for each head."""
+    b2, rows, cols = q.shape[1], q.shape[2], k.shape[2]
+    size = _group_size(rows, cols, q.itemsize)
+    scratch = _scratch(p, min(size, stop - start), rows, cols, q)
+    for first in range(start, stop, size):
+        last = min(stop, first + size)
+        s = _group(p, scratch, first, last)
+        for t in range(first, last):
+            gemm(q[t // b2, t % b2], False, k[t // b2, t % b2], True, s[t - first], 0.0)
+        _softmax_group(s, mask, scale, first, b2)
+        for t in range(first, last):
+            i, h = t // b2, t % b2
+            gemm(_dropped(s[t - first], _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
 
 
 @njit(parallel=True, error_model="numpy")
 def _forward_heads_parallel(q, k, v, mask, scale, drop, p, out):
-    """The forward pass of all heads, split over threads (BLAS single-threaded: ``_blas.single_threaded``)."""
+    """The forward pass of all heads, one at a time on numba's threads (BLAS single-threaded:
+    ``_blas.single_threaded``)."""
     for t in prange(q.shape[0] * q.shape[1]):
-        _forward_heads_range(q, k, v, mask, scale, drop, p, out, t, t + 1)
+        _forward_heads(q, k, v, mask, scale, drop, p, out, t, t + 1)
 
 
 @njit
-def _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
-    """Heads [start, stop): dv = (P * drop)ᵀ @ g, dS = softmax backward of g @ vᵀ, dq = dS @ k,
-    dk = dSᵀ @ q (each of dq, dk, dv skipped when None)."""
-    b2 = q.shape[1]
-    for t in range(start, stop):
-        i, h = t // b2, t % b2
-        p_h, drop_h, q_h, k_h = p[i, h], _head(drop, i, h), q[i, h], k[i, h]
-        if dv is not None:
-            gemm(_dropped(p_h, drop_h), True, g[i, h], False, dv[i, h], 0.0)
-        if dq is not None or dk is not None:
-            ds = np.empty_like(p_h)
-            gemm(g[i, h], False, v[i, h], True, ds, 0.0)
-            _softmax_grad_block(p_h, ds, drop_h, scale)
-            if dq is not None:
-                gemm(ds, False, k_h, False, dq[i, h], 0.0)
-            if dk is not None:
-                gemm(ds, True, q_h, False, dk[i, h], 0.0)
-
-
-@njit
-def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv):
-    """The backward pass of all heads on one thread, the softmax backward over the rows of all
-    heads at once (as ``_forward_heads``)."""
-    b2, heads = q.shape[1], q.shape[0] * q.shape[1]
-    for t in range(heads):
-        if dv is not None:
+def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
+    """Heads [start, stop), a group at a time: dv = (P * drop)ᵀ @ g, dS = the softmax backward of
+    g @ vᵀ (over the group's rows at once), dq = dS @ k, dk = dSᵀ @ q (each skipped when None)."""
+    b2, rows, cols = q.shape[1], p.shape[2], p.shape[3]
+    size = _group_size(rows, cols, p.itemsize)
+    need_ds = dq is not None or dk is not None
+    ds_group = np.empty((min(size, stop - start) if need_ds else 0, rows, cols), p.dtype)
+    p3 = p.reshape(p.shape[0] * b2, rows, cols)
+    for first in range(start, stop, size):
+        last = min(stop, first + size)
+        for t in range(first, last):
             i, h = t // b2, t % b2
-            gemm(_dropped(p[i, h], _head(drop, i, h)), True, g[i, h], False, dv[i, h], 0.0)
-    if dq is None and dk is None:
-        return
-    ds = np.empty_like(p)
-    for t in range(heads):
-        gemm(g[t // b2, t % b2], False, v[t // b2, t % b2], True, ds[t // b2, t % b2], 0.0)
-    _probs_backward_rows(p, ds, drop, scale, 0, heads * q.shape[2])
-    for t in range(heads):
-        i, h = t // b2, t % b2
-        if dq is not None:
-            gemm(ds[i, h], False, k[i, h], False, dq[i, h], 0.0)
-        if dk is not None:
-            gemm(ds[i, h], True, q[i, h], False, dk[i, h], 0.0)
+            if dv is not None:
+                gemm(_dropped(p[i, h], _head(drop, i, h)), True, g[i, h], False, dv[i, h], 0.0)
+            if need_ds:
+                gemm(g[i, h], False, v[i, h], True, ds_group[t - first], 0.0)
+        if not need_ds:
+            continue
+        ds = ds_group[: last - first]
+        _softmax_grad_group(p3[first:last], ds, drop, scale, first, b2)
+        for t in range(first, last):
+            i, h = t // b2, t % b2
+            if dq is not None:
+                gemm(ds[t - first], False, k[i, h], False, dq[i, h], 0.0)
+            if dk is not None:
+                gemm(ds[t - first], True, q[i, h], False, dk[i, h], 0.0)
 
 
 @njit(parallel=True)
 def _backward_heads_parallel(g, q, k, v, p, drop, scale, dq, dk, dv):
-    """The backward pass of all heads, split over threads (BLAS single-threaded: ``_blas.single_threaded``)."""
+    """The backward pass of all heads, one at a time on numba's threads (BLAS single-threaded)."""
     for t in prange(q.shape[0] * q.shape[1]):
-        _backward_heads_range(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
+        _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
+
+
+def _forward_serial(q, k, v, mask, scale, drop, p, out) -> None:
+    """The forward pass of all heads on this thread."""
+    _forward_heads(q, k, v, mask, scale, drop, p, out, 0, q.shape[0] * q.shape[1])
+
+
+def _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
+    """The backward pass of all heads on this thread."""
+    _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, 0, q.shape[0] * q.shape[1])
 
 
 # ------------------------------------------------------------------ the heads split over the threads
@@ -227,7 +261,7 @@ _BACKWARD = ("g", "q", "k", "v", "p", "drop", "dq", "dk", "dv")
 
 
 def _forward_threaded(q, k, v, mask, scale, drop, p, out) -> None:
-    """``_forward_heads`` with the heads split over the threads."""
+    """The forward pass of all heads, split over the threads."""
     arrays = (q, k, v, mask, drop, p, out)
     if not (_blas_threads.available() and _contiguous(mask, drop, p)):
         with _blas.single_threaded():
@@ -238,7 +272,7 @@ def _forward_threaded(q, k, v, mask, scale, drop, p, out) -> None:
 
 
 def _backward_threaded(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
-    """``_backward_heads`` with the heads split over the threads."""
+    """The backward pass of all heads, split over the threads."""
     arrays = (g, q, k, v, p, drop, dq, dk, dv)
     if not (_blas_threads.available() and _contiguous(p, drop)):
         with _blas.single_threaded():
@@ -261,7 +295,7 @@ def _records(q, arrays: tuple, scale) -> np.ndarray:
 
 @functools.cache
 def _forward_task(dtype, has_mask: bool, has_drop: bool, keeps_p: bool):
-    """The task running ``_forward_heads_range`` on one record row (one per dtype and optional array)."""
+    """The task running ``_forward_heads`` on one record row (one per dtype and optional array)."""
 
     def task(pointer):
         row = record(pointer, 3 + 9 * len(_FORWARD))
@@ -269,14 +303,14 @@ def _forward_task(dtype, has_mask: bool, has_drop: bool, keeps_p: bool):
         drop = contiguous(row, 4, dtype) if has_drop else None
         p = contiguous(row, 5, dtype) if keeps_p else None
         q, k, v, out = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 6, dtype)
-        _forward_heads_range(q, k, v, mask, dtype(scalar(pointer)), drop, p, out, row[0], row[1])
+        _forward_heads(q, k, v, mask, dtype(scalar(pointer)), drop, p, out, row[0], row[1])
 
     return _blas_threads.cfunc(task)
 
 
 @functools.cache
 def _backward_task(dtype, has_drop: bool, need_q: bool, need_k: bool, need_v: bool):
-    """The task running ``_backward_heads_range`` on one record row (one per dtype and optional array)."""
+    """The task running ``_backward_heads`` on one record row (one per dtype and optional array)."""
 
     def task(pointer):
         row = record(pointer, 3 + 9 * len(_BACKWARD))
@@ -286,7 +320,7 @@ def _backward_task(dtype, has_drop: bool, need_q: bool, need_k: bool, need_v: bo
         dq = view(row, 6, dtype) if need_q else None
         dk = view(row, 7, dtype) if need_k else None
         dv = view(row, 8, dtype) if need_v else None
-        _backward_heads_range(g, q, k, v, p, drop, dtype(scalar(pointer)), dq, dk, dv, row[0], row[1])
+        _backward_heads(g, q, k, v, p, drop, dtype(scalar(pointer)), dq, dk, dv, row[0], row[1])
 
     return _blas_threads.cfunc(task)
 
@@ -371,7 +405,7 @@ def heads_forward(q, k, v, mask, scale: float, dropout, p, out) -> None:
     L, S) or None.  The fused attention ops call it directly: their heads are in this form already.
     """
     scores = p.shape if p is not None else q.shape[:3] + k.shape[2:3]
-    run = _implementation(q, v, scores, _forward_unfused, _forward_heads, _forward_threaded)
+    run = _implementation(q, v, scores, _forward_unfused, _forward_serial, _forward_threaded)
     run(q, k, v, mask, scale if run is _forward_unfused else q.dtype.type(scale), dropout, p, out)
 
 
@@ -396,7 +430,7 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
 def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
     """``attention_backward`` on heads in the kernels' form (as for ``heads_forward``): the
     gradients written into ``dq``, ``dk``, ``dv`` (B1, B2, ., .), each skipped when None."""
-    run = _implementation(q, v, p.shape, _backward_unfused, _backward_heads, _backward_threaded)
+    run = _implementation(q, v, p.shape, _backward_unfused, _backward_serial, _backward_threaded)
     run(grad, q, k, v, p, dropout, scale if run is _backward_unfused else q.dtype.type(scale), dq, dk, dv)
 
 
@@ -413,7 +447,8 @@ def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial
     long_pass = nanoseconds >= BLAS_SPIN_SECONDS * 1e9
     on_blas_threads = heads > 1 and jit_enabled() and _blas_threads.available()
     threaded = parallel if heads > 1 and (long_pass or on_blas_threads) else (unfused if long_pass else None)
-    run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size))
+    launch = _blas_threads.LAUNCH_SECONDS if on_blas_threads else None
+    run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size), launch=launch)
     return unfused if run is not unfused and not _blas.available() else run
 
 

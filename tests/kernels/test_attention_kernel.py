@@ -216,13 +216,18 @@ def test_when_the_heads_are_offered_to_threads(monkeypatch, on_blas_threads) -> 
         pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
     offered = []
     monkeypatch.setattr(
-        attention, "choose", lambda x, unfused, serial, parallel, ns: offered.append(parallel) or serial
+        attention,
+        "choose",
+        lambda x, unfused, serial, parallel, ns, launch: offered.append((parallel, launch)) or serial,
     )
     shapes = {"demo": (64, 4, 8, 8), "GPT": (16, 4, 64, 32), "medium": (16, 8, 128, 32), "large": (8, 8, 512, 64)}
     for n, h, length, d in shapes.values():
         q = np.empty((n, h, length, d), np.float32)
         attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "threaded")
-    assert offered == (["threaded"] * 4 if on_blas_threads else [None, None, None, "threaded"])
+    if on_blas_threads:
+        assert offered == [("threaded", _blas_threads.LAUNCH_SECONDS)] * 4
+    else:
+        assert offered == [(None, None)] * 3 + [("threaded", None)]
 
 
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
@@ -251,7 +256,7 @@ def test_numba_threads_where_blas_threads_are_missing(kernel, rng, monkeypatch, 
 
 
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
-def test_threaded_passes_run_on_blas_threads(kernel, rng, monkeypatch) -> None:
+def test_threaded_passes_run_on_blas_threads(kernel, rng, monkeypatch, two_blas_threads) -> None:
     """With OpenBLAS on pthreads (NumPy's wheels), the threaded passes run their tasks through
     ``_blas_threads.run``, one record row per thread, covering every head once; a strided dropout
     array (which the tasks would misread) goes to numba's kernels."""
@@ -260,7 +265,6 @@ def test_threaded_passes_run_on_blas_threads(kernel, rng, monkeypatch) -> None:
     rows = []
     real_run = _blas_threads.run
     monkeypatch.setattr(_blas_threads, "run", lambda task, r: (rows.append(r[:, :2].tolist()), real_run(task, r))[1])
-    monkeypatch.setattr(attention, "threads", lambda: 2)
     q, k, v = qkv(rng, "float32")
     out, p = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
     jitted(lambda: attention.attention_backward(np.ones_like(out), q, k, v, p, 0.5, None))
