@@ -2,7 +2,7 @@
 
 For queries ``q`` (..., L, D), keys ``k`` (..., S, D), values ``v`` (..., S, Dv)
 (the leading dims: batch and heads), one kernel call (``_forward_heads``) does,
-for each head::
+for each head of its range (a group of heads at a time, see ``GROUP_BYTES``)::
 
     S   = q @ kᵀ                                     BLAS (``_blas.gemm``, from numba)
     P   = softmax(scale * S + mask)                  in place, while S is in the cache
@@ -80,8 +80,11 @@ from .attention_softmax import (
 # (small), 1.09x / 1.05x (medium, ~11 ms passes), and only the large layer (~170 ms passes) gained
 # (0.80x / 0.91x).  So numba's parallel kernels are taken only for passes of at least
 # ``BLAS_SPIN_SECONDS``.  On BLAS's own threads (``_blas_threads``) the spinning worker is the one
-# that takes the work, so there ``choose`` alone decides: the serial time against what a region
-# costs (``_blas_threads.LAUNCH_SECONDS``).
+# that takes the work, so there ``choose`` alone decides, from the products' time (``FLOP_NS``)
+# only, against what a region costs (``_blas_threads.LAUNCH_SECONDS``): the per-head costs did not
+# shrink on two threads (the demo step's 256 heads of 8 x 8 x 8: forward 397 µs a layer on two
+# threads against 272 on one, backward 673 against 472; its many tiny BLAS calls at once, e.g.
+# contending for OpenBLAS's buffers, are a likely cause), while the GPT step's heads gained.
 HEAD_NS = 1000.0
 FLOP_NS = 0.04
 BLAS_SPIN_SECONDS = 0.1
@@ -437,18 +440,23 @@ def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
 def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial, parallel):
     """The pass to run on the (..., L, S) ``scores``: with the JIT off, or where numba cannot call
     BLAS, ``unfused`` (NumPy's products; its softmax picks NumPy or the row kernels); else the
-    fused kernel: ``serial``, or ``parallel`` over the heads when its serial time (``HEAD_NS`` a
-    head, ``FLOP_NS`` a flop of the products: 2 (D + Dv) a score) is at least ``BLAS_SPIN_SECONDS``
-    and pays for the threads (``choose``).  A single head with that much work takes ``unfused``
-    (its softmax then runs in parallel over the rows)."""
+    fused kernel: ``serial``, or ``parallel`` over the heads when that pays for the threads
+    (``choose``): on BLAS's threads from the products' time (``FLOP_NS`` a flop, 2 (D + Dv) a
+    score) against their launch cost; on numba's from the serial time (``HEAD_NS`` a head more),
+    only for passes of at least ``BLAS_SPIN_SECONDS``.  A single head with that much work takes ``unfused`` (its
+    softmax then runs in parallel over the rows)."""
     heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
     nanoseconds = HEAD_NS * heads + FLOP_NS * flops
-    long_pass = nanoseconds >= BLAS_SPIN_SECONDS * 1e9
-    on_blas_threads = heads > 1 and jit_enabled() and _blas_threads.available()
-    threaded = parallel if heads > 1 and (long_pass or on_blas_threads) else (unfused if long_pass else None)
-    launch = _blas_threads.LAUNCH_SECONDS if on_blas_threads else None
-    run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size), launch=launch)
+    if heads > 1 and jit_enabled() and _blas_threads.available():
+        # on BLAS's threads: weighed by the products' time only (see ``HEAD_NS``)
+        run = choose(
+            q, unfused, serial, parallel, ns=FLOP_NS * flops / max(1, q.size), launch=_blas_threads.LAUNCH_SECONDS
+        )
+    else:
+        long_pass = nanoseconds >= BLAS_SPIN_SECONDS * 1e9
+        threaded = (parallel if heads > 1 else unfused) if long_pass else None
+        run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size))
     return unfused if run is not unfused and not _blas.available() else run
 
 

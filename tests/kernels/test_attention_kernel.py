@@ -218,7 +218,7 @@ def test_when_the_heads_are_offered_to_threads(monkeypatch, on_blas_threads) -> 
     monkeypatch.setattr(
         attention,
         "choose",
-        lambda x, unfused, serial, parallel, ns, launch: offered.append((parallel, launch)) or serial,
+        lambda x, unfused, serial, parallel, ns, launch=None: offered.append((parallel, launch)) or serial,
     )
     shapes = {"demo": (64, 4, 8, 8), "GPT": (16, 4, 64, 32), "medium": (16, 8, 128, 32), "large": (8, 8, 512, 64)}
     for n, h, length, d in shapes.values():
