@@ -117,11 +117,20 @@ def _mask_head(mask, i, h):
 
 
 @njit
-def _dropped(p, drop):
-    """p * drop, or p itself when ``drop`` is None."""
+def _dropped(p, drop, buffer):
+    """p * drop written into ``buffer`` (of p's shape), or p itself when ``drop`` is None."""
     if drop is None:
         return p
-    return p * drop
+    for r in range(p.shape[0]):
+        for c in range(p.shape[1]):
+            buffer[r, c] = p[r, c] * drop[r, c]
+    return buffer
+
+
+@njit
+def _drop_buffer(drop, rows, cols, like):
+    """A (rows, cols) array for ``_dropped`` (empty when there is no dropout)."""
+    return np.empty((rows if drop is not None else 0, cols), like.dtype)
 
 
 @njit
@@ -177,7 +186,10 @@ def _softmax_grad_group(p, ds, drop, scale, first, b2):
     first, first + 1, ..., over all their rows at once (dP times the heads' dropout first)."""
     if drop is not None:
         for j in range(ds.shape[0]):
-            ds[j] *= drop[(first + j) // b2, (first + j) % b2]
+            d = drop[(first + j) // b2, (first + j) % b2]
+            for r in range(ds.shape[1]):
+                for c in range(ds.shape[2]):
+                    ds[j, r, c] *= d[r, c]
     rows = ds.shape[0] * ds.shape[1]
     _softmax_grad_block(p.reshape(rows, p.shape[2]), ds.reshape(rows, ds.shape[2]), None, scale)
 
@@ -190,6 +202,7 @@ def _forward_heads(q, k, v, mask, scale, drop, p, out, start, stop):
     b2, rows, cols = q.shape[1], q.shape[2], k.shape[2]
     size = _group_size(rows, cols, q.itemsize)
     scratch = _scratch(p, min(size, stop - start), rows, cols, q)
+    buffer = _drop_buffer(drop, rows, cols, q)
     for first in range(start, stop, size):
         last = min(stop, first + size)
         s = _group(p, scratch, first, last)
@@ -198,7 +211,7 @@ def _forward_heads(q, k, v, mask, scale, drop, p, out, start, stop):
         _softmax_group(s, mask, scale, first, b2)
         for t in range(first, last):
             i, h = t // b2, t % b2
-            gemm(_dropped(s[t - first], _head(drop, i, h)), False, v[i, h], False, out[i, h], 0.0)
+            gemm(_dropped(s[t - first], _head(drop, i, h), buffer), False, v[i, h], False, out[i, h], 0.0)
 
 
 @njit(parallel=True, error_model="numpy")
@@ -218,12 +231,13 @@ def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
     need_ds = dq is not None or dk is not None
     ds_group = np.empty((min(size, stop - start) if need_ds else 0, rows, cols), p.dtype)
     p3 = p.reshape(p.shape[0] * b2, rows, cols)
+    buffer = _drop_buffer(drop, rows, cols, p)
     for first in range(start, stop, size):
         last = min(stop, first + size)
         for t in range(first, last):
             i, h = t // b2, t % b2
             if dv is not None:
-                gemm(_dropped(p[i, h], _head(drop, i, h)), True, g[i, h], False, dv[i, h], 0.0)
+                gemm(_dropped(p[i, h], _head(drop, i, h), buffer), True, g[i, h], False, dv[i, h], 0.0)
             if need_ds:
                 gemm(g[i, h], False, v[i, h], True, ds_group[t - first], 0.0)
         if not need_ds:
