@@ -80,11 +80,13 @@ from .attention_softmax import (
 # (small), 1.09x / 1.05x (medium, ~11 ms passes), and only the large layer (~170 ms passes) gained
 # (0.80x / 0.91x).  So numba's parallel kernels are taken only for passes of at least
 # ``BLAS_SPIN_SECONDS``.  On BLAS's own threads (``_blas_threads``) the spinning worker is the one
-# that takes the work, so there ``choose`` alone decides, from the products' time (``FLOP_NS``)
-# only, against what a region costs (``_blas_threads.LAUNCH_SECONDS``): the per-head costs did not
-# shrink on two threads (the demo step's 256 heads of 8 x 8 x 8: forward 397 µs a layer on two
-# threads against 272 on one, backward 673 against 472; its many tiny BLAS calls at once, e.g.
-# contending for OpenBLAS's buffers, are a likely cause), while the GPT step's heads gained.
+# that takes the work, so there ``choose`` decides, from the products' time (``FLOP_NS``) only,
+# against what a region costs (``_blas_threads.LAUNCH_SECONDS``), for heads whose products take
+# longer than their fixed costs (``HEAD_NS``): those costs did not shrink on two threads (the demo
+# step's 256 heads of 8 x 8 x 8: forward 397 µs a layer on two threads against 272 on one,
+# backward 673 against 472; 4,000 such heads 2.26 against 2.27 ms; many tiny BLAS calls at once,
+# e.g. contending for OpenBLAS's buffers, are a likely cause), while the course's (32 x 32 x 16)
+# and GPT step's heads gained.
 HEAD_NS = 1000.0
 FLOP_NS = 0.04
 BLAS_SPIN_SECONDS = 0.1
@@ -463,10 +465,10 @@ def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
     nanoseconds = HEAD_NS * heads + FLOP_NS * flops
     if heads > 1 and jit_enabled() and _blas_threads.available():
-        # on BLAS's threads: weighed by the products' time only (see ``HEAD_NS``)
-        run = choose(
-            q, unfused, serial, parallel, ns=FLOP_NS * flops / max(1, q.size), launch=_blas_threads.LAUNCH_SECONDS
-        )
+        # on BLAS's threads the work to share is the products' time, where it outweighs the heads'
+        # fixed costs, else none (see ``HEAD_NS``)
+        shared = FLOP_NS * flops if FLOP_NS * flops >= HEAD_NS * heads else 0.0
+        run = choose(q, unfused, serial, parallel, ns=shared / max(1, q.size), launch=_blas_threads.LAUNCH_SECONDS)
     else:
         long_pass = nanoseconds >= BLAS_SPIN_SECONDS * 1e9
         threaded = (parallel if heads > 1 else unfused) if long_pass else None

@@ -206,28 +206,31 @@ def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) 
 @pytest.mark.parametrize("on_blas_threads", [True, False])
 def test_when_the_heads_are_offered_to_threads(monkeypatch, on_blas_threads) -> None:
     """Outside the tests' fixture, the threaded pass is offered to ``choose`` (which weighs the work
-    against a launch) for any pass of several heads when it runs on BLAS's threads; on numba's, only
-    for a pass whose estimated serial time reaches ``BLAS_SPIN_SECONDS``: not for the demo's or a
-    GPT-sized layer's heads, but for the large layer's."""
+    against a launch): on BLAS's threads always, with work to share only for heads whose products
+    outweigh their fixed costs (not the demo's 8 x 8 x 8 heads; the GPT-sized, medium and large
+    layers' heads); on numba's only for a pass whose estimated serial time reaches
+    ``BLAS_SPIN_SECONDS``: the large layer's."""
     monkeypatch.setattr(attention, "BLAS_SPIN_SECONDS", 0.1)
     if not on_blas_threads:
         monkeypatch.setattr(_blas_threads, "_state", {"searched": True, "run": None})
     elif not _blas_threads.available():
         pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
     offered = []
-    monkeypatch.setattr(
-        attention,
-        "choose",
-        lambda x, unfused, serial, parallel, ns, launch=None: offered.append((parallel, launch)) or serial,
-    )
+
+    def choose(x, unfused, serial, parallel, ns, launch=None):
+        offered.append((parallel, launch, ns > 0))
+        return serial
+
+    monkeypatch.setattr(attention, "choose", choose)
     shapes = {"demo": (64, 4, 8, 8), "GPT": (16, 4, 64, 32), "medium": (16, 8, 128, 32), "large": (8, 8, 512, 64)}
     for n, h, length, d in shapes.values():
         q = np.empty((n, h, length, d), np.float32)
         attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "threaded")
     if on_blas_threads:
-        assert offered == [("threaded", _blas_threads.LAUNCH_SECONDS)] * 4
+        launch = _blas_threads.LAUNCH_SECONDS
+        assert offered == [("threaded", launch, False)] + [("threaded", launch, True)] * 3  # (demo: nothing to share)
     else:
-        assert offered == [(None, None)] * 3 + [("threaded", None)]
+        assert offered == [(None, None, True)] * 3 + [("threaded", None, True)]
 
 
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
