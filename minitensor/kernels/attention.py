@@ -63,6 +63,7 @@ from .attention_softmax import (
     _as_4d,
     _mask_4d,
     _normalize_rows,
+    _scale_and_mask,
     _softmax_grad_block,
     _transposed,
     softmax_scores,
@@ -166,20 +167,6 @@ def _softmax_group(s, mask, scale, first, b2):
     for j in range(s.shape[0]):
         _scale_and_mask(s[j], _mask_head(mask, (first + j) // b2, (first + j) % b2), scale)
     _normalize_rows(flat, s.dtype.type(1))
-
-
-@njit
-def _scale_and_mask(s, m, scale):
-    """s = scale * s + m on one head's (L, S) scores (``m``: (L or 1, S), or None: scaled only)."""
-    for r in range(s.shape[0]):
-        x = s[r]
-        if m is None:
-            for c in range(x.size):
-                x[c] = x[c] * scale
-        else:
-            mr = m[r if m.shape[0] > 1 else 0]
-            for c in range(x.size):
-                x[c] = x[c] * scale + mr[c]
 
 
 @njit

@@ -142,6 +142,14 @@ def _softmax_block(s, mask, scale):
     if mask is None and scale > 0:
         _normalize_rows(s, scale)
         return
+    _scale_and_mask(s, mask, scale)
+    _normalize_rows(s, s.dtype.type(1))
+
+
+@njit
+def _scale_and_mask(s, mask, scale):
+    """s = scale * s + mask in place on the 2-D block ``s`` (``mask``: None, scaled only, or 2-D,
+    its rows or a single row that broadcasts over them)."""
     for i in range(s.shape[0]):
         x = s[i]
         if mask is None:
@@ -151,7 +159,6 @@ def _softmax_block(s, mask, scale):
             m = mask[i if mask.shape[0] > 1 else 0]
             for j in range(x.size):
                 x[j] = x[j] * scale + m[j]
-    _normalize_rows(s, s.dtype.type(1))
 
 
 @njit(error_model="numpy")
