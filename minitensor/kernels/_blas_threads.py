@@ -15,10 +15,14 @@ that are polling anyway, and no second pool competes with them.
 The pointer is one row of a *record* array (int64, one row per thread), made
 by :func:`records` from the threads' ranges (:func:`split`) and the arrays::
 
-    [start, stop, scalar, slot 0 (address, 4 sizes, 4 strides in bytes), slot 1, ...]
+    [start, stop, scalar, failed, slot 0 (address, 4 sizes, 4 strides in bytes), slot 1, ...]
 
 ``start``/``stop`` is the thread's range of work, ``scalar`` a float64 (its
-bits) and each slot one 4-D array.  Inside the task,
+bits), ``failed`` 0 until the task fails, and each slot one 4-D array.  A
+task must not raise: numba would report the error by taking the GIL, which
+the caller holds while it waits for the workers, and the process would hang.
+So a task catches every exception (``except Exception: fail(row)``) and
+:func:`run` raises RuntimeError after the region.  Inside the task,
 :func:`record` reads the row and :func:`view` makes a slot's array again: the
 same memory, shape and strides the caller's array has (:func:`contiguous`
 for a C-contiguous array, which numba then knows it is).  While a region runs,
@@ -51,7 +55,7 @@ SLOT = 9  # int64 fields of one array in a record: address, 4 sizes, 4 strides
 # worker polling), the record of an attention pass 17-22 µs.  (After the process slept, a region
 # took ~0.56 ms, a 512 x 512 product of OpenBLAS's own ~0.8 ms more than hot: both wake a worker.)
 LAUNCH_SECONDS = 50e-6
-HEAD = 3  # start, stop, scalar
+HEAD = 4  # start, stop, scalar, failed
 _state = {"searched": False, "run": None}
 
 
@@ -94,7 +98,7 @@ def records(ranges, arrays, scalar: float = 0.0) -> np.ndarray:
     """The (len(ranges), HEAD + SLOT * len(arrays)) int64 record array: row i holds ``ranges[i]``,
     ``scalar`` and each 4-D array of ``arrays`` in its slot (address, sizes, strides; any strides;
     None leaves its slot zero)."""
-    fields = [0, 0, int(np.float64(scalar).view(np.int64))]
+    fields = [0, 0, int(np.float64(scalar).view(np.int64)), 0]
     for a in arrays:
         fields += [0] * SLOT if a is None else [a.ctypes.data, *a.shape, *a.strides]
     r = np.array([fields] * len(ranges), np.int64)
@@ -116,6 +120,9 @@ def run(task, r: np.ndarray) -> None:
         raise ValueError(f"run: {len(r)} record rows for {threads} BLAS threads (at most one row a thread)")
     with _blas.single_threaded():
         _state["run"](len(r), task.address, r.ctypes.data, r.strides[0])
+    if r[:, 3].any():
+        raise RuntimeError(f"run: a task failed on BLAS's threads (rows {np.flatnonzero(r[:, 3]).tolist()}; "
+                           "e.g. out of memory): its outputs are incomplete")  # fmt: skip
 
 
 def cfunc(py_func):
@@ -140,6 +147,12 @@ def _address_as_pointer(typing_context, address):  # (made a numba intrinsic on 
 def record(pointer, fields):
     """The task's row of the record: ``fields`` int64s at ``pointer``."""
     return _carray(pointer, (fields,), np.int64)
+
+
+@njit(inline="always")
+def fail(row):
+    """Mark the task's row as failed (its ``except`` clause: see the module docstring)."""
+    row[3] = 1
 
 
 @njit(inline="always")

@@ -55,7 +55,7 @@ import numpy as np
 
 from . import _blas, _blas_threads
 from ._blas import gemm
-from ._blas_threads import contiguous, record, records, scalar, split, view
+from ._blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split, view
 from ._jit import choose, jit_enabled, njit, prange
 from ._stacked import blas_4d
 from ._threads import threads
@@ -304,12 +304,15 @@ def _forward_task(dtype, has_mask: bool, has_drop: bool, keeps_p: bool):
     """The task running ``_forward_heads`` on one record row (one per dtype and optional array)."""
 
     def task(pointer):
-        row = record(pointer, 3 + 9 * len(_FORWARD))
+        row = record(pointer, HEAD + SLOT * len(_FORWARD))
         mask = contiguous(row, 3, dtype) if has_mask else None
         drop = contiguous(row, 4, dtype) if has_drop else None
         p = contiguous(row, 5, dtype) if keeps_p else None
         q, k, v, out = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 6, dtype)
-        _forward_heads(q, k, v, mask, dtype(scalar(pointer)), drop, p, out, row[0], row[1])
+        try:
+            _forward_heads(q, k, v, mask, dtype(scalar(pointer)), drop, p, out, row[0], row[1])
+        except Exception:  # (e.g. no memory for the scratch: reported by ``_blas_threads.run``)
+            fail(row)
 
     return _blas_threads.cfunc(task)
 
@@ -319,14 +322,17 @@ def _backward_task(dtype, has_drop: bool, need_q: bool, need_k: bool, need_v: bo
     """The task running ``_backward_heads`` on one record row (one per dtype and optional array)."""
 
     def task(pointer):
-        row = record(pointer, 3 + 9 * len(_BACKWARD))
+        row = record(pointer, HEAD + SLOT * len(_BACKWARD))
         g, q, k, v = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 3, dtype)
         p = contiguous(row, 4, dtype)
         drop = contiguous(row, 5, dtype) if has_drop else None
         dq = view(row, 6, dtype) if need_q else None
         dk = view(row, 7, dtype) if need_k else None
         dv = view(row, 8, dtype) if need_v else None
-        _backward_heads(g, q, k, v, p, drop, dtype(scalar(pointer)), dq, dk, dv, row[0], row[1])
+        try:
+            _backward_heads(g, q, k, v, p, drop, dtype(scalar(pointer)), dq, dk, dv, row[0], row[1])
+        except Exception:  # (as in _forward_task)
+            fail(row)
 
     return _blas_threads.cfunc(task)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -88,3 +91,50 @@ def test_not_available_without_openblas_pthreads(monkeypatch) -> None:
     monkeypatch.setattr(_blas_threads, "_state", {"searched": False, "run": None})
     monkeypatch.setattr(_blas, "_libraries", lambda: [])
     assert not _blas_threads.available()
+
+
+_FAILING = """
+import numpy as np
+import minitensor as mt
+from minitensor.kernels import _blas_threads, attention
+from minitensor.kernels._blas_threads import fail, record, records, split
+
+mt.set_num_threads(2)
+mt.set_thread_policy(False)
+assert _blas_threads.available()
+
+
+def body(pointer):
+    row = record(pointer, _blas_threads.HEAD)
+    try:
+        if row[0] > 0:  # (the worker's row)
+            np.empty(1 << 62)[0] = 1.0
+    except Exception:
+        fail(row)
+
+
+try:
+    _blas_threads.run(_blas_threads.cfunc(body), records(split(2, 2), []))
+except RuntimeError as error:
+    print("task:", error)
+# attention's task: scores too large to allocate (zero-stride views of one element stand for the heads)
+huge = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=(1, 2, 1 << 31, 8), strides=(0, 0, 0, 0))
+try:
+    attention._forward_threaded(huge, huge, huge, None, np.float32(1), None, None, huge)
+except RuntimeError as error:
+    print("attention:", error)
+"""
+
+
+def test_a_failing_task_raises_instead_of_hanging(tmp_path) -> None:
+    """A task that fails on a worker (here: memory it cannot allocate) marks its row; ``run`` raises
+    RuntimeError after the region.  (Raised inside the task, numba would wait for the GIL the caller
+    holds: the process would hang, hence the subprocess and its timeout.)"""
+    if not _blas_threads.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
+    script = tmp_path / "failing_task.py"
+    script.write_text(_FAILING)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "task: run: a task failed on BLAS's threads (rows [1]" in done.stdout
+    assert "attention: run: a task failed on BLAS's threads (rows [0, 1]" in done.stdout
