@@ -36,8 +36,8 @@ server (an OpenMP build, Accelerate, MKL): the callers then run numba's
 
 >>> a = np.zeros((1, 2, 3, 4))
 >>> r = records(split(5, 2), [a], scalar=0.5)
->>> r[:, :2].tolist(), r[0, 4:8].tolist(), r.view(np.float64)[0, 2]
-([[0, 2], [2, 5]], [1, 2, 3, 4], 0.5)
+>>> r[:, :2].tolist(), float(r.view(np.float64)[0, 2]), r[0, HEAD + 1 : HEAD + 5].tolist()
+([[0, 2], [2, 5]], 0.5, [1, 2, 3, 4])
 """
 
 from __future__ import annotations

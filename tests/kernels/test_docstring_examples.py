@@ -9,6 +9,7 @@ import pytest
 
 from minitensor.kernels import (
     _blas,
+    _blas_threads,
     _exp,
     _log,
     _sum,
@@ -39,6 +40,7 @@ from minitensor.kernels import (
 
 MODULES = [
     _blas,
+    _blas_threads,
     _exp,
     activation,
     attention,
