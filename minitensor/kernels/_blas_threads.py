@@ -112,10 +112,16 @@ def split(work: int, threads: int) -> list:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
+def blas_threads() -> int:
+    """How many threads NumPy's BLAS uses now: the most rows :func:`run` takes (it may be set below
+    minitensor's own count from outside, e.g. by threadpoolctl)."""
+    return _blas.thread_functions()["get"]()
+
+
 def run(task, r: np.ndarray) -> None:
     """Run the cfunc ``task`` on each row of ``r``, one row per BLAS thread; return when all are done.
     At most as many rows as BLAS has threads (a row beyond would wait for a worker that is not there)."""
-    threads = _blas.thread_functions()["get"]()
+    threads = blas_threads()
     if len(r) > threads:
         raise ValueError(f"run: {len(r)} record rows for {threads} BLAS threads (at most one row a thread)")
     with _blas.single_threaded():

@@ -294,9 +294,11 @@ def _contiguous(*arrays) -> bool:
 
 
 def _records(q, arrays: tuple, scale) -> np.ndarray:
-    """The record rows of a pass: the (batch, head) pairs split over the policy's threads."""
+    """The record rows of a pass: the (batch, head) pairs split over the policy's threads (at most
+    BLAS's own count)."""
     heads = q.shape[0] * q.shape[1]
-    return records(split(heads, max(1, min(threads(), heads))), arrays, float(scale))
+    count = max(1, min(threads(), _blas_threads.blas_threads(), heads))
+    return records(split(heads, count), arrays, float(scale))
 
 
 @functools.cache

@@ -150,6 +150,24 @@ def test_broadcast_heads_and_a_strided_out(kernel, rng) -> None:
     np.testing.assert_allclose(jitted(run), reference(run), **tolerance("float32"))
 
 
+@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
+def test_blas_threads_set_lower_from_outside(kernel, rng, two_blas_threads) -> None:
+    """BLAS's thread count set below minitensor's from outside (as threadpoolctl does): the threaded
+    passes split the heads over BLAS's count, not more (more rows would be an error)."""
+    if not _blas_threads.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
+    q, k, v = qkv(rng, "float32")
+    expected = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
+    functions = _blas.thread_functions()
+    functions["set"](1)
+    try:
+        got = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
+    finally:
+        functions["set"](2)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_allclose(a, b, **tolerance("float32"))
+
+
 @pytest.mark.parametrize("lengths", [(0, S), (L, 0), (0, 0)], ids=["no-queries", "no-keys", "neither"])
 def test_empty_queries_or_keys(kernel, rng, lengths) -> None:
     """L = 0 or S = 0, as PyTorch: an empty output, or for queries without keys an output of zeros
