@@ -28,6 +28,9 @@ numba's pool on its "workqueue" layer, whose workers sleep on a condition
 variable, unless ``NUMBA_THREADING_LAYER`` chooses a layer or a pool already
 runs.  (workqueue does not support parallel kernels launched from several
 threads at once; minitensor's kernels hold the GIL, so they never are.)
+Attention's heads avoid the second pool altogether where they can: they run
+on OpenBLAS's own threads (``_blas_threads.py``), and ``choose`` takes that
+launch cost instead of numba's (its ``launch`` argument).
 """
 
 from __future__ import annotations

@@ -84,6 +84,23 @@ def test_launch_cost_is_measured_once_and_bounds_the_parallel_work(monkeypatch) 
     assert not _jit.parallel_pays(1.0)
 
 
+def test_a_launch_cost_of_its_own_replaces_numbas(monkeypatch) -> None:
+    """``launch``: the cost of a parallel candidate not on numba's pool (attention on BLAS's threads)."""
+    monkeypatch.setattr(_jit, "_launch", {"seconds": 1.0})  # (numba's, as if measured: a second)
+    monkeypatch.setattr(_jit, "threads", lambda: 2)
+    launch = 50e-6
+    assert not _jit.parallel_pays(_jit.PAYS_FROM * launch)  # against numba's cost: no
+    assert _jit.parallel_pays(_jit.PAYS_FROM * launch, launch)
+    assert not _jit.parallel_pays(0.99 * _jit.PAYS_FROM * launch, launch)
+    x = np.ones(1000, np.float32)
+    monkeypatch.setattr(_jit, "_state", {"enabled": True})
+    assert (
+        _jit.choose(x, "ref", "serial", "parallel", ns=_jit.PAYS_FROM * launch * 1e9 / x.size, launch=launch)
+        == "parallel"
+    )
+    assert _jit.choose(x, "ref", "serial", "parallel", ns=_jit.PAYS_FROM * launch * 1e9 / x.size) == "serial"
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("size", [1, 13, 5000])  # shorter and longer than a SIMD vector and than one piece
 def test_simd_exp_is_accurate(dtype, size) -> None:
