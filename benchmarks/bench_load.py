@@ -27,11 +27,16 @@ steps with the thread policy switched off (``mt.set_thread_policy(False)``):
 NumPy's BLAS and numba's kernels with their own thread counts for every call,
 as before the policy.  "minitensor, 1 thread" runs them with
 ``mt.set_num_threads(1)``: from its quiet time and the usual one follows the
-lowest busy / quiet any thread count can reach on this machine (``floor``):
+lowest busy / quiet any thread count could reach if the step's threads got
+their fair share of the cores beside the busy process (``fair-share floor``):
 the quiet step is a serial part ``s`` and a part ``p`` that runs on all ``c``
 cores (``p = (t1 - t)/(c - 1)``); beside one busy process, ``c`` threads share
 the cores fairly with it and get ``c**2/(c + 1)`` of them, so the step takes at
-least ``s + p * (c + 1)/c``.  Nothing is asserted.
+least ``s + p * (c + 1)/c``.  On the 2-core VM of docs/performance.md they do
+not get it: beside the busy process a second thread gains nothing for work
+split as a step splits it (``bench_busy_core.py``), so there a step's busy /
+quiet is at least its one-thread / two-thread ratio, printed beside the floor.
+Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -229,15 +234,16 @@ def main() -> None:
 
 
 def _floor(quiet: float, one_thread: float) -> str:
-    """The lowest busy / quiet any thread count reaches beside one busy process (module docstring)."""
+    """The lowest busy / quiet any thread count reaches beside one busy process if the threads get their fair
+    share of the cores (module docstring)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if cores < 2:
-        return "floor of busy / quiet: n/a on one core"
+        return "fair-share floor of busy / quiet: n/a on one core"
     parallel = max(0.0, min(quiet, (one_thread - quiet) / (cores - 1)))
     floor = (quiet - parallel + parallel * (cores + 1) / cores) / quiet
     return (
-        f"floor of busy / quiet on {cores} cores: {floor:.2f} (1 thread {one_thread / quiet:.2f}x the quiet step: "
-        f"{parallel / quiet:.0%} of it runs on all cores)"
+        f"fair-share floor of busy / quiet on {cores} cores: {floor:.2f} (1 thread {one_thread / quiet:.2f}x "
+        f"the quiet step: {parallel / quiet:.0%} of it runs on all cores)"
     )
 
 

@@ -65,5 +65,5 @@ def test_conditions_alternate_and_the_first_step_settles_untimed_after_each_swit
 def test_floor_of_busy_over_quiet(bench, monkeypatch) -> None:
     monkeypatch.setattr(bench.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     # quiet 10 ms, 1 thread 15 ms: 5 ms run on both cores; beside a busy process they get 4/3 cores
-    assert bench._floor(10.0, 15.0).startswith("floor of busy / quiet on 2 cores: 1.25 (1 thread 1.50x")
-    assert bench._floor(10.0, 10.0).startswith("floor of busy / quiet on 2 cores: 1.00")
+    assert bench._floor(10.0, 15.0).startswith("fair-share floor of busy / quiet on 2 cores: 1.25 (1 thread 1.50x")
+    assert bench._floor(10.0, 10.0).startswith("fair-share floor of busy / quiet on 2 cores: 1.00")
