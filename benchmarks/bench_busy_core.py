@@ -30,9 +30,9 @@ import argparse
 import statistics
 import time
 
+import bench_load
 import host
 import numpy as np
-from bench_load import Spinner
 
 import minitensor as mt
 
@@ -87,17 +87,10 @@ def measure(products: dict, rounds: int, turn: float, serial: int) -> dict:
     products take turns."""
     between = np.random.default_rng(2).standard_normal(serial).astype(np.float32)
     times = {(name, cond): [] for name in products for cond in ("quiet", "busy")}
-    for r in range(rounds):
-        for cond in ("quiet", "busy") if r % 2 == 0 else ("busy", "quiet"):
-            spinner = Spinner() if cond == "busy" else None
-            if spinner:
-                spinner.__enter__()
-            try:
-                for name, product in products.items():
-                    times[name, cond].append(_median_ms(product, turn, between))
-            finally:
-                if spinner:
-                    spinner.__exit__()
+    for cond in bench_load.conditions(rounds):
+        with bench_load.condition(cond):
+            for name, product in products.items():
+                times[name, cond].append(_median_ms(product, turn, between))
     return {key: tuple(statistics.median(part) for part in zip(*v)) for key, v in times.items()}
 
 

@@ -42,6 +42,7 @@ Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -127,6 +128,17 @@ class Spinner:
         self.proc.wait()
 
 
+def conditions(rounds: int) -> list:
+    """ "quiet" and "busy" once per round, the order switching every round (quiet first), so that a
+    change of the machine's own load hits both alike."""
+    return [cond for r in range(rounds) for cond in (("quiet", "busy") if r % 2 == 0 else ("busy", "quiet"))]
+
+
+def condition(cond: str):
+    """``with condition(cond):`` the machine is ``cond``: "busy" runs a ``Spinner``, "quiet" nothing."""
+    return Spinner() if cond == "busy" else contextlib.nullcontext()
+
+
 def _calls(step, seconds: float, at_least: int) -> list:
     """Call ``step`` for ``seconds`` (at least ``at_least`` times); each call's duration."""
     times = []
@@ -148,18 +160,11 @@ def measure(steps: dict, rounds: int, turn: float, settle: float = 0.0) -> dict:
     for step in steps.values():
         _calls(step, 0.5, 20)  # warm-up (PyTorch's first steps are slow; numba compiles)
     times = {(name, cond): [] for name in steps for cond in ("quiet", "busy")}
-    for r in range(rounds):
-        for cond in ("quiet", "busy") if r % 2 == 0 else ("busy", "quiet"):
-            spinner = Spinner() if cond == "busy" else None
-            if spinner:
-                spinner.__enter__()
-            try:
-                _calls(next(iter(steps.values())), settle, 0)
-                for name, step in steps.items():
-                    times[name, cond].extend(_calls(step, turn, 3)[1:])
-            finally:
-                if spinner:
-                    spinner.__exit__()
+    for cond in conditions(rounds):
+        with condition(cond):
+            _calls(next(iter(steps.values())), settle, 0)
+            for name, step in steps.items():
+                times[name, cond].extend(_calls(step, turn, 3)[1:])
     return {key: statistics.median(v) for key, v in times.items()}
 
 

@@ -1,4 +1,5 @@
-"""benchmarks/bench_load.py's measuring loop and floor, with stub steps (no model is trained)."""
+"""benchmarks/bench_load.py's and bench_busy_core.py's measuring loops and bench_load's floor, with stub
+steps and products (no model is trained, no product timed)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,21 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_load.py"
+FOLDER = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(monkeypatch, name: str):
+    """The benchmark script ``name`` as a fresh module (its sibling modules importable)."""
+    monkeypatch.syspath_prepend(str(FOLDER))
+    spec = importlib.util.spec_from_file_location(name, FOLDER / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture
 def bench(monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # (its sibling module host.py)
-    spec = importlib.util.spec_from_file_location("bench_load", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(monkeypatch, "bench_load")
 
 
 class _Spinner:
@@ -67,3 +73,39 @@ def test_floor_of_busy_over_quiet(bench, monkeypatch) -> None:
     # quiet 10 ms, 1 thread 15 ms: 5 ms run on both cores; beside a busy process they get 4/3 cores
     assert bench._floor(10.0, 15.0).startswith("fair-share floor of busy / quiet on 2 cores: 1.25 (1 thread 1.50x")
     assert bench._floor(10.0, 10.0).startswith("fair-share floor of busy / quiet on 2 cores: 1.00")
+
+
+def test_busy_core_times_products_and_the_serial_work_between_them_apart(monkeypatch) -> None:
+    bench = _load(monkeypatch, "bench_busy_core")
+    monkeypatch.setattr(bench.bench_load, "Spinner", _Spinner)
+    clock = {"now": 0.0}
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock["now"])
+    serial = {False: 2.0**-10, True: 2.0**-9}  # quiet, busy (binary fractions: the stub clock adds them up exactly)
+
+    def exp(x):
+        assert x.size == 1000
+        clock["now"] += serial[_Spinner.busy]
+
+    monkeypatch.setattr(bench.np, "exp", exp)
+    busy_calls = []
+
+    def product(quiet, busy):
+        def call():
+            busy_calls.append(_Spinner.busy)
+            clock["now"] += busy if _Spinner.busy else quiet
+
+        return call
+
+    products = {"one": product(2.0**-8, 2.0**-8), "two": product(2.0**-9, 2.0**-7)}
+    ms = bench.measure(products, rounds=2, turn=2.0**-4, serial=1000)
+    assert ms == {
+        ("one", "quiet"): (1000 * 2.0**-8, 1000 * 2.0**-10),
+        ("one", "busy"): (1000 * 2.0**-8, 1000 * 2.0**-9),
+        ("two", "quiet"): (1000 * 2.0**-9, 1000 * 2.0**-10),
+        ("two", "busy"): (1000 * 2.0**-7, 1000 * 2.0**-9),
+    }
+    assert True in busy_calls and False in busy_calls and not _Spinner.busy
+
+
+def test_conditions_alternate_their_order_every_round(bench) -> None:
+    assert bench.conditions(3) == ["quiet", "busy", "busy", "quiet", "quiet", "busy"]
