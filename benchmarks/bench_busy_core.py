@@ -46,6 +46,7 @@ INNER, OUTER = 128, 512
 
 
 def _numpy_product(rows: int, threads: int):
+    """A call of NumPy's (rows, INNER) @ (INNER, OUTER) float32 product on ``threads`` BLAS threads."""
     a = np.random.default_rng(0).standard_normal((rows, INNER)).astype(np.float32)
     b = np.random.default_rng(1).standard_normal((INNER, OUTER)).astype(np.float32)
 
@@ -57,6 +58,7 @@ def _numpy_product(rows: int, threads: int):
 
 
 def _torch_product(rows: int, threads: int):
+    """The same product in PyTorch on ``threads`` threads."""
     a, b = torch.randn(rows, INNER), torch.randn(INNER, OUTER)
 
     def product():
