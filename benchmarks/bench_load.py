@@ -130,8 +130,8 @@ class Spinner:
 
 
 def conditions(rounds: int) -> list:
-    """ "quiet" and "busy" once per round, the order switching every round (quiet first), so that a
-    change of the machine's own load hits both alike."""
+    """The conditions in the order they run: "quiet" and "busy" once per round, the order switching every
+    round (quiet first), so that a change of the machine's own load hits both alike."""
     return [cond for r in range(rounds) for cond in (("quiet", "busy") if r % 2 == 0 else ("busy", "quiet"))]
 
 
