@@ -1,5 +1,6 @@
-"""The exp2 kernel (kernels/exp2.py) against np.exp2: within ~1.5 ulp, exact on integers, and
-at the overflow and subnormal edges of both dtypes."""
+"""The exp2 kernel (kernels/exp2.py) against the exact powers (long double): within ~1.5 ulp, exact
+on integers, and at the overflow and subnormal edges of both dtypes.  Its NumPy reference is
+``np.exp2`` itself, whose accuracy is NumPy's (up to ~2.2 ulp in float32 on AVX-512 machines)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ def test_within_two_ulp_of_numpy_and_exact_on_integers(dtype) -> None:
     r = np.random.default_rng(0)
     x = np.concatenate([r.uniform(-1, 1, 5000), r.uniform(bottom + 24, top - 1, 5000)]).astype(dtype)
     exact = np.exp2(x.astype(np.longdouble))
-    for run in (jitted, reference):  # (the kernel, and np.exp2 as its reference)
-        got = run(lambda: exp2(x))
-        assert got.dtype == x.dtype and ulps(got, exact.astype(np.float64)).max() <= 2.0
+    got = jitted(lambda: exp2(x))
+    assert got.dtype == x.dtype and ulps(got, exact.astype(np.float64)).max() <= 2.0
+    np.testing.assert_array_equal(reference(lambda: exp2(x)), np.exp2(x))
     integers = np.arange(bottom, top).astype(dtype)
     with np.errstate(over="ignore"):
-        np.testing.assert_array_equal(jitted(lambda: exp2(integers)), np.exp2(integers))
+        powers = np.ldexp(np.ones_like(integers), integers.astype(int))  # (exact powers of 2)
+        np.testing.assert_array_equal(jitted(lambda: exp2(integers)), powers)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -31,8 +33,8 @@ def test_overflow_subnormals_and_special_values(dtype) -> None:
     top, bottom = EDGES[dtype]
     x = np.array([top - 0.01, top, top + 0.5, bottom + 0.5, bottom, bottom - 1, np.inf, -np.inf, np.nan, 0.0, -0.0])
     x = x.astype(dtype)
-    with np.errstate(over="ignore"):
-        expected = np.exp2(x)
+    with np.errstate(over="ignore", under="ignore"):
+        expected = np.exp2(x.astype(np.longdouble)).astype(dtype)
     got = jitted(lambda: exp2(x))
     finite = np.isfinite(expected) & (expected > 0)
     assert ulps(got[finite], expected[finite].astype(np.float64)).max() <= 1.0
