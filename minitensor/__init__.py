@@ -8,6 +8,7 @@
 """
 
 from . import _malloc  # noqa: F401, I001  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
+from . import _silence  # noqa: F401  (NumPy's floating-point warnings from minitensor's code: nan and inf, as PyTorch)
 from .tensor import Tensor  # (Tensor before the ops: they import it)
 from . import autograd
 from .autograd import (

@@ -59,9 +59,7 @@ def mul_(t, other):
 
 
 def div_(t, other):
-    if t.dtype.kind != "f":
-        raise TypeError(f"div_: true division cannot write its float result into a tensor of dtype {t.dtype}")
-    return inplace.arithmetic(t, np.true_divide, "div_", _operand(other, t))
+    return inplace.arithmetic(t, np.true_divide, "div_", _operand(other, t), floating=True)
 
 
 def _recomputed(t, name: str, fn, *others):
@@ -82,12 +80,11 @@ def clamp_(t, min=None, max=None):  # noqa: A002
 def pow_(t, exponent):
     from .ops import power
 
-    if t.dtype.kind != "f" and (isinstance(exponent, float) or getattr(exponent, "dtype", t.dtype).kind == "f"):
-        raise TypeError(f"pow_: a float exponent gives floats, which cannot be written into a {t.dtype} tensor")
+    inplace.check_castable(t, dtypes.result_type(t, _operand(exponent, t)), "pow_")
     return _recomputed(t, "pow_", power.pow, exponent)
 
 
 # inplace.py imports the autograd engine, which imports mt.functions, which re-exports add, sub, ...
-from . import inplace  # noqa: E402
+from . import dtypes, inplace  # noqa: E402
 from .autograd.grad_mode import no_grad  # noqa: E402
 from .tensor import Tensor, _operand  # noqa: E402  (tensor.py imports this module)

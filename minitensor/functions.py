@@ -7,7 +7,7 @@ import numpy as np
 
 from . import dtypes
 from .ops import shape as S
-from .tensor import Tensor, _dim, _no_upcast, _operand, _shape_of, _watched, matmul  # noqa: F401  (matmul re-exported)
+from .tensor import Tensor, _cast, _dim, _operand, _promoted, _shape_of, _watched, matmul  # noqa: F401  (matmul re-exported)
 
 
 def _tensor_list(tensors, fn: str) -> list:
@@ -22,6 +22,18 @@ def _tensor_list(tensors, fn: str) -> list:
     return tensors
 
 
+def _same_dtype(tensors: list) -> list:
+    """The tensors cast to their promoted dtype (``dtypes.result_type``), for cat and stack."""
+    dtype = tensors[0].dtype
+    for t in tensors:
+        if t.dtype != dtype:
+            break
+    else:
+        return tensors
+    dtype = dtypes.result_type(*tensors)
+    return [_cast(t, dtype) for t in tensors]
+
+
 def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing ``dim``; the other dims must match."""
     tensors = _tensor_list(tensors, "cat")
@@ -33,7 +45,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
                 f"cat: tensors[{i}] has shape {t.shape}, which does not match tensors[0]'s shape {first.shape} "
                 f"outside dim {d}"
             )
-    return _no_upcast(S.Cat.apply(*tensors, dim=d), *tensors)
+    return S.Cat.apply(*_same_dtype(tensors), dim=d)
 
 
 def stack(tensors, dim: int = 0) -> Tensor:
@@ -43,7 +55,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     for i, t in enumerate(tensors):
         if t.shape != first.shape:
             raise ValueError(f"stack: tensors[{i}] has shape {t.shape}, expected tensors[0]'s shape {first.shape}")
-    return _no_upcast(S.Stack.apply(*tensors, dim=_dim(dim, first.ndim + 1)), *tensors)
+    return S.Stack.apply(*_same_dtype(tensors), dim=_dim(dim, first.ndim + 1))
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002  (PyTorch's names)
@@ -102,7 +114,10 @@ def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
         raise ValueError(
             f"where: condition {cond.shape}, input {_shape_of(a)} and other {_shape_of(b)} cannot be broadcast together"
         ) from None
-    return _no_upcast(S.Where.apply(_watched(condition, cond), a, b), a, b)
+    a, b = _promoted(a, b)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # two numbers: the promoted dtype decides
+        a = Tensor._make(np.asarray(a, dtype=dtypes.result_type(a, b)), False, None)
+    return S.Where.apply(_watched(condition, cond), a, b)
 
 
 def _method(name: str):

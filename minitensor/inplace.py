@@ -194,13 +194,33 @@ def copy(t, src) -> None:
     apply_inplace(t, "copy_", update, recompute, src)
 
 
-def arithmetic(t, ufunc, op: str, other):
-    """``t += other`` and friends (``ufunc`` is np.add, np.subtract, ...)."""
+def arithmetic(t, ufunc, op: str, other, floating: bool = False):
+    """``t += other`` and friends (``ufunc`` is np.add, np.subtract, ...; ``floating``: true division).
+
+    As PyTorch, the result is computed in the promoted dtype (``dtypes.result_type``) and written
+    back in ``t``'s dtype; a result of a higher category (a float result into an integer tensor)
+    raises before anything changes.
+    """
+    dtype = dtypes.result_type(t, other)
+    if floating and dtype.kind != "f":
+        dtype = dtypes.get_default_dtype()
+    check_castable(t, dtype, op)
+    other = _cast(other, dtype)
 
     def update(array, o):
-        ufunc(array, o, out=array, casting="same_kind")
+        ufunc(array, o, out=array, casting="unsafe")
 
     return apply_inplace(t, op, update, lambda old, o: ufunc(old, o), other)
+
+
+def check_castable(t, dtype, op: str) -> None:
+    """Raise (as PyTorch) when an in-place op's result ``dtype`` is of a higher category than ``t``'s
+    (a float result cannot be written into an integer tensor, nor an integer into a bool one)."""
+    if dtypes.category(dtype) > dtypes.category(t._data.dtype):
+        raise RuntimeError(
+            f"{op}: result type {dtypes.torch_name(dtype)} can't be cast to the desired output type "
+            f"{dtypes.torch_name(t._data.dtype)}"
+        )
 
 
 def masked_fill(t, mask, value) -> None:
@@ -213,5 +233,6 @@ def masked_fill(t, mask, value) -> None:
     apply_inplace(t, "masked_fill_", update, lambda old, v: old.masked_fill(m, v), value)
 
 
+from . import dtypes  # noqa: E402
 from .autograd.tensor_hooks import RetainGrad  # noqa: E402
-from .tensor import Tensor  # noqa: E402  (tensor.py imports this module)
+from .tensor import Tensor, _cast  # noqa: E402  (tensor.py imports this module)

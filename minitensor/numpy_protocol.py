@@ -55,8 +55,8 @@ def _constant(result) -> Tensor:
 def _ufuncs() -> dict:
     """ufunc -> function of the (Tensor or scalar or array) operands returning a Tensor."""
 
-    def binary(cls, name):
-        return lambda a, b: _binary(cls, a, b, name)
+    def binary(cls, name, floating=False):
+        return lambda a, b: _binary(cls, a, b, name, floating)
 
     def compare(ufunc):
         return lambda a, b: Tensor._make(ufunc(_plain(a), _plain(b)), False, None)
@@ -68,7 +68,7 @@ def _ufuncs() -> dict:
         np.add: binary(E.Add, "add"),
         np.subtract: binary(E.Sub, "sub"),
         np.multiply: binary(E.Mul, "mul"),
-        np.true_divide: binary(E.Div, "div"),
+        np.true_divide: binary(E.Div, "div", floating=True),
         np.power: binary(E.Pow, "pow"),
         np.matmul: lambda a, b: matmul(a, b),
         np.negative: lambda x: -_tensor(x),

@@ -74,42 +74,50 @@ def _shape_of(x) -> tuple:
     return x.shape if isinstance(x, Tensor) else ()
 
 
-def _binary(cls, a, b, name: str):
-    """Apply a broadcasting binary op, with a clear error for mismatched shapes."""
-    a, b = _operand(a, b), _operand(b, a)
+def _binary(cls, a, b, name: str, floating: bool = False):
+    """Apply a broadcasting binary op (after PyTorch's type promotion), with a clear error for mismatched
+    shapes.  ``floating``: integers make a float result (true division)."""
+    a, b = _promoted(_operand(a, b), _operand(b, a), floating)
     try:
-        out = cls.apply(a, b)
+        return cls.apply(a, b)
     except ValueError:
         try:
             np.broadcast_shapes(_shape_of(a), _shape_of(b))
         except ValueError:
             raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
         raise
-    if out._data.dtype.type is np.float64:  # (inlined check: most results are not float64)
-        return _no_upcast(out, a, b)
-    return out
 
 
-def _no_upcast(out: Tensor, *operands) -> Tensor:
-    """NumPy makes float64 from float32 and int64 (or from ints and a Python float); keep the
-    float32 operand's dtype (or the default float dtype when no operand is a float tensor)."""
-    if out._data.dtype != dtypes.float64 or any(_is_f64(x) for x in operands):
-        return out
-    floats = [x._data.dtype for x in operands if isinstance(x, Tensor) and x._data.dtype.kind == "f"]
-    dtype = floats[0] if floats else dtypes.get_default_dtype()
-    if dtype != out._data.dtype:
-        out._data = out._data.astype(dtype)
-        if out.grad_fn is not None:
-            out.grad_fn.dtype = dtype  # the gradient that arrives has the output's dtype
-    return out
+def _promoted(a, b, floating: bool = False) -> tuple:
+    """``a`` and ``b`` (Tensors or Python numbers) cast to the dtype of their result, as PyTorch
+    promotes (``dtypes.result_type``): so NumPy's own rules (float32 and a float64 0-d array make
+    float64, int32 and an int64 0-d array make int64) never decide it.  ``floating``: the result
+    is a float even from integers (true division).  A Python int that does not fit an integer
+    result's dtype wraps around, as in PyTorch (``uint8 + 300`` adds 44)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if a._data.dtype == b._data.dtype and (not floating or a._data.dtype.kind == "f"):
+            return a, b  # (the common case: nothing to decide)
+    dtype = dtypes.result_type(a, b)
+    if floating and dtype.kind != "f":
+        dtype = dtypes.get_default_dtype()
+    return _cast(a, dtype), _cast(b, dtype)
 
 
-def _is_f64(x) -> bool:
-    return isinstance(x, Tensor) and x._data.dtype == dtypes.float64
+def _cast(x, dtype: np.dtype):
+    """One operand of ``_promoted`` in ``dtype`` (a Python float or int stays a number, which
+    NumPy then takes in the other operand's dtype)."""
+    if isinstance(x, Tensor):
+        return x if x._data.dtype == dtype else x.to(dtype)
+    if type(x) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            return np.array(x, dtype=dtypes.int64).astype(dtype)  # (an int beyond int64 raises OverflowError)
+    return x
 
 
 def _compare(ufunc, a, b) -> Tensor:
-    b = _operand(b, a)
+    """``a < b`` and friends: a bool tensor, the operands compared in their promoted dtype."""
+    a, b = _promoted(a, _operand(b, a))
     return Tensor._make(ufunc(a._data, b._data if isinstance(b, Tensor) else b), False, None)
 
 
@@ -484,7 +492,7 @@ class Tensor(MathMethods, ShapeMethods, TensorExtras):
         return inplace.arithmetic(self, np.multiply, "*=", _operand(other, self))
 
     def __itruediv__(self, other):
-        return inplace.arithmetic(self, np.true_divide, "/=", _operand(other, self))
+        return inplace.arithmetic(self, np.true_divide, "/=", _operand(other, self), floating=True)
 
 
 # The ops and the engine import Tensor, so they are imported after it is defined.  The mixins

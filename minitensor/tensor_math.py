@@ -67,10 +67,10 @@ class MathMethods:
         return _binary(ops.elementwise.Mul, other, self, "mul")
 
     def __truediv__(self, other):
-        return _binary(ops.elementwise.Div, self, other, "div")
+        return _binary(ops.elementwise.Div, self, other, "div", floating=True)
 
     def __rtruediv__(self, other):
-        return _binary(ops.elementwise.Div, other, self, "div")
+        return _binary(ops.elementwise.Div, other, self, "div", floating=True)
 
     def __pow__(self, other):
         return ops.power.pow(self, other)
@@ -139,14 +139,16 @@ class MathMethods:
         PyTorch, takes the gradient where it is the result (``x`` keeps it where they are equal)."""
         if min is None and max is None:
             raise ValueError("clamp: at least one of min and max must be given, got both None")
+        dtype = dtypes.result_type(self, *[bound for bound in (min, max) if bound is not None])
+        x = self if dtype == self._data.dtype else self.to(dtype)  # (an int tensor clamped to 1.5: float32)
         if isinstance(min, minitensor.Tensor) or isinstance(max, minitensor.Tensor):
-            out = self
+            out = x
             if min is not None:
                 out = minitensor.where(out < min, min, out)
             if max is not None:
                 out = minitensor.where(out > max, max, out)
             return out
-        return ops.elementwise.Clamp.apply(self, low=min, high=max)
+        return ops.elementwise.Clamp.apply(x, low=min, high=max)
 
     def softmax(self, dim: int):
         return ops.nn_ops.Softmax.apply(self, dim=_dim(dim, self.ndim))
