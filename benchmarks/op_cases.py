@@ -36,6 +36,16 @@ def _pos(rng, r, c):
     return (rng.uniform(0.5, 2.0, (r, c)).astype(F32),)
 
 
+def _near_one(rng, r, c):
+    """Factors near 1, so that a product of a row neither overflows nor underflows."""
+    return (rng.uniform(0.9, 1.1, (r, c)).astype(F32),)
+
+
+def _distinct(rng, r, c):
+    """x without ties (a sort of tied values may order them either way)."""
+    return ((rng.permutation(r * c).reshape(r, c) / (r * c) - 0.5).astype(F32),)
+
+
 def _xy(rng, r, c):
     return rng.standard_normal((r, c), dtype=F32), rng.standard_normal((r, c), dtype=F32)
 
@@ -66,6 +76,16 @@ def _scatter(rng, r, c):
 
 def _x_mask(rng, r, c):
     return rng.standard_normal((r, c), dtype=F32), rng.random((r, c)) < 0.3
+
+
+def _index_add(rng, r, c):
+    """x, r row indices (with repeats: they add up) and the r rows to add."""
+    return *_x_index(rng, r, c), rng.standard_normal((r, c), dtype=F32)
+
+
+def _masked_scatter(rng, r, c):
+    """x, a mask with ~30% True, and a source as large as x."""
+    return *_x_mask(rng, r, c), rng.standard_normal(r * c, dtype=F32)
 
 
 def _where(rng, r, c):
@@ -150,6 +170,8 @@ CASES = [
     Case("x - y", "elementwise", _xy, lambda lib, F, x, y: x - y),
     Case("x * y", "elementwise", _xy, lambda lib, F, x, y: x * y),
     Case("x / y", "elementwise", _x_div, lambda lib, F, x, y: x / y),
+    Case("remainder", "elementwise", _x_div, lambda lib, F, x, y: lib.remainder(x, y)),
+    Case("fmod", "elementwise", _x_div, lambda lib, F, x, y: lib.fmod(x, y)),
     Case("-x", "elementwise", _x, lambda lib, F, x: -x),
     Case("x ** 2", "elementwise", _x, lambda lib, F, x: x**2),
     Case("x ** 3.0", "elementwise", _x, lambda lib, F, x: x**3.0),
@@ -197,6 +219,9 @@ CASES = [
     Case("logsumexp", "reduction", _x, lambda lib, F, x: x.logsumexp(-1)),
     Case("norm(dim=-1)", "reduction", _x, lambda lib, F, x: x.norm(dim=-1)),
     Case("cumsum", "reduction", _x, lambda lib, F, x: x.cumsum(-1)),
+    Case("prod(dim=-1)", "reduction", _near_one, lambda lib, F, x: x.prod(-1)),
+    Case("sort", "reduction", _distinct, lambda lib, F, x: lib.sort(x, -1)[0]),
+    Case("msort", "reduction", _distinct, lambda lib, F, x: lib.msort(x)),
     Case("topk(4)", "reduction", _x, lambda lib, F, x: x.topk(4)[0]),
     # shape ops
     Case("reshape + transpose", "shape", _x, lambda lib, F, x: x.reshape(-1, 8, 8).transpose(1, 2).reshape(x.shape)),
@@ -224,6 +249,9 @@ CASES = [
     Case("scatter", "indexing", _scatter, lambda lib, F, x, i, s: x.scatter(1, i, s)),
     Case("scatter_add", "indexing", _scatter, lambda lib, F, x, i, s: x.scatter_add(1, i, s)),
     Case("index_fill", "indexing", _x_index, lambda lib, F, x, i: x.index_fill(0, i, 0.5)),
+    Case("index_add", "indexing", _index_add, lambda lib, F, x, i, s: lib.index_add(x, 0, i, s)),
+    Case("index_put", "indexing", _index_add, lambda lib, F, x, i, s: lib.index_put(x, (i,), s, accumulate=True)),
+    Case("masked_scatter", "indexing", _masked_scatter, lambda lib, F, x, m, s: lib.masked_scatter(x, m, s)),
     # cat, stack, where, masked_fill
     Case("cat", "combine", _xy, lambda lib, F, x, y: lib.cat([x, y], 1)),
     Case("stack", "combine", _xy, lambda lib, F, x, y: lib.stack([x, y], 0)),

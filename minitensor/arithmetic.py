@@ -1,5 +1,6 @@
 """PyTorch's named arithmetic: ``add(other, alpha=1)``, ``sub``, ``mul``, ``div`` and their
-in-place forms (``p.data.add_(g, alpha=-lr)`` in older training loops), plus ``clamp_`` and ``pow_``.
+in-place forms (``p.data.add_(g, alpha=-lr)`` in older training loops), plus ``clamp_``, ``pow_``
+and the in-place forms of the elementwise functions (``exp_``, ``sqrt_`` ...: ``unary_``).
 
 The out-of-place forms are the operators (``x + alpha * other``); the in-place
 ones go through ``inplace.py``, which records them in the graph when needed.
@@ -75,6 +76,18 @@ def _recomputed(t, name: str, fn, *others):
 def clamp_(t, min=None, max=None):  # noqa: A002
     t.detach().clamp(min, max)  # checks the arguments
     return _recomputed(t, "clamp_", lambda old: old.clamp(min, max))
+
+
+# The elementwise functions that give floats from integers (their in-place forms refuse integer tensors).
+FLOATING = {"cos", "exp", "exp2", "expm1", "log", "log10", "log1p", "log2", "reciprocal", "rsqrt", "sigmoid", "sin",
+            "sqrt", "tanh"}  # fmt: skip
+
+
+def unary_(t, name: str):
+    """``t.exp_()`` and the other in-place elementwise functions: ``t`` set to ``t.<name>()``."""
+    if name in FLOATING:
+        inplace.check_castable(t, dtypes.get_default_dtype(), f"{name}_")
+    return _recomputed(t, f"{name}_", getattr(Tensor, name))
 
 
 def pow_(t, exponent):

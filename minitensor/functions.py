@@ -143,6 +143,7 @@ softmax = _method("softmax")
 log_softmax = _method("log_softmax")
 sum = _method("sum")  # noqa: A001
 mean = _method("mean")
+prod = _method("prod")
 var = _method("var")
 std = _method("std")
 amax = _method("amax")
@@ -164,6 +165,7 @@ from .arithmetic import add, div, mul, sub  # noqa: E402, F401
 from .ops.cumsum import cumsum  # noqa: E402, F401
 from .ops.einsum import einsum  # noqa: E402, F401
 from .ops.indexing import gather, index_fill, scatter, scatter_add  # noqa: E402, F401
+from .ops.modulo import floor_divide, fmod, remainder  # noqa: E402, F401
 from .ops.more_math import (  # noqa: E402, F401
     ceil,
     exp2,
@@ -183,8 +185,10 @@ from .ops.more_math import (  # noqa: E402, F401
 )
 from .ops.norms import norm  # noqa: E402, F401
 from .ops.power import pow  # noqa: E402, F401, A004
+from .ops.put import index_add, index_put, masked_scatter  # noqa: E402, F401
 from .ops.reorder import clone, flip, narrow, roll, split, unbind  # noqa: E402, F401
 from .ops.softplus import softplus  # noqa: E402, F401
+from .ops.sort import argsort, msort, sort, unique  # noqa: E402, F401
 from .ops.topk import topk  # noqa: E402, F401
 from .ops.triangular import tril, triu  # noqa: E402, F401
 from .ops.trig import cos, sin  # noqa: E402, F401

@@ -213,6 +213,24 @@ def arithmetic(t, ufunc, op: str, other, floating: bool = False):
     return apply_inplace(t, op, update, lambda old, o: ufunc(old, o), other)
 
 
+def view_(t, op: str, make_view):
+    """``t.t_()``, ``t.unsqueeze_(0)`` ...: ``t`` itself becomes ``make_view(t)`` (its shape changes;
+    in the graph, its history is the view's).  ``detach_`` is ``make_view=None``: t leaves the graph."""
+    if is_grad_enabled() and t._requires_grad and t.grad_fn is None and make_view is not None:
+        raise RuntimeError(f"{op}: a leaf tensor that requires grad cannot be modified in place")
+    if t._view_of is not None and (t._requires_grad or t._view_of[0]._requires_grad):
+        raise RuntimeError(
+            f"{op}: a view of a tensor in the graph cannot be changed in place; use the out-of-place form"
+        )
+    if make_view is None:
+        t.grad_fn, t._requires_grad = None, False
+        return t
+    view = make_view(t)
+    t._data, t.grad_fn, t._requires_grad = view._data, view.grad_fn, view._requires_grad
+    t._view_of = None  # (still the same memory as its base, if it had one, but no longer its view op)
+    return t
+
+
 def check_castable(t, dtype, op: str) -> None:
     """Raise (as PyTorch) when an in-place op's result ``dtype`` is of a higher category than ``t``'s
     (a float result cannot be written into an integer tensor, nor an integer into a bool one)."""

@@ -70,6 +70,9 @@ def _ufuncs() -> dict:
         np.multiply: binary(E.Mul, "mul"),
         np.true_divide: binary(E.Div, "div", floating=True),
         np.power: binary(E.Pow, "pow"),
+        np.remainder: lambda a, b: modulo.remainder(a, b),
+        np.fmod: lambda a, b: modulo.fmod(a, b),
+        np.floor_divide: lambda a, b: modulo.floor_divide(a, b),
         np.matmul: lambda a, b: matmul(a, b),
         np.negative: lambda x: -_tensor(x),
         np.positive: lambda x: _tensor(x),
@@ -208,6 +211,7 @@ def _tensor(x) -> Tensor:
 
 from .functions import cat, stack, where  # noqa: E402  (they import tensor.py, which imports this module)
 from .ops import elementwise as E  # noqa: E402
+from .ops import modulo  # noqa: E402
 from .tensor import Tensor, _binary, matmul  # noqa: E402
 
 _UFUNCS = _ufuncs()

@@ -228,12 +228,16 @@ class Tensor(MathMethods, ShapeMethods, TensorExtras):
     # ----------------------------------------------------------- attributes
     @property
     def data(self) -> Tensor:
-        """A tensor sharing this one's memory, outside the graph (as PyTorch's ``.data``).
+        """A tensor sharing this one's memory, outside the graph *and* outside its version
+        tracking (as PyTorch's ``.data``).
 
         Changes made through it are seen by this tensor but not recorded by autograd
-        (``p.data.add_(...)`` in old training loops).  The NumPy array is ``.numpy()``.
+        (``p.data.add_(...)`` in old training loops), and not even counted: a backward that
+        saved the values uses the new ones silently.  ``.detach()`` shares the version
+        counter, so the same change through it raises in backward instead: it is the safer
+        tool.  The NumPy array is ``.numpy()``.
         """
-        return self.detach()
+        return Tensor._make(self._data, False, None)
 
     @data.setter
     def data(self, value) -> None:
@@ -502,6 +506,19 @@ from .autograd.engine import _accumulate_leaf, _seed_grad, run_backward  # noqa:
 from .autograd.tensor_hooks import HookHandle, RetainGrad  # noqa: E402
 from .ops import linalg as L  # noqa: E402
 
-_MIXIN_OPS = ("cumsum", "elementwise", "indexing", "nn_ops", "norms", "power", "reduce", "reorder", "shape")
+_MIXIN_OPS = (
+    "cumsum",
+    "elementwise",
+    "indexing",
+    "modulo",
+    "nn_ops",
+    "norms",
+    "power",
+    "put",
+    "reduce",
+    "reorder",
+    "shape",
+    "sort",
+)
 for _family in (*_MIXIN_OPS, "topk", "triangular", "trig"):
     importlib.import_module(f".ops.{_family}", __package__)

@@ -9,7 +9,8 @@ data, gradients and ops.  Here live
   factories ``new_zeros/new_ones/new_full/new_empty/new_tensor`` (same dtype as self);
 - Python protocols: ``format(t, '.4f')`` and ``__index__`` (``range(t)``, ``lst[t]``)
   for one-element tensors;
-- bitwise/logical ``& | ^ ~`` on bool and integer tensors, ``nonzero``.
+- bitwise/logical ``& | ^ ~`` on bool and integer tensors, ``nonzero``;
+- the error for a PyTorch Tensor method minitensor does not have (``__getattr__``).
 
 None of these is differentiable except ``to`` between float dtypes (a ``Cast``).
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from . import dtypes
 from ._device import CPU, check_device, device, is_device
+from ._torch_names import TENSOR_ATTRIBUTES
 
 _TYPE_NAMES = {
     dtypes.float32: "FloatTensor",
@@ -83,6 +85,15 @@ class TensorExtras:
     """Mixed into ``Tensor``; see the module docstring."""
 
     __slots__ = ()
+
+    def __getattr__(self, name: str):
+        """Only called for a missing attribute: one of PyTorch's says minitensor lacks it (a typo does not)."""
+        if name in TENSOR_ATTRIBUTES:
+            raise AttributeError(
+                f"'Tensor' object has no attribute {name!r}: minitensor does not implement Tensor.{name} "
+                "(docs/pytorch.md lists what is supported)"
+            )
+        raise AttributeError(f"'Tensor' object has no attribute {name!r}")
 
     # ------------------------------------------------------- devices and dtypes
     @property

@@ -72,6 +72,42 @@ class MathMethods:
     def __rtruediv__(self, other):
         return _binary(ops.elementwise.Div, other, self, "div", floating=True)
 
+    def __floordiv__(self, other):
+        return ops.modulo.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.modulo.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return ops.modulo.remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops.modulo.remainder(other, self)
+
+    def __ifloordiv__(self, other):
+        return ops.modulo.in_place(self, np.floor_divide, "//=", other)
+
+    def __imod__(self, other):
+        return ops.modulo.in_place(self, np.remainder, "%=", other)
+
+    def floor_divide(self, other):
+        return ops.modulo.floor_divide(self, other)
+
+    def remainder(self, other):
+        return ops.modulo.remainder(self, other)
+
+    def fmod(self, other):
+        return ops.modulo.fmod(self, other)
+
+    def floor_divide_(self, other):
+        return ops.modulo.in_place(self, np.floor_divide, "floor_divide_", other)
+
+    def remainder_(self, other):
+        return ops.modulo.in_place(self, np.remainder, "remainder_", other)
+
+    def fmod_(self, other):
+        return ops.modulo.in_place(self, np.fmod, "fmod_", other)
+
     def __pow__(self, other):
         return ops.power.pow(self, other)
 
@@ -162,21 +198,52 @@ class MathMethods:
         return ops.reduce.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     @_numpy_names
-    def mean(self, dim=None, keepdim: bool = False):
-        x = self if self._data.dtype.kind == "f" else self.to(dtypes.get_default_dtype())
+    def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
+        """The mean over ``dim``; an integer tensor needs ``dtype`` (a float dtype to compute in), as PyTorch."""
+        x = self._floats("mean", dtype)
         return ops.reduce.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
+
+    @_numpy_names
+    def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
+        """The product of all elements, or over one ``dim`` (integers and bools give int64, as PyTorch)."""
+        x = self if dtype is None else self.to(dtype)
+        if x._data.dtype.kind in "bu" or x._data.dtype in (dtypes.int8, dtypes.int16, dtypes.int32):
+            x = x.to(dtypes.int64)
+        if dim is None:
+            return ops.reduce.Prod.apply(x.reshape(-1), axis=(0,), keepdim=False)
+        return ops.reduce.Prod.apply(x, axis=(_dim(dim, self.ndim),), keepdim=keepdim)
 
     @_numpy_names
     def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
         """Variance over ``dim``; ``unbiased=True`` divides by n - 1 (PyTorch's default)."""
         correction = (1 if unbiased else 0) if correction is None else correction
+        self._floats("var")
         return ops.reduce.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
 
     @_numpy_names
     def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
         """Standard deviation over ``dim``; ``unbiased`` as in ``var``."""
         correction = (1 if unbiased else 0) if correction is None else correction
+        self._floats("std")
         return ops.reduce.Std.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
+
+    def _floats(self, fn: str, dtype=None):
+        """This tensor for a reduction defined on floats only (``dtype``: cast to it first), or
+        PyTorch's RuntimeError naming the dtype: the mean of integers would need a dtype to be in."""
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype)
+            return self if dtype == self._data.dtype else self.to(dtype)
+        if self._data.dtype.kind == "f":
+            return self
+        if fn == "mean":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+                f"dtype. Got: {dtypes.torch_name(self._data.dtype)} (pass dtype=mt.float32, or call .float() first)"
+            )
+        raise RuntimeError(
+            f"{fn}: std and var only support floating point and complex dtypes, got {self._data.dtype} "
+            "(call .float() first)"
+        )
 
     @_numpy_names
     def amax(self, dim=None, keepdim: bool = False):
@@ -351,3 +418,20 @@ class MathMethods:
     @_numpy_names
     def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
         return ops.norms.norm(self, p, dim, keepdim, dtype)
+
+
+def _unary_in_place(name: str):
+    def method(self):
+        return minitensor.arithmetic.unary_(self, name)
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"``x.{name}()`` written into x (``arithmetic.unary_``)."
+    return method
+
+
+# The in-place forms PyTorch has of the elementwise methods above: exp_, sqrt_ ...
+_UNARY = ("abs", "ceil", "cos", "exp", "exp2", "expm1", "floor", "frac", "log", "log10", "log1p", "log2", "neg",
+          "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "tanh",
+          "trunc")  # fmt: skip
+for _name in _UNARY:
+    setattr(MathMethods, f"{_name}_", _unary_in_place(_name))

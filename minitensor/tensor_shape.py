@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+import minitensor  # (its module inplace is loaded by the time a method runs)
+
 from . import dtypes, ops
 from .tensor import _axes, _dim, _index_key, _positive_int, _shape_arg, _watched, bmm
 
@@ -166,8 +168,58 @@ class ShapeMethods:
     def index_fill_(self, dim: int, index, value):
         return ops.indexing.index_fill_(self, dim, index, value)
 
+    def index_add(self, dim: int, index, source, *, alpha=1):
+        return ops.put.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim: int, index, source, *, alpha=1):
+        return ops.put.index_add_(self, dim, index, source, alpha=alpha)
+
+    def index_put(self, indices, values, accumulate: bool = False):
+        return ops.put.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate: bool = False):
+        return ops.put.index_put_(self, indices, values, accumulate)
+
+    def masked_scatter(self, mask, source):
+        return ops.put.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask, source):
+        return ops.put.masked_scatter_(self, mask, source)
+
+    def fill_diagonal_(self, fill_value, wrap: bool = False):
+        return ops.put.fill_diagonal_(self, fill_value, wrap)
+
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
         return ops.topk.topk(self, k, dim, largest, sorted)
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return ops.sort.sort(self, dim, descending, stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return ops.sort.argsort(self, dim, descending, stable)
+
+    def msort(self):
+        return ops.sort.msort(self)
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):  # noqa: A002
+        return ops.sort.unique(self, sorted, return_inverse, return_counts, dim)
+
+    # In-place shape changes: the tensor itself becomes the view (inplace.view_).
+    def t_(self):
+        return minitensor.inplace.view_(self, "t_", lambda x: x.t())
+
+    def transpose_(self, dim0: int, dim1: int):
+        return minitensor.inplace.view_(self, "transpose_", lambda x: x.transpose(dim0, dim1))
+
+    def unsqueeze_(self, dim: int):
+        return minitensor.inplace.view_(self, "unsqueeze_", lambda x: x.unsqueeze(dim))
+
+    def squeeze_(self, dim=None):
+        return minitensor.inplace.view_(self, "squeeze_", lambda x: x.squeeze(dim))
+
+    def detach_(self):
+        """Make this tensor a leaf outside the graph (``detach`` in place; not for views in a graph)."""
+        return minitensor.inplace.view_(self, "detach_", None)
 
     def bmm(self, mat2):
         return bmm(self, mat2)

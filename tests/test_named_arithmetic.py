@@ -120,3 +120,34 @@ def test_inplace_errors():
     with pytest.raises(RuntimeError, match="pow_: result type Float can't be cast"):
         mt.tensor([1, 2]).pow_(2.0)
     assert mt.tensor([1, 2]).pow_(2).tolist() == [1, 4]
+
+
+@pytest.mark.parametrize("name", ["abs", "ceil", "cos", "exp", "exp2", "expm1", "floor", "frac", "log", "log10",
+                                  "log1p", "log2", "neg", "reciprocal", "relu", "round", "rsqrt", "sigmoid", "sign",
+                                  "sin", "sqrt", "square", "tanh", "trunc"])  # fmt: skip
+def test_in_place_elementwise_functions_equal_pytorchs(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    data = [0.3, 1.7, 2.5, 4.0]
+    got, expected = mt.tensor(data), torch.tensor(data)
+    alias = got[1:]
+    assert getattr(got, f"{name}_")() is got
+    getattr(expected, f"{name}_")()
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(alias.numpy(), expected.numpy()[1:], rtol=1e-6)  # the memory itself changed
+    ints, t_ints = mt.tensor([1, 2]), torch.tensor([1, 2])
+    try:
+        getattr(t_ints, f"{name}_")()
+    except RuntimeError as error:  # a float result (or, for frac, no integer kernel in PyTorch)
+        if "can't be cast" in str(error):
+            with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+                getattr(ints, f"{name}_")()
+    else:
+        np.testing.assert_array_equal(getattr(ints, f"{name}_")().numpy(), t_ints.numpy())
+
+
+def test_in_place_elementwise_function_in_the_graph() -> None:
+    x = mt.tensor([0.5, 1.0], dtype=mt.float64, requires_grad=True)
+    y = x * 3
+    y.exp_()
+    (grad,) = mt.autograd.grad(y.sum(), x)
+    np.testing.assert_allclose(grad.numpy(), 3 * np.exp(3 * np.array([0.5, 1.0])))

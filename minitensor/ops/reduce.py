@@ -26,6 +26,14 @@ def _count(shape: tuple, axis: tuple) -> int:
     return n
 
 
+def _mean(x: np.ndarray, axis: tuple, keepdims: bool) -> np.ndarray:
+    """``np.mean``, but the mean of no elements is NaN without NumPy's "Mean of empty slice" warning
+    (PyTorch is silent: NaN is the answer)."""
+    if x.size or _count(x.shape, axis):
+        return np.mean(x, axis=axis, keepdims=keepdims)
+    return np.full(np.sum(x, axis=axis, keepdims=keepdims).shape, np.nan, x.dtype)
+
+
 class Sum(Op):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
@@ -41,7 +49,7 @@ class Mean(Op):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.shape_in, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
-        return np.mean(x, axis=axis, keepdims=keepdim)
+        return _mean(x, axis, keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -50,6 +58,38 @@ class Mean(Op):
             return np.zeros(ctx.shape_in, grad.dtype)
         g = _unsqueeze(grad, ctx.axis, ctx.keepdim) / n
         return np.broadcast_to(g, ctx.shape_in)
+
+
+class Prod(Op):
+    """The product over one dim (``axis`` a 1-tuple);  dx_i = grad * (the product of the other elements).
+
+    Without zeros that is ``out / x``.  A slice with a zero takes the product of the others
+    literally (``_others``), so the gradient there is exact and stays differentiable.
+    """
+
+    @staticmethod
+    def forward(ctx, x, axis=(0,), keepdim=False):
+        ctx.axis, ctx.keepdim = axis, keepdim
+        out = np.multiply.reduce(x, axis=axis, keepdims=keepdim)  # (np.prod's overflow warning would be NumPy's)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        g = _unsqueeze(grad, ctx.axis, ctx.keepdim)
+        if not np.any(getattr(x, "_data", x) == 0):  # (a Tensor's values with create_graph: a constant test)
+            return g * (_unsqueeze(out, ctx.axis, ctx.keepdim) / x)
+        return g * _others(x, ctx.axis[0])
+
+
+def _others(x, dim: int):
+    """For each element along ``dim``, the product of the others: row i of an (n, n) stack has
+    element i replaced by 1, and each row is multiplied out (O(n^2), only where a zero needs it)."""
+    n = x.shape[dim]
+    moved = np.moveaxis(x, dim, -1)[..., None, :]  # (..., 1, n)
+    stack = np.where(np.eye(n, dtype=bool), 1.0, moved)  # (..., n, n)
+    return np.moveaxis(Prod.call(stack, axis=(stack.ndim - 1,)), -1, dim)
 
 
 class Var(Op):
@@ -61,7 +101,7 @@ class Var(Op):
 
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False, correction=1):
-        centred = x - np.mean(x, axis=axis, keepdims=True)
+        centred = x - _mean(x, axis, keepdims=True)
         ctx.save_for_backward(x)
         ctx.axis, ctx.keepdim = axis, keepdim
         ctx.dof = max(_count(x.shape, axis) - correction, 0)
@@ -72,7 +112,7 @@ class Var(Op):
         (x,) = ctx.saved_tensors
         if ctx.dof == 0:
             return np.full(x.shape, np.nan, grad.dtype)
-        centred = x - np.mean(x, axis=ctx.axis, keepdims=True)
+        centred = x - _mean(x, ctx.axis, keepdims=True)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (2 / ctx.dof) * centred
 
 
@@ -86,7 +126,7 @@ class Std(Op):
 
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False, correction=1):
-        centred = x - np.mean(x, axis=axis, keepdims=True)
+        centred = x - _mean(x, axis, keepdims=True)
         ctx.dof = max(_count(x.shape, axis) - correction, 0)  # 0: NaN, as in Var
         m = np.max(np.abs(centred), axis=axis, keepdims=True, initial=0)
         m = np.where(m > 0, m, 1).astype(x.dtype, copy=False)
@@ -102,7 +142,7 @@ class Std(Op):
         x, std = ctx.saved_tensors
         std = _unsqueeze(std, ctx.axis, ctx.keepdim)
         std = np.where(std == 0, np.inf, std)  # centred is 0 there too: 0 / inf = 0
-        centred = x - np.mean(x, axis=ctx.axis, keepdims=True)
+        centred = x - _mean(x, ctx.axis, keepdims=True)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (centred / std / ctx.dof)
 
 

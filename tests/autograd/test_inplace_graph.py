@@ -177,3 +177,53 @@ def test_a_graph_that_saved_nothing_can_be_walked_twice():
     z.backward()
     with pytest.raises(RuntimeError, match="retain_graph"):
         z.backward()
+
+
+def test_a_change_through_data_between_forward_and_backward_is_used_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    a = mt.tensor([1.0, 2.0], requires_grad=True)
+    y = a * a
+    a.data.mul_(10)  # outside autograd's view: no version bump, the new values are used
+    y.sum().backward()
+    ta = torch.tensor([1.0, 2.0], requires_grad=True)
+    ty = ta * ta
+    ta.data.mul_(10)
+    ty.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())  # [20, 40]
+
+
+def test_the_same_change_through_detach_still_raises() -> None:
+    a = mt.tensor([1.0, 2.0], requires_grad=True)
+    y = a * a
+    a.detach().mul_(10)  # shares the version counter: the safer tool
+    with pytest.raises(RuntimeError, match="modified in place"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "method, args, shape",
+    [
+        ("t_", (), (3, 2)),
+        ("transpose_", (0, 1), (3, 2)),
+        ("unsqueeze_", (1,), (2, 1, 3)),
+        ("squeeze_", (), (2, 3)),
+    ],  # fmt: skip
+)
+def test_in_place_shape_changes_take_the_views_history(method: str, args: tuple, shape: tuple) -> None:
+    x = mt.tensor(np.arange(6.0).reshape(2, 3), dtype=mt.float64, requires_grad=True)
+    y = x * 2
+    assert getattr(y, method)(*args) is y and y.shape == shape
+    w = mt.tensor(np.arange(6.0).reshape(shape), dtype=mt.float64)
+    (grad,) = mt.autograd.grad((y * w).sum(), x)
+    expected = 2 * (w.numpy().reshape(3, 2).T if method in ("t_", "transpose_") else w.numpy().reshape(2, 3))
+    np.testing.assert_array_equal(grad.numpy(), expected)
+    with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+        getattr(x, method)(*args)
+
+
+def test_detach_in_place_makes_a_leaf_and_refuses_views_in_the_graph() -> None:
+    x = mt.ones(2, 3, requires_grad=True)
+    y = x * 2
+    assert y.detach_() is y and y.grad_fn is None and not y.requires_grad
+    with pytest.raises(RuntimeError, match="view of a tensor in the graph"):
+        (x * 2)[0].detach_()

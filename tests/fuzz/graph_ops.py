@@ -69,6 +69,19 @@ def _matmul_ok(a, b) -> bool:
         return False
 
 
+def _off_the_jumps(remainder: Callable) -> Callable:
+    """The ``ok`` of a remainder: the divisor away from 0 and the quotient away from the integers
+    where the remainder jumps (by ``MARGIN`` of the remainder, on both sides)."""
+
+    def ok(a, b) -> bool:
+        if not (_broadcasts(a, b) and _away_from_zero(b)):
+            return False
+        r = np.abs(remainder(a, b))
+        return bool(np.all((r > MARGIN) & (np.abs(b) - r > MARGIN)))
+
+    return ok
+
+
 def _cat_dims(a, b) -> list:
     if a.ndim == 0 or a.ndim != b.ndim or a.size + b.size > MAX_SIZE:
         return []
@@ -379,6 +392,8 @@ BINARY = [
         ok=lambda a, b: _broadcasts(a, b) and _away_from_zero(b),
     ),
     Op("matmul", 2, lambda a, b: a @ b, np.matmul, lambda a, b: f"{a} @ {b}", ok=_matmul_ok),
+    Op("remainder", 2, lambda a, b: a % b, np.remainder, lambda a, b: f"{a} % {b}", ok=_off_the_jumps(np.remainder)),
+    Op("fmod", 2, mt.fmod, np.fmod, lambda a, b: f"mt.fmod({a}, {b})", ok=_off_the_jumps(np.fmod)),
     Op(
         "cat",
         2,

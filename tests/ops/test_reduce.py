@@ -188,12 +188,6 @@ def test_argmax_argmin():
     assert x.argmax(1).dtype == mt.int64 and not x.argmax(1).requires_grad
 
 
-def test_mean_of_int_tensor_is_float():
-    x = mt.tensor([1, 2, 4])
-    assert x.mean().dtype == mt.get_default_dtype()
-    assert x.mean().item() == pytest.approx(7 / 3)
-
-
 def test_repeated_dim_raises():
     x = mt.zeros(2, 3)
     with pytest.raises(ValueError, match="repeated"):
@@ -220,3 +214,42 @@ def test_max_min_argmax_of_a_0d_tensor_along_dim_0():
     assert x.grad.item() == 1.0
     with pytest.raises(ValueError, match="dim"):
         x.max(1)
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+@pytest.mark.parametrize("data", [[1, 2], [True, False]])
+def test_integer_and_bool_tensors_have_no_mean_var_std_as_pytorch(name: str, data: list) -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="dtype") as got:
+        getattr(mt.tensor(data), name)()
+    with pytest.raises(RuntimeError) as expected:
+        getattr(torch.tensor(data), name)()
+    assert str(expected.value).split(".")[0] in str(got.value)  # PyTorch's message, then advice
+
+
+def test_the_mean_of_an_integer_tensor_with_a_dtype_is_computed_in_it() -> None:
+    got = mt.tensor([1, 2]).mean(dtype=mt.float64)
+    assert got.dtype == mt.float64 and got.item() == 1.5
+
+
+@pytest.mark.parametrize(
+    "data",
+    [[[1.5, -2.0, 0.5], [3.0, 0.7, -1.2]], [[1.5, 0.0, 0.5], [3.0, 0.7, -1.2]], [[0.0, 2.0, 0.0], [1.0, 1.0, 2.0]]],
+    ids=["no-zero", "one-zero", "two-zeros"],
+)
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_gradients_to_second_order_with_and_without_zeros(data, dim) -> None:
+    torch = pytest.importorskip("torch")
+    from op_checks import check_op
+
+    if dim is None:
+        check_op(lambda x: x.prod(), lambda x: x.prod(), np.array(data))
+    else:
+        check_op(lambda x: x.prod(dim, keepdim=True), lambda x: x.prod(dim, keepdim=True), np.array(data))
+    for name in ("int32", "bool", "float16"):
+        got, expected = (
+            mt.tensor([[1, 2], [3, 0]], dtype=name).prod(1),
+            torch.tensor([[1, 2], [3, 0]]).to(getattr(torch, name)).prod(1),
+        )
+        assert got.dtype.name == str(expected.dtype).removeprefix("torch.")
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())

@@ -87,11 +87,51 @@ def test_batch_size_none_yields_converted_samples() -> None:
         [(1, "a", 2.0), (2, "b", 3.0)],
         [[1, 2], [3, 4]],
         [{"a": 1, "b": [1.0, 2.0]}, {"a": 2, "b": [3.0, 4.0]}],
+        [np.str_("ab"), np.str_("cd")],
+        [np.bytes_(b"ab"), np.bytes_(b"cd")],
+        [(np.str_("a"), 1), (np.str_("b"), 2)],
+        [np.array(1.5), np.array(2.5)],
     ],
-    ids=["int", "float", "bool", "str", "np-scalar", "np-array", "tuple", "list", "dict"],
+    ids=[
+        "int",
+        "float",
+        "bool",
+        "str",
+        "np-scalar",
+        "np-array",
+        "tuple",
+        "list",
+        "dict",
+        "np-str",
+        "np-bytes",
+        "np-str-in-tuple",
+        "np-0d",
+    ],  # fmt: skip
 )
 def test_default_collate_equals_pytorchs(batch) -> None:
     assert as_plain(default_collate(batch)) == as_plain(tdata.default_collate(batch))
+
+
+def test_default_collate_refuses_arrays_of_strings_as_pytorch() -> None:
+    batch = [np.array(["ab"]), np.array(["cd"])]
+    with pytest.raises(TypeError, match="found"):
+        tdata.default_collate(batch)
+    with pytest.raises(TypeError, match="dtype <U2"):
+        default_collate(batch)
+
+
+@pytest.mark.parametrize("samples", [[(1, 2), (3, 4)], [(np.array([1.0]), "a")], [[1, 2]]])
+def test_batch_size_none_turns_tuples_into_lists_as_pytorch(samples) -> None:
+    ours = list(DataLoader(samples, batch_size=None))
+    theirs = list(tdata.DataLoader(samples, batch_size=None))
+    assert [as_plain(b) for b in ours] == [as_plain(b) for b in theirs]
+
+
+def test_a_loader_over_numpy_strings_yields_lists_of_strings() -> None:
+    items = [np.str_("x"), np.str_("y"), np.str_("z")]
+    ours = list(DataLoader(items, batch_size=2))
+    assert [as_plain(b) for b in ours] == [as_plain(b) for b in tdata.DataLoader(items, batch_size=2)]
+    assert ours[0] == ["x", "y"]
 
 
 def test_default_collate_namedtuple_and_tensors() -> None:

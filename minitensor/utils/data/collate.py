@@ -2,9 +2,11 @@
 
 Applied recursively to the structure of the first sample:
 
-- Tensors are stacked along a new dim 0; NumPy arrays too (as Tensors);
-- Python floats become a float64 Tensor, ints an int64 Tensor, bools a bool Tensor;
-- strings and bytes stay a list;
+- Tensors are stacked along a new dim 0; NumPy arrays too (as Tensors; arrays of strings or
+  objects raise TypeError, as in PyTorch);
+- Python floats become a float64 Tensor, ints an int64 Tensor, bools a bool Tensor, NumPy
+  scalars a Tensor of their dtype;
+- strings and bytes (NumPy's ``np.str_`` and ``np.bytes_`` too) stay a list;
 - a dict gives a dict of batches, a namedtuple a namedtuple, a tuple or a list a
   *list* of batches (one per position; all samples must have the same length).
 
@@ -30,7 +32,14 @@ def default_collate(batch: list):
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)
-    if isinstance(elem, np.ndarray) and elem.dtype.kind not in "SUOa":
+    if isinstance(elem, (str, bytes)):  # (before NumPy scalars: np.str_ is a str)
+        return batch
+    if isinstance(elem, np.ndarray):
+        if elem.dtype.kind in "SUOaV":
+            raise TypeError(
+                "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+                f"found an array of dtype {elem.dtype}"
+            )
         return stack([Tensor(b, dtype=b.dtype) for b in batch], 0)
     if isinstance(elem, np.generic):
         return Tensor(np.array(batch), dtype=elem.dtype)
@@ -38,8 +47,6 @@ def default_collate(batch: list):
         return Tensor(batch, dtype=dtypes.float64)
     if isinstance(elem, int):  # also bool
         return Tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return batch
     if isinstance(elem, Mapping):
         collated = {key: default_collate([d[key] for d in batch]) for key in elem}
         try:
@@ -59,7 +66,8 @@ def default_collate(batch: list):
 
 
 def default_convert(data):
-    """NumPy arrays (also inside dicts, tuples, lists) become Tensors; everything else stays as it is."""
+    """NumPy arrays (also inside dicts, tuples, lists) become Tensors; a tuple becomes a list (as
+    PyTorch's, whose DataLoader with ``batch_size=None`` yields lists); everything else stays as it is."""
     if isinstance(data, np.ndarray) and data.dtype.kind not in "SUOa":
         return Tensor(data, dtype=data.dtype)
     if isinstance(data, Mapping):
@@ -67,5 +75,5 @@ def default_convert(data):
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, (list, tuple)):
-        return type(data)(default_convert(d) for d in data)
+        return [default_convert(d) for d in data]
     return data
