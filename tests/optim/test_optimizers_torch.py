@@ -95,8 +95,8 @@ def test_sgd_matches_torch(config):
     theirs, topt = _run_torch(lambda ps: torch.optim.SGD(ps, **config))
     _assert_same_history(ours, theirs)
     if config.get("momentum"):
-        for i, p in enumerate(topt.param_groups[0]["params"]):
-            np.testing.assert_allclose(opt.state[i]["momentum_buffer"], topt.state[p]["momentum_buffer"].numpy())
+        for p, tp in zip(opt.param_groups[0]["params"], topt.param_groups[0]["params"]):
+            np.testing.assert_allclose(opt.state[p]["momentum_buffer"], topt.state[tp]["momentum_buffer"].numpy())
 
 
 @pytest.mark.parametrize("config", ADAM_CONFIGS, ids=str)
@@ -104,10 +104,10 @@ def test_adam_matches_torch(config):
     ours, opt = _run_mt(lambda ps: optim.Adam(ps, **config))
     theirs, topt = _run_torch(lambda ps: torch.optim.Adam(ps, **config))
     _assert_same_history(ours, theirs)
-    for i, p in enumerate(topt.param_groups[0]["params"]):
-        assert opt.state[i]["step"] == int(topt.state[p]["step"]) == N_STEPS
+    for p, tp in zip(opt.param_groups[0]["params"], topt.param_groups[0]["params"]):
+        assert opt.state[p]["step"] == int(topt.state[tp]["step"]) == N_STEPS
         for key in ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if config.get("amsgrad") else ()):
-            np.testing.assert_allclose(opt.state[i][key], topt.state[p][key].numpy(), rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(opt.state[p][key], topt.state[tp][key].numpy(), rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("config", ADAMW_CONFIGS, ids=str)
