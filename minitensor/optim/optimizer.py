@@ -40,6 +40,7 @@ from numbers import Real
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
+from ..dtypes import get_default_dtype
 from ..tensor import Tensor
 
 
@@ -104,7 +105,7 @@ class Optimizer:
         defaults: the settings of a group that does not give its own.
     """
 
-    _scalar_state: tuple[str, ...] = ("step",)  # state entries that are numbers, not arrays
+    _scalar_state: tuple[str, ...] = ("step",)  # state entries that are numbers (int step, scalar_dtype()), not arrays
 
     def __init__(self, params: Iterable, defaults: dict) -> None:
         defaults = {k: _plain(v) for k, v in defaults.items()}
@@ -290,7 +291,7 @@ class Optimizer:
             return value
         array = value._data if isinstance(value, Tensor) else np.asarray(value)
         if as_arrays and key in self._scalar_state:
-            return int(array) if key == "step" else float(array)
+            return int(array) if key == "step" else scalar_dtype().type(array)
         if as_arrays and array.shape != param.shape:
             raise ValueError(f"load_state_dict: state {key!r} has shape {array.shape}, its parameter has {param.shape}")
         if array.dtype.kind == "f" and key != "step":
@@ -304,6 +305,13 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def scalar_dtype() -> np.dtype:
+    """The dtype of the scalar state PyTorch keeps as 0-d Tensors (NAdam's ``mu_product``, ASGD's ``eta``
+    and ``mu``): float64 when the default dtype is float64, else float32, as PyTorch's; kept so, these
+    numbers round as PyTorch's do, and the steps agree to the last digits."""
+    return np.dtype(np.float64) if get_default_dtype() == np.float64 else np.dtype(np.float32)
 
 
 def _plain(value):
