@@ -23,7 +23,7 @@ The state of a parameter is ``step``, ``mu_product`` (a float32 number, as PyTor
 >>> (w * w).sum().backward()
 >>> opt.step()
 >>> w.numpy().round(4)
-array([ 0.8637, -1.8637])
+array([ 0.8944, -1.8944])
 """
 
 from __future__ import annotations
