@@ -207,11 +207,14 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:
-                    state = self.state[p]  # {} before the first step: the rule fills it
+                    state = self.state.get(p)
+                    first = state is None
+                    if first:  # the rule fills it, if it remembers anything (SGD without momentum does not)
+                        state = {}
                     self._update(p._data, p.grad._data, state, group)
                     p._version += 1
-                    if not state:  # a rule that remembers nothing (SGD without momentum) keeps no entry
-                        del self.state[p]
+                    if first and state:
+                        self.state[p] = state
         return loss
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
