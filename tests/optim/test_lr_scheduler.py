@@ -3,6 +3,8 @@ steps, several option sets, two parameter groups with different learning rates."
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from optim_checks import EVERY_SCHEDULER, LRS, optimizer, same_trace, trace
@@ -141,6 +143,18 @@ def test_one_cycle_stops_after_total_steps():
         sched.step()
     with pytest.raises(ValueError, match="tried to step 4 times; total_steps is 3"):
         sched.step()
+
+
+@pytest.mark.parametrize("name", torch.optim.lr_scheduler.__all__)
+def test_signature_is_pytorchs(name):
+    """Argument names, order, kinds and defaults."""
+    ours, theirs = (
+        inspect.signature(getattr(lr_scheduler, name)),
+        inspect.signature(getattr(torch.optim.lr_scheduler, name)),
+    )
+    assert [(p.name, p.kind, p.default) for p in ours.parameters.values()] == [
+        (p.name, p.kind, p.default) for p in theirs.parameters.values()
+    ]
 
 
 def test_every_pytorch_scheduler_is_here():
