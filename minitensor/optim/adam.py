@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from ..kernels.adam import adam_apply, adam_settings
-from .optimizer import Optimizer, check_number
+from .optimizer import Optimizer, check_number, check_pair
 
 
 class Adam(Optimizer):
@@ -47,6 +47,8 @@ class Adam(Optimizer):
         amsgrad: use the running maximum of the second moment (AMSGrad).
         maximize: ascend the objective instead of descending it.
         decoupled_weight_decay: apply weight decay as AdamW does.
+        foreach, fused: PyTorch's kernel choices, accepted and ignored (one implementation here).
+        capturable, differentiable: must be False (CUDA graphs; a step recorded by autograd).
     """
 
     def __init__(
@@ -58,7 +60,11 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
         amsgrad: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
         defaults = dict(
@@ -68,19 +74,17 @@ class Adam(Optimizer):
             weight_decay=weight_decay,
             amsgrad=amsgrad,
             maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
             decoupled_weight_decay=decoupled_weight_decay,
         )
         super().__init__(params, defaults)
 
     def _validate(self, settings: dict) -> None:
         check_number("lr", settings["lr"])
-        betas = settings["betas"]
-        if not isinstance(betas, (tuple, list)):
-            raise TypeError(f"betas must be a pair (beta1, beta2), got {type(betas).__name__} {betas!r}")
-        if len(betas) != 2:
-            raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        check_number("betas[0]", betas[0], high=1.0)
-        check_number("betas[1]", betas[1], high=1.0)
+        check_pair("betas", settings["betas"])
         check_number("eps", settings["eps"])
         check_number("weight_decay", settings["weight_decay"])
 
@@ -128,5 +132,12 @@ class AdamW(Adam):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, decoupled_weight_decay=True)
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+            capturable=capturable, differentiable=differentiable, fused=fused, decoupled_weight_decay=True,
+        )  # fmt: skip

@@ -86,7 +86,9 @@ class LBFGS(Optimizer):
         if closure is None:
             raise ValueError("LBFGS.step needs a closure that re-evaluates the model and returns the loss")
         group = self.param_groups[0]
-        state = self.state.setdefault(0, {"func_evals": 0, "n_iter": 0})
+        state = self.state[self.param_groups[0]["params"][0]]  # (all parameters' state, under the first, as PyTorch)
+        state.setdefault("func_evals", 0)
+        state.setdefault("n_iter", 0)
         first_loss, g = self._evaluate(closure, state)
         loss, evals = float(first_loss.item() if hasattr(first_loss, "item") else first_loss), 1
         if np.abs(g).max(initial=0.0) <= group["tolerance_grad"]:
@@ -113,12 +115,6 @@ class LBFGS(Optimizer):
         return first_loss
 
     # ------------------------------------------------------------ state dicts
-    def state_dict(self) -> dict:
-        """As ``Optimizer.state_dict``, with the history lists copied too (a snapshot, not a view)."""
-        snapshot = super().state_dict()
-        snapshot["state"] = {i: {k: _copied(v) for k, v in s.items()} for i, s in self.state.items()}
-        return snapshot
-
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore settings and the history (flat vectors of all parameters; ``mt.load`` gives the
         lists back as 2-D arrays, one row per entry)."""
@@ -128,7 +124,7 @@ class LBFGS(Optimizer):
             return
         params = self.param_groups[0]["params"]
         dtype, size = params[0].dtype, sum(p._data.size for p in params)
-        self.state = {0: {k: _restored(k, v, dtype, size) for k, v in saved.items()}}
+        self.state[params[0]] = {k: _restored(k, v, dtype, size) for k, v in saved.items()}
 
     # ------------------------------------------------------------ the pieces
     def _evaluate(self, closure: Callable, state: dict) -> tuple:
@@ -173,12 +169,6 @@ class LBFGS(Optimizer):
             p._data += (t * d[offset : offset + n]).reshape(p._data.shape).astype(p._data.dtype, copy=False)
             p._version += 1
             offset += n
-
-
-def _copied(value):
-    if isinstance(value, list):
-        return [np.array(v) for v in value]
-    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 _LISTS = ("old_dirs", "old_stps", "ro")  # the history: one entry per kept (s, y) pair

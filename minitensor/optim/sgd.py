@@ -42,6 +42,8 @@ class SGD(Optimizer):
         weight_decay: L2 penalty coefficient (>= 0), added to the gradient.
         nesterov: use Nesterov momentum (needs momentum > 0 and dampening == 0).
         maximize: ascend the objective instead of descending it.
+        foreach, fused: PyTorch's kernel choices, accepted and ignored (one implementation here).
+        differentiable: must be False (a step is not recorded by autograd).
     """
 
     def __init__(
@@ -54,6 +56,9 @@ class SGD(Optimizer):
         nesterov: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -62,6 +67,9 @@ class SGD(Optimizer):
             weight_decay=weight_decay,
             nesterov=nesterov,
             maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
         )
         super().__init__(params, defaults)
 

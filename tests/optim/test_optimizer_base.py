@@ -32,6 +32,14 @@ OPTIMIZERS = [
     lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True),
     lambda ps: optim.Adam(ps, lr=0.05, amsgrad=True, weight_decay=0.01),
     lambda ps: optim.AdamW(ps, lr=0.05),
+    lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.01),
+    lambda ps: optim.Adadelta(ps, weight_decay=0.01),
+    lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True),
+    lambda ps: optim.Adamax(ps, lr=0.05),
+    lambda ps: optim.NAdam(ps, lr=0.05),
+    lambda ps: optim.RAdam(ps, lr=0.05, betas=(0.9, 0.8), decoupled_weight_decay=True, weight_decay=0.1),
+    lambda ps: optim.Rprop(ps, lr=0.05),
+    lambda ps: optim.ASGD(ps, lr=0.05, t0=2),
 ]
 
 
@@ -53,12 +61,33 @@ OPTIMIZERS = [
         (lambda ps: optim.Adam(ps, eps=-1e-8), "eps", "-1e-08"),
         (lambda ps: optim.AdamW(ps, weight_decay=-0.01), "weight_decay", "-0.01"),
         (lambda ps: optim.AdamW(ps, weight_decay=math.inf), "weight_decay", "inf"),
+        (lambda ps: optim.Adagrad(ps, lr_decay=-0.1), "lr_decay", "-0.1"),
+        (lambda ps: optim.Adagrad(ps, initial_accumulator_value=-1.0), "initial_accumulator_value", "-1.0"),
+        (lambda ps: optim.Adadelta(ps, rho=1.5), "rho", "1.5"),
+        (lambda ps: optim.RMSprop(ps, alpha=-0.9), "alpha", "-0.9"),
+        (lambda ps: optim.RMSprop(ps, momentum=math.nan), "momentum", "nan"),
+        (lambda ps: optim.Adamax(ps, betas=(0.9, 1.0)), "betas[1]", "1.0"),
+        (lambda ps: optim.NAdam(ps, momentum_decay=-1.0), "momentum_decay", "-1.0"),
+        (lambda ps: optim.RAdam(ps, eps=-1.0), "eps", "-1.0"),
+        (lambda ps: optim.Rprop(ps, etas=(1.5, 2.0)), "etas", "(1.5, 2.0)"),
+        (lambda ps: optim.Rprop(ps, step_sizes=(1.0, 0.1)), "step_sizes", "(1.0, 0.1)"),
+        (lambda ps: optim.ASGD(ps, t0=-5.0), "t0", "-5.0"),
+        (lambda ps: optim.ASGD(ps, lambd=math.inf), "lambd", "inf"),
+        (lambda ps: optim.RMSprop(ps, capturable=True), "capturable", "True"),
     ],
 )
 def test_out_of_range_settings_raise_value_error_naming_them(make, name, value):
     with pytest.raises(ValueError) as info:
         make(_params())
     assert name in str(info.value) and value in str(info.value)
+
+
+@pytest.mark.parametrize("make", OPTIMIZERS)
+def test_differentiable_steps_are_refused_and_foreach_is_accepted(make):
+    name = type(make(_params())).__name__
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        getattr(optim, name)(_params(), differentiable=True)
+    assert getattr(optim, name)(_params(), foreach=True).defaults["foreach"] is True
 
 
 @pytest.mark.parametrize("kwargs", [dict(momentum=0.0), dict(momentum=0.9, dampening=0.1)])
@@ -130,7 +159,7 @@ def test_params_without_grad_are_skipped(make):
     (a * a).sum().backward()
     opt.step()
     np.testing.assert_array_equal(b.numpy(), before)
-    assert list(opt.state) == [0]
+    assert opt.state[a] and opt.state.get(b, {}).get("step", 0) == 0  # (Adagrad has b's state from the start)
 
 
 def test_step_changes_data_in_place_and_returns_the_closure_loss():
@@ -235,7 +264,7 @@ def test_load_state_dict_restores_group_settings_and_casts_state_to_the_param_dt
     assert opt32.param_groups[0]["lr"] == 0.05 and opt32.param_groups[0]["betas"] == (0.8, 0.9)
     assert opt32.param_groups[0]["params"] == p32
     assert all(v.dtype == np.float32 for s in opt32.state.values() for v in s.values() if isinstance(v, np.ndarray))
-    assert opt32.state[0]["step"] == 2
+    assert opt32.state[p32[0]]["step"] == 2
 
 
 def test_load_state_dict_rejects_a_mismatched_optimizer():
@@ -297,6 +326,6 @@ def test_adam_step_settings_follow_each_group_dtype_and_step_count():
                 adam_update(expected[i], grads[i], *moments[i], None, lr=lr, betas=(0.9, 0.999), eps=1e-8,
                             weight_decay=0.1, decoupled=True, maximize=False, step=steps[i])  # fmt: skip
         opt.step()
-    assert [opt.state[i]["step"] for i in range(4)] == [3, 3, 3, 2]
+    assert [opt.state[p]["step"] for p in params] == [3, 3, 3, 2]
     for p, want in zip(params, expected):
         np.testing.assert_array_equal(p.numpy(), want)
