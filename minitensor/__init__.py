@@ -9,7 +9,8 @@
 
 from . import _malloc  # noqa: F401, I001  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
 from . import _silence  # noqa: F401  (NumPy's floating-point warnings from minitensor's code: nan and inf, as PyTorch)
-from .tensor import Tensor  # (Tensor before the ops: they import it)
+from .tensor import Tensor
+from . import ops  # (gives Tensor its methods that compute: ops/__init__.py)
 from . import autograd
 from .autograd import (
     enable_grad,
@@ -22,7 +23,7 @@ from .autograd import (
 from . import linalg
 from .ops.reorder import t
 from ._device import device
-from .creation import (
+from .tensor.creation import (
     arange,
     empty,
     empty_like,
@@ -63,7 +64,7 @@ from .dtypes import (
     short,
     uint8,
 )
-from .functions import (
+from .ops.functions import (
     abs,
     log1p,
     expm1,
@@ -158,9 +159,9 @@ from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .kernels._threads import get_num_threads, set_num_threads, set_thread_policy, thread_policy_enabled
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .sampling import multinomial, randint, randperm
-from .tensor_extras import is_floating_point, is_tensor, logical_not, nonzero, numel
-from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
-from . import nn  # noqa: E402  (after the core: nn builds on it)
+from .tensor.extras import is_floating_point, is_tensor, logical_not, nonzero, numel
+from .tensor.types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
+from . import nn
 from . import optim
 from . import profiler
 from . import utils

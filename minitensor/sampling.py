@@ -15,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes, random
+from ._args import _shape_arg
 from ._device import check_device
-from .tensor import Tensor, _shape_arg
+from .tensor import Tensor
 
 
 def _int_dtype(dtype, fn: str) -> np.dtype:

@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+from ..tensor import Tensor
+from . import functional  # (its functions call grad, below, when they run)
 from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
-from .engine import run_backward
+from .engine import _seed_grad, run_backward
 from .function import Function, Node
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, numerical_grad
@@ -67,9 +69,6 @@ def grad(
     >>> mt.autograd.grad(dy, x)                                # 6x = 18
     (tensor(18.),)
     """
-    from ..tensor import Tensor
-    from .engine import _seed_grad
-
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
@@ -97,18 +96,6 @@ def grad(
 
 
 def _as_tensor(g):
-    from ..tensor import Tensor
-
     if g is None or isinstance(g, Tensor):
         return g
     return Tensor._make(g, False, None)
-
-
-def __getattr__(name: str):
-    """``mt.autograd.functional``, imported on first use (it imports ``minitensor.functions``,
-    which may still be loading while ``minitensor.tensor`` imports this package)."""
-    if name == "functional":
-        import importlib
-
-        return importlib.import_module(f"{__name__}.functional")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

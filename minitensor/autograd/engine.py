@@ -37,6 +37,7 @@ import numpy as np
 
 from ..kernels._threads import threads
 from ..kernels.column_sums import column_sums
+from ..tensor import Tensor
 from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
 from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
@@ -368,6 +369,3 @@ def _deliver_leaf(leaf, grad, wanted, captured: dict) -> None:
     elif id(leaf) in wanted:
         key = id(leaf)
         captured[key] = grad if key not in captured else captured[key] + grad
-
-
-from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

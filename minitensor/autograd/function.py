@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tensor import Tensor, VersionCounter
 from . import _profiling, anomaly
 from .grad_mode import enable_grad, is_grad_enabled
 
@@ -415,6 +416,3 @@ class OnceDifferentiable(Function):
             "differentiable_backward = True on the Function and write backward with operators and "
             "NumPy functions that also accept Tensors (see docs/higher_order.md)."
         )
-
-
-from ..tensor import Tensor, VersionCounter  # noqa: E402  (tensor.py imports the ops, which import this module)

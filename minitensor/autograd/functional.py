@@ -24,9 +24,10 @@ because a derivative does not depend on the inputs).  ``strict=False`` returns z
 
 from __future__ import annotations
 
-from ..creation import ones_like, zeros, zeros_like
-from ..functions import stack
+import numpy as np
+
 from ..tensor import Tensor
+from ..tensor.creation import ones_like, zeros, zeros_like
 from .grad_mode import enable_grad
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
@@ -271,7 +272,7 @@ def _stack_rows(rows: list, shape: tuple, ref: Tensor) -> Tensor:
     """Rows (one per element of ``shape``) -> a Tensor of shape ``shape + ref.shape``."""
     if not rows:
         return zeros(*shape, *ref.shape, dtype=ref.dtype)
-    return stack(rows).reshape((*shape, *ref.shape))
+    return np.stack(rows).reshape((*shape, *ref.shape))  # (mt.stack, through the Tensors' NumPy protocol)
 
 
 def _reverse_jacobian(outs, xs, create_graph: bool, strict: bool, fn: str) -> list:

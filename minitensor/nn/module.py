@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 
 from .. import dtypes
 from ..tensor import Tensor
-from ..tensor_extras import parse_to
+from ..tensor.extras import parse_to
 from .hooks import add_hook, call_with_hooks
 from .parameter import Parameter
 from .state_dict import IncompatibleKeys, StateDictMethods  # noqa: F401  (IncompatibleKeys: re-exported)

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import math
 
-from .. import creation
-from .. import functions as fn
+from ..ops import functions as fn
 from ..ops.gru_layer import GRULayer
 from ..ops.lstm_layer import LSTMLayer
-from ..tensor import Tensor
+from ..tensor import Tensor, creation
 from . import functional as F
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype

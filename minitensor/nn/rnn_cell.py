@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import math
 
-from .. import creation
-from .. import functions as fn
+from ..ops import functions as fn
 from ..ops.lstm_cell import LSTMCellStep
-from ..tensor import Tensor
+from ..tensor import Tensor, creation
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
 from .module import Module

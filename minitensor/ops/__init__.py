@@ -1,1 +1,16 @@
-"""Differentiable ops: one Function per op, grouped by family (see each module)."""
+"""Differentiable ops: one ``Function`` per primitive, grouped by family (see each module).
+
+Loading this package also gives ``Tensor`` its methods that compute: the method tables of
+``math_methods.py`` (arithmetic, comparisons, elementwise functions, reductions),
+``shape_methods.py`` (shape and indexing), ``inplace.py`` (``x += y``, ``x[i] = v``, ``zero_``...)
+and ``numpy_protocol.py`` (``np.exp(t)``), each a thin wrapper over the ops here.  (``Tensor``
+lives on the floor below and never imports the ops: they are built on it.)
+"""
+
+from ..tensor import Tensor
+from .inplace import InplaceMethods
+from .math_methods import MathMethods
+from .numpy_protocol import NumPyMethods
+from .shape_methods import ShapeMethods
+
+Tensor.add_methods(MathMethods, ShapeMethods, InplaceMethods, NumPyMethods)

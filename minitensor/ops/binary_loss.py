@@ -26,6 +26,7 @@ from ..autograd.function import Op
 from ..kernels import bce as bce_kernel
 from ..kernels import softplus as kernel
 from .nn_ops import composite, on_arrays, save_with_state
+from .shape import where
 from .softplus import softplus
 
 
@@ -134,6 +135,3 @@ def _log(p):
     """log(p) clamped at -100 (as PyTorch); at p = 0 the value is -100 and the gradient 0 (not NaN)."""
     positive = p > 0
     return where(positive, where(positive, p, 1.0).log().clamp(min=-100), -100.0)
-
-
-from ..functions import where  # noqa: E402  (functions imports the ops)

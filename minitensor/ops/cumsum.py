@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._args import _dim
 from ..autograd.function import Op
 from ..kernels.cumsum import cumsum as running_sum
+from .reorder import Clone
 
 
 class Cumsum(Op):
@@ -35,7 +37,3 @@ def cumsum(input, dim: int, *, dtype=None):  # noqa: A002
         _dim(dim, 0)
         return Clone.apply(x)
     return Cumsum.apply(x, dim=_dim(dim, x.ndim))
-
-
-from ..tensor import _dim  # noqa: E402  (tensor.py imports this module)
-from .reorder import Clone  # noqa: E402

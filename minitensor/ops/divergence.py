@@ -24,6 +24,7 @@ from ..autograd.function import Op
 from ..kernels import divergence as kernel
 from .binary_loss import reduced
 from .nn_ops import composite, on_arrays, save_with_state
+from .shape import where
 
 
 class KLDiv(Op):
@@ -70,6 +71,3 @@ def kl_div_plain(x, t, reduction: str = "mean", log_target: bool = False):
     if reduction == "batchmean":
         return loss.sum() / (x.shape[0] if x.ndim else 1)
     return loss.sum() if reduction == "sum" else loss.mean()
-
-
-from ..functions import where  # noqa: E402  (functions imports the ops)

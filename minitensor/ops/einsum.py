@@ -24,6 +24,7 @@ import string
 import numpy as np
 
 from ..autograd.function import Op
+from ..tensor import Tensor
 
 _LETTERS = string.ascii_letters
 _OPTIMIZE_FROM = 4096  # elements of the largest operand
@@ -153,6 +154,3 @@ def einsum(equation: str, *operands):
         raise ValueError(f"einsum: operands of shapes {shapes} do not fit {equation!r}: {e}") from None
     extra = out.ndim - len(output)
     return out.sum(tuple(range(extra))) if summed and extra else out
-
-
-from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

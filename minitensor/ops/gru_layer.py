@@ -30,13 +30,12 @@ from ..autograd.function import Op, composite_grads
 from ..kernels._threads import threads
 from ..kernels.gru import gru_backward, gru_forward
 from .recurrence import sequence_grads
+from .shape import stack
 
 
 def gru_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, reverse: bool = False):
     """The layer in differentiable Tensor ops, one step at a time: (L, N, H), h of every step
     (time order; with ``reverse`` the steps run from L-1 down to 0)."""
-    from .. import functions as fn
-
     gates_x = x @ w_ih.T
     if b_ih is not None:
         gates_x = gates_x + b_ih
@@ -51,7 +50,7 @@ def gru_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, reverse: bool = False):
         r, z = (x_r + h_r).sigmoid(), (x_z + h_z).sigmoid()
         h = (1 - z) * (x_n + r * h_n).tanh() + z * h
         outputs[t] = h
-    return fn.stack(outputs, dim=0)
+    return stack(outputs, dim=0)
 
 
 class GRULayer(Op):

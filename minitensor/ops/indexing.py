@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._args import _dim
 from ..autograd.function import Op
-from ..inplace import IndexPut, apply_inplace
 from ..kernels import along_dim
 from ..kernels.scatter import index_add
+from ..tensor import Tensor
+from .inplace import IndexPut, apply_inplace
 
 
 class Gather(Op):
@@ -234,6 +236,3 @@ def scatter_add_(input, dim: int, index, src):  # noqa: A002
 
 def _detached(x):
     return x.detach() if isinstance(x, Tensor) else x
-
-
-from ..tensor import Tensor, _dim  # noqa: E402  (tensor.py imports this module)

@@ -26,18 +26,17 @@ import numpy as np
 
 from ..autograd.function import Op, composite_grads
 from ..kernels.column_sums import column_sums
+from .shape import stack
 
 
 def lstm_cell_reference(x, h, c, w_ih, w_hh, b_ih, b_hh):
     """The step in Tensor ops: (2, N, H) = [h', c']."""
-    from .. import functions as fn
-
     gates = x @ w_ih.T + h @ w_hh.T
     if b_ih is not None:
         gates = gates + b_ih + b_hh
     i, f, g, o = gates.chunk(4, dim=1)
     c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return fn.stack([o.sigmoid() * c_new.tanh(), c_new], dim=0)
+    return stack([o.sigmoid() * c_new.tanh(), c_new], dim=0)
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

@@ -34,13 +34,12 @@ from ..autograd.function import Op, composite_grads
 from ..kernels._threads import threads
 from ..kernels.lstm import lstm_backward, lstm_forward
 from .recurrence import sequence_grads
+from .shape import stack
 
 
 def lstm_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool = False):
     """The layer in differentiable Tensor ops, one step at a time: (L+1, N, H) = [h_1..h_L, c_L]
     (time order; with ``reverse`` the steps run from L-1 down to 0 and the last c is that of step 0)."""
-    from .. import functions as fn
-
     gates_x = x @ w_ih.T
     if b_ih is not None:
         gates_x = gates_x + (b_ih + b_hh)
@@ -51,7 +50,7 @@ def lstm_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool = Fals
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h = o.sigmoid() * c.tanh()
         outputs[t] = h
-    return fn.stack([*outputs, c], dim=0)
+    return stack([*outputs, c], dim=0)
 
 
 class LSTMLayer(Op):

@@ -26,6 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..tensor import Tensor
+from . import inplace
+from .operands import _binary, _operand, _promoted, _shape_of
 
 
 def _plain(x):
@@ -108,7 +111,3 @@ def fmod(input, other):  # noqa: A002
     """C's ``fmod``: the remainder with the dividend's sign."""
     check_divisor(_operand(input, other), _operand(other, input), "fmod")
     return _binary(Fmod, input, other, "fmod")
-
-
-from .. import inplace  # noqa: E402
-from ..tensor import Tensor, _binary, _operand, _promoted, _shape_of  # noqa: E402  (tensor.py imports this module)

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._args import _axes
 from ..autograd.function import Op
 from .reduce import _unsqueeze
 
@@ -63,6 +64,3 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):  # noqa: 
     elif isinstance(p, str):
         raise ValueError(f"norm: p must be 'fro' or a number, got {p!r} ('nuc' is not supported)")
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
-
-
-from ..tensor import _axes  # noqa: E402  (tensor.py imports this module)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..tensor import Tensor
+from .elementwise import Pow
+from .operands import _binary
 
 
 def int_power(x: np.ndarray, n: int) -> np.ndarray:
@@ -63,7 +66,3 @@ def pow(input, exponent):  # noqa: A001, A002  (PyTorch's names)
             f"pow: input or exponent must be a Tensor, got {type(input).__name__} and {type(exponent).__name__}"
         )
     return _binary(Pow, input, exponent, "pow")
-
-
-from ..tensor import Tensor, _binary  # noqa: E402  (tensor.py imports this module)
-from .elementwise import Pow  # noqa: E402

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import inplace
-from .shape import IndexAdd, MaskedScatter
+from .._args import _dim
+from ..tensor import Tensor
+from . import inplace
+from .shape import IndexAdd, MaskedScatter, where
 
 
 def _index_add_key(fn: str, input, dim: int, index, source) -> tuple:  # noqa: A002
@@ -127,7 +129,3 @@ def fill_diagonal_(input, fill_value, wrap: bool = False):  # noqa: A002
     np.fill_diagonal(probe, True, wrap=wrap)
     input[np.nonzero(probe)] = fill_value
     return input
-
-
-from ..functions import where  # noqa: E402
-from ..tensor import Tensor, _dim  # noqa: E402  (tensor.py imports this module)

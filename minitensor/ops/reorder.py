@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._args import _dim, _positive_int, _shape_arg
 from ..autograd.function import Op
 from ..kernels.flip import flip as reversed_copy
 from .shape import Index
@@ -157,6 +158,3 @@ def split(input, split_size_or_sections, dim: int = 0) -> tuple:  # noqa: A002
     _positive_int(split_size_or_sections, "split: split_size")
     step = split_size_or_sections
     return tuple(Index.apply_each(input, [{"key": lead + (slice(i, i + step),)} for i in range(0, max(size, 1), step)]))
-
-
-from ..tensor import _dim, _positive_int, _shape_arg  # noqa: E402  (tensor.py imports this module)

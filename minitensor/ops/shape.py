@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
+from .._args import _dim
 from ..autograd.function import Op
 from ..kernels import where as where_kernel
 from ..kernels.scatter import index_add
+from ..tensor import Tensor
+from .operands import _cast, _operand, _promoted, _shape_of, _watched
 
 
 class Reshape(Op):
@@ -187,3 +191,69 @@ class Where(Op):
         ga = np.where(cond, grad, zero) if need[0] else None
         gb = np.where(cond, zero, grad) if need[1] else None
         return None, ga, gb
+
+
+def _tensor_list(tensors, fn: str) -> list:
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fn}: tensors must be a list or tuple of Tensors, got {type(tensors).__name__}")
+    if not tensors:
+        raise ValueError(f"{fn}: tensors must be a non-empty list or tuple, got an empty {type(tensors).__name__}")
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fn}: tensors[{i}] must be a Tensor, got {type(t).__name__}")
+    return tensors
+
+
+def _same_dtype(tensors: list) -> list:
+    """The tensors cast to their promoted dtype (``dtypes.result_type``), for cat and stack."""
+    dtype = tensors[0].dtype
+    for t in tensors:
+        if t.dtype != dtype:
+            break
+    else:
+        return tensors
+    dtype = dtypes.result_type(*tensors)
+    return [_cast(t, dtype) for t in tensors]
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing ``dim``; the other dims must match."""
+    tensors = _tensor_list(tensors, "cat")
+    first = tensors[0]
+    d = _dim(dim, first.ndim)
+    for i, t in enumerate(tensors):
+        if t.ndim != first.ndim or t.shape[:d] + t.shape[d + 1 :] != first.shape[:d] + first.shape[d + 1 :]:
+            raise ValueError(
+                f"cat: tensors[{i}] has shape {t.shape}, which does not match tensors[0]'s shape {first.shape} "
+                f"outside dim {d}"
+            )
+    return Cat.apply(*_same_dtype(tensors), dim=d)
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join equally shaped tensors along a new ``dim``."""
+    tensors = _tensor_list(tensors, "stack")
+    first = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.shape != first.shape:
+            raise ValueError(f"stack: tensors[{i}] has shape {t.shape}, expected tensors[0]'s shape {first.shape}")
+    return Stack.apply(*_same_dtype(tensors), dim=_dim(dim, first.ndim + 1))
+
+
+def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's names)
+    """``input`` where ``condition`` (bool) is True, else ``other``; all three broadcast."""
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != dtypes.bool:
+        raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
+    a, b = _operand(input, other), _operand(other, input)
+    try:
+        np.broadcast_shapes(cond.shape, _shape_of(a), _shape_of(b))
+    except ValueError:
+        raise ValueError(
+            f"where: condition {cond.shape}, input {_shape_of(a)} and other {_shape_of(b)} cannot be broadcast together"
+        ) from None
+    a, b = _promoted(a, b)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # two numbers: the promoted dtype decides
+        a = Tensor._make(np.asarray(a, dtype=dtypes.result_type(a, b)), False, None)
+    return Where.apply(_watched(condition, cond), a, b)

@@ -18,6 +18,7 @@ import numpy as np
 from ..autograd.function import Op
 from ..kernels import pointwise
 from ..kernels import softplus as kernel
+from ..tensor import Tensor
 from .elementwise import Sigmoid
 from .nn_ops import on_arrays, save_with_state
 
@@ -76,6 +77,3 @@ def silu(input):  # noqa: A002
     if input.dtype.kind != "f":
         raise TypeError(f"silu: expected a floating point input, got dtype {input.dtype}")
     return Silu.apply(input)
-
-
-from ..tensor import Tensor  # noqa: E402  (tensor.py imports the ops)

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._args import _dim
 from ..kernels.topk import first_of_stable_sort
+from ..tensor import Tensor
 from .reduce import TakeAlongDim
 
 SortResult = namedtuple("sort", ["values", "indices"])
@@ -93,6 +94,3 @@ def unique(input, sorted: bool = True, return_inverse: bool = False, return_coun
 def _check_tensor(input, fn: str) -> None:  # noqa: A002
     if not isinstance(input, Tensor):
         raise TypeError(f"{fn}: input must be a Tensor, got {type(input).__name__}")
-
-
-from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

@@ -16,7 +16,9 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._args import _dim
 from ..kernels.topk import SMALL_K, first_of_stable_sort, topk_indices
+from ..tensor import Tensor
 from .reduce import TakeAlongDim
 
 TopkResult = namedtuple("topk", ["values", "indices"])
@@ -79,6 +81,3 @@ def _by_partition(rows: np.ndarray, k: int, largest: bool) -> np.ndarray:
     positions = np.nonzero(chosen)[1].reshape(rows.shape[0], k)
     order = np.argsort(np.take_along_axis(keys, positions, axis=1), axis=1, kind="stable")
     return np.take_along_axis(positions, order, axis=1)
-
-
-from ..tensor import Tensor, _dim  # noqa: E402  (tensor.py imports this module)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..kernels.triangle import triangle
+from ..tensor import Tensor
 
 
 class Triangle(Op):
@@ -44,6 +45,3 @@ def tril(input, diagonal: int = 0):  # noqa: A002  (PyTorch's names)
 def triu(input, diagonal: int = 0):  # noqa: A002
     """The upper triangle (on and above ``diagonal``) of the last two dims; the rest is 0."""
     return _triangle(input, diagonal, True, "triu")
-
-
-from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

@@ -6,6 +6,7 @@ float64 through NumPy's functions.
 
 from __future__ import annotations
 
+from .. import dtypes
 from ..autograd.function import Op
 from ..kernels import trig
 
@@ -51,6 +52,3 @@ def sin(input):  # noqa: A002
 def cos(input):  # noqa: A002
     """cos of each element (radians)."""
     return Cos.apply(_floating(input))
-
-
-from .. import dtypes  # noqa: E402

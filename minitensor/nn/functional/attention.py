@@ -24,8 +24,8 @@ import math
 import numpy as np
 
 from ... import random
-from ...functions import cat
 from ...ops.attention import Attention, AttentionWeights, MultiheadAttentionCore
+from ...ops.shape import cat
 from ...tensor import Tensor
 from ._checks import as_input, check_probability, float_like
 from .linear import linear

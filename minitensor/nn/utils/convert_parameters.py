@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...functions import cat
+from ...ops.shape import cat
 from ...tensor import Tensor
 
 

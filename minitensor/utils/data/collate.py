@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ... import dtypes
-from ...functions import stack
+from ...ops.shape import stack
 from ...tensor import Tensor
 
 

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from . import inplace, power
+from .operands import _operand
+
 
 def _scaled(other, alpha, fn: str):
     """``alpha * other``, with alpha checked (a number; 1 leaves other as it is)."""
@@ -91,13 +97,5 @@ def unary_(t, name: str):
 
 
 def pow_(t, exponent):
-    from .ops import power
-
     inplace.check_castable(t, dtypes.result_type(t, _operand(exponent, t)), "pow_")
     return _recomputed(t, "pow_", power.pow, exponent)
-
-
-# inplace.py imports the autograd engine, which imports mt.functions, which re-exports add, sub, ...
-from . import dtypes, inplace  # noqa: E402
-from .autograd.grad_mode import no_grad  # noqa: E402
-from .tensor import Tensor, _operand  # noqa: E402  (tensor.py imports this module)

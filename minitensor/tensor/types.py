@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
+from .. import dtypes
 from .tensor import Tensor
 
 

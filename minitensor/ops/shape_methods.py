@@ -1,7 +1,7 @@
 """``Tensor``'s shape and indexing methods: reshape, permute, expand, ``x[key]``, masked_fill,
 and PyTorch's reordering and gather/scatter family.
 
-``Tensor`` inherits these methods from ``ShapeMethods``.  None of them computes
+``Tensor`` gets these methods from ``ShapeMethods`` (a method table, as ``math_methods.py``).  None of them computes
 anything: their ops (``minitensor/ops/shape.py``, ``reorder.py``, ``indexing.py``, ...)
 move values around, and their backward moves the gradient back.
 """
@@ -12,22 +12,22 @@ import math
 
 import numpy as np
 
-import minitensor  # (its module inplace is loaded by the time a method runs)
-
-from . import dtypes, ops
-from .tensor import _axes, _dim, _index_key, _positive_int, _shape_arg, _watched, bmm
+from .. import dtypes
+from .._args import _axes, _dim, _positive_int, _shape_arg
+from . import indexing, inplace, put, reorder, sort, topk, triangular
+from . import shape as S
+from .functions import mm
+from .operands import _index_key, _watched, bmm
 
 
 class ShapeMethods:
-    """Mixed into ``Tensor``; see the module docstring."""
-
-    __slots__ = ()
+    """Tensor's methods of this file (a method table, see the module docstring)."""
 
     # ------------------------------------------------------- shape ops
     def reshape(self, *shape):
         shape = _shape_arg(shape, "reshape")
         try:
-            return ops.shape.Reshape.apply(self, shape=shape)
+            return S.Reshape.apply(self, shape=shape)
         except ValueError:
             raise ValueError(
                 f"reshape: cannot reshape a tensor of shape {self.shape} ({self.numel()} elements) into shape {shape}"
@@ -44,31 +44,31 @@ class ShapeMethods:
         if s > e:
             raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
         shape = self.shape
-        return ops.shape.Reshape.apply(self, shape=shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
+        return S.Reshape.apply(self, shape=shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])
 
     def unsqueeze(self, dim: int):
         d = _dim(dim, self.ndim + 1)
-        return ops.shape.Reshape.apply(self, shape=self.shape[:d] + (1,) + self.shape[d:])
+        return S.Reshape.apply(self, shape=self.shape[:d] + (1,) + self.shape[d:])
 
     def squeeze(self, dim=None):
         """Drop size-1 dims (only ``dim`` when given; a no-op if its size is not 1)."""
         axes = _axes(dim, self.ndim)
         shape = tuple(s for i, s in enumerate(self.shape) if not (i in axes and s == 1))
-        return ops.shape.Reshape.apply(self, shape=shape)
+        return S.Reshape.apply(self, shape=shape)
 
     def permute(self, *dims):
         dims = _shape_arg(dims, "permute")
         if sorted(_dim(d, self.ndim) for d in dims) != list(range(self.ndim)):
             raise ValueError(f"permute: dims must be a permutation of 0..{self.ndim - 1}, got {dims}")
-        return ops.shape.Permute.apply(self, dims=tuple(_dim(d, self.ndim) for d in dims))
+        return S.Permute.apply(self, dims=tuple(_dim(d, self.ndim) for d in dims))
 
     def transpose(self, dim0: int, dim1: int):
         dims = list(range(self.ndim))
         a, b = _dim(dim0, self.ndim, "dim0"), _dim(dim1, self.ndim, "dim1")
         if self.ndim == 0:  # dims 0 and -1 name the one (absent) dim of a 0-d tensor, as in PyTorch
-            return ops.shape.Permute.apply(self, dims=())
+            return S.Permute.apply(self, dims=())
         dims[a], dims[b] = dims[b], dims[a]
-        return ops.shape.Permute.apply(self, dims=tuple(dims))
+        return S.Permute.apply(self, dims=tuple(dims))
 
     def expand(self, *sizes):
         """Broadcast to ``sizes`` without copying; -1 keeps a dim's size."""
@@ -80,14 +80,14 @@ class ShapeMethods:
                 raise ValueError
         except ValueError:
             raise ValueError(f"expand: cannot expand a tensor of shape {self.shape} to shape {sizes}") from None
-        return ops.shape.Expand.apply(self, shape=shape)
+        return S.Expand.apply(self, shape=shape)
 
     def contiguous(self):
         """A no-op: NumPy handles strided data everywhere."""
         return self
 
     def __getitem__(self, key):
-        return ops.shape.index(self, _index_key(key))
+        return S.index(self, _index_key(key))
 
     def chunk(self, chunks: int, dim: int = 0) -> list:
         """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""
@@ -108,38 +108,38 @@ class ShapeMethods:
             raise ValueError(
                 f"masked_fill: mask of shape {mask_arr.shape} cannot broadcast to the tensor's shape {self.shape}"
             ) from None
-        return ops.shape.Where.apply(_watched(mask, mask_arr), value, self)
+        return S.Where.apply(_watched(mask, mask_arr), value, self)
 
     # ------------------------------------------------------- more of PyTorch's shape and indexing methods
     def tril(self, diagonal: int = 0):
-        return ops.triangular.tril(self, diagonal)
+        return triangular.tril(self, diagonal)
 
     def triu(self, diagonal: int = 0):
-        return ops.triangular.triu(self, diagonal)
+        return triangular.triu(self, diagonal)
 
     def clone(self):
-        return ops.reorder.clone(self)
+        return reorder.clone(self)
 
     def t(self):
-        return ops.reorder.t(self)
+        return reorder.t(self)
 
     def flip(self, dims):
-        return ops.reorder.flip(self, dims)
+        return reorder.flip(self, dims)
 
     def roll(self, shifts, dims=None):
-        return ops.reorder.roll(self, shifts, dims)
+        return reorder.roll(self, shifts, dims)
 
     def narrow(self, dim: int, start: int, length: int):
-        return ops.reorder.narrow(self, dim, start, length)
+        return reorder.narrow(self, dim, start, length)
 
     def repeat(self, *sizes):
-        return ops.reorder.repeat(self, *sizes)
+        return reorder.repeat(self, *sizes)
 
     def unbind(self, dim: int = 0) -> tuple:
-        return ops.reorder.unbind(self, dim)
+        return reorder.unbind(self, dim)
 
     def split(self, split_size, dim: int = 0) -> tuple:
-        return ops.reorder.split(self, split_size, dim)
+        return reorder.split(self, split_size, dim)
 
     def expand_as(self, other):
         return self.expand(other.shape)
@@ -148,83 +148,81 @@ class ShapeMethods:
         return self.view(other.shape)
 
     def gather(self, dim: int, index):
-        return ops.indexing.gather(self, dim, index)
+        return indexing.gather(self, dim, index)
 
     def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
-        return ops.indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
+        return indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
 
     def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
-        return ops.indexing.scatter_(self, dim, index, src, value=value, reduce=reduce)
+        return indexing.scatter_(self, dim, index, src, value=value, reduce=reduce)
 
     def scatter_add(self, dim: int, index, src):
-        return ops.indexing.scatter_add(self, dim, index, src)
+        return indexing.scatter_add(self, dim, index, src)
 
     def scatter_add_(self, dim: int, index, src):
-        return ops.indexing.scatter_add_(self, dim, index, src)
+        return indexing.scatter_add_(self, dim, index, src)
 
     def index_fill(self, dim: int, index, value):
-        return ops.indexing.index_fill(self, dim, index, value)
+        return indexing.index_fill(self, dim, index, value)
 
     def index_fill_(self, dim: int, index, value):
-        return ops.indexing.index_fill_(self, dim, index, value)
+        return indexing.index_fill_(self, dim, index, value)
 
     def index_add(self, dim: int, index, source, *, alpha=1):
-        return ops.put.index_add(self, dim, index, source, alpha=alpha)
+        return put.index_add(self, dim, index, source, alpha=alpha)
 
     def index_add_(self, dim: int, index, source, *, alpha=1):
-        return ops.put.index_add_(self, dim, index, source, alpha=alpha)
+        return put.index_add_(self, dim, index, source, alpha=alpha)
 
     def index_put(self, indices, values, accumulate: bool = False):
-        return ops.put.index_put(self, indices, values, accumulate)
+        return put.index_put(self, indices, values, accumulate)
 
     def index_put_(self, indices, values, accumulate: bool = False):
-        return ops.put.index_put_(self, indices, values, accumulate)
+        return put.index_put_(self, indices, values, accumulate)
 
     def masked_scatter(self, mask, source):
-        return ops.put.masked_scatter(self, mask, source)
+        return put.masked_scatter(self, mask, source)
 
     def masked_scatter_(self, mask, source):
-        return ops.put.masked_scatter_(self, mask, source)
+        return put.masked_scatter_(self, mask, source)
 
     def fill_diagonal_(self, fill_value, wrap: bool = False):
-        return ops.put.fill_diagonal_(self, fill_value, wrap)
+        return put.fill_diagonal_(self, fill_value, wrap)
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
-        return ops.topk.topk(self, k, dim, largest, sorted)
+        return topk.topk(self, k, dim, largest, sorted)
 
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
-        return ops.sort.sort(self, dim, descending, stable)
+        return sort.sort(self, dim, descending, stable)
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
-        return ops.sort.argsort(self, dim, descending, stable)
+        return sort.argsort(self, dim, descending, stable)
 
     def msort(self):
-        return ops.sort.msort(self)
+        return sort.msort(self)
 
     def unique(self, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim=None):  # noqa: A002
-        return ops.sort.unique(self, sorted, return_inverse, return_counts, dim)
+        return sort.unique(self, sorted, return_inverse, return_counts, dim)
 
     # In-place shape changes: the tensor itself becomes the view (inplace.view_).
     def t_(self):
-        return minitensor.inplace.view_(self, "t_", lambda x: x.t())
+        return inplace.view_(self, "t_", lambda x: x.t())
 
     def transpose_(self, dim0: int, dim1: int):
-        return minitensor.inplace.view_(self, "transpose_", lambda x: x.transpose(dim0, dim1))
+        return inplace.view_(self, "transpose_", lambda x: x.transpose(dim0, dim1))
 
     def unsqueeze_(self, dim: int):
-        return minitensor.inplace.view_(self, "unsqueeze_", lambda x: x.unsqueeze(dim))
+        return inplace.view_(self, "unsqueeze_", lambda x: x.unsqueeze(dim))
 
     def squeeze_(self, dim=None):
-        return minitensor.inplace.view_(self, "squeeze_", lambda x: x.squeeze(dim))
+        return inplace.view_(self, "squeeze_", lambda x: x.squeeze(dim))
 
     def detach_(self):
         """Make this tensor a leaf outside the graph (``detach`` in place; not for views in a graph)."""
-        return minitensor.inplace.view_(self, "detach_", None)
+        return inplace.view_(self, "detach_", None)
 
     def bmm(self, mat2):
         return bmm(self, mat2)
 
     def mm(self, mat2):
-        from .functions import mm  # (functions.py imports this module's Tensor)
-
         return mm(self, mat2)

@@ -25,9 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.function import Op
-from .autograd.grad_mode import is_grad_enabled
-from .ops.shape import own_arrays
+from .. import dtypes, random
+from ..autograd.function import Alias, Op
+from ..autograd.grad_mode import is_grad_enabled
+from ..tensor import Tensor
+from ..tensor.hooks import RetainGrad
+from .operands import _cast, _index_key, _operand
+from .shape import own_arrays
 
 
 def apply_inplace(t, op: str, update, recompute, *others):
@@ -100,16 +104,9 @@ def _take_history(t, new) -> None:
     t.grad_fn = new.grad_fn
     t._requires_grad = new._requires_grad
     if t.grad_fn is None and new._requires_grad:  # new is a leaf (e.g. copy_ of a leaf): alias it
-        with_alias = _alias(new)
-        t.grad_fn = with_alias.grad_fn
+        t.grad_fn = Alias.apply(new).grad_fn
     if retained:
         t.retain_grad()
-
-
-def _alias(x):
-    from .autograd.function import Alias
-
-    return Alias.apply(x)
 
 
 class ViewUpdate(Op):
@@ -251,6 +248,46 @@ def masked_fill(t, mask, value) -> None:
     apply_inplace(t, "masked_fill_", update, lambda old, v: old.masked_fill(m, v), value)
 
 
-from . import dtypes  # noqa: E402
-from .autograd.tensor_hooks import RetainGrad  # noqa: E402
-from .tensor import Tensor, _cast  # noqa: E402  (tensor.py imports this module)
+class InplaceMethods:
+    """Tensor's in-place methods (a method table, as ``math_methods.py``): each writes into the
+    tensor's own memory through the functions above, which record it in the graph when needed."""
+
+    def zero_(self):
+        fill(self, "zero_", 0)
+        return self
+
+    def fill_(self, value):
+        fill(self, "fill_", value)
+        return self
+
+    def copy_(self, src):
+        copy(self, src)
+        return self
+
+    def masked_fill_(self, mask, value):
+        self.masked_fill(mask, value.detach() if isinstance(value, Tensor) else value)  # checks the arguments
+        masked_fill(self, mask, value)
+        return self
+
+    def uniform_(self, low: float = 0.0, high: float = 1.0):
+        copy(self, random.generator().uniform(low, high, self.shape))
+        return self
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0):
+        copy(self, random.generator().normal(mean, std, self.shape))
+        return self
+
+    def __setitem__(self, key, value) -> None:
+        setitem(self, _index_key(key), value)
+
+    def __iadd__(self, other):
+        return arithmetic(self, np.add, "+=", _operand(other, self))
+
+    def __isub__(self, other):
+        return arithmetic(self, np.subtract, "-=", _operand(other, self))
+
+    def __imul__(self, other):
+        return arithmetic(self, np.multiply, "*=", _operand(other, self))
+
+    def __itruediv__(self, other):
+        return arithmetic(self, np.true_divide, "/=", _operand(other, self), floating=True)

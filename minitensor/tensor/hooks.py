@@ -8,6 +8,10 @@ gradient of that tensor, before it goes on (``engine.run_hooks``).
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (tensor.py imports this module)
+    from .tensor import Tensor
 
 
 class HookHandle:
@@ -38,8 +42,5 @@ class RetainGrad:
     def __call__(self, grad: Tensor) -> None:
         owner = self.owner()
         if owner is not None:
-            g = grad if grad.grad_fn is not None else Tensor._make(grad._data.copy(), False, None)
+            g = grad if grad.grad_fn is not None else type(grad)._make(grad._data.copy(), False, None)
             owner.grad = g if owner.grad is None else owner.grad + g
-
-
-from ..tensor import Tensor  # noqa: E402  (tensor.py imports this module)

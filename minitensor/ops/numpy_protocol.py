@@ -22,7 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.grad_mode import building_graph
+from ..autograd.grad_mode import building_graph
+from ..tensor import Tensor
+from . import elementwise as E
+from . import modulo
+from .operands import _binary, matmul
+from .shape import cat, stack, where
 
 
 def _strict() -> bool:
@@ -209,10 +214,17 @@ def _tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor._make(np.asarray(x), False, None)
 
 
-from .functions import cat, stack, where  # noqa: E402  (they import tensor.py, which imports this module)
-from .ops import elementwise as E  # noqa: E402
-from .ops import modulo  # noqa: E402
-from .tensor import Tensor, _binary, matmul  # noqa: E402
-
 _UFUNCS = _ufuncs()
 _FUNCTIONS = _functions()
+
+
+class NumPyMethods:
+    """Tensor's NumPy protocol methods (a method table, as ``math_methods.py``)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``np.exp(t)``, ``ndarray + t``: answered with minitensor's ops."""
+        return array_ufunc(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """``np.where(c, t, 0)``, ``np.sum(t, axis=0)``: likewise."""
+        return array_function(self, func, types, args, kwargs)

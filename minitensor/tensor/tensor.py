@@ -7,8 +7,13 @@ A Tensor holds
 - ``grad_fn``: the graph node of the op that made it (None for leaves);
 - ``grad``: for leaves, the accumulated gradient after ``backward()``.
 
-Every operator and method below is a thin wrapper that checks its arguments
-and calls one ``Function`` from ``minitensor.ops``; the math lives there.
+This file is the Tensor itself: its data, its place in the graph, ``backward()``
+and hooks.  What you can *compute* with it (``x + y``, ``x.exp()``, ``x.sum()``,
+``x.reshape(...)``) is written beside the ops, one floor up: each such method is a
+thin wrapper in ``ops/math_methods.py`` or ``ops/shape_methods.py`` that checks its
+arguments and calls one ``Function`` of ``ops/``.  Loading ``minitensor.ops`` gives
+them to ``Tensor`` (``Tensor.add_methods``), so the Tensor never imports the ops that
+are built on it.
 
 >>> import minitensor as mt
 >>> x = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -21,18 +26,14 @@ tensor([2., 4., 6.])
 from __future__ import annotations
 
 import builtins
-import importlib
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
-from . import dtypes
-from ._args import _axes, _dim, _positive_int, _shape_arg  # noqa: F401  (re-exported for the mixins)
-from .tensor_extras import TensorExtras
-
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
+from .. import dtypes
+from .._args import _dim
+from .extras import TensorExtras
+from .hooks import HookHandle, RetainGrad
 
 
 def _as_array(data, dtype=None) -> np.ndarray:
@@ -54,124 +55,9 @@ def _as_array(data, dtype=None) -> np.ndarray:
     raise TypeError(f"tensor: data must be numbers, bools or arrays of them, got dtype {arr.dtype}")
 
 
-def _operand(x, like=None):
-    """Turn the other side of a binary op into a Tensor or a Python scalar.
-
-    A float array next to a float Tensor ``like`` takes ``like``'s dtype, so it
-    neither upcasts a float32 op nor loses precision in a float64 one.
-    """
-    if isinstance(x, Tensor) or type(x) in (float, int, builtins.bool):
-        return x
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, (np.ndarray, list, tuple)):
-        floats = isinstance(like, Tensor) and like.dtype.kind == "f" and np.asarray(x).dtype.kind == "f"
-        return Tensor(x, dtype=like.dtype if floats else None)
-    raise TypeError(f"unsupported operand type for a Tensor op: {type(x).__name__}")
-
-
-def _shape_of(x) -> tuple:
-    return x.shape if isinstance(x, Tensor) else ()
-
-
-def _binary(cls, a, b, name: str, floating: bool = False):
-    """Apply a broadcasting binary op (after PyTorch's type promotion), with a clear error for mismatched
-    shapes.  ``floating``: integers make a float result (true division)."""
-    a, b = _promoted(_operand(a, b), _operand(b, a), floating)
-    try:
-        return cls.apply(a, b)
-    except ValueError:
-        try:
-            np.broadcast_shapes(_shape_of(a), _shape_of(b))
-        except ValueError:
-            raise ValueError(f"{name}: shapes {_shape_of(a)} and {_shape_of(b)} cannot be broadcast together") from None
-        raise
-
-
-def _promoted(a, b, floating: bool = False) -> tuple:
-    """``a`` and ``b`` (Tensors or Python numbers) cast to the dtype of their result, as PyTorch
-    promotes (``dtypes.result_type``): so NumPy's own rules (float32 and a float64 0-d array make
-    float64, int32 and an int64 0-d array make int64) never decide it.  ``floating``: the result
-    is a float even from integers (true division).  A Python int that does not fit an integer
-    result's dtype wraps around, as in PyTorch (``uint8 + 300`` adds 44)."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        if a._data.dtype == b._data.dtype and (not floating or a._data.dtype.kind == "f"):
-            return a, b  # (the common case: nothing to decide)
-    dtype = dtypes.result_type(a, b)
-    if floating and dtype.kind != "f":
-        dtype = dtypes.get_default_dtype()
-    return _cast(a, dtype), _cast(b, dtype)
-
-
-def _cast(x, dtype: np.dtype):
-    """One operand of ``_promoted`` in ``dtype`` (a Python float or int stays a number, which
-    NumPy then takes in the other operand's dtype)."""
-    if isinstance(x, Tensor):
-        return x if x._data.dtype == dtype else x.to(dtype)
-    if type(x) is int and dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        if not info.min <= x <= info.max:
-            return np.array(x, dtype=dtypes.int64).astype(dtype)  # (an int beyond int64 raises OverflowError)
-    return x
-
-
-def _compare(ufunc, a, b) -> Tensor:
-    """``a < b`` and friends: a bool tensor, the operands compared in their promoted dtype."""
-    a, b = _promoted(a, _operand(b, a))
-    return Tensor._make(ufunc(a._data, b._data if isinstance(b, Tensor) else b), False, None)
-
-
-def _watched(mask, array: np.ndarray):
-    """The mask for an op whose backward keeps it: the Tensor itself (its version is then watched,
-    and an in-place change before backward raises, as in PyTorch), or a copy of any other array
-    (the caller may change it in place; a list or scalar ``array`` is already a new one)."""
-    if isinstance(mask, Tensor):
-        return mask
-    return array.copy() if array is mask else array
-
-
-def _index_key(key):
-    """Tensors inside an index become arrays; lists become integer/bool arrays."""
-    if isinstance(key, tuple):
-        return tuple(_index_key(k) for k in key)
-    if isinstance(key, Tensor):
-        return key._data
-    if isinstance(key, list):
-        return np.asarray(key)
-    return key
-
-
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
-    """Batched matrix product of (b, n, m) and (b, m, p) tensors: (b, n, p), no broadcasting."""
-    for name, x in (("input", input), ("mat2", mat2)):
-        if not isinstance(x, Tensor) or x.ndim != 3:
-            raise ValueError(f"bmm: {name} must be a 3-D Tensor, got {getattr(x, 'shape', type(x).__name__)}")
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise ValueError(f"bmm: shapes {input.shape} and {mat2.shape} do not fit: expected (b, n, m) and (b, m, p)")
-    return matmul(input, mat2)
-
-
-def matmul(a, b) -> Tensor:
-    """Matrix product with ``np.matmul`` semantics (batch dims broadcast, 1-D operands)."""
-    a, b = _operand(a, b), _operand(b, a)
-    sa, sb = _shape_of(a), _shape_of(b)
-    if len(sa) == 0 or len(sb) == 0:
-        raise ValueError(f"matmul: both operands need at least 1 dim, got shapes {sa} and {sb}")
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype.kind != b._data.dtype.kind:
-        if {a.dtype.kind, b.dtype.kind} == {"f", "i"}:  # float32 @ int64 stays float32
-            a, b = (a, b.to(a.dtype)) if a.dtype.kind == "f" else (a.to(b.dtype), b)
-    k_b = sb[0] if len(sb) == 1 else sb[-2]
-    if sa[-1] != k_b:
-        raise ValueError(f"matmul: shapes {sa} and {sb} are not aligned: {sa[-1]} (last dim of the first) != {k_b}")
-    try:
-        return L.Matmul.apply(a, b)
-    except ValueError:
-        raise ValueError(f"matmul: batch dims of shapes {sa} and {sb} cannot be broadcast together") from None
-
-
-# Tensor's methods beyond its core live in mixins (one file per family); they use the helpers above.
-from .tensor_math import MathMethods  # noqa: E402
-from .tensor_shape import ShapeMethods  # noqa: E402
+# What a class body holds besides its methods (``__hash__``: None in a class that defines ``__eq__``;
+# a Tensor keeps hashing by identity).
+_NOT_METHODS = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__", "__hash__"}
 
 
 class VersionCounter:
@@ -192,10 +78,11 @@ class VersionCounter:
         self.value = 0
 
 
-class Tensor(MathMethods, ShapeMethods, TensorExtras):
+class Tensor(TensorExtras):
     """An n-dimensional array that records the ops applied to it for autograd.
 
-    Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``.
+    Devices, dtype conversion (``to``), formatting and bitwise ops come from ``TensorExtras``;
+    the methods that compute, from ``ops/`` (see the module docstring).
     """
 
     __slots__ = ("_data", "grad", "grad_fn", "_requires_grad", "_version_counter", "_view_of", "_hooks", "__weakref__")
@@ -249,14 +136,6 @@ class Tensor(MathMethods, ShapeMethods, TensorExtras):
         if copy:
             return np.array(self._data, dtype=dtype, copy=True)
         return self._data if dtype is None else self._data.astype(dtype, copy=False)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """``np.exp(t)``, ``ndarray + t``: answered with minitensor's ops (``numpy_protocol.py``)."""
-        return numpy_protocol.array_ufunc(self, ufunc, method, *inputs, **kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        """``np.where(c, t, 0)``, ``np.sum(t, axis=0)``: likewise (``numpy_protocol.py``)."""
-        return numpy_protocol.array_function(self, func, types, args, kwargs)
 
     @property
     def requires_grad(self) -> bool:
@@ -374,7 +253,7 @@ class Tensor(MathMethods, ShapeMethods, TensorExtras):
             raise RuntimeError(f"Boolean value of a Tensor with {self._data.size} elements is ambiguous")
         return bool(self._data.item())
 
-    # to(), device, type(), format, bitwise ops ...: see tensor_extras.TensorExtras.
+    # to(), device, type(), format, bitwise ops ...: see extras.TensorExtras.
 
     def float(self) -> Tensor:
         return self.to(dtypes.float32)
@@ -413,6 +292,8 @@ class Tensor(MathMethods, ShapeMethods, TensorExtras):
                 is a Tensor in a graph that can be differentiated again.
             inputs: accumulate only into these tensors' ``.grad`` (default: every leaf).
         """
+        from ..autograd.engine import _accumulate_leaf, _seed_grad, run_backward  # (autograd is built on Tensor)
+
         if not self._requires_grad:
             raise RuntimeError("backward: this tensor does not require grad and has no grad_fn")
         retain_graph = create_graph if retain_graph is None else retain_graph
@@ -457,68 +338,11 @@ class Tensor(MathMethods, ShapeMethods, TensorExtras):
         hooks = self.grad_fn.tensor_hooks if self.grad_fn is not None else None
         return any(isinstance(h, RetainGrad) and h.owner() is self for h in hooks or ())
 
-    # ------------------------------------------------- in-place ops (inplace.py: how they join the graph)
-    def zero_(self) -> Tensor:
-        inplace.fill(self, "zero_", 0)
-        return self
-
-    def fill_(self, value) -> Tensor:
-        inplace.fill(self, "fill_", value)
-        return self
-
-    def copy_(self, src) -> Tensor:
-        inplace.copy(self, src)
-        return self
-
-    def masked_fill_(self, mask, value) -> Tensor:
-        self.masked_fill(mask, value.detach() if isinstance(value, Tensor) else value)  # checks the arguments
-        inplace.masked_fill(self, mask, value)
-        return self
-
-    def uniform_(self, low: float = 0.0, high: float = 1.0) -> Tensor:
-        inplace.copy(self, random.generator().uniform(low, high, self.shape))
-        return self
-
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
-        inplace.copy(self, random.generator().normal(mean, std, self.shape))
-        return self
-
-    def __setitem__(self, key, value) -> None:
-        inplace.setitem(self, _index_key(key), value)
-
-    def __iadd__(self, other):
-        return inplace.arithmetic(self, np.add, "+=", _operand(other, self))
-
-    def __isub__(self, other):
-        return inplace.arithmetic(self, np.subtract, "-=", _operand(other, self))
-
-    def __imul__(self, other):
-        return inplace.arithmetic(self, np.multiply, "*=", _operand(other, self))
-
-    def __itruediv__(self, other):
-        return inplace.arithmetic(self, np.true_divide, "/=", _operand(other, self), floating=True)
-
-
-# The ops and the engine import Tensor, so they are imported after it is defined.  The mixins
-# (tensor_math.py, tensor_shape.py) call the ops as ops.elementwise.Exp, ...: these imports load them.
-from . import arithmetic, inplace, numpy_protocol, random  # noqa: E402, F401
-from .autograd.engine import _accumulate_leaf, _seed_grad, run_backward  # noqa: E402
-from .autograd.tensor_hooks import HookHandle, RetainGrad  # noqa: E402
-from .ops import linalg as L  # noqa: E402
-
-_MIXIN_OPS = (
-    "cumsum",
-    "elementwise",
-    "indexing",
-    "modulo",
-    "nn_ops",
-    "norms",
-    "power",
-    "put",
-    "reduce",
-    "reorder",
-    "shape",
-    "sort",
-)
-for _family in (*_MIXIN_OPS, "topk", "triangular", "trig"):
-    importlib.import_module(f".ops.{_family}", __package__)
+    @classmethod
+    def add_methods(cls, *namespaces: type) -> None:
+        """Give Tensor the methods defined in each of ``namespaces`` (classes used as plain method
+        tables: ``ops/math_methods.py``, ``ops/shape_methods.py``...).  Called once, by ``minitensor.ops``."""
+        for namespace in namespaces:
+            for name, value in vars(namespace).items():
+                if name not in _NOT_METHODS:
+                    setattr(cls, name, value)

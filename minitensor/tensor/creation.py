@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes, random
-from ._device import check_device
-from .tensor import Tensor, _shape_arg
+from .. import dtypes, random
+from .._args import _shape_arg
+from .._device import check_device
+from .tensor import Tensor
 
 
 def _float_dtype(dtype) -> np.dtype:

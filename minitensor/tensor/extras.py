@@ -3,7 +3,8 @@
 ``Tensor`` inherits them from ``TensorExtras`` so that ``tensor.py`` stays about
 data, gradients and ops.  Here live
 
-- devices and dtypes: ``device``, ``to(device | dtype | tensor)``, ``cpu()``,
+- devices and dtypes: ``device``, ``cpu()`` (``to(device | dtype | tensor)``, differentiable, is in
+  ``ops/math_methods.py``; ``parse_to`` here reads its arguments),
   ``cuda()`` (raises: minitensor has no GPU), ``type()``, ``type_as()``,
   ``is_floating_point()``, ``half()/int()/bool()``, ``nelement()``, and the
   factories ``new_zeros/new_ones/new_full/new_empty/new_tensor`` (same dtype as self);
@@ -12,7 +13,7 @@ data, gradients and ops.  Here live
 - bitwise/logical ``& | ^ ~`` on bool and integer tensors, ``nonzero``;
 - the error for a PyTorch Tensor method minitensor does not have (``__getattr__``).
 
-None of these is differentiable except ``to`` between float dtypes (a ``Cast``).
+None of these is differentiable.
 
 >>> import minitensor as mt
 >>> t = mt.tensor([1, 2, 3])
@@ -24,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
-from ._device import CPU, check_device, device, is_device
-from ._torch_names import TENSOR_ATTRIBUTES
+from .. import dtypes
+from .._device import CPU, check_device, device, is_device
+from .._torch_names import TENSOR_ATTRIBUTES
 
 _TYPE_NAMES = {
     dtypes.float32: "FloatTensor",
@@ -67,7 +68,7 @@ def parse_to(args: tuple, kwargs: dict, where: str = "to"):
 
 def _bitwise(ufunc, a, b, op: str):
     """``a & b`` and friends on bool or integer tensors (and Python bools/ints)."""
-    from .tensor import Tensor
+    from .tensor import Tensor  # (tensor.py imports this module)
 
     arrays = [x._data if isinstance(x, Tensor) else np.asarray(x) for x in (a, b)]
     for arr in arrays:
@@ -102,21 +103,6 @@ class TensorExtras:
         return CPU
 
     is_cuda = False
-
-    def to(self, *args, **kwargs):
-        """A tensor with another dtype (self if nothing changes, unless ``copy=True``).
-
-        ``to(dtype)``, ``to('cpu')``, ``to('cpu', mt.float64)``, ``to(other_tensor)``;
-        a device other than the CPU raises ValueError.  Differentiable between float dtypes.
-        """
-        dtype = parse_to(args, kwargs)
-        if dtype is None or dtype == self._data.dtype:
-            return type(self)._make(self._data.copy(), False, None) if kwargs.get("copy") else self
-        if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
-            return type(self)._make(self._data.astype(dtype), False, None)
-        from .ops.elementwise import Cast
-
-        return Cast.apply(self, dtype=dtype)
 
     def cpu(self):
         """Self: minitensor's tensors always live on the CPU."""

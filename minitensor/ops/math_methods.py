@@ -1,9 +1,10 @@
-"""``Tensor``'s arithmetic: operators, comparisons, elementwise functions and reductions.
+"""``Tensor``'s arithmetic: operators, comparisons, elementwise functions, reductions, ``to``.
 
-``Tensor`` inherits these methods from ``MathMethods`` (``tensor.py`` keeps the
-data, the gradient and the graph).  Each method checks its arguments and calls
-one op; the math and its gradient live in ``minitensor/ops/`` (e.g. ``x.exp()``
-is ``ops.elementwise.Exp``).
+``Tensor`` gets these methods from ``MathMethods`` (a plain table of methods, which
+``ops/__init__.py`` hands to ``Tensor.add_methods``; ``tensor/tensor.py`` keeps the
+data, the gradient and the graph).  Each method checks its arguments and calls one
+op; the math and its gradient live in the op's file (e.g. ``x.exp()`` is
+``elementwise.Exp``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import functools
 
 import numpy as np
 
-import minitensor  # (its modules arithmetic and ops.* are loaded by the time a method runs)
-
-from . import dtypes, ops
-from .tensor import MaxResult, MinResult, _axes, _binary, _compare, _dim, matmul
+from .. import dtypes
+from .._args import _axes, _dim
+from ..tensor import Tensor
+from ..tensor.extras import parse_to
+from . import arithmetic, cumsum, elementwise, functions, modulo, more_math, nn_ops, norms, power, reduce, trig
+from .operands import MaxResult, MinResult, _binary, _compare, matmul
 
 
 def _numpy_names(method):
@@ -43,76 +46,88 @@ def _torch_names(kwargs: dict, fn: str) -> dict:
 
 
 class MathMethods:
-    """Mixed into ``Tensor``; see the module docstring."""
+    """Tensor's methods of this file (a method table, see the module docstring)."""
 
-    __slots__ = ()
+    # ------------------------------------------------------- dtype conversion
+    def to(self, *args, **kwargs):
+        """A tensor with another dtype (self if nothing changes, unless ``copy=True``).
+
+        ``to(dtype)``, ``to('cpu')``, ``to('cpu', mt.float64)``, ``to(other_tensor)``;
+        a device other than the CPU raises ValueError.  Differentiable between float dtypes.
+        """
+        dtype = parse_to(args, kwargs)
+        if dtype is None or dtype == self._data.dtype:
+            return Tensor._make(self._data.copy(), False, None) if kwargs.get("copy") else self
+        if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
+            return Tensor._make(self._data.astype(dtype), False, None)
+        return elementwise.Cast.apply(self, dtype=dtype)
 
     # ------------------------------------------------------- arithmetic
     def __add__(self, other):
-        return _binary(ops.elementwise.Add, self, other, "add")
+        return _binary(elementwise.Add, self, other, "add")
 
     def __radd__(self, other):
-        return _binary(ops.elementwise.Add, other, self, "add")
+        return _binary(elementwise.Add, other, self, "add")
 
     def __sub__(self, other):
-        return _binary(ops.elementwise.Sub, self, other, "sub")
+        return _binary(elementwise.Sub, self, other, "sub")
 
     def __rsub__(self, other):
-        return _binary(ops.elementwise.Sub, other, self, "sub")
+        return _binary(elementwise.Sub, other, self, "sub")
 
     def __mul__(self, other):
-        return _binary(ops.elementwise.Mul, self, other, "mul")
+        return _binary(elementwise.Mul, self, other, "mul")
 
     def __rmul__(self, other):
-        return _binary(ops.elementwise.Mul, other, self, "mul")
+        return _binary(elementwise.Mul, other, self, "mul")
 
     def __truediv__(self, other):
-        return _binary(ops.elementwise.Div, self, other, "div", floating=True)
+        return _binary(elementwise.Div, self, other, "div", floating=True)
 
     def __rtruediv__(self, other):
-        return _binary(ops.elementwise.Div, other, self, "div", floating=True)
+        return _binary(elementwise.Div, other, self, "div", floating=True)
 
     def __floordiv__(self, other):
-        return ops.modulo.floor_divide(self, other)
+        return modulo.floor_divide(self, other)
 
     def __rfloordiv__(self, other):
-        return ops.modulo.floor_divide(other, self)
+        return modulo.floor_divide(other, self)
 
     def __mod__(self, other):
-        return ops.modulo.remainder(self, other)
+        return modulo.remainder(self, other)
 
     def __rmod__(self, other):
-        return ops.modulo.remainder(other, self)
+        return modulo.remainder(other, self)
 
     def __ifloordiv__(self, other):
-        return ops.modulo.in_place(self, np.floor_divide, "//=", other)
+        return modulo.in_place(self, np.floor_divide, "//=", other)
 
     def __imod__(self, other):
-        return ops.modulo.in_place(self, np.remainder, "%=", other)
+        return modulo.in_place(self, np.remainder, "%=", other)
 
     def floor_divide(self, other):
-        return ops.modulo.floor_divide(self, other)
+        return modulo.floor_divide(self, other)
 
     def remainder(self, other):
-        return ops.modulo.remainder(self, other)
+        return modulo.remainder(self, other)
 
     def fmod(self, other):
-        return ops.modulo.fmod(self, other)
+        return modulo.fmod(self, other)
 
     def floor_divide_(self, other):
-        return ops.modulo.in_place(self, np.floor_divide, "floor_divide_", other)
+        return modulo.in_place(self, np.floor_divide, "floor_divide_", other)
 
     def remainder_(self, other):
-        return ops.modulo.in_place(self, np.remainder, "remainder_", other)
+        return modulo.in_place(self, np.remainder, "remainder_", other)
 
     def fmod_(self, other):
-        return ops.modulo.in_place(self, np.fmod, "fmod_", other)
+        return modulo.in_place(self, np.fmod, "fmod_", other)
 
     def __pow__(self, other):
-        return ops.power.pow(self, other)
+        return power.pow(self, other)
 
     def __rpow__(self, other):
-        return _binary(ops.elementwise.Pow, other, self, "pow")
+        return _binary(elementwise.Pow, other, self, "pow")
 
     def __matmul__(self, other):
         return matmul(self, other)
@@ -121,13 +136,13 @@ class MathMethods:
         return matmul(other, self)
 
     def __neg__(self):
-        return ops.elementwise.Neg.apply(self)
+        return elementwise.Neg.apply(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return ops.elementwise.Abs.apply(self)
+        return elementwise.Abs.apply(self)
 
     # Comparisons give bool tensors and are not differentiable.
     def __lt__(self, other):
@@ -150,25 +165,25 @@ class MathMethods:
 
     # ------------------------------------------------------ elementwise (integers: in the default float dtype)
     def exp(self):
-        return ops.elementwise.Exp.apply(ops.trig._floating(self))
+        return elementwise.Exp.apply(trig._floating(self))
 
     def log(self):
-        return ops.elementwise.Log.apply(ops.trig._floating(self))
+        return elementwise.Log.apply(trig._floating(self))
 
     def sqrt(self):
-        return ops.elementwise.Sqrt.apply(ops.trig._floating(self))
+        return elementwise.Sqrt.apply(trig._floating(self))
 
     def abs(self):
-        return ops.elementwise.Abs.apply(self)
+        return elementwise.Abs.apply(self)
 
     def tanh(self):
-        return ops.elementwise.Tanh.apply(ops.trig._floating(self))
+        return elementwise.Tanh.apply(trig._floating(self))
 
     def sigmoid(self):
-        return ops.elementwise.Sigmoid.apply(ops.trig._floating(self))
+        return elementwise.Sigmoid.apply(trig._floating(self))
 
     def relu(self):
-        return ops.elementwise.Relu.apply(self)
+        return elementwise.Relu.apply(self)
 
     def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's names)
         """Clip values to [min, max]; either bound may be None.  A Tensor bound broadcasts and, as in
@@ -177,31 +192,31 @@ class MathMethods:
             raise ValueError("clamp: at least one of min and max must be given, got both None")
         dtype = dtypes.result_type(self, *[bound for bound in (min, max) if bound is not None])
         x = self if dtype == self._data.dtype else self.to(dtype)  # (an int tensor clamped to 1.5: float32)
-        if isinstance(min, minitensor.Tensor) or isinstance(max, minitensor.Tensor):
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
             out = x
             if min is not None:
-                out = minitensor.where(out < min, min, out)
+                out = functions.where(out < min, min, out)
             if max is not None:
-                out = minitensor.where(out > max, max, out)
+                out = functions.where(out > max, max, out)
             return out
-        return ops.elementwise.Clamp.apply(x, low=min, high=max)
+        return elementwise.Clamp.apply(x, low=min, high=max)
 
     def softmax(self, dim: int):
-        return ops.nn_ops.Softmax.apply(self, dim=_dim(dim, self.ndim))
+        return nn_ops.Softmax.apply(self, dim=_dim(dim, self.ndim))
 
     def log_softmax(self, dim: int):
-        return ops.nn_ops.LogSoftmax.apply(self, dim=_dim(dim, self.ndim))
+        return nn_ops.LogSoftmax.apply(self, dim=_dim(dim, self.ndim))
 
     # ------------------------------------------------------- reductions
     @_numpy_names
     def sum(self, dim=None, keepdim: bool = False):
-        return ops.reduce.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+        return reduce.Sum.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     @_numpy_names
     def mean(self, dim=None, keepdim: bool = False, *, dtype=None):
         """The mean over ``dim``; an integer tensor needs ``dtype`` (a float dtype to compute in), as PyTorch."""
         x = self._floats("mean", dtype)
-        return ops.reduce.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
+        return reduce.Mean.apply(x, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     @_numpy_names
     def prod(self, dim=None, keepdim: bool = False, *, dtype=None):
@@ -210,22 +225,22 @@ class MathMethods:
         if x._data.dtype.kind in "bu" or x._data.dtype in (dtypes.int8, dtypes.int16, dtypes.int32):
             x = x.to(dtypes.int64)
         if dim is None:
-            return ops.reduce.Prod.apply(x.reshape(-1), axis=(0,), keepdim=False)
-        return ops.reduce.Prod.apply(x, axis=(_dim(dim, self.ndim),), keepdim=keepdim)
+            return reduce.Prod.apply(x.reshape(-1), axis=(0,), keepdim=False)
+        return reduce.Prod.apply(x, axis=(_dim(dim, self.ndim),), keepdim=keepdim)
 
     @_numpy_names
     def var(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
         """Variance over ``dim``; ``unbiased=True`` divides by n - 1 (PyTorch's default)."""
         correction = (1 if unbiased else 0) if correction is None else correction
         self._floats("var")
-        return ops.reduce.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
+        return reduce.Var.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
 
     @_numpy_names
     def std(self, dim=None, unbiased: bool = True, keepdim: bool = False, *, correction=None):
         """Standard deviation over ``dim``; ``unbiased`` as in ``var``."""
         correction = (1 if unbiased else 0) if correction is None else correction
         self._floats("std")
-        return ops.reduce.Std.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
+        return reduce.Std.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim, correction=correction)
 
     def _floats(self, fn: str, dtype=None):
         """This tensor for a reduction defined on floats only (``dtype``: cast to it first), or
@@ -248,11 +263,11 @@ class MathMethods:
     @_numpy_names
     def amax(self, dim=None, keepdim: bool = False):
         """Max over ``dim``; tied maxima share the gradient evenly (as PyTorch's amax)."""
-        return ops.reduce.Amax.apply(self, axis=self._nonempty_axes(dim, "amax"), keepdim=keepdim)
+        return reduce.Amax.apply(self, axis=self._nonempty_axes(dim, "amax"), keepdim=keepdim)
 
     @_numpy_names
     def amin(self, dim=None, keepdim: bool = False):
-        return ops.reduce.Amin.apply(self, axis=self._nonempty_axes(dim, "amin"), keepdim=keepdim)
+        return reduce.Amin.apply(self, axis=self._nonempty_axes(dim, "amin"), keepdim=keepdim)
 
     def _nonempty_axes(self, dim, fn: str) -> tuple:
         """The reduced axes of a max/min, none of size 0 (the max of no elements is undefined)."""
@@ -265,7 +280,7 @@ class MathMethods:
 
     @_numpy_names
     def logsumexp(self, dim=None, keepdim: bool = False):
-        return ops.reduce.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
+        return reduce.LogSumExp.apply(self, axis=_axes(dim, self.ndim), keepdim=keepdim)
 
     @_numpy_names
     def max(self, dim=None, keepdim: bool = False):
@@ -284,11 +299,11 @@ class MathMethods:
             _dim(dim, 0)
             return self.reshape(1)._extremum(arg, result, 0, False)
         if dim is None:  # ties share the gradient evenly (PyTorch's rule for full reductions)
-            op = ops.reduce.Amax if arg is np.argmax else ops.reduce.Amin
+            op = reduce.Amax if arg is np.argmax else reduce.Amin
             return op.apply(self, axis=tuple(range(self.ndim)), keepdim=False)
         d = _dim(dim, self.ndim)
         index = np.expand_dims(arg(self._data, axis=d), d)
-        values = ops.reduce.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
+        values = reduce.TakeAlongDim.apply(self, index=index, dim=d, keepdim=keepdim)
         indices = index if keepdim else np.squeeze(index, d)
         if values.requires_grad:  # (the backward keeps ``index``: an in-place change of the user's
             indices = indices.copy()  # indices must not move the gradient)
@@ -296,20 +311,20 @@ class MathMethods:
 
     @_numpy_names
     def all(self, dim=None, keepdim: bool = False):
-        return minitensor.functions.all(self, dim, keepdim)
+        return functions.all(self, dim, keepdim)
 
     @_numpy_names
     def any(self, dim=None, keepdim: bool = False):
-        return minitensor.functions.any(self, dim, keepdim)
+        return functions.any(self, dim, keepdim)
 
     def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
-        return minitensor.functions.isclose(self, other, rtol, atol, equal_nan)
+        return functions.isclose(self, other, rtol, atol, equal_nan)
 
     def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
-        return minitensor.functions.allclose(self, other, rtol, atol, equal_nan)
+        return functions.allclose(self, other, rtol, atol, equal_nan)
 
     def equal(self, other) -> bool:
-        return minitensor.functions.equal(self, other)
+        return functions.equal(self, other)
 
     @_numpy_names
     def argmax(self, dim=None, keepdim: bool = False):
@@ -327,102 +342,102 @@ class MathMethods:
             return self._make(np.zeros((), dtypes.int64), False, None)
         return self._make(arg(self._data, axis=d, keepdims=keepdim).astype(dtypes.int64, copy=False), False, None)
 
-    # ------------------------------------------------------- more arithmetic (logic in minitensor.arithmetic.py, ops/*)
+    # ------------------------------------------------------- more arithmetic (logic in arithmetic.py, ops/*)
     def log1p(self):
-        return ops.more_math.log1p(self)
+        return more_math.log1p(self)
 
     def expm1(self):
-        return ops.more_math.expm1(self)
+        return more_math.expm1(self)
 
     def log2(self):
-        return ops.more_math.log2(self)
+        return more_math.log2(self)
 
     def log10(self):
-        return ops.more_math.log10(self)
+        return more_math.log10(self)
 
     def exp2(self):
-        return ops.more_math.exp2(self)
+        return more_math.exp2(self)
 
     def rsqrt(self):
-        return ops.more_math.rsqrt(self)
+        return more_math.rsqrt(self)
 
     def square(self):
-        return ops.more_math.square(self)
+        return more_math.square(self)
 
     def reciprocal(self):
-        return ops.more_math.reciprocal(self)
+        return more_math.reciprocal(self)
 
     def neg(self):
-        return ops.more_math.neg(self)
+        return more_math.neg(self)
 
     def frac(self):
-        return ops.more_math.frac(self)
+        return more_math.frac(self)
 
     def sign(self):
-        return ops.more_math.sign(self)
+        return more_math.sign(self)
 
     def floor(self):
-        return ops.more_math.floor(self)
+        return more_math.floor(self)
 
     def ceil(self):
-        return ops.more_math.ceil(self)
+        return more_math.ceil(self)
 
     def round(self):
-        return ops.more_math.round(self)
+        return more_math.round(self)
 
     def trunc(self):
-        return ops.more_math.trunc(self)
+        return more_math.trunc(self)
 
     def sin(self):
-        return ops.trig.sin(self)
+        return trig.sin(self)
 
     def cos(self):
-        return ops.trig.cos(self)
+        return trig.cos(self)
 
     def pow(self, exponent):
-        return ops.power.pow(self, exponent)
+        return power.pow(self, exponent)
 
     def pow_(self, exponent):
-        return minitensor.arithmetic.pow_(self, exponent)
+        return arithmetic.pow_(self, exponent)
 
     def add(self, other, *, alpha=1):
-        return minitensor.arithmetic.add(self, other, alpha=alpha)
+        return arithmetic.add(self, other, alpha=alpha)
 
     def sub(self, other, *, alpha=1):
-        return minitensor.arithmetic.sub(self, other, alpha=alpha)
+        return arithmetic.sub(self, other, alpha=alpha)
 
     def mul(self, other):
-        return minitensor.arithmetic.mul(self, other)
+        return arithmetic.mul(self, other)
 
     def div(self, other, *, rounding_mode=None):
-        return minitensor.arithmetic.div(self, other, rounding_mode=rounding_mode)
+        return arithmetic.div(self, other, rounding_mode=rounding_mode)
 
     def add_(self, other, *, alpha=1):
-        return minitensor.arithmetic.add_(self, other, alpha)
+        return arithmetic.add_(self, other, alpha)
 
     def sub_(self, other, *, alpha=1):
-        return minitensor.arithmetic.sub_(self, other, alpha)
+        return arithmetic.sub_(self, other, alpha)
 
     def mul_(self, other):
-        return minitensor.arithmetic.mul_(self, other)
+        return arithmetic.mul_(self, other)
 
     def div_(self, other):
-        return minitensor.arithmetic.div_(self, other)
+        return arithmetic.div_(self, other)
 
     def clamp_(self, min=None, max=None):  # noqa: A002
-        return minitensor.arithmetic.clamp_(self, min, max)
+        return arithmetic.clamp_(self, min, max)
 
     def cumsum(self, dim: int, *, dtype=None):
-        return ops.cumsum.cumsum(self, dim, dtype=dtype)
+        return cumsum.cumsum(self, dim, dtype=dtype)
 
     @_numpy_names
     def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
-        return ops.norms.norm(self, p, dim, keepdim, dtype)
+        return norms.norm(self, p, dim, keepdim, dtype)
 
 
 def _unary_in_place(name: str):
     def method(self):
-        return minitensor.arithmetic.unary_(self, name)
+        return arithmetic.unary_(self, name)
 
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = f"``x.{name}()`` written into x (``arithmetic.unary_``)."
