@@ -33,7 +33,7 @@ from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from . import module_layouts
 from .pickle_reader import CheckpointError
-from .torch_names import torch_class_names
+from .torch_names import torch_class_names, torch_function_name
 
 # PyTorch's per-module hook dicts, in the order its Module.__init__ sets them (with the registries).
 HOOK_DICTS = (
@@ -70,7 +70,7 @@ def global_names(obj) -> tuple:
     if isinstance(obj, type) and module.startswith("minitensor.nn.") and issubclass(obj, Module):
         torch_names = torch_class_names(qualname)
     elif callable(obj) and module.startswith("minitensor.nn.functional") and getattr(F, qualname, None) is obj:
-        torch_names = (f"torch.nn.functional.{qualname}",)
+        torch_names = (torch_function_name(qualname),)
     return torch_names + (own,) if own not in torch_names else torch_names
 
 

@@ -136,8 +136,8 @@ class _Writer:
             self._active.add(id(obj))
             self.container(obj, where, depth)
             self._active.discard(id(obj))
-        elif callable(obj) and global_names(obj)[:1] and global_names(obj)[0].startswith("torch.nn.functional."):
-            p.global_(*global_names(obj)[0].rsplit(".", 1))  # a module's activation: F.relu
+        elif callable(obj) and _is_functional(obj):  # a module's activation: F.relu
+            p.global_(*global_names(obj)[0].rsplit(".", 1))
         else:
             raise _unsaveable(obj, where)
 
@@ -264,6 +264,12 @@ class _Writer:
     def memoize(self, obj) -> None:
         self._keep.append(obj)
         self.pickle.put(("object", id(obj)))
+
+
+def _is_functional(obj) -> bool:
+    """Whether ``obj`` is one of ``minitensor.nn.functional``'s functions (written by PyTorch's name)."""
+    module = getattr(obj, "__module__", None)
+    return isinstance(module, str) and module.startswith("minitensor.nn.functional") and bool(global_names(obj))
 
 
 class _Global:

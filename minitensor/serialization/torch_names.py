@@ -8,6 +8,8 @@ These tables are plain data: no name in them is ever imported.
   float32, exactly: a bfloat16 is the top half of a float32).
 - ``DTYPES``: the ``torch.<dtype>`` names (pickled ``torch.float32`` objects, and the dtype
   argument of ``_rebuild_tensor_v3``) -> NumPy dtype (or ``"bfloat16"``).
+- ``FUNCTIONAL_MODULES``: the ``nn.functional`` functions PyTorch pickles under another module's
+  name (``gelu`` is ``torch._C._nn.gelu``), for a module whose ``activation`` is one of them.
 - ``NN_CLASS_FILES``: which file of ``torch/nn/modules/`` defines each ``nn`` class, so that a
   minitensor ``nn.Linear`` is written as ``torch.nn.modules.linear.Linear`` (what PyTorch
   reads) and a file naming that class finds minitensor's ``nn.Linear``.
@@ -106,6 +108,26 @@ NN_CLASS_FILES = {
 }
 
 NN_CLASS_FILE = {name: file for file, names in NN_CLASS_FILES.items() for name in names.split()}
+
+# torch.nn.functional functions PyTorch defines elsewhere, and pickles by that module's name (2.13).
+FUNCTIONAL_MODULES = {
+    "torch": "adaptive_avg_pool1d avg_pool1d bilinear celu_ channel_shuffle conv1d conv2d conv3d conv_tbc "
+    "conv_transpose1d conv_transpose2d conv_transpose3d cosine_similarity hardshrink native_channel_shuffle "
+    "pairwise_distance pdist pixel_shuffle pixel_unshuffle prelu relu_ rrelu_ selu_ threshold_",
+    "torch._C._nn": "avg_pool2d avg_pool3d elu_ gelu hardtanh_ leaky_relu_ linear one_hot scaled_dot_product_attention "
+    "softplus softshrink",
+}
+FUNCTIONAL_MODULE = {name: module for module, names in FUNCTIONAL_MODULES.items() for name in names.split()}
+
+
+def torch_function_name(name: str) -> str:
+    """The full name under which PyTorch pickles ``torch.nn.functional.<name>``.
+
+    >>> torch_function_name("relu"), torch_function_name("gelu")
+    ('torch.nn.functional.relu', 'torch._C._nn.gelu')
+    """
+    return f"{FUNCTIONAL_MODULE.get(name, 'torch.nn.functional')}.{name}"
+
 
 # Other names PyTorch uses for a class minitensor has once: MultiheadAttention's out_proj is a
 # NonDynamicallyQuantizableLinear (a Linear that quantization leaves alone).
