@@ -242,7 +242,7 @@ def _pytorch_only(full: str) -> str | None:
     if full in _PYTORCH_ONLY:
         return _PYTORCH_ONLY[full]
     module, _, name = full.rpartition(".")
-    if module in ("torch", "torch.cuda", "torch.sparse") and name.endswith(("Tensor", "Storage")):
+    if module in ("torch", "torch.cuda", "torch.sparse", "torch.cuda.sparse") and name.endswith(("Tensor", "Storage")):
         return f"PyTorch's typed tensor and storage classes ({full})"
     return None
 
@@ -354,5 +354,11 @@ class Allowlist:
 
 
 def _name(obj) -> str:
-    names = global_names(obj) if not isinstance(obj, (np.dtype, StorageType)) else ()
-    return names[0] if names else repr(obj)[:80]
+    """How a message names ``obj``: its full name, or its type (no repr: that could run a module's code)."""
+    if isinstance(obj, (type, np.dtype, StorageType)) or callable(obj):
+        names = global_names(obj) if not isinstance(obj, (np.dtype, StorageType)) else ()
+        if names:
+            return names[0]
+    if isinstance(obj, (np.dtype, StorageType, str, int, float, type(None))):
+        return repr(obj)[:80]
+    return f"a {type(obj).__name__}"

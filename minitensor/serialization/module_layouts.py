@@ -107,10 +107,12 @@ def from_torch(module, attributes: dict) -> None:
             own.clear()
             own.update((name, renamed[name]) for name in sorted(renamed, key=_encoder_position))
         attention = own.get("self_attn")
-        if attention is not None:
-            attributes.setdefault("d_model", attention.embed_dim)
-            attributes.setdefault("nhead", attention.num_heads)
-            attributes.setdefault("batch_first", attention.batch_first)
+        settings = attention.__dict__ if attention is not None else {}
+        for name, source in (("d_model", "embed_dim"), ("nhead", "num_heads"), ("batch_first", "batch_first")):
+            if name not in attributes:
+                if source not in settings:
+                    raise CheckpointError(f"a TransformerEncoderLayer's self_attn has no {source}")
+                attributes[name] = settings[source]
 
 
 _MINITENSOR_ENCODER_ORDER = ("self_attn", "linear1", "linear2", "norm1", "norm2", "dropout1", "dropout2", "dropout3")
