@@ -119,7 +119,11 @@ def _load_file(file, name: str, path: str | None, options: dict):
                 "it is in PyTorch's format before version 1.6 (a bare pickle, not a zip archive), which minitensor "
                 "does not read; load it in PyTorch and save it again with torch.save"
             )
-        with zipfile.ZipFile(file) as archive:
+        try:
+            archive = zipfile.ZipFile(file)
+        except zipfile.BadZipFile as e:
+            raise CheckpointError(f"it is not a zip archive, as PyTorch's checkpoints are ({e})") from None
+        with archive:
             names = archive.namelist()
             if MARKER + ".npy" in names:
                 return read_npz(file, start, archive, size)
