@@ -31,7 +31,7 @@ MAX_DEPTH = 100  # nesting of containers and modules, on save and on load
 def save(
     obj,
     f,
-    pickle_module=None,
+    pickle_module=pickle,
     pickle_protocol: int = 2,
     _use_new_zipfile_serialization: bool = True,
     _disable_byteorder_record: bool = False,
@@ -48,7 +48,7 @@ def save(
         f: a path (str or os.PathLike), written exactly as given (no suffix is added; an existing
             file is replaced only once the new one is completely written), or a binary file
             object open for writing (``open(p, "wb")``, ``io.BytesIO()``), written at its position.
-        pickle_module: None or the ``pickle`` module (minitensor writes the pickle itself).
+        pickle_module: ``pickle`` (the default) or None: minitensor writes the pickle itself.
         pickle_protocol: accepted for ``torch.save``'s signature; the pickle is always protocol 2
             (PyTorch's default, which every PyTorch reads).
         _use_new_zipfile_serialization: must be True: the zip archive is the only format written.
