@@ -265,6 +265,7 @@ class Allowlist:
         self.callable = {id(obj) for obj in self.user.values()}  # what the file may call
         self.allowed = set(self.callable)  # the classes it may make (imported modules too, weights_only=False)
         self.storages: dict = {}
+        self._imported: dict | None = None  # imported_module_classes(), looked at once (weights_only=False)
 
     def find(self, module: str, name: str):
         full = f"{module}.{name}"
@@ -278,7 +279,9 @@ class Allowlist:
         if full in self.user:
             return self.user[full]
         if not self.weights_only:
-            found = imported_module_classes().get(full)
+            if self._imported is None:
+                self._imported = imported_module_classes()
+            found = self._imported.get(full)
             if found is not None:
                 self.allowed.add(id(found))
                 return found

@@ -14,7 +14,11 @@ import minitensor as mt
 import minitensor.nn as nn
 from minitensor import serialization
 
-torch = pytest.importorskip("torch")
+
+@pytest.fixture
+def torch():
+    """PyTorch, the oracle (the tests that use it are skipped without it)."""
+    return pytest.importorskip("torch")
 
 
 @pytest.fixture(autouse=True)
@@ -30,11 +34,6 @@ def saved(save, obj) -> io.BytesIO:
     save(obj, buffer)
     buffer.seek(0)
     return buffer
-
-
-def copy_weights(ours, theirs) -> None:
-    """Give PyTorch's module minitensor's weights (same names in both)."""
-    theirs.load_state_dict({k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()})
 
 
 def classes(module, library) -> list:
@@ -92,7 +91,7 @@ def quiet():
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_a_minitensor_module_runs_in_pytorch(case, rng, quiet):
+def test_a_minitensor_module_runs_in_pytorch(case, rng, quiet, torch):
     make, shape, _ = CASES[case]
     mt.manual_seed(0)
     ours = make(mt)
@@ -105,7 +104,7 @@ def test_a_minitensor_module_runs_in_pytorch(case, rng, quiet):
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_a_pytorch_module_runs_in_minitensor(case, rng, quiet):
+def test_a_pytorch_module_runs_in_minitensor(case, rng, quiet, torch):
     make, shape, _ = CASES[case]
     torch.manual_seed(0)
     theirs = make(torch)
@@ -117,7 +116,7 @@ def test_a_pytorch_module_runs_in_minitensor(case, rng, quiet):
     assert isinstance(ours.state_dict(), dict) and list(ours.state_dict()) == list(theirs.state_dict())
 
 
-def test_an_embedding_crosses_both_ways():
+def test_an_embedding_crosses_both_ways(torch):
     ours = nn.Embedding(10, 4, padding_idx=0)
     with torch.serialization.safe_globals([torch.nn.Embedding]):
         theirs = torch.load(saved(mt.save, ours))
@@ -167,12 +166,10 @@ def test_an_allowed_user_module_is_rebuilt_with_its_attributes_and_tied_weights(
     assert [n for n, _ in loaded.named_parameters()] == [n for n, _ in model.named_parameters()]
 
 
-def test_weights_only_false_rebuilds_imported_module_classes_only():
-    loaded = mt.load(saved(mt.save, TinyNet()), weights_only=False)
-    assert type(loaded) is TinyNet
-    buffer = saved(torch.save, {"net": torch.nn.Linear(2, 2), "f": np.float64})
-    with pytest.raises(ValueError, match="numpy"):
-        mt.load(buffer, weights_only=False)
+def test_weights_only_false_rebuilds_imported_module_classes():
+    loaded = mt.load(saved(mt.save, TinyNet()), weights_only=False)  # TinyNet, Embedding, Linear: none allowed
+    assert type(loaded) is TinyNet and loaded.out.weight is loaded.embed.weight
+    assert serialization.get_safe_globals() == []
 
 
 def test_add_safe_globals_get_and_clear():
@@ -199,7 +196,7 @@ def test_a_module_with_hooks_is_refused_on_save(tmp_path):
     assert (tmp_path / "m.pt").exists()
 
 
-def test_a_user_module_crosses_to_pytorch_under_its_file_name():
+def test_a_user_module_crosses_to_pytorch_under_its_file_name(torch):
     class TorchTinyNet(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -218,7 +215,7 @@ def test_a_user_module_crosses_to_pytorch_under_its_file_name():
     np.testing.assert_allclose(theirs(torch.tensor(ids)).detach().numpy(), model(mt.tensor(ids)).numpy(), rtol=1e-6)
 
 
-def test_an_encoder_layer_from_pytorch_gets_minitensors_dropouts(quiet):
+def test_an_encoder_layer_from_pytorch_gets_minitensors_dropouts(quiet, torch):
     theirs = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.25)
     with serialization.safe_globals(classes(theirs, mt) + [nn.functional.relu]):
         ours = mt.load(saved(torch.save, theirs))
