@@ -58,7 +58,7 @@ def test_quick_run_reloads_the_checkpoint_with_the_same_accuracy(quick_run) -> N
     accuracy = _percent(r"held-out accuracy: ([0-9.]+)%", result.stdout)
     reloaded = _percent(r"reloaded into a fresh model: held-out accuracy ([0-9.]+)%", result.stdout)
     assert reloaded == accuracy
-    checkpoint = mt.load(out / "checkpoint.npz")
+    checkpoint = mt.load(out / "checkpoint.pt")
     assert set(checkpoint) == {"model", "optimizer", "config"}
     assert "encoder.layers.0.self_attn.in_proj_weight" in checkpoint["model"]
     assert checkpoint["optimizer"]["state"], "the optimizer state (Adam's moments) was not saved"

@@ -18,7 +18,6 @@ The table:
 
 from __future__ import annotations
 
-import contextlib
 import importlib.abc
 import importlib.util
 import os
@@ -58,13 +57,6 @@ def _forwarding_module(name: str, target: types.ModuleType) -> types.ModuleType:
     return module
 
 
-def _serialization() -> types.ModuleType:
-    module = _forwarding_module("torch.serialization", importlib.import_module("minitensor.serialization"))
-    module.safe_globals = lambda globals_list=None: contextlib.nullcontext()
-    module.add_safe_globals = lambda globals_list: None
-    return module
-
-
 def build() -> dict:
     """``{module name: module}`` for every ``torch`` name the switch provides."""
     table = {}
@@ -84,7 +76,8 @@ def build() -> dict:
     table["torch.accelerator"] = cuda.accelerator
     table.update(backends.modules())
     table.update(unavailable.modules())
-    table["torch.serialization"] = _serialization()
+    # save, load, safe_globals, add_safe_globals, get_safe_globals, clear_safe_globals
+    table["torch.serialization"] = _forwarding_module("torch.serialization", minitensor.serialization)
     # Make each synthetic module an attribute of its synthetic parent (torch.nn.modules.linear ...).
     for fullname, module in table.items():
         parent, _, child = fullname.rpartition(".")

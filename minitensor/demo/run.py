@@ -50,7 +50,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--out",
         type=Path,
-        help="keep checkpoint.npz and attention.png in this directory (default: a temporary folder, removed)",
+        help="keep checkpoint.pt and attention.png in this directory (default: a temporary folder, removed)",
     )
     args = parser.parse_args(argv)
     preset = QUICK if args.quick else FULL
@@ -160,7 +160,7 @@ def run_demo(args: argparse.Namespace, out_dir: Path, keep: bool) -> int:
     print(f"held-out accuracy: {acc:.2%} on {TEST_SIZE} unseen sequences (bar: {args.bar:.0%})")
 
     path = mt.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "config": config},
-                   out_dir / "checkpoint.npz")  # fmt: skip
+                   out_dir / "checkpoint.pt")  # fmt: skip
     print(f"checkpoint (model + optimizer state) saved to {path}")
     if not keep:
         print("(in a temporary folder, removed at the end: pass --out DIR to keep the checkpoint and attention.png)")

@@ -116,8 +116,8 @@ class LBFGS(Optimizer):
 
     # ------------------------------------------------------------ state dicts
     def load_state_dict(self, state_dict: dict) -> None:
-        """Restore settings and the history (flat vectors of all parameters; ``mt.load`` gives the
-        lists back as 2-D arrays, one row per entry)."""
+        """Restore settings and the history (flat vectors of all parameters; each history list may
+        come back as a list of Tensors, as ``mt.load`` gives it, or as a 2-D array, one row per entry)."""
         super().load_state_dict({**state_dict, "state": {}})
         saved = next(iter(state_dict["state"].values()), None)
         if saved is None:
