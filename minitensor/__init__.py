@@ -7,6 +7,8 @@
 (3,)
 """
 
+import sys
+
 from . import _malloc  # noqa: F401, I001  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
 from . import _silence  # noqa: F401  (NumPy's floating-point warnings from minitensor's code: nan and inf, as PyTorch)
 from .tensor import Tensor
@@ -165,6 +167,11 @@ from . import nn
 from . import optim
 from . import profiler
 from . import utils
-from .serialization import load, save
+from .utils import serialization
+from .utils.serialization import load, save
+
+# ``minitensor.serialization`` (PyTorch's ``torch.serialization``) is a public module path; the package lives
+# in utils/ because saving whole modules needs nn, a floor above the tensor core.
+sys.modules[f"{__name__}.serialization"] = serialization
 
 __version__ = "0.1.0"

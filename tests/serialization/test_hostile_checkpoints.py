@@ -21,7 +21,7 @@ import pytest
 import minitensor as mt
 import minitensor.nn as nn
 from minitensor import serialization
-from minitensor.serialization.archive import write_archive
+from minitensor.utils.serialization.archive import write_archive
 
 
 def archive_of(program: bytes, storages: list = ()) -> bytes:

@@ -48,7 +48,8 @@ def test_an_earlier_checkpoint_restores_a_model_and_its_optimizer():
     np.testing.assert_array_equal(model[0].weight.numpy(), checkpoint["model"]["0.weight"])
     opt = optim.Adam(model.parameters(), lr=0.5)
     opt.load_state_dict(checkpoint["optimizer"])
-    assert opt.param_groups[0]["lr"] == 0.01 and opt.state[0]["step"] == 2
+    first = next(iter(model.parameters()))
+    assert opt.param_groups[0]["lr"] == 0.01 and opt.state[first]["step"] == 2  # (state is keyed by parameter)
 
 
 def test_an_earlier_checkpoint_saved_again_is_pytorchs_format(tmp_path):

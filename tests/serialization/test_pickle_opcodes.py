@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minitensor.serialization.allowlist import Allowlist
-from minitensor.serialization.pickle_reader import AllowlistUnpickler, CheckpointError
-from minitensor.serialization.pickle_writer import PickleWriter
-from minitensor.serialization.saving import _Writer
+from minitensor.utils.serialization.allowlist import Allowlist
+from minitensor.utils.serialization.pickle_reader import AllowlistUnpickler, CheckpointError
+from minitensor.utils.serialization.pickle_writer import PickleWriter
+from minitensor.utils.serialization.saving import _Writer
 
 scalars = st.one_of(
     st.none(),

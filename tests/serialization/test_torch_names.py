@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import minitensor.nn as nn
-from minitensor.serialization import allowlist, torch_names
-from minitensor.serialization.modules import global_names
-from minitensor.serialization.pickle_reader import CheckpointError
+from minitensor.utils.serialization import allowlist, torch_names
+from minitensor.utils.serialization.modules import global_names
+from minitensor.utils.serialization.pickle_reader import CheckpointError
 
 torch = pytest.importorskip("torch")
 

@@ -16,9 +16,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..nn.module import Module
-from ..nn.parameter import Parameter
-from ..tensor import Tensor
+from ...nn.module import Module
+from ...nn.parameter import Parameter
+from ...tensor import Tensor
 from .archive import write_archive
 from .modules import global_names, module_state
 from .pickle_writer import PickleWriter

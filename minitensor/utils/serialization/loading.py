@@ -16,7 +16,7 @@ import struct
 import zipfile
 import zlib
 
-from ..nn.module import Module
+from ...nn.module import Module
 from .allowlist import Allowlist
 from .archive import ArchiveReader, file_size
 from .npz_format import MARKER, read_npz

@@ -23,10 +23,10 @@ from collections import Counter, OrderedDict
 
 import numpy as np
 
-from .._device import device
-from ..nn.module import Module
-from ..nn.parameter import Parameter
-from ..tensor import Tensor
+from ..._device import device
+from ...nn.module import Module
+from ...nn.parameter import Parameter
+from ...tensor import Tensor
 from .modules import global_names, imported_module_classes, restore_module
 from .pickle_reader import CheckpointError
 from .storages import StorageType, read_storage, rebuild_tensor, rebuild_tensor_v1, rebuild_tensor_v3

@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-from ..tensor import Tensor
+from ...tensor import Tensor
 from .pickle_reader import CheckpointError
 from .torch_names import BFLOAT16, STORAGE_OF_DTYPE
 

@@ -30,11 +30,11 @@ and the other ignores are carried along unchanged.
 
 from __future__ import annotations
 
-from ..nn import functional as F
-from ..nn.container import ParameterDict, ParameterList
-from ..nn.module import Module
-from ..nn.rnn import RNNBase
-from ..nn.transformer_encoder import TransformerEncoderLayer
+from ...nn import functional as F
+from ...nn.container import ParameterDict, ParameterList
+from ...nn.module import Module
+from ...nn.rnn import RNNBase
+from ...nn.transformer_encoder import TransformerEncoderLayer
 from .pickle_reader import CheckpointError
 from .torch_names import NN_CLASS_FILE
 

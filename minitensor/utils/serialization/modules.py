@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..nn import functional as F
-from ..nn.module import Module
-from ..nn.parameter import Parameter
-from ..tensor import Tensor
+from ...nn import functional as F
+from ...nn.module import Module
+from ...nn.parameter import Parameter
+from ...tensor import Tensor
 from . import module_layouts
 from .pickle_reader import CheckpointError
 from .torch_names import torch_class_names, torch_function_name
