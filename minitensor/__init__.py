@@ -7,9 +7,10 @@
 (3,)
 """
 
+# ruff: noqa: I001  (the order below is deliberate: _malloc first, the Tensor, then the ops that give it methods)
 import sys
 
-from . import _malloc  # noqa: F401, I001  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
+from . import _malloc  # noqa: F401  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
 from . import _silence  # noqa: F401  (NumPy's floating-point warnings from minitensor's code: nan and inf, as PyTorch)
 from .tensor import Tensor
 from . import ops  # (gives Tensor its methods that compute: ops/__init__.py)
