@@ -123,6 +123,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         report.write_json(results, Path(args.json))
     grader.grade(Path(args.dir), names, limits(args.time_limit, args.memory_limit), on_result=record)
+    if args.json:  # (again, now that every process that ran the student's code is gone)
+        report.write_json(results, Path(args.json))
     print(report.text_report(results))
     return 2 if any(r.error for r in results) else 0 if all(r.score == r.max_score for r in results) else 1
 
