@@ -46,12 +46,20 @@ def _prctl(option: int, value: int) -> None:
 
 
 def _children() -> set:
-    """The pids of this process's children (Linux's /proc; empty where there is none)."""
+    """The pids of this process's children (from Linux's /proc; none found where there is no /proc)."""
     me = os.getpid()
     try:
         return {int(p) for p in Path(f"/proc/{me}/task/{me}/children").read_text().split()}
-    except OSError:
-        return set()
+    except OSError:  # (a kernel without that file: each process's parent, from its stat)
+        pass
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if int(entry.joinpath("stat").read_text().rsplit(")", 1)[1].split()[1]) == me:
+                found.add(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def _kill(pid: int) -> None:
@@ -206,8 +214,6 @@ def describe(error: BaseException, files: set) -> dict:
     reply = {"type": type(error).__name__, "message": message}
     if frames:
         reply["where"] = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}"
-    if all(hasattr(error, k) for k in ("what", "got", "want")):  # a GradShapeError
-        reply["shape"] = [str(error.what), list(map(int, error.got)), list(map(int, error.want))]
     return reply
 
 

@@ -53,8 +53,12 @@ def _write(directory: Path, files: dict, force: bool) -> None:
 
 
 def autograding(tasks: list[Task]) -> dict:
-    """GitHub Classroom's .github/classroom/autograding.json: one test per task, its points, exit code 0 = pass."""
-    tests = [{"name": t.title, "setup": "", "run": f"python -m minitensor.course check . --task {t.name}",
+    """GitHub Classroom's .github/classroom/autograding.json: one test per task, its points, exit code 0 = pass.
+
+    The command runs in the student's repository: ``python -I`` keeps that directory off the
+    import path (a student's ``numpy.py`` there would otherwise run in the grader).
+    """
+    tests = [{"name": t.title, "setup": "", "run": f"python -I -m minitensor.course check . --task {t.name}",
               "input": "", "output": "", "comparison": "included", "timeout": 10, "points": t.points}
              for t in tasks]  # fmt: skip
     return {"tests": tests}

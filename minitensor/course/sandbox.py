@@ -68,11 +68,11 @@ class StudentProblem(Exception):
 
 
 class StudentRaised(StudentProblem):
-    """The student's code raised ``kind`` (``shape``: a GradShapeError's what, got, want)."""
+    """The student's code raised an exception of type ``kind``; ``where``: the innermost line of their file."""
 
-    def __init__(self, kind: str, message: str, where: str | None, shape: list | None = None) -> None:
+    def __init__(self, kind: str, message: str, where: str | None) -> None:
         super().__init__(f"{kind}: {message}" + (f" (at {where})" if where else ""))
-        self.kind, self.message, self.where, self.shape = kind, message, where, shape
+        self.kind, self.message, self.where = kind, message, where
 
 
 class LimitExceeded(StudentProblem):
@@ -137,8 +137,7 @@ class ChildProcess:
         if not (isinstance(raised, dict) and isinstance(raised.get("type"), str)):
             raise self._stop(ChildGone(_NOT_A_REPLY))
         where = raised.get("where") if isinstance(raised.get("where"), str) else None
-        shape = raised.get("shape") if isinstance(raised.get("shape"), list) else None
-        raise StudentRaised(raised["type"], str(raised.get("message", "")), where, shape)
+        raise StudentRaised(raised["type"], str(raised.get("message", "")), where)
 
     def printed(self) -> str:
         """What the child printed since the last call, capped at PRINT_CAP characters, without control characters."""
@@ -243,9 +242,10 @@ class Sandbox:
         self.close()
         ours, theirs = socket.socketpair()
         self._errors = tempfile.TemporaryFile()
-        root = str(Path(minitensor.__file__).resolve().parents[1])
-        code = (f"import sys; sys.path.insert(0, {root!r}); from minitensor.course import child; "
-                f"child.zygote({theirs.fileno()})")  # fmt: skip
+        here = os.getcwd()  # (never on the helper's path: it may be a student's directory)
+        path = [str(Path(minitensor.__file__).resolve().parents[1]), *(p for p in sys.path if p and p != here)]
+        code = "; ".join(["import sys", f"sys.path[:] = {path!r}", "from minitensor.course import child",
+                          f"child.zygote({theirs.fileno()})"])  # fmt: skip
         env = {**os.environ, "MINITENSOR_DISABLE_JIT": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         self._process = subprocess.Popen([sys.executable, "-I", "-c", code], pass_fds=[theirs.fileno()], env=env,
                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._errors,

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-MAX_FRAME = 256 * 2**20  # bytes: more is not data a check asked for
+MAX_FRAME = 64 * 2**20  # bytes: more is not data a check asked for
 _DTYPE = re.compile(r"[<>|][biuf][1248]")  # bools, ints and floats, no objects
 
 
