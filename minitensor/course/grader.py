@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .sandbox import ChildGone, GiB, GradingError, LimitExceeded, Limits, Sandbox, StudentProblem, StudentRaised
+from .sandbox import GiB, GradingError, LimitExceeded, Limits, Sandbox, StudentProblem, StudentRaised
 from .tasks import BY_NAME, TASKS
 from .tasks._base import Check, CheckFailure, Task
 from .tasks._helpers import malformed
@@ -107,15 +107,19 @@ class Student:
     ``call("softmax.softmax_forward", x, -1)`` returns the result as an array;
     ``probe(name, **data)`` runs a probe (probes.py) and returns its plain data;
     ``problems()`` lists the files of the workbook that are missing or did not load.
-    Each waits at most until the check's deadline (then ``LimitExceeded``).
+    The time the student's code takes (loading it included) counts against the check's
+    time limit, ``seconds``; the grader's own work does not.  Past it: ``LimitExceeded``.
     """
 
-    def __init__(self, session: _Session, whole: bool, deadline: float) -> None:
-        self.task, self._session, self._whole, self._deadline = session.task, session, whole, deadline
+    def __init__(self, session: _Session, whole: bool, seconds: float) -> None:
+        self.task, self._session, self._whole, self._left = session.task, session, whole, seconds
 
     def probe(self, name: str, **data):
-        child = self._session.child(self._whole, self._deadline)
-        return child.ask(name, data, self._deadline)
+        start = time.monotonic()
+        try:
+            return self._session.child(self._whole, start + self._left).ask(name, data, start + self._left)
+        finally:
+            self._left -= time.monotonic() - start
 
     def call(self, function: str, *args, pick: int | None = None) -> np.ndarray:
         value = self.probe("call", function=function, args=list(args), pick=pick)
@@ -124,7 +128,11 @@ class Student:
         return value
 
     def problems(self) -> list:
-        self._session.child(self._whole, self._deadline)
+        start = time.monotonic()
+        try:
+            self._session.child(self._whole, start + self._left)
+        finally:
+            self._left -= time.monotonic() - start
         found = self._session.problems[self._whole]
         return [found[t.name] for t in TASKS if t.name in found]
 
@@ -145,15 +153,14 @@ def _text(problem: StudentProblem, task: Task, limits: Limits) -> str:
 def run_check(session: _Session, check: Check) -> Result:
     """Run one check of the session's task; never raises."""
     task, limits = session.task, session.limits
-    deadline = time.monotonic() + limits.time_for(task.name)
     cause, error = None, False
     try:
         with np.errstate(all="ignore"):
-            check.run(Student(session, check.whole_workbook, deadline))
+            check.run(Student(session, check.whole_workbook, limits.time_for(task.name)))
         output = "passed"
     except CheckFailure as failure:
         output, cause = str(failure), failure.cause
-    except (StudentProblem, ChildGone) as problem:
+    except StudentProblem as problem:
         output = _text(problem, task, limits)
     except GradingError as failure:
         output, error = f"not graded: {failure}", True
