@@ -12,7 +12,7 @@ answers the grader on the control socket, one request at a time:
 
 A child first cuts itself off: its own session, stdout and stderr into the file the
 grader reads (capped), a memory limit (RLIMIT_AS) and a file-size limit, user
-``nobody`` when the grader runs as root, killed when the helper dies, a Python
+``nobody`` when the grader runs as root (``children_user``), killed when the helper dies, a Python
 traceback dumped on SIGUSR1 (the grader asks "where are you?" before killing it at a
 time limit) or on a crash.  Then ``serve`` loads the student's sources, says which
 failed to load, and answers requests with the probes of probes.py: plain data back
@@ -26,6 +26,7 @@ import faulthandler
 import os
 import signal
 import socket
+import stat
 import sys
 import time
 import traceback
@@ -113,15 +114,19 @@ def _release(known: set, pid: int) -> dict:
     return {"code": code, "running": running}
 
 
-def zygote(ctl_fd: int) -> None:
-    """The helper's loop (see the module docstring); returns never, exits when the grader hangs up."""
+def zygote(ctl_fd: int, user: str | None = None) -> None:
+    """The helper's loop (see the module docstring); returns never, exits when the grader hangs up.
+
+    ``user``: who the children run as (default: ``children_user()``).
+    """
     probes.preload()
+    user = user or children_user()
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     ctl = socket.socket(fileno=ctl_fd)
     known: set = set()  # the children the grader uses
     try:
-        wire.send(ctl, {"ready": os.getpid()})
+        wire.send(ctl, {"ready": os.getpid(), "user": user})
         while True:
             try:
                 request = wire.receive(ctl)
@@ -131,7 +136,7 @@ def zygote(ctl_fd: int) -> None:
                 fds = socket.recv_fds(ctl, 1, 3)[1]
                 pid = os.fork()
                 if pid == 0:
-                    _child(ctl, fds, request["fork"])
+                    _child(ctl, fds, {**request["fork"], "user": user})
                 for fd in fds:
                     os.close(fd)
                 known.add(pid)
@@ -161,20 +166,42 @@ def _limit(memory: int | None) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past FILE_SIZE fails, and does not kill
 
 
-def _drop_privileges() -> None:
-    """Under root: become ``nobody`` (then the grader's processes and files are out of reach)."""
-    if os.getuid() != 0:
-        return
+def readable_by_anyone(paths: list) -> bool:
+    """Can a user with no rights of its own read ``paths`` (those that exist), through every directory above them?"""
+    for path in map(Path, paths):
+        if not path.exists():
+            continue
+        for place in [path, *path.parents]:
+            need = stat.S_IXOTH if place != path else stat.S_IROTH | (stat.S_IXOTH if path.is_dir() else 0)
+            if place.stat().st_mode & need != need:
+                return False
+    return True
+
+
+def children_user() -> str:
+    """Who the children run as: ``nobody`` under root, if ``nobody`` can read the modules a student may import
+    (else a student's ``import statistics`` would fail); otherwise the grading user."""
+    import pwd
+
+    if os.getuid() == 0 and readable_by_anyone(sys.path):
+        try:
+            return pwd.getpwnam("nobody").pw_name
+        except KeyError:
+            pass
+    return pwd.getpwuid(os.getuid()).pw_name
+
+
+def _become(user: str) -> None:
+    """Run as ``user`` (a no-op unless the helper runs as root and ``user`` is another)."""
     import pwd
     import resource
 
-    try:
-        nobody = pwd.getpwnam("nobody")
-    except KeyError:
+    entry = pwd.getpwnam(user)
+    if entry.pw_uid == os.getuid():
         return
     os.setgroups([])
-    os.setgid(nobody.pw_gid)
-    os.setuid(nobody.pw_uid)
+    os.setgid(entry.pw_gid)
+    os.setuid(entry.pw_uid)
     resource.setrlimit(resource.RLIMIT_NPROC, (256, 256))  # (counted per user: nobody's processes)
 
 
@@ -193,7 +220,7 @@ def _child(ctl: socket.socket, fds: list, settings: dict) -> None:
         for low, high in zip(keep, [*keep[1:], 2**16]):
             os.closerange(low + 1, high)
         _limit(settings["memory"])
-        _drop_privileges()
+        _become(settings["user"])
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # (after setuid, which clears it)
         if os.getppid() != helper:  # the helper died meanwhile
             os._exit(1)

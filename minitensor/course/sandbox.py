@@ -17,8 +17,9 @@ The isolation model, for teachers:
   memory limit (RLIMIT_AS) makes allocations past it raise MemoryError in the child.
 - When a task is done, the helper kills the child's process group and every process
   it left behind (on Linux even one that escaped into a new session: the helper is
-  their subreaper).  Under root, children run as ``nobody``: they can neither signal
-  the grader nor write its files (the report included).
+  their subreaper).  Under root, children run as ``nobody`` (if ``nobody`` can read
+  Python's modules; else a warning says they run as root): they can then neither
+  signal the grader nor write its files (the report included).
 
 >>> with Sandbox() as sandbox:                                     # doctest: +SKIP
 ...     child = sandbox.fork(memory=2 * GiB)
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -228,8 +230,11 @@ class ChildProcess:
 class Sandbox:
     """The helper interpreter that forks the children (see the module docstring); a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, user: str | None = None) -> None:
+        """``user``: who the children run as, when the grader runs as root (default: ``nobody`` if that user can
+        read Python's modules, else root)."""
         self._process: subprocess.Popen | None = None
+        self._user, self.user = user, ""  # (``user``: who they run as, once started)
 
     def __enter__(self) -> Sandbox:
         return self
@@ -245,14 +250,18 @@ class Sandbox:
         here = os.getcwd()  # (never on the helper's path: it may be a student's directory)
         path = [str(Path(minitensor.__file__).resolve().parents[1]), *(p for p in sys.path if p and p != here)]
         code = "; ".join(["import sys", f"sys.path[:] = {path!r}", "from minitensor.course import child",
-                          f"child.zygote({theirs.fileno()})"])  # fmt: skip
+                          f"child.zygote({theirs.fileno()}, {self._user!r})"])  # fmt: skip
         env = {**os.environ, "MINITENSOR_DISABLE_JIT": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         self._process = subprocess.Popen([sys.executable, "-I", "-c", code], pass_fds=[theirs.fileno()], env=env,
                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._errors,
                                          start_new_session=True, cwd="/")  # fmt: skip
         theirs.close()
         self._ctl = ours
-        self._request(None, deadline=time.monotonic() + 120)  # its "ready" (the first import may compile)
+        ready = self._request(None, deadline=time.monotonic() + 120)  # (the first import may compile)
+        self.user = str(ready.get("user"))
+        if os.getuid() == 0 and self.user == "root":
+            warnings.warn("the students' code runs as root: user nobody cannot read Python's modules here "
+                          "(see docs/course.md)", stacklevel=2)  # fmt: skip
 
     def _request(self, message: dict | None, fds: list | None = None, deadline: float | None = None) -> dict:
         try:

@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 
 from minitensor.course import grader
+from minitensor.course.child import readable_by_anyone
 from minitensor.course.cli import limits, main
 from minitensor.course.grader import grade_task
-from minitensor.course.sandbox import GiB, GradingError, Limits
+from minitensor.course.sandbox import GiB, GradingError, Limits, Sandbox
 from minitensor.course.tasks import BY_NAME
 
 ELEMENTWISE = BY_NAME["elementwise"]
 GRADED = ["elementwise", "transformer"]  # the tasks whose processes load elementwise.py (its own, the milestone's)
 FULL = sum(BY_NAME[t].points for t in GRADED)
-UNDER_ROOT = os.geteuid() == 0  # (then children run as nobody: see sandbox.py)
 
 # Added at the top of a fresh stub's elementwise.py; REPORT and MARKER name files the cheat should not be able
 # to leave its mark on.
@@ -201,17 +201,18 @@ if not os.path.exists({str(marker)!r}) and os.fork() == 0:
     assert _killed(marker)
 
 
-@pytest.mark.skipif(not UNDER_ROOT, reason="children run as the grading user: they could signal the grader")
-def test_under_root_a_child_can_neither_signal_the_grader_nor_write_its_files(sandbox, open_dir) -> None:
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can run the children as nobody")
+def test_as_nobody_a_child_can_neither_signal_the_grader_nor_write_its_files(open_dir) -> None:
     guarded = open_dir / "report.json"
     guarded.write_text("the grader's\n")
     guarded.chmod(0o644)
-    body = (f"import os, signal\nopen({str(guarded)!r}, 'w').write('mine')\n"
-            f"os.kill(os.getppid(), signal.SIGKILL)\n{RIGHT}")  # fmt: skip
-    results = grade_task(ELEMENTWISE, _with_mul_backward(body), LIMITS, sandbox)
-    assert [r.score for r in results] == [0, 5] and "PermissionError" in results[0].output
-    body = f"import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n{RIGHT}"
-    assert "PermissionError" in grade_task(ELEMENTWISE, _with_mul_backward(body), LIMITS, sandbox)[0].output
+    write = f"import os, signal\nopen({str(guarded)!r}, 'w').write('mine')\n{RIGHT}"
+    kill = f"import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n{RIGHT}"  # (the helper, run as root)
+    with Sandbox(user="nobody") as as_nobody:  # (these imports are all made by the helper already)
+        for body in (write, kill):
+            results = grade_task(ELEMENTWISE, _with_mul_backward(body), LIMITS, as_nobody)
+            assert [r.score for r in results] == [0, 5] and "PermissionError" in results[0].output
+        assert as_nobody.user == "nobody"
     assert guarded.read_text() == "the grader's\n"
 
 
@@ -251,6 +252,21 @@ def test_the_json_report_lists_every_check_when_grading_stops_early(tmp_path, mo
     tests = json.loads((tmp_path / "r.json").read_text())["tests"]
     assert [t["score"] for t in tests] == [6, 0, 0, 0]
     assert [t["extra_data"]["not_graded"] for t in tests] == [False, True, True, True]
+
+
+def test_children_run_as_nobody_only_where_nobody_can_read_the_modules(open_dir) -> None:
+    module = open_dir / "lib" / "mod.py"
+    module.parent.mkdir()
+    module.write_text("")
+    for mode, readable in [(0o755, True), (0o750, False), (0o711, False)]:
+        module.parent.chmod(mode)
+        assert readable_by_anyone([str(module.parent), str(open_dir / "missing")]) is readable
+    module.parent.chmod(0o755)
+    open_dir.chmod(0o700)  # (a directory above it closed, as pyenv's /root)
+    assert not readable_by_anyone([str(module)])
+    open_dir.chmod(0o755)
+    module.chmod(0o600)
+    assert not readable_by_anyone([str(module)])
 
 
 def test_limits_from_the_command_line() -> None:
