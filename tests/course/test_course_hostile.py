@@ -254,6 +254,11 @@ def test_the_json_report_lists_every_check_when_grading_stops_early(tmp_path, mo
     assert [t["extra_data"]["not_graded"] for t in tests] == [False, True, True, True]
 
 
+def test_an_honest_file_may_import_modules_the_helper_did_not(sandbox) -> None:
+    text = "import fractions, statistics, wave\n" + ELEMENTWISE.solution_text()
+    assert [r.score for r in grade_task(ELEMENTWISE, text, LIMITS, sandbox)] == [5, 5]
+
+
 def test_children_run_as_nobody_only_where_nobody_can_read_the_modules(open_dir) -> None:
     module = open_dir / "lib" / "mod.py"
     module.parent.mkdir()
