@@ -121,6 +121,7 @@ def zygote(ctl_fd: int, user: str | None = None) -> None:
     """
     probes.preload()
     user = user or children_user()
+    _check_user(user)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     ctl = socket.socket(fileno=ctl_fd)
@@ -153,6 +154,7 @@ def zygote(ctl_fd: int, user: str | None = None) -> None:
 
 
 def _limit(memory: int | None) -> None:
+    """This process's limits: ``memory`` bytes of address space (None: none), FILE_SIZE per file, no core dump."""
     import resource
 
     limits = [(resource.RLIMIT_FSIZE, FILE_SIZE), (resource.RLIMIT_CORE, 0)]
@@ -189,6 +191,18 @@ def children_user() -> str:
         except KeyError:
             pass
     return pwd.getpwuid(os.getuid()).pw_name
+
+
+def _check_user(user: str) -> None:
+    """``ValueError`` (the helper does not start) unless this process can run its children as ``user``."""
+    import pwd
+
+    try:
+        uid = pwd.getpwnam(user).pw_uid
+    except KeyError:
+        raise ValueError(f"the children's user {user!r} does not exist") from None
+    if os.getuid() not in (0, uid):
+        raise ValueError(f"only root can run the children as {user!r}")
 
 
 def _become(user: str) -> None:
