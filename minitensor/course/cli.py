@@ -3,7 +3,10 @@
 list                              the tasks, their points and what each asks
 new DIR [--tasks T ...] [--classroom]   a student workbook (stubs); --classroom adds
                                   .github/classroom/autograding.json (one test per task)
-check DIR [--task T ...] [--json OUT]   grade a workbook; exit 0 only when every check passes
+check DIR [--task T ...] [--json OUT] [--time-limit [T=]S ...] [--memory-limit MIB]
+                                  grade a workbook (each task's code in a process of its own);
+                                  exit status 0: every check passed, 1: some failed, 2: the
+                                  grading itself failed on some check (marked ERROR)
 solutions DIR [--tasks T ...]     the filled-in workbook, for teachers
 notebooks OUTDIR [--docs DOCS]    the course texts (docs/*.md) as Jupyter notebooks
 """
@@ -14,8 +17,9 @@ import argparse
 import json
 from pathlib import Path
 
-from . import grader
+from . import grader, report
 from .notebooks import write_notebooks
+from .sandbox import Limits
 from .tasks import BY_NAME, TASKS
 from .tasks._base import Task
 
@@ -49,8 +53,12 @@ def _write(directory: Path, files: dict, force: bool) -> None:
 
 
 def autograding(tasks: list[Task]) -> dict:
-    """GitHub Classroom's .github/classroom/autograding.json: one test per task, its points, exit code 0 = pass."""
-    tests = [{"name": t.title, "setup": "", "run": f"python -m minitensor.course check . --task {t.name}",
+    """GitHub Classroom's .github/classroom/autograding.json: one test per task, its points, exit code 0 = pass.
+
+    The command runs in the student's repository: ``python -I`` keeps that directory off the
+    import path (a student's ``numpy.py`` there would otherwise run in the grader).
+    """
+    tests = [{"name": t.title, "setup": "", "run": f"python -I -m minitensor.course check . --task {t.name}",
               "input": "", "output": "", "comparison": "included", "timeout": 10, "points": t.points}
              for t in tasks]  # fmt: skip
     return {"tests": tests}
@@ -82,14 +90,47 @@ def cmd_solutions(args: argparse.Namespace) -> int:
     return 0
 
 
+def limits(time_limits: list[str] | None, memory_mib: float | None) -> Limits:
+    """``Limits`` from the ``--time-limit`` values (``SECONDS``: every task's, ``TASK=SECONDS``: one task's)
+    and ``--memory-limit`` (MiB)."""
+    result = Limits(memory=Limits.memory if memory_mib is None else int(memory_mib * 2**20))
+    for value in time_limits or []:
+        task, _, seconds = value.rpartition("=")
+        try:
+            number = float(seconds)
+        except ValueError:
+            number = -1.0
+        if not number > 0 or (task and task not in BY_NAME):
+            raise SystemExit(f"check: --time-limit expects SECONDS or TASK=SECONDS with SECONDS > 0 and TASK one of "
+                             f"{', '.join(BY_NAME)}; got {value!r}")  # fmt: skip
+        if task:
+            result.per_task[task] = number
+        else:
+            result.time = number
+    if memory_mib is not None and not memory_mib > 0:
+        raise SystemExit(f"check: --memory-limit expects MiB > 0, got {memory_mib}")
+    return result
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     if not Path(args.dir).is_dir():
         raise SystemExit(f"check: {args.dir} is not a directory")
-    results = grader.grade(Path(args.dir), [t.name for t in _task_names(args.task)])
-    print(grader.text_report(results))
+    names = [t.name for t in _task_names(args.task)]
+    results = report.pending(names)  # (the JSON report lists every check from the start)
+
+    def record(result: grader.Result) -> None:
+        at = next(i for i, r in enumerate(results) if (r.task, r.check) == (result.task, result.check))
+        results[at] = result
+        if args.json:
+            report.write_json(results, Path(args.json))
+
     if args.json:
-        grader.write_json(results, Path(args.json))
-    return 0 if all(r.score == r.max_score for r in results) else 1
+        report.write_json(results, Path(args.json))
+    grader.grade(Path(args.dir), names, limits(args.time_limit, args.memory_limit), on_result=record)
+    if args.json:  # (again, now that every process that ran the student's code is gone)
+        report.write_json(results, Path(args.json))
+    print(report.text_report(results))
+    return 2 if any(r.error for r in results) else 0 if all(r.score == r.max_score for r in results) else 1
 
 
 def cmd_notebooks(args: argparse.Namespace) -> int:
@@ -117,6 +158,13 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("dir", type=Path)
     check.add_argument("--task", nargs="+", metavar="T", help="only these tasks (default: all)")
     check.add_argument("--json", type=Path, metavar="OUT", help="also write Gradescope's results.json here")
+    check.add_argument(
+        "--time-limit",
+        action="append",
+        metavar="[T=]S",
+        help="seconds per check (default 60), for every task or for task T; repeatable",
+    )
+    check.add_argument("--memory-limit", type=float, metavar="MIB", help="memory per process (default 2048 MiB)")
     check.set_defaults(run=cmd_check)
     nb = sub.add_parser("notebooks", help="the course texts as Jupyter notebooks")
     nb.add_argument("outdir", type=Path)

@@ -1,10 +1,10 @@
 """A gradient check that names the bug: how a wrong analytic gradient differs from the numeric one.
 
-``gradient_check(fn, inputs)`` runs ``minitensor.autograd.gradcheck`` (float64,
-full Jacobian or random weightings of the output, never a plain ``.sum()``).  When it
-fails, it computes the whole gradient for two random weightings ``w`` of the output,
-analytic (autograd) and numeric (central differences of ``(w * fn(x)).sum()``), and
-``diagnose`` says what the analytic one looks like next to the numeric one:
+``judge`` compares a function's output and gradients, for two random weightings ``w``
+of the output (float64, never a plain ``.sum()``), with a reference's, to 1e-7.  When
+they differ it gets the numeric gradients too (central differences of
+``(w * fn(x)).sum()``), and ``diagnose`` says what the analytic gradient looks like
+next to the numeric one:
 
 =============  ==========================================================
 ``zero``        all zero where the numeric gradient is not
@@ -20,6 +20,10 @@ analytic (autograd) and numeric (central differences of ``(w * fn(x)).sum()``), 
 
 It claims a cause only when the pattern fits to 1e-4; otherwise it describes the
 difference (largest error, where) and names nothing.
+
+The grader runs ``judge`` on data from the child process that ran the student's code
+(``tasks/_helpers.check_program``); ``gradient_check(fn, inputs)`` is the same check on a
+function computed in this process.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from __future__ import annotations
 import numpy as np
 
 import minitensor as mt
-from minitensor.autograd import GradcheckError, gradcheck
 
 from .tasks._base import CheckFailure
 
@@ -149,22 +152,6 @@ def diagnose(a, n, a2=None, n2=None, features: dict | None = None, axis: int = -
     return None, f"no simple pattern; largest difference at {where}: analytic {a[worst]:.6g}, numeric {n[worst]:.6g}"
 
 
-def _against_reference(fn, reference, inputs: list, seed: int, get=None) -> None:
-    """fn's output and gradients (one random output weighting; ``get`` computes fn's) equal ``reference``'s."""
-    with mt.no_grad():
-        out, want = fn(*inputs).numpy(), reference(*inputs).numpy()
-    if out.shape != want.shape or not np.allclose(out, want, rtol=1e-7, atol=1e-9):
-        raise CheckFailure("the output differs from minitensor's reference", None)
-    w = np.random.default_rng(seed + 1).standard_normal(out.shape)
-    for i, (a, r) in enumerate(zip((get or _autograd)(fn, inputs, w), _autograd(reference, inputs, w))):
-        if not np.allclose(a, r, rtol=1e-7, atol=1e-9):
-            label, text = diagnose(a, r)
-            if _close(a, r):  # within gradcheck's tolerance, but more than rounding
-                label, text = None, f"off by up to {np.max(np.abs(a - r)):.3g}, more than rounding (rtol 1e-7)"
-            text = text.replace("numeric one", "reference's").replace("numeric ", "reference ")
-            raise CheckFailure(f"gradient of input {i} differs from minitensor's own: {text}", label)
-
-
 def numeric_gradients(fn, inputs: list, weights: list, eps: float = 1e-6) -> list:
     """For each weighting w: central differences of ``(w * fn(*inputs)).sum()`` for every input."""
     out = [[np.zeros(t.shape) for t in inputs] for _ in weights]
@@ -173,60 +160,107 @@ def numeric_gradients(fn, inputs: list, weights: list, eps: float = 1e-6) -> lis
             for idx in np.ndindex(*t.shape):
                 orig = t._data[idx].copy()
                 t._data[idx] = orig + eps
-                plus = fn(*inputs).numpy().astype(np.float64)
+                plus = np.asarray(fn(*inputs).numpy(), dtype=np.float64)
                 t._data[idx] = orig - eps
-                minus = fn(*inputs).numpy().astype(np.float64)
+                minus = np.asarray(fn(*inputs).numpy(), dtype=np.float64)
                 t._data[idx] = orig
                 for k, w in enumerate(weights):
                     out[k][i][idx] = np.sum(w * (plus - minus)) / (2 * eps)
     return out
 
 
-def _autograd(fn, inputs: list, w: np.ndarray) -> list:
+def autograd_gradients(fn, inputs: list, w: np.ndarray) -> list:
+    """The gradients of ``(w * fn(*inputs)).sum()`` by minitensor's engine (zeros where none flows)."""
     with mt.enable_grad():
         out = fn(*inputs)
         gs = mt.autograd.grad(out, inputs, mt.tensor(w, dtype=out.dtype), allow_unused=True)
     return [np.zeros(t.shape) if g is None else g.numpy() for g, t in zip(gs, inputs)]
 
 
+def reference_data(reference, inputs: list, weights: list) -> tuple:
+    """(output, [gradients of every input for each weighting]) of ``reference`` (Tensors -> Tensor)."""
+    with mt.no_grad():
+        out = reference(*inputs).numpy()
+    return out, [autograd_gradients(reference, inputs, w) for w in weights]
+
+
+def output_weights(shape: tuple, seed: int) -> list:
+    """The two random weightings of an output of ``shape`` the checks use."""
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape), rng.standard_normal(shape)]
+
+
+def _equal(a: np.ndarray, r: np.ndarray) -> bool:
+    return a.shape == r.shape and bool(np.allclose(a, r, rtol=1e-7, atol=1e-9))
+
+
+def judge(get, inputs: list, weights: list, reference: tuple | None = None, features=None, axis: int = -1) -> None:
+    """Raise ``CheckFailure`` (naming the bug when it can) unless a function's gradients are right.
+
+    ``get(kind, weights)`` gives the function's data: for ``"gradients"`` a dict with
+    ``out`` and ``grads`` (per weighting, per input; missing when ``out`` has the wrong
+    shape) or ``shape_error`` ``(what, got, want)``; for ``"numeric"`` the central
+    differences, laid out as ``grads``.  ``reference``: ``reference_data(...)``, which
+    output and gradients must equal to 1e-7; without one, the numeric gradients judge.
+    ``features``: ``(*inputs) -> {name: array shaped like a gradient}`` for ``diagnose``.
+    """
+    reply = get("gradients", weights)
+    if "shape_error" in reply:
+        what, got, want = reply["shape_error"]
+        label, text = shape_diagnosis(tuple(got), tuple(want))
+        raise CheckFailure(f"{what} returned a gradient of shape {tuple(got)}, expected {tuple(want)}: {text}", label)
+    out, grads = reply["out"], reply.get("grads")
+    if reference is not None:
+        want, ref_grads = reference
+        if _equal(out, want) and grads is not None:
+            if all(_equal(a, r) for ga, gr in zip(grads, ref_grads) for a, r in zip(ga, gr)):
+                return
+    if grads is not None:
+        (a1, a2), (n1, n2) = grads, get("numeric", weights)
+        for i in range(len(inputs)):
+            if not (_close(a1[i], n1[i]) and _close(a2[i], n2[i])):
+                feats = {k: np.asarray(v) for k, v in (features(*inputs) if features else {}).items()}
+                feats = {k: v for k, v in feats.items() if v.shape == a1[i].shape} or None
+                label, text = diagnose(a1[i], n1[i], a2[i], n2[i], feats, axis)
+                raise CheckFailure(f"gradient of input {i} (shape {tuple(inputs[i].shape)}) is wrong: {text}", label)
+        if reference is None:
+            return
+    if grads is None or not _equal(out, want):
+        raise CheckFailure("the output differs from minitensor's reference", None)
+    for ga, gr in zip(grads, ref_grads):
+        for i, (a, r) in enumerate(zip(ga, gr)):
+            if not _equal(a, r):
+                label, text = diagnose(a, r)
+                if _close(a, r):  # within the finite differences' tolerance, but more than rounding
+                    label, text = None, f"off by up to {np.max(np.abs(a - r)):.3g}, more than rounding (rtol 1e-7)"
+                text = text.replace("numeric one", "reference's").replace("numeric ", "reference ")
+                raise CheckFailure(f"gradient of input {i} differs from minitensor's own: {text}", label)
+
+
 def gradient_check(
     fn, inputs: list, *, reference=None, analytic=None, features=None, axis: int = -1, seed: int = 0
 ) -> None:
-    """Raise ``CheckFailure`` (naming the bug when it can) unless fn's gradients are right.
+    """``judge`` on a function computed in this process: raise ``CheckFailure`` unless its gradients are right.
 
     ``fn(*inputs) -> Tensor``; ``inputs``: float64 Tensors with requires_grad.
-    ``reference``: the same function in minitensor's own ops; once the finite differences
-    agree, the output and the gradients must also equal the reference's (to 1e-7).
+    ``reference``: the same function in minitensor's own ops.
     ``analytic(fn, inputs, w) -> [arrays]`` replaces autograd (e.g. a student's engine).
-    ``features``: ``(*inputs) -> {name: array shaped like each gradient}`` for ``diagnose``.
     """
-    try:
-        if analytic is None:
+    with mt.no_grad():
+        shape = (reference or fn)(*inputs).shape
+    weights = output_weights(shape, seed)
+
+    def get(kind: str, ws: list):
+        if kind == "numeric":
+            return numeric_gradients(fn, inputs, ws)
+        with mt.no_grad():
+            reply = {"out": fn(*inputs).numpy()}
+        if reply["out"].shape == shape:
             try:
-                gradcheck(fn, inputs)
-                if reference is not None:
-                    _against_reference(fn, reference, inputs, seed)
-                return
-            except GradcheckError as error:
-                first = str(error)
-        else:
-            first = "the analytic gradient differs from the numeric one"
-        rng = np.random.default_rng(seed)
-        shape = fn(*inputs).shape
-        weights = [rng.standard_normal(shape), rng.standard_normal(shape)]
-        get = analytic or _autograd
-        a1, a2 = get(fn, inputs, weights[0]), get(fn, inputs, weights[1])
-    except GradShapeError as error:
-        label, text = shape_diagnosis(error.got, error.want)
-        raise CheckFailure(f"{error}: {text}", label) from None
-    n1, n2 = numeric_gradients(fn, inputs, weights)
-    for i in range(len(inputs)):
-        if not (_close(a1[i], n1[i]) and _close(a2[i], n2[i])):
-            feats = {k: np.asarray(v) for k, v in (features(*inputs) if features else {}).items()}
-            feats = {k: v for k, v in feats.items() if v.shape == a1[i].shape} or None
-            label, text = diagnose(a1[i], n1[i], a2[i], n2[i], feats, axis)
-            raise CheckFailure(f"gradient of input {i} (shape {tuple(inputs[i].shape)}) is wrong: {text}", label)
-    if analytic is None:  # gradcheck failed where the two weightings did not look
-        raise CheckFailure(first, None)
-    if reference is not None:
-        _against_reference(fn, reference, inputs, seed, analytic)
+                reply["grads"] = [(analytic or autograd_gradients)(fn, inputs, w) for w in ws]
+            except GradShapeError as error:
+                reply["shape_error"] = (error.what, error.got, error.want)
+        return reply
+
+    judge(get, inputs, weights, None if reference is None else reference_data(reference, inputs, weights),
+          features, axis)  # fmt: skip

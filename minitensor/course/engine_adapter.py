@@ -62,6 +62,23 @@ def graph_of(tensor: mt.Tensor) -> GraphNode:
     return made[id(root)]
 
 
+def all_nodes(root: GraphNode) -> list:
+    """Every node reachable from ``root`` (``root`` first), each once, in an order fixed by the graph alone.
+
+    The grader builds the same graph as the child process that runs the student's
+    engine, so a node's place in this list names it in both.
+    """
+    nodes, seen, stack = [], {id(root)}, [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for parent in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append(parent)
+    return nodes
+
+
 def backward_with(engine, loss: mt.Tensor, grad=None) -> None:
     """Back-propagate from ``loss`` with the student's engine; leaves' ``.grad`` accumulate."""
     root = graph_of(loss)

@@ -7,9 +7,16 @@ norm, matmul and broadcasting, the pooling its mean, the loss its cross-entropy;
 backward pass is its engine, the update its Adam step.  The run is the demo's
 ``--quick`` one (150 steps of 64 sequences, lr 1e-2 with warmup) and must reach its
 bar (80 % on 1,000 held-out sequences).
+
+The grader draws the data (``training_data``); the student's process trains on it
+(``train_weights``) and sends back the weights; the grader measures their accuracy with
+minitensor's own classifier (``held_out_accuracy``), on sequences the student's process
+never sees.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,23 +50,53 @@ class WorkbookClassifier:
         return ops.linear(ops.mean(h, dim=1), self.params["head.weight"], self.params["head.bias"])
 
 
-def train(wb, steps: int = QUICK["steps"], lr: float = QUICK["lr"], seed: int = 0) -> float:
-    """Train as ``python -m minitensor.demo --quick`` does, on workbook ``wb``; the held-out accuracy."""
+@dataclass
+class TrainingData:
+    """The demo's ``--quick`` run's data: its held-out sequences and its training batches (without them)."""
+
+    test_tokens: np.ndarray  # (TEST_SIZE, L) int64
+    test_labels: np.ndarray  # (TEST_SIZE,)
+    batches: list  # [(tokens (n, L), labels (n,))] per step, n <= BATCH_SIZE
+
+
+def training_data(steps: int = QUICK["steps"], seed: int = 0) -> TrainingData:
+    """Drawn as ``python -m minitensor.demo --quick`` draws them (made by the grader, sent to the student's process)."""
     rng = np.random.default_rng(seed)
     test_tokens, test_labels = make_batch(rng, TEST_SIZE)
-    model = WorkbookClassifier(wb, seed)
-    ops = model.ops
-    optimizer = ops.adamw(list(model.params.values()), lr=lr, weight_decay=0.01)
-    scheduler = mt.optim.lr_scheduler.LinearWarmup(optimizer, warmup_steps=steps // 10, total_steps=steps)
-    held_out = sequence_ids(test_tokens)
+    held_out, batches = sequence_ids(test_tokens), []
     for _ in range(steps):
         tokens, labels = make_batch(rng, BATCH_SIZE)
         unseen = ~np.isin(sequence_ids(tokens), held_out)
-        loss = ops.cross_entropy(model(tokens[unseen]), labels[unseen])
+        batches.append((tokens[unseen], labels[unseen]))
+    return TrainingData(test_tokens, test_labels, batches)
+
+
+def train_weights(wb, batches: list, lr: float = QUICK["lr"], seed: int = 0) -> dict:
+    """Train as the demo's ``--quick`` run does, on workbook ``wb``'s ops: the weights, ``{name: array}``."""
+    model = WorkbookClassifier(wb, seed)
+    ops = model.ops
+    optimizer = ops.adamw(list(model.params.values()), lr=lr, weight_decay=0.01)
+    steps = len(batches)
+    scheduler = mt.optim.lr_scheduler.LinearWarmup(optimizer, warmup_steps=steps // 10, total_steps=steps)
+    for tokens, labels in batches:
+        loss = ops.cross_entropy(model(tokens), labels)
         optimizer.zero_grad()
         ops.backward(loss)
         optimizer.step()
         scheduler.step()
+    return {name: p.numpy().copy() for name, p in model.params.items()}
+
+
+def classifier() -> RepeatDetector:
+    """The demo's classifier, whose parameters the milestone trains (names and shapes of ``train_weights``)."""
+    return RepeatDetector(VOCAB_SIZE, LENGTH, 32, NHEAD, 2)
+
+
+def held_out_accuracy(weights: dict, data: TrainingData) -> float:
+    """The accuracy of the demo's classifier (minitensor's own) with ``weights`` on the held-out sequences."""
+    model = classifier()
+    model.load_state_dict({name: mt.from_numpy(np.asarray(w, dtype=np.float32)) for name, w in weights.items()})
+    model.eval()
     with mt.no_grad():
-        predicted = model(test_tokens).argmax(dim=-1).numpy()
-    return float(np.mean(predicted == test_labels))
+        predicted = model(data.test_tokens).argmax(dim=-1).numpy()
+    return float(np.mean(predicted == data.test_labels))

@@ -1,12 +1,13 @@
-"""minitensor ops whose forward and backward call a workbook's functions.
+"""minitensor ops whose forward and backward call a workbook's functions, and the same ops from minitensor.
 
 ``build(wb)`` turns a workbook (an object with one module per task: ``wb.elementwise``,
 ``wb.broadcasting``, ...) into a namespace of ops on Tensors.  Each op is a
 ``minitensor.autograd.Function`` whose ``forward``/``backward`` call the student's
 functions, so the student's code runs inside minitensor's graph in place of the
-library's own rules.  Every gradient a student returns is shape-checked
-(``diagnose.check_shape``): the engine would otherwise quietly sum a broadcast
-gradient that the student forgot to reduce.
+library's own rules (in the child process that runs the student's code).  Every
+gradient a student returns is shape-checked (``diagnose.check_shape``): the engine
+would otherwise quietly sum a broadcast gradient that the student forgot to reduce.
+``reference_ops()`` has the same names on minitensor's own ops: the grader's references.
 
 Example (``reference_workbook`` is in workbook.py)::
 
@@ -16,6 +17,8 @@ Example (``reference_workbook`` is in workbook.py)::
 
 from __future__ import annotations
 
+import functools
+import operator
 from types import SimpleNamespace
 
 import numpy as np
@@ -154,7 +157,7 @@ def build(wb) -> SimpleNamespace:
         y = Matmul.apply(x, weight.transpose(0, 1))
         return y if bias is None else Add.apply(y, bias)
 
-    return SimpleNamespace(
+    ops = SimpleNamespace(
         add=Add.apply, mul=Mul.apply, div=Div.apply, pow=lambda x, p: Pow.apply(x, p=p), exp=Exp.apply,
         tanh=Tanh.apply, relu=Relu.apply, matmul=Matmul.apply, linear=linear,
         sum=lambda x, dim=None, keepdim=False: Sum.apply(x, dim=dim, keepdim=keepdim),
@@ -169,6 +172,35 @@ def build(wb) -> SimpleNamespace:
         backward=lambda loss, grad=None: backward_with(wb.engine, loss, grad),
         adamw=lambda params, **kw: WorkbookAdamW(wb.adam.adam_step, params, **kw),
     )  # fmt: skip
+    ops.encoder_layer = lambda x, p, nhead, mask=None: wb.transformer.encoder_layer(x, p, ops, nhead, mask)
+    return ops
+
+
+@functools.cache
+def reference_ops() -> SimpleNamespace:
+    """``build``'s ops from minitensor's own (the encoder layer: the reference solution's, on these ops)."""
+    import minitensor.nn.functional as F
+
+    from .workbook import reference_workbook
+
+    def attention(q, k, v, mask=None):  # (F's bool mask means the opposite: True = may attend)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else mt.tensor(~np.asarray(mask)))
+
+    ops = SimpleNamespace(
+        add=operator.add, mul=operator.mul, div=operator.truediv, pow=lambda x, p: x**p, exp=mt.Tensor.exp,
+        tanh=mt.Tensor.tanh, relu=mt.Tensor.relu, matmul=operator.matmul, linear=F.linear,
+        sum=lambda x, dim=None, keepdim=False: x.sum(dim, keepdim),
+        mean=lambda x, dim=None, keepdim=False: x.mean(dim, keepdim),
+        max=lambda x, dim=None, keepdim=False: x.amax(dim, keepdim),
+        softmax=lambda x, dim=-1: x.softmax(dim), log_softmax=lambda x, dim=-1: x.log_softmax(dim),
+        index=lambda x, index: x[mt.tensor(np.asarray(index))],
+        layer_norm=lambda x, w, b, eps=1e-5: F.layer_norm(x, x.shape[-1:], w, b, eps),
+        cross_entropy=lambda logits, target: F.cross_entropy(logits, mt.tensor(np.asarray(target))),
+        attention=attention,
+    )  # fmt: skip
+    solution = reference_workbook().transformer
+    ops.encoder_layer = lambda x, p, nhead, mask=None: solution.encoder_layer(x, p, ops, nhead, mask)
+    return ops
 
 
 class WorkbookAdamW(mt.optim.AdamW):

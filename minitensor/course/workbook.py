@@ -1,9 +1,11 @@
 """A workbook: one Python file per task, loaded as modules (the student's, or the reference ones).
 
-``reference_workbook()`` holds the solutions; ``mixed(task_name, module)`` is the
-reference workbook with one task's module replaced, so each task is graded on its own
-(a stub elsewhere never costs points here).  ``load_directory(path)`` reads a
-student's directory: each task's file as a module, or the error that loading it raised.
+The grader only reads a student's files (``read_directory``): their text goes to the
+child process that runs them (child.py), where ``load_sources`` turns each into a
+module, or into the message of the error loading it raised.  ``reference_workbook()``
+holds the solutions; ``mixed(task_name, module)`` is the reference workbook with one
+task's module replaced, so each task is graded on its own (a stub elsewhere never
+costs points there).
 """
 
 from __future__ import annotations
@@ -43,17 +45,28 @@ def mixed(name: str, module: ModuleType, own: SimpleNamespace | None = None) -> 
     return wb
 
 
-def load_directory(directory: Path) -> SimpleNamespace:
-    """Each task's module from ``directory/<task>.py``, or the error message loading it gave."""
-    modules = {}
+def read_directory(directory: Path) -> dict:
+    """``{task: (path, text)}`` of the files in ``directory``, or ``{task: "x.py is missing"}`` (nothing runs)."""
+    sources = {}
     for task in TASKS:
         path = Path(directory) / f"{task.name}.py"
-        if not path.exists():
-            modules[task.name] = f"{path.name} is missing"
-            continue
         try:
-            modules[task.name] = load_text(task.name, path.read_text(encoding="utf-8"), str(path))
-        except Exception as error:  # a syntax error, an import error... in the student's file
+            sources[task.name] = (str(path), path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            sources[task.name] = f"{path.name} is missing" if not path.exists() else f"{path.name} cannot be read"
+    return sources
+
+
+def load_sources(sources: dict) -> SimpleNamespace:
+    """Each ``{task: (path, text)}`` as a module, or as the message of the error loading it raised.
+
+    Runs the student's code: called only in a child process (child.py).
+    """
+    modules = {}
+    for name, (path, text) in sources.items():
+        try:
+            modules[name] = load_text(name, text, path)
+        except BaseException as error:  # a syntax error, an import error, sys.exit()... in the student's file
             last = traceback.format_exception_only(type(error), error)[-1].strip()
-            modules[task.name] = f"{path.name} could not be loaded: {last}"
+            modules[name] = f"{Path(path).name} could not be loaded: {last}"
     return SimpleNamespace(**modules)

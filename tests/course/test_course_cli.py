@@ -51,7 +51,7 @@ def test_new_writes_stubs_that_import_and_raise(tmp_path: Path) -> None:
         assert "BEGIN SOLUTION" not in path.read_text()
     grading = json.loads((tmp_path / "wb" / ".github/classroom/autograding.json").read_text())
     assert [t["points"] for t in grading["tests"]] == [t.points for t in TASKS]
-    assert grading["tests"][0]["run"] == "python -m minitensor.course check . --task elementwise"
+    assert grading["tests"][0]["run"] == "python -I -m minitensor.course check . --task elementwise"
 
 
 def test_new_refuses_to_overwrite_a_students_work(tmp_path: Path) -> None:

@@ -92,14 +92,13 @@ def test_no_cause_is_claimed_on_correct_ops(graph) -> None:
         assert label is None, text
 
 
-def test_the_reference_catches_what_finite_differences_tolerate(rng) -> None:
+def test_the_reference_catches_what_finite_differences_tolerate(sandbox) -> None:
     """A gradient off by 1e-5 relative passes gradcheck's tolerance, not the reference's (1e-7)."""
-    from minitensor.course.grader import grade_module
+    from minitensor.course.grader import grade_task
     from minitensor.course.tasks import BY_NAME
-    from minitensor.course.workbook import load_text
 
     task = BY_NAME["elementwise"]
     text = task.solution_text().replace("grad * (1 - out * out)", "grad * (1 - out * out) * (1 + 1e-5)")
-    results = grade_module(task, load_text(task.name, text))
+    results = grade_task(task, text, sandbox=sandbox)
     assert [r.score for r in results] == [5, 0]
     assert "differs from minitensor's own: off by up to" in results[1].output and results[1].cause is None

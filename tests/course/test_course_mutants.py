@@ -8,9 +8,8 @@ import re
 
 import pytest
 
-from minitensor.course.grader import grade_module
+from minitensor.course.grader import grade_task
 from minitensor.course.tasks import TASKS
-from minitensor.course.workbook import load_text
 
 MUTANTS = [(task, mutant) for task in TASKS for mutant in task.mutants]
 
@@ -22,10 +21,6 @@ CLASSICS = ["sign flip", "missing factor", "transposed matmul", "missing broadca
             "cross-entropy off by a factor of N", "ones_like in place of the real gradient"]  # fmt: skip
 
 
-def _grade(task, text: str) -> list:
-    return grade_module(task, load_text(task.name, text))
-
-
 def test_the_kit_ships_the_classic_wrong_answers() -> None:
     names = [m.name for _, m in MUTANTS]
     assert len(names) >= 15
@@ -34,9 +29,9 @@ def test_the_kit_ships_the_classic_wrong_answers() -> None:
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
-def test_solution_full_marks_stub_zero(task) -> None:
-    assert sum(r.score for r in _grade(task, task.solution_text())) == task.points
-    assert sum(r.score for r in _grade(task, task.stub_text())) == 0
+def test_solution_full_marks_stub_zero(task, sandbox) -> None:
+    assert sum(r.score for r in grade_task(task, task.solution_text(), sandbox=sandbox)) == task.points
+    assert sum(r.score for r in grade_task(task, task.stub_text(), sandbox=sandbox)) == 0
     stub = task.stub_text()
     marked = re.findall(r"# BEGIN SOLUTION\n(.*?)# END SOLUTION", task.solution, re.S)
     for part in marked:  # (a docstring may state a formula, but not the code)
@@ -46,8 +41,8 @@ def test_solution_full_marks_stub_zero(task) -> None:
 
 
 @pytest.mark.parametrize(("task", "mutant"), MUTANTS, ids=lambda x: getattr(x, "name", ""))
-def test_every_mutant_loses_points_and_no_wrong_cause_is_claimed(task, mutant) -> None:
-    results = _grade(task, task.mutant_text(mutant))
+def test_every_mutant_loses_points_and_no_wrong_cause_is_claimed(task, mutant, sandbox) -> None:
+    results = grade_task(task, task.mutant_text(mutant), sandbox=sandbox)
     assert sum(r.score for r in results) < task.points, f"{mutant.name} passes every check of {task.name}"
     failed = [r for r in results if r.score < r.max_score]
     assert all("not implemented" not in r.output for r in failed)  # it ran, and was caught
@@ -55,10 +50,10 @@ def test_every_mutant_loses_points_and_no_wrong_cause_is_claimed(task, mutant) -
     assert claimed == ({mutant.cause} if mutant.cause else set()), [r.output for r in failed]
 
 
-def test_the_diagnosis_names_at_least_12_of_the_classic_mutants() -> None:
+def test_the_diagnosis_names_at_least_12_of_the_classic_mutants(sandbox) -> None:
     named = 0
     for task, mutant in MUTANTS:
         if any(classic in mutant.name for classic in CLASSICS) and mutant.cause is not None:
-            causes = {r.cause for r in _grade(task, task.mutant_text(mutant))}
+            causes = {r.cause for r in grade_task(task, task.mutant_text(mutant), sandbox=sandbox)}
             named += mutant.cause in causes
     assert named >= 12

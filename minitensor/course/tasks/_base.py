@@ -25,11 +25,18 @@ _MARKERS = re.compile(r"^ *# (BEGIN|END) SOLUTION\n", re.M)
 
 @dataclass
 class Check:
-    """One graded check: ``run(workbook)`` raises ``CheckFailure`` (or anything) when it fails."""
+    """One graded check: ``run(student)`` raises ``CheckFailure`` (or anything) when it fails.
+
+    ``run`` runs in the grader: it makes the inputs, gets the student's results from
+    ``student`` (grader.Student: their code runs in a child process) and compares them
+    with minitensor's own.  ``whole_workbook``: the student's code is their whole
+    workbook (the milestone), not their file for this task among the reference ones.
+    """
 
     name: str
     points: int
     run: Callable
+    whole_workbook: bool = False
 
 
 @dataclass
@@ -48,7 +55,14 @@ class Mutant:
 
 @dataclass
 class Task:
-    """One exercise: ``name`` is also the workbook's file name (``name.py``)."""
+    """One exercise: ``name`` is also the workbook's file name (``name.py``).
+
+    ``programs``: ``{name: fn(ops, *tensors, **settings) -> Tensor}``, small graphs the
+    checks differentiate: run on the student's ops in the child process, and on
+    minitensor's own (``ops.reference_ops()``) in the grader for the reference.
+    ``probes``: ``{name: fn(wb, **data) -> data}``, what else the checks need run on the
+    student's workbook in the child (see probes.py).
+    """
 
     name: str
     title: str
@@ -56,6 +70,8 @@ class Task:
     solution: str
     checks: list
     mutants: list = field(default_factory=list)
+    programs: dict = field(default_factory=dict)
+    probes: dict = field(default_factory=dict)
 
     @property
     def points(self) -> int:

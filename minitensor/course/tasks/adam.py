@@ -8,7 +8,7 @@ import minitensor as mt
 
 from ..ops import WorkbookAdamW
 from ._base import Check, Mutant, Task
-from ._helpers import expect_close
+from ._helpers import arrays, expect_close
 
 SOLUTION = '''"""Week 11: the Adam step.
 
@@ -49,11 +49,16 @@ def _run(make, start: np.ndarray, grads: list) -> list:
     return path
 
 
-def _steps(wb, weight_decay: float) -> None:
+def _path(wb, start: np.ndarray, grads: list, settings: dict) -> list:
+    """(In the student's process) the parameter after each step of AdamW with the workbook's ``adam_step``."""
+    return _run(lambda ps: WorkbookAdamW(wb.adam.adam_step, ps, **settings), start, grads)
+
+
+def _steps(student, weight_decay: float) -> None:
     rng = np.random.default_rng(21)
     start, grads = rng.standard_normal((3, 4)), [rng.standard_normal((3, 4)) for _ in range(5)]
     settings = {"lr": 1e-2, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": weight_decay}
-    mine = _run(lambda ps: WorkbookAdamW(wb.adam.adam_step, ps, **settings), start, grads)
+    mine = arrays(student.probe("path", start=start, grads=grads, settings=settings), [(3, 4)] * 5, "the steps")
     ref = _run(lambda ps: mt.optim.AdamW(ps, **settings), start, grads)
     for t, (a, b) in enumerate(zip(mine, ref), start=1):
         before = start if t == 1 else ref[t - 2]
@@ -66,8 +71,8 @@ TASK = Task(
     summary="moment estimates, bias correction and decoupled weight decay, against mt.optim.AdamW",
     solution=SOLUTION,
     checks=[
-        Check("five steps equal mt.optim.AdamW", 6, lambda wb: _steps(wb, 0.0)),
-        Check("with weight decay", 4, lambda wb: _steps(wb, 0.1)),
+        Check("five steps equal mt.optim.AdamW", 6, lambda student: _steps(student, 0.0)),
+        Check("with weight decay", 4, lambda student: _steps(student, 0.1)),
     ],  # fmt: skip
     mutants=[
         Mutant(
@@ -77,4 +82,5 @@ TASK = Task(
             "factor",
         )
     ],
+    probes={"path": _path},
 )

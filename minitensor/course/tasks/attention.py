@@ -7,10 +7,8 @@ import numpy as np
 import minitensor as mt
 import minitensor.nn.functional as F
 
-from ..diagnose import gradient_check
-from ..ops import build
 from ._base import Check, Mutant, Task
-from ._helpers import expect_close, leaf
+from ._helpers import check_program, expect_close, leaf
 
 SOLUTION = '''"""Week 10: attention.
 
@@ -53,34 +51,29 @@ def attention_backward(grad, cache):
 CAUSAL = np.triu(np.ones((4, 4), dtype=bool), k=1)
 
 
-def _reference_tensor(q, k, v, mask) -> mt.Tensor:
-    """F.scaled_dot_product_attention (whose bool mask means the opposite: True = may attend)."""
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else mt.tensor(~mask))
+PROGRAMS = {"attention": lambda ops, q, k, v, mask: ops.attention(q, k, v, mask)}
 
 
 def _reference(q, k, v, mask) -> np.ndarray:
+    """F.scaled_dot_product_attention (whose bool mask means the opposite: True = may attend)."""
     with mt.no_grad():
-        return _reference_tensor(q, k, v, mask).numpy()
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else mt.tensor(~mask)).numpy()
 
 
-def _forward(wb) -> None:
+def _forward(student) -> None:
     rng = np.random.default_rng(19)
     for shape_q, shape_k, mask in [((4, 3), (5, 3), None), ((2, 4, 3), (2, 4, 3), CAUSAL),
                                    ((2, 2, 4, 8), (2, 2, 4, 8), CAUSAL)]:  # fmt: skip
         q, k, v = (leaf(rng, *s) for s in (shape_q, shape_k, shape_k))
-        out, _ = wb.attention.attention_forward(q.numpy(), k.numpy(), v.numpy(), mask)
+        out = student.call("attention.attention_forward", q.numpy(), k.numpy(), v.numpy(), mask, pick=0)
         expect_close(out, _reference(q, k, v, mask), "attention_forward" + (" with a mask" if mask is not None else ""))
 
 
-def _backward(wb) -> None:
-    ops, rng = build(wb), np.random.default_rng(20)
+def _backward(student) -> None:
+    rng = np.random.default_rng(20)
     for shape_q, shape_k, mask in [((3, 2), (4, 2), None), ((2, 4, 3), (2, 4, 3), CAUSAL)]:
         q, k, v = leaf(rng, *shape_q, transposed=True), leaf(rng, *shape_k), leaf(rng, *shape_k)
-        gradient_check(
-            lambda q, k, v, mask=mask: ops.attention(q, k, v, mask),
-            [q, k, v],
-            reference=lambda q, k, v, mask=mask: _reference_tensor(q, k, v, mask),
-        )
+        check_program(student, "attention", [q, k, v], settings={"mask": mask})
 
 
 TASK = Task(
@@ -105,4 +98,5 @@ TASK = Task(
             None,
         ),
     ],
+    programs=PROGRAMS,
 )

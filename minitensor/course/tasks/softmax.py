@@ -6,10 +6,8 @@ import numpy as np
 
 import minitensor as mt
 
-from ..diagnose import gradient_check
-from ..ops import build
 from ._base import Check, Mutant, Task
-from ._helpers import expect_close, leaf, random_shape, stable
+from ._helpers import check_program, expect_close, leaf, random_shape, stable
 
 SOLUTION = '''"""Week 6: softmax and log-softmax along ``dim``.
 
@@ -66,31 +64,38 @@ def _shapes(rng: np.random.Generator) -> list:
     return SHAPES + [(shape, int(rng.integers(-len(shape), len(shape))))]
 
 
-def _softmax(wb) -> None:
-    ops, rng = build(wb), np.random.default_rng(11)
+PROGRAMS = {
+    "softmax": lambda ops, x, dim: ops.softmax(x, dim),
+    "log_softmax": lambda ops, x, dim: ops.log_softmax(x, dim),
+}
+
+
+def _softmax(student) -> None:
+    rng = np.random.default_rng(11)
     for shape, dim in _shapes(rng):
         x = leaf(rng, *shape, transposed=len(shape) == 2)
-        expect_close(wb.softmax.softmax_forward(x.numpy(), dim), x.softmax(dim).numpy(), "softmax_forward")
-        gradient_check(lambda t, d=dim: ops.softmax(t, d), [x], axis=dim, reference=lambda t, d=dim: t.softmax(d),
-                       features=lambda t, d=dim: {"the output y": t.softmax(d).numpy()})  # fmt: skip
+        got = student.call("softmax.softmax_forward", x.numpy(), dim)
+        expect_close(got, x.softmax(dim).numpy(), "softmax_forward")
+        check_program(student, "softmax", [x], settings={"dim": dim}, axis=dim,
+                      features=lambda t, d=dim: {"the output y": t.softmax(d).numpy()})  # fmt: skip
 
 
-def _log_softmax(wb) -> None:
-    ops, rng = build(wb), np.random.default_rng(12)
+def _log_softmax(student) -> None:
+    rng = np.random.default_rng(12)
     for shape, dim in _shapes(rng):
         x = leaf(rng, *shape, transposed=len(shape) == 2)
-        want = x.log_softmax(dim).numpy()
-        expect_close(wb.softmax.log_softmax_forward(x.numpy(), dim), want, "log_softmax_forward")
-        gradient_check(lambda t, d=dim: ops.log_softmax(t, d), [x], axis=dim,
-                       reference=lambda t, d=dim: t.log_softmax(d),
-                       features=lambda t, d=dim: {"softmax(x)": t.softmax(d).numpy()})  # fmt: skip
+        got = student.call("softmax.log_softmax_forward", x.numpy(), dim)
+        expect_close(got, x.log_softmax(dim).numpy(), "log_softmax_forward")
+        check_program(student, "log_softmax", [x], settings={"dim": dim}, axis=dim,
+                      features=lambda t, d=dim: {"softmax(x)": t.softmax(d).numpy()})  # fmt: skip
 
 
-def _stable(wb) -> None:
+def _stable(student) -> None:
     big = np.array([[1000.0, 999.0, -1000.0], [-1000.0, -1001.0, -999.5]])
-    stable(lambda: wb.softmax.softmax_forward(big, -1), "softmax_forward")
-    stable(lambda: wb.softmax.log_softmax_forward(big, -1), "log_softmax_forward")
-    expect_close(wb.softmax.log_softmax_forward(big, -1), mt.tensor(big, dtype=mt.float64).log_softmax(-1).numpy(),
+    stable(student.call("softmax.softmax_forward", big, -1), "softmax_forward")
+    log_softmax = student.call("softmax.log_softmax_forward", big, -1)
+    stable(log_softmax, "log_softmax_forward")
+    expect_close(log_softmax, mt.tensor(big, dtype=mt.float64).log_softmax(-1).numpy(),
                  "log_softmax_forward on large inputs")  # fmt: skip
 
 
@@ -118,4 +123,5 @@ TASK = Task(
             "unstable",
         ),
     ],
+    programs=PROGRAMS,
 )

@@ -7,10 +7,9 @@ import numpy as np
 import minitensor as mt
 import minitensor.nn as nn
 
-from ..diagnose import gradient_check
-from ..ops import build
+from ..milestone import QUICK, classifier, held_out_accuracy, train_weights, training_data
 from ._base import Check, CheckFailure, Mutant, Task
-from ._helpers import expect_close
+from ._helpers import arrays, check_program, expect_close, malformed
 
 SOLUTION = '''"""Week 12: a Transformer encoder layer from parts (Post-LN, batch first, no dropout).
 
@@ -61,35 +60,48 @@ def _layer(seed: int) -> nn.TransformerEncoderLayer:
     return nn.TransformerEncoderLayer(4, 2, dim_feedforward=6, dropout=0.0, batch_first=True, dtype=mt.float64)
 
 
-def _forward(wb) -> None:
+def _encoder_layer(ops, x, *ws, names: list, fixed: dict, mask=None):
+    """``ops.encoder_layer`` (2 heads) with the parameters ``names`` taken from ``ws``, the others from ``fixed``."""
+    return ops.encoder_layer(x, {**{k: mt.from_numpy(v) for k, v in fixed.items()}, **dict(zip(names, ws))}, 2, mask)
+
+
+def _forward(student) -> None:
     layer, x = _layer(22), mt.randn(2, 3, 4, dtype=mt.float64)
+    params = {k: p.numpy() for k, p in layer.named_parameters()}
     mask = np.triu(np.ones((3, 3), dtype=bool), k=1)
     for m in (None, mask):
-        got = wb.transformer.encoder_layer(x, dict(layer.named_parameters()), build(wb), 2, m)
+        settings = {"names": [], "fixed": params, "mask": m}
+        reply = student.probe("gradients", program="encoder layer", inputs=[x.numpy()], settings=settings, weights=[])
+        got = arrays([reply.get("out") if isinstance(reply, dict) else None], [x.shape], "encoder_layer")[0]
         want = layer(x, src_mask=None if m is None else mt.tensor(m))
-        expect_close(got.detach().numpy(), want.detach().numpy(), "encoder_layer" + (" with a mask" if m is not None
-                     else ""))  # fmt: skip
+        expect_close(got, want.detach().numpy(), "encoder_layer" + (" with a mask" if m is not None else ""))
 
 
-def _gradients(wb) -> None:
-    layer, ops = _layer(23), build(wb)
+def _gradients(student) -> None:
+    layer = _layer(23)
     x = mt.randn(2, 3, 4, dtype=mt.float64, requires_grad=True)
     names = ["self_attn.in_proj_weight", "linear1.weight", "norm2.bias"]
-    params = {k: mt.tensor(p.numpy(), dtype=mt.float64, requires_grad=True) for k, p in layer.named_parameters()}
-
-    def fn(x, *ws):
-        return wb.transformer.encoder_layer(x, {**params, **dict(zip(names, ws))}, ops, 2)
-
-    gradient_check(fn, [x, *(params[n] for n in names)])
+    params = {k: p.numpy() for k, p in layer.named_parameters()}
+    ws = [mt.tensor(params.pop(n), dtype=mt.float64, requires_grad=True) for n in names]
+    check_program(student, "encoder layer", [x, *ws], settings={"names": names, "fixed": params})
 
 
-def _milestone(wb) -> None:
-    from ..milestone import QUICK, train
+def _train(wb, batches: list, lr: float) -> dict:
+    """(In the student's process) the milestone's training on the whole workbook: the trained weights."""
+    return train_weights(wb.own, batches, lr)
 
-    missing = [v for v in vars(wb.own).values() if isinstance(v, str)]
+
+def _milestone(student) -> None:
+    missing = student.problems()
     if missing:
         raise CheckFailure("the milestone trains on all your tasks: " + "; ".join(missing))
-    accuracy = train(wb.own)
+    data = training_data()
+    weights = student.probe("train", batches=data.batches, lr=QUICK["lr"])
+    shapes = {name: tuple(p.shape) for name, p in classifier().named_parameters()}
+    if not (isinstance(weights, dict) and set(weights) == set(shapes)):
+        raise malformed("the trained weights")
+    arrays(list(weights.values()), [shapes[name] for name in weights], "the trained weights")
+    accuracy = held_out_accuracy(weights, data)
     if not accuracy >= QUICK["bar"]:
         raise CheckFailure(f"held-out accuracy {accuracy:.1%} after {QUICK['steps']} steps; the bar is "
                            f"{QUICK['bar']:.0%} (the reference workbook reaches it)")  # fmt: skip
@@ -106,7 +118,9 @@ TASK = Task(
     checks=[
         Check("equals nn.TransformerEncoderLayer", 4, _forward),
         Check("gradients", 3, _gradients),
-        Check("milestone: the demo Transformer trains on your ops to 80 %", 8, _milestone),
+        Check("milestone: the demo Transformer trains on your ops to 80 %", 8, _milestone, whole_workbook=True),
     ],
     mutants=[Mutant("the residual added after the norm", _RIGHT, _WRONG, None)],
+    programs={"encoder layer": _encoder_layer},
+    probes={"train": _train},
 )
