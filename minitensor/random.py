@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import numpy as np
@@ -101,6 +102,27 @@ def get_rng_state():
 
 def set_rng_state(state) -> None:
     default_generator.set_state(state)
+
+
+def snapshot():
+    """The default generator's state now (cheap: its bit generator's state), to replay its next draws."""
+    return default_generator._rng.bit_generator.state
+
+
+@contextlib.contextmanager
+def replaying(state):
+    """Within the block, the default generator draws again what it drew after ``snapshot()`` gave
+    ``state``; after it, the generator is where it was (nothing replayed when ``state`` is None).
+    (The fused layers' create_graph recomputes their composite on the same dropout masks.)"""
+    if state is None:
+        yield
+        return
+    bits = default_generator._rng.bit_generator
+    now, bits.state = bits.state, state
+    try:
+        yield
+    finally:
+        bits.state = now
 
 
 def generator(gen: Generator | None = None) -> np.random.Generator:

@@ -15,14 +15,11 @@ For each head h (E = embed_dim, H = num_heads, d = E / H)::
 
 from __future__ import annotations
 
-import math
-
-from ..ops.attention import CrossAttention, SelfAttention
 from ..tensor import Tensor
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
 from .functional._checks import check_probability
-from .functional.attention import _as_inputs, _check_shapes, _dropout_mask, _merged_mask, multi_head_attention_forward
+from .functional.attention import multi_head_attention_forward
 from .linear import Linear
 from .module import Module
 
@@ -138,82 +135,13 @@ class MultiheadAttention(Module):
             fused attention op, no weights kept).
         """
         params = self._parameters  # one dict lookup each, not Module.__getattr__
-        out_proj = self._modules["out_proj"]
-        dtype = out_proj._parameters["weight"].dtype
-        query, key, value = _as_inputs(query, key, value, "MultiheadAttention", dtype)  # NumPy arrays -> Tensors
-        self._check_inputs(query, key, value, dtype)
-        if not need_weights and key is value and query.ndim == 3 and self._qkv_same_embed_dim:
-            if query is key:
-                return self.self_attention(query, attn_mask, key_padding_mask, is_causal), None
-            return self.cross_attention(query, key, attn_mask, key_padding_mask, is_causal), None
+        out_proj = self._modules["out_proj"]._parameters
         return multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, params["in_proj_weight"], params["in_proj_bias"],
-            None, None, False, self.dropout, out_proj.weight, out_proj.bias,
+            None, None, False, self.dropout, out_proj["weight"], out_proj["bias"],
             training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
             attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
             q_proj_weight=params["q_proj_weight"], k_proj_weight=params["k_proj_weight"],
             v_proj_weight=params["v_proj_weight"], average_attn_weights=average_attn_weights, is_causal=is_causal,
             batch_first=self.batch_first,
         )  # fmt: skip
-
-    def self_attention(self, x: Tensor, attn_mask=None, key_padding_mask=None, is_causal: bool = False) -> Tensor:
-        """The output of ``self(x, x, x, need_weights=False)`` for batched ``x``, as one fused op.
-
-        ``ops.attention.SelfAttention``: in-projection, attention and out-projection in one
-        graph node (the same math as ``F.multi_head_attention_forward``'s fast path).  Needs
-        the packed ``in_proj_weight`` (kdim = vdim = embed_dim).  ``x`` is checked by
-        ``forward``; this is what ``TransformerEncoderLayer`` calls.
-        """
-        weights, settings = self._fused_attention_args(x.shape, x.dtype, attn_mask, key_padding_mask, is_causal)
-        return SelfAttention.apply(x, *weights, **settings)
-
-    def cross_attention(self, x: Tensor, memory: Tensor, attn_mask=None, key_padding_mask=None,
-                        is_causal: bool = False) -> Tensor:  # fmt: skip
-        """The output of ``self(x, memory, memory, need_weights=False)`` for batched inputs, as one
-        fused op (``ops.attention.CrossAttention``; the packed ``in_proj_weight`` split between
-        the query and the keys/values).  The inputs are checked by ``forward``, which calls it
-        (a ``TransformerDecoderLayer`` with standard sub-modules runs the op inside its own node)."""
-        s = _check_shapes(x, memory, memory, self.embed_dim, self.num_heads, self.batch_first)[3]
-        weights, settings = self._fused_attention_args(x.shape, x.dtype, attn_mask, key_padding_mask, is_causal, s)
-        return CrossAttention.apply(x, memory, *weights, **settings)
-
-    def _fused_attention_args(self, shape: tuple, dtype, attn_mask, key_padding_mask, is_causal: bool,
-                             keys: int | None = None) -> tuple:  # fmt: skip
-        """(weights, settings) of the ``SelfAttention`` op for an input of ``shape`` (batched), or of
-        ``CrossAttention`` with ``keys`` positions to attend to."""
-        n, l = (shape[0], shape[1]) if self.batch_first else (shape[1], shape[0])
-        s = l if keys is None else keys
-        h = self.num_heads
-        mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, dtype)
-        p = self.dropout if self.training else 0.0
-        drop = _dropout_mask((n, h, l, s), p, dtype) if p > 0 else None
-        params, out = self._parameters, self._modules["out_proj"]._parameters
-        weights = (params["in_proj_weight"], params["in_proj_bias"], out["weight"], out["bias"])
-        settings = {"heads": h, "batch_first": self.batch_first, "mask": mask,
-                    "scale": 1.0 / math.sqrt(self.head_dim), "dropout_mask": drop}  # fmt: skip
-        return weights, settings
-
-    def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor, dtype) -> None:
-        """Ranks, feature sizes and dtypes, with messages that name the argument."""
-        for x, name, size, size_name in (
-            (query, "query", self.embed_dim, "embed_dim"),
-            (key, "key", self.kdim, "kdim"),
-            (value, "value", self.vdim, "vdim"),
-        ):
-            if x is query and name != "query" and self._qkv_same_embed_dim:
-                continue  # self-attention: already checked
-            if not isinstance(x, Tensor):
-                raise TypeError(f"MultiheadAttention: {name} must be a Tensor, got {type(x).__name__}")
-            if x.ndim not in (2, 3):
-                raise ValueError(
-                    f"MultiheadAttention: {name} must be 3-D (batched) or 2-D (unbatched), got shape {x.shape}"
-                )
-            if x.shape[-1] != size:
-                raise ValueError(
-                    f"MultiheadAttention: {name}'s last dim must be {size_name}={size}, got shape {x.shape}"
-                )
-            if x.dtype != dtype:
-                raise TypeError(
-                    f"MultiheadAttention: {name} has dtype {x.dtype} but the parameters have "
-                    f"{dtype}; convert one of them (module.to(...) or x.to(...))"
-                )

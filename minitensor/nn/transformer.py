@@ -32,7 +32,7 @@ from collections.abc import Callable
 
 from ..tensor import Tensor
 from . import init
-from ._transformer_parts import _check_config, _check_input, _sizes
+from ._transformer_args import _check_config, _check_input, _sizes
 from ._utils import check_size, float_dtype
 from .functional._checks import as_input
 from .functional.attention import causal_mask

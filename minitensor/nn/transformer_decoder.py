@@ -4,22 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..autograd.grad_mode import is_grad_enabled
-from ..ops.decoder_layer import DecoderLayer, layer_arrays
 from ..tensor import Tensor
-from ._transformer_parts import (
-    _activation,
-    _add_norm,
-    _arrays,
-    _check_config,
-    _check_input,
-    _check_masks,
-    _clones,
-    _decoder_layer_args,
-    _feed_forward,
-    _self_attention,
-    _sizes,
-)
+from . import fusion
+from ._transformer_args import _activation, _check_config, _check_input, _check_masks, _clones, _sizes
 from .attention import MultiheadAttention
 from .dropout import Dropout
 from .linear import Linear
@@ -113,26 +100,21 @@ class TransformerDecoderLayer(Module):
         Masks: bool True = may NOT attend; float masks are added.
         """
         masks = (tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask)
+        causal = (tgt_is_causal, memory_is_causal)
         tgt, memory = self._check_inputs(tgt, memory, *masks)
-        args = _decoder_layer_args(self, tgt, memory, masks, (tgt_is_causal, memory_is_causal))
-        if args is not None:  # the standard sub-modules: the fused path (ops/decoder_layer.py)
-            weights, settings = args
-            if not self.training and not is_grad_enabled():  # arrays only, no graph
-                return Tensor._make(layer_arrays(tgt._data, memory._data, *_arrays(weights), **settings), False, None)
-            return DecoderLayer.apply(tgt, memory, *weights, **settings)  # one graph node
-        x = tgt
-        m = self._modules
+        fused = fusion.decoder_layer(self, tgt, memory, masks, causal)  # (None: not fusable)
+        return fused if fused is not None else self._composite(tgt, memory, masks, causal)
+
+    def _composite(self, x: Tensor, memory: Tensor, masks: tuple, causal: tuple) -> Tensor:
+        """The layer's definition, module by module (PyTorch's): what ``forward`` computes."""
+        tgt_mask, memory_mask, tgt_pad, memory_pad = masks
         if self.norm_first:
-            x = x + self._sa_block(m["norm1"](x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = x + self._mha_block(m["norm2"](x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            x = x + self._ff_block(m["norm3"](x))
-        else:
-            sa = self._self_attention(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = _add_norm(x, sa, m["dropout1"], m["norm1"])
-            mha = self._cross_attention(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            x = _add_norm(x, mha, m["dropout2"], m["norm2"])
-            x = _add_norm(x, self._feed_forward(x), m["dropout3"], m["norm3"])
-        return x
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_pad, causal[0])
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_pad, causal[1])
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_pad, causal[0]))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_pad, causal[1]))
+        return self.norm3(x + self._ff_block(x))
 
     def _check_inputs(self, tgt, memory, tgt_mask, memory_mask, tgt_pad, memory_pad) -> tuple:
         """tgt and memory as Tensors (NumPy arrays converted), checked with the masks."""
@@ -153,31 +135,22 @@ class TransformerDecoderLayer(Module):
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout1(SelfAttn(x))."""
-        return self._modules["dropout1"](self._self_attention(x, attn_mask, key_padding_mask, is_causal))
-
-    def _self_attention(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
-        """SelfAttn(x) (one node for batched input: ``MultiheadAttention.self_attention``)."""
-        return _self_attention(self._modules["self_attn"], x, attn_mask, key_padding_mask, is_causal)
+        x = self.self_attn(
+            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
+        )[0]
+        return self.dropout1(x)
 
     def _mha_block(self, x: Tensor, memory: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         """Dropout2(CrossAttn(x, memory))."""
-        return self._modules["dropout2"](self._cross_attention(x, memory, attn_mask, key_padding_mask, is_causal))
-
-    def _cross_attention(self, x: Tensor, memory: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
-        """CrossAttn(x, memory)."""
-        return self._modules["multihead_attn"](
+        x = self.multihead_attn(
             x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
             is_causal=is_causal,
         )[0]  # fmt: skip
+        return self.dropout2(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         """Dropout3(Linear2(Dropout(activation(Linear1(x)))))."""
-        return self._modules["dropout3"](self._feed_forward(x))
-
-    def _feed_forward(self, x: Tensor) -> Tensor:
-        """Linear2(Dropout(activation(Linear1(x)))) (one FeedForward node for ReLU and GELU)."""
-        m = self._modules
-        return _feed_forward(x, m["linear1"], self.activation, m["dropout"], m["linear2"])
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 class TransformerDecoder(Module):

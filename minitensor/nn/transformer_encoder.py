@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..autograd.grad_mode import is_grad_enabled
-from ..ops.encoder_layer import EncoderLayer, layer_arrays
 from ..tensor import Tensor
-from ._transformer_parts import (
+from . import fusion
+from ._transformer_args import (
     Default,
     _activation,
-    _add_norm,
-    _arrays,
     _check_config,
     _check_input,
     _check_masks,
     _clones,
-    _encoder_layer_args,
-    _feed_forward,
-    _self_attention,
     _sizes,
     positional_options,
 )
@@ -52,7 +46,7 @@ class TransformerEncoderLayer(Module):
     batch_first, norm_first, bias, device, dtype).  A call written for it is recognised by its
     sixth argument, a float (``layer_norm_eps``), and then read in PyTorch's order; a sixth
     argument that could mean either (an int such as 0 or 1) raises a TypeError naming both
-    orders (``_transformer_parts.positional_options``).  Keyword calls mean the same in both.
+    orders (``_transformer_args.positional_options``).  Keyword calls mean the same in both.
 
     Attributes: ``self_attn`` (MultiheadAttention), ``linear1`` (E -> FF),
     ``linear2`` (FF -> E), ``norm1`` and ``norm2`` (LayerNorm), ``dropout1``
@@ -124,26 +118,20 @@ class TransformerEncoderLayer(Module):
             A tensor shaped like ``src``.
         """
         layer = "TransformerEncoderLayer"
-        m = self._modules  # one dict lookup per sub-module, not Module.__getattr__
-        src = _check_input(src, "src", self.d_model, m["linear1"]._parameters["weight"].dtype, layer)
+        src = _check_input(src, "src", self.d_model, self._modules["linear1"]._parameters["weight"].dtype, layer)
         if src_mask is not None or src_key_padding_mask is not None:
             n, s = _sizes(src, self.batch_first)
             _check_masks(layer, self.nhead, n, s, s, src_mask, "src_mask", src_key_padding_mask, "src_key_padding_mask")
-        args = _encoder_layer_args(self, src, src_mask, src_key_padding_mask, is_causal)
-        if args is not None:  # the standard sub-modules: the fused path (ops/encoder_layer.py)
-            weights, settings = args
-            if not self.training and not is_grad_enabled():  # PyTorch's "fast path": arrays, no graph
-                return Tensor._make(layer_arrays(src._data, *_arrays(weights), **settings), False, None)
-            return EncoderLayer.apply(src, *weights, **settings)  # one graph node
-        x = src
+        fused = fusion.encoder_layer(self, src, src_mask, src_key_padding_mask, is_causal)  # (None: not fusable)
+        return fused if fused is not None else self._composite(src, src_mask, src_key_padding_mask, is_causal)
+
+    def _composite(self, x: Tensor, src_mask, src_key_padding_mask, is_causal: bool) -> Tensor:
+        """The layer's definition, module by module (PyTorch's): what ``forward`` computes."""
         if self.norm_first:
-            x = x + self._sa_block(m["norm1"](x), src_mask, src_key_padding_mask, is_causal)
-            x = x + self._ff_block(m["norm2"](x))
-        else:
-            sa = self._self_attention(x, src_mask, src_key_padding_mask, is_causal)
-            x = _add_norm(x, sa, m["dropout1"], m["norm1"])
-            x = _add_norm(x, self._feed_forward(x), m["dropout3"], m["norm2"])
-        return x
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
 
     def extra_repr(self) -> str:
         """The layer's configuration (as on the Lucid page); the sub-layers follow in the repr."""
@@ -155,21 +143,15 @@ class TransformerEncoderLayer(Module):
         )
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
-        """Dropout(SelfAttn(x))."""
-        return self._modules["dropout1"](self._self_attention(x, attn_mask, key_padding_mask, is_causal))
-
-    def _self_attention(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
-        """SelfAttn(x) (one node for batched input: ``MultiheadAttention.self_attention``)."""
-        return _self_attention(self._modules["self_attn"], x, attn_mask, key_padding_mask, is_causal)
+        """Dropout1(SelfAttn(x))."""
+        x = self.self_attn(
+            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False, is_causal=is_causal
+        )[0]
+        return self.dropout1(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
-        """Dropout(Linear2(Dropout(activation(Linear1(x)))))."""
-        return self._modules["dropout3"](self._feed_forward(x))
-
-    def _feed_forward(self, x: Tensor) -> Tensor:
-        """Linear2(Dropout(activation(Linear1(x)))) (one FeedForward node for ReLU and GELU)."""
-        m = self._modules
-        return _feed_forward(x, m["linear1"], self.activation, m["dropout2"], m["linear2"])
+        """Dropout3(Linear2(Dropout2(activation(Linear1(x)))))."""
+        return self.dropout3(self.linear2(self.dropout2(self.activation(self.linear1(x)))))
 
 
 class TransformerEncoder(Module):

@@ -1,6 +1,6 @@
-"""Neural-network ops: softmax and log-softmax along one dim, and the fused
-layer ops behind ``minitensor.nn`` (linear, layer norm, GELU, dropout, embedding,
-and for the Transformer layers: linear + activation + dropout, residual + dropout + layer norm).
+"""Neural-network ops: softmax and log-softmax along one dim, and the ops behind ``minitensor.nn``'s
+layers (linear, layer norm, GELU, dropout, embedding).  (The fused Transformer sub-layers built
+on them are in ``ops/fused/``.)
 
 The row-wise math runs in ``minitensor.kernels`` (numba kernels, each beside its
 NumPy reference; ``mt.set_jit_enabled(False)`` selects the references); the
@@ -13,10 +13,10 @@ Higher order.  Each op saves its inputs (or output) with ``save_for_backward``
 and, last, a tuple of the kernel's intermediates (``save_with_state``): released after
 backward like the rest, but never turned into Tensors.  First-order backward
 (``grad`` an array) runs the kernels on those; with ``create_graph=True``
-(``grad`` a Tensor) the kernel-backed ops (layer norm, add & norm, GELU, the
-feed-forward block) return ``composite_grads`` of their plain form in Tensor ops
-(``ops/reference.py``), and softmax, log-softmax, linear, dropout and embedding
-run their backward formula on the Tensors; either way the gradient is a graph.
+(``grad`` a Tensor) the kernel-backed ops (layer norm, GELU) return ``composite_grads``
+of their definition in Tensor ops (``layer_norm``, ``gelu``, ``gelu_tanh`` below), and
+softmax, log-softmax, linear, dropout and embedding run their backward formula on the
+Tensors; either way the gradient is a graph.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ import numpy as np
 
 from .. import random
 from ..autograd.function import Op, composite_grads
-from ..kernels import activation as act
 from ..kernels import gelu as gelu_kernel
-from ..kernels import layer_norm, softmax
+from ..kernels import layer_norm as layer_norm_kernel
+from ..kernels import softmax
 from ..kernels.column_sums import column_sums
 from ..kernels.scatter import index_add
-from . import reference
 from .shape import IndexAdd
+from .special import Erf
 
 
 def on_arrays(grad) -> bool:
@@ -49,7 +49,7 @@ def save_with_state(ctx, *tensors, state=()) -> None:
 
 def composite(forward, inputs: tuple, ctx, grad, **settings) -> tuple:
     """The create_graph path of a fused op: the gradients of ``forward(*inputs, **settings)``,
-    its plain form in Tensor ops (``ops/reference.py``), as Tensors in the graph."""
+    its definition in Tensor ops, as Tensors in the graph."""
     return composite_grads(lambda *xs: forward(*xs, **settings), inputs, grad, ctx.needs_input_grad)
 
 
@@ -115,6 +115,17 @@ class Linear(Op):
         return gx, gw, column_sums(g) if needs[2] else None
 
 
+def layer_norm(x, weight=None, bias=None, n_dims: int = 1, eps: float = 1e-5):
+    """The definition (Tensor ops): (x - mean) / sqrt(var + eps) * weight + bias over the trailing
+    ``n_dims`` dims (biased var).  ``LayerNorm`` computes the same, fused."""
+    dims = tuple(range(x.ndim - n_dims, x.ndim))
+    centred = x - x.mean(dim=dims, keepdim=True)
+    y = centred / ((centred * centred).mean(dim=dims, keepdim=True) + eps).sqrt()
+    if weight is not None:
+        y = y * weight
+    return y if bias is None else y + bias
+
+
 class LayerNorm(Op):
     """Normalise over the trailing ``n_dims`` dims, then scale by ``weight`` and shift by ``bias``.
 
@@ -130,7 +141,7 @@ class LayerNorm(Op):
     def forward(ctx, x, weight=None, bias=None, n_dims=1, eps=1e-5):
         norm_shape = x.shape[x.ndim - n_dims :]
         rows = _rows(x, math.prod(norm_shape))  # (math.prod: np.prod costs ~3 µs on a tuple)
-        y, mean, rstd = layer_norm.layer_norm_forward(rows, weight, bias, eps, shape=x.shape)
+        y, mean, rstd = layer_norm_kernel.layer_norm_forward(rows, weight, bias, eps, shape=x.shape)
         save_with_state(ctx, x, weight, bias, state=(rows, mean, rstd))
         ctx.norm_shape, ctx.eps = norm_shape, eps
         return y
@@ -139,66 +150,15 @@ class LayerNorm(Op):
     def backward(ctx, grad):
         if not on_arrays(grad):
             settings = {"n_dims": len(ctx.norm_shape), "eps": ctx.eps}
-            return composite(reference.layer_norm, ctx.saved_tensors[:-1], ctx, grad, **settings)
+            return composite(layer_norm, ctx.saved_tensors[:-1], ctx, grad, **settings)
         _, weight, _, (rows, mean, rstd) = ctx.saved_tensors
-        dx, dw, db = layer_norm.layer_norm_backward(grad, rows, mean, rstd, weight)  # (dx: grad's shape)
+        dx, dw, db = layer_norm_kernel.layer_norm_backward(grad, rows, mean, rstd, weight)  # (dx: grad's shape)
         need_x, need_w, need_b = ctx.needs_input_grad
         return (
             dx if need_x else None,
             dw.reshape(ctx.norm_shape) if need_w else None,
             db.reshape(ctx.norm_shape) if need_b else None,
         )
-
-
-class AddLayerNorm(Op):
-    """y = LayerNorm(x + dropout(r)) over the last dim: a Transformer's "add & norm" as one node.
-
-    Call as ``AddLayerNorm.apply(x, r, weight, bias, eps=1e-5, keep=None, scale=1.0)``
-    with x and r of the same shape (..., D), weight and bias (D,) or None, and
-    ``keep`` None or a bool dropout mask on r (kept elements scaled by ``scale``).
-    Backward: with s = x + dropout(r), ``dx`` is layer norm's input gradient at
-    s, and ``dr = dx * keep * scale``.
-    """
-
-    @staticmethod
-    def forward(ctx, x, r, weight=None, bias=None, eps=1e-5, keep=None, scale=1.0):
-        y, (s, mean, rstd, keep_rows) = add_layer_norm(x, r, weight, bias, eps, keep, scale)
-        save_with_state(ctx, x, r, weight, bias, state=(s, mean, rstd))
-        ctx.keep, ctx.scale, ctx.eps = keep_rows, scale, eps
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        if not on_arrays(grad):
-            drop = None if ctx.keep is None else (ctx.keep * ctx.scale).reshape(grad.shape)
-            return composite(reference.add_layer_norm, ctx.saved_tensors[:-1], ctx, grad, eps=ctx.eps, drop=drop)
-        _, _, weight, _, (s, mean, rstd) = ctx.saved_tensors
-        dx, dw, db = layer_norm.layer_norm_backward(grad, s, mean, rstd, weight)
-        need_x, need_r, need_w, need_b = ctx.needs_input_grad
-        dr = None
-        if need_r:  # (dx has grad's shape, the mask the rows' (rows, D))
-            dr = dx if ctx.keep is None else dx * (ctx.keep * np.asarray(ctx.scale, dx.dtype)).reshape(dx.shape)
-        return (
-            dx if need_x else None,
-            dr,
-            dw if need_w else None,
-            db if need_b else None,
-        )
-
-
-def add_layer_norm(x, r, weight, bias, eps, keep=None, scale=1.0) -> tuple:
-    """AddLayerNorm's forward on arrays: (y, (s, mean, rstd, keep as rows)), s = x + dropout(r) as (M, D)."""
-    d = x.shape[-1]
-    keep_rows = None if keep is None else keep.reshape(-1, d)
-    y, s, mean, rstd = layer_norm.layer_norm_forward(
-        _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale, shape=x.shape
-    )
-    return y, (s, mean, rstd, keep_rows)
-
-
-def layer_norm_last(x, weight, bias, eps) -> np.ndarray:
-    """LayerNorm's forward over the last dim, on arrays (nothing kept for backward)."""
-    return layer_norm.layer_norm_forward(_rows(x, x.shape[-1]), weight, bias, eps, shape=x.shape)[0]
 
 
 def _rows_view(x):
@@ -224,6 +184,18 @@ def affine(rows: np.ndarray, weight: np.ndarray, bias, shape: tuple) -> np.ndarr
 def _rows(x: np.ndarray, d: int) -> np.ndarray:
     """x as a C-contiguous (M, d) array (a view when x is contiguous)."""
     return np.ascontiguousarray(x).reshape(-1, d) if x.size else x.reshape(0, d)
+
+
+def gelu(x):
+    """The definition of exact GELU (Tensor ops): x * (1 + erf(x / sqrt 2)) / 2."""
+    return x * (0.5 * (1 + Erf.apply(x * math.sqrt(0.5))))
+
+
+def gelu_tanh(x):
+    """The definition of tanh GELU (Tensor ops): x/2 * (1 + tanh(sqrt(2/pi) * (c + 0.044715 c^3))),
+    c = x clipped to [-50, 50] (as the kernel)."""
+    c = x.clamp(-50.0, 50.0)
+    return (0.5 * x) * (1 + (math.sqrt(2.0 / math.pi) * (c + 0.044715 * (c * c * c))).tanh())
 
 
 class Gelu(Op):
@@ -269,73 +241,10 @@ def _gelu_forward(ctx, x: np.ndarray, approximate: str) -> np.ndarray:
 
 def _gelu_backward(ctx, grad, approximate: str):
     if not on_arrays(grad):
-        forward = reference.gelu if approximate == "none" else reference.gelu_tanh
+        forward = gelu if approximate == "none" else gelu_tanh
         return composite(forward, ctx.saved_tensors[:-1], ctx, grad)[0]
     x, (kept,) = ctx.saved_tensors
     return gelu_kernel.gelu_backward(grad, x, kept, approximate)
-
-
-class FeedForward(Op):
-    """The position-wise feed-forward network of a Transformer layer as one node::
-
-        pre = x @ W1ᵀ + b1                   one GEMM
-        h   = act(pre) * keep * scale        bias, activation and dropout in one pass (kernels.activation)
-        y   = h @ W2ᵀ + b2                   one GEMM
-
-    Call as ``FeedForward.apply(x, w1, b1, w2, b2, activation="relu", keep=None, scale=1.0)``
-    with x (..., E), w1 (F, E), w2 (E, F), biases or None; ``activation`` is ``"relu"``,
-    ``"gelu"`` (exact) or ``"gelu_tanh"``; ``keep`` None or a bool dropout mask of h's shape.
-
-    Backward: ``dh = dy @ W2``, ``dW2 = dyᵀ @ h``, then ``dpre = dh * keep * scale * act'(pre)``
-    and ``db1 = sum(dpre)`` in one pass, ``dx = dpre @ W1``, ``dW1 = dpreᵀ @ x``.  ReLU keeps
-    only h for backward (``act'(pre) = [h > 0]``); GELU keeps pre as well.
-    """
-
-    @staticmethod
-    def forward(ctx, x, w1, b1=None, w2=None, b2=None, activation="relu", keep=None, scale=1.0):
-        y, (rows, h, pre, keep_rows) = feed_forward(x, w1, b1, w2, b2, activation, keep, scale)
-        save_with_state(ctx, x, w1, b1, w2, b2, state=(rows, h, pre))
-        scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
-        ctx.x_shape, ctx.activation, ctx.keep, ctx.scale = x.shape, activation, keep_rows, scale
-        return y
-
-    @staticmethod
-    def backward(ctx, grad):
-        if not on_arrays(grad):
-            drop = None if ctx.keep is None else (ctx.keep * ctx.scale).reshape(ctx.x_shape[:-1] + (-1,))
-            settings = {"activation": ctx.activation, "drop": drop}
-            return composite(reference.feed_forward, ctx.saved_tensors[:-1], ctx, grad, **settings)
-        _, w1, _, w2, _, (rows, h, pre) = ctx.saved_tensors
-        need_x, need_w1, need_b1, need_w2, need_b2 = ctx.needs_input_grad
-        g = grad.reshape(rows.shape[0], w2.shape[0])
-        dh = g @ w2
-        if ctx.activation == "relu":
-            dpre, db1 = act.relu_backward(h, dh, ctx.scale, need_b1)
-        else:
-            approximate = "tanh" if ctx.activation == "gelu_tanh" else "none"
-            dpre, db1 = act.gelu_backward(pre, dh, ctx.keep, ctx.scale, approximate, need_b1)
-        return (
-            (dpre @ w1).reshape(ctx.x_shape) if need_x else None,
-            dpre.T @ rows if need_w1 else None,
-            db1,
-            g.T @ h if need_w2 else None,
-            column_sums(g) if need_b2 else None,
-        )
-
-
-def feed_forward(x, w1, b1, w2, b2, activation="relu", keep=None, scale=1.0) -> tuple:
-    """FeedForward's forward on arrays: (y, (x as rows, h, pre or None, keep as rows))."""
-    rows = _rows_view(x)  # (M, E): a view unless x is non-contiguous
-    z = rows @ w1.T
-    keep_rows = None if keep is None else keep.reshape(z.shape)
-    scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
-    if activation == "relu":
-        pre = None
-        h = act.relu_forward(z, b1, keep_rows, scale)
-    else:
-        pre, h = act.gelu_forward(z, b1, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
-    y = affine(h, w2, b2, x.shape[:-1] + w2.shape[:1])
-    return y, (rows, h, pre, keep_rows)
 
 
 class Dropout(Op):

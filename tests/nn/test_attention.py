@@ -13,11 +13,12 @@ import warnings
 import numpy as np
 import pytest
 from attention_reference import reference_attention, t64
+from helpers import assert_same_numbers
 
 import minitensor as mt
 import minitensor.nn.functional as F
 from minitensor.autograd import gradcheck
-from minitensor.ops.attention import Attention, AttentionWeights, MultiheadAttentionCore, split_heads
+from minitensor.ops.attention import Attention, AttentionWeights, merge_heads, split_heads
 
 E, H, N, L, S = 4, 2, 2, 3, 5
 
@@ -87,45 +88,56 @@ class TestAttentionOp:
         assert type(Attention.apply(q, q, q).grad_fn).__name__ == "AttentionBackward"
 
 
-class TestMultiheadAttentionCore:
-    """The multi-head op on unsplit projections: packed qkv, q + packed kv, or q, k, v; both layouts."""
+class TestHeads:
+    """split_heads / merge_heads: one function each, for arrays and Tensors, inverse of each other."""
 
-    @staticmethod
-    def projections(rng, packing: str, batch_first: bool) -> list:
-        def shape(length, width):
-            return (N, length, width) if batch_first else (length, N, width)
-
-        if packing == "qkv":
-            return [t64(rng, *shape(L, 3 * E))]
-        if packing == "q_kv":
-            return [t64(rng, *shape(L, E)), t64(rng, *shape(S, 2 * E))]
-        return [t64(rng, *shape(L, E)), t64(rng, *shape(S, E)), t64(rng, *shape(S, E))]
-
-    @pytest.mark.parametrize("packing", ["qkv", "q_kv", "q_k_v"])
+    @pytest.mark.parametrize("parts", [1, 2, 3])
     @pytest.mark.parametrize("batch_first", [False, True])
-    def test_equals_attention_on_split_heads_and_gradcheck(self, rng, packing, batch_first):
-        projections = self.projections(rng, packing, batch_first)
-        s = L if packing == "qkv" else S
-        mask = np.where(rng.random((N, 1, L, s)) < 0.3, -np.inf, 0.0)
-        mask[..., 0] = 0.0
-        mask[1, 0, 2] = -np.inf  # a fully masked query row
-        drop = (rng.random((N, H, L, s)) > 0.25) / 0.75
-        kwargs = {"heads": H, "batch_first": batch_first, "mask": mask, "scale": 0.8, "dropout_mask": drop}
-        out = MultiheadAttentionCore.apply(*projections, **kwargs)
-        assert out.shape == ((N, L, E) if batch_first else (L, N, E))
-        parts = {"qkv": (3,), "q_kv": (1, 2), "q_k_v": (1, 1, 1)}[packing]
-        q, k, v = [h for x, n in zip(projections, parts) for h in split_heads(x.numpy(), H, n, batch_first)]
-        heads = Attention.apply(q, k, v, mask=mask, scale=0.8, dropout_mask=drop).numpy()  # (N, H, L, d)
-        expected = heads.transpose(0, 2, 1, 3) if batch_first else heads.transpose(2, 0, 1, 3)
-        np.testing.assert_allclose(out.numpy(), expected.reshape(out.shape), rtol=1e-12)
-        assert gradcheck(lambda *xs: MultiheadAttentionCore.apply(*xs, **kwargs), projections)
+    def test_split_then_merge_gives_the_projection_back(self, rng, parts, batch_first):
+        shape = (N, L, parts * E) if batch_first else (L, N, parts * E)
+        x = rng.standard_normal(shape)
+        for pieces in (
+            split_heads(x, H, parts, batch_first),
+            split_heads(mt.tensor(x, dtype=mt.float64), H, parts, batch_first),
+        ):
+            assert len(pieces) == parts and all(p.shape == (N, H, L, E // H) for p in pieces)
+            merged = [np.asarray(merge_heads(p, batch_first)) for p in pieces]
+            np.testing.assert_array_equal(np.concatenate(merged, axis=-1), x)
 
-    def test_only_the_needed_gradients(self, rng):
-        q, k, v = self.projections(rng, "q_k_v", False)
-        k.requires_grad_(False)
-        out = MultiheadAttentionCore.apply(q, k, v, heads=H)
-        out.backward(np.ones(out.shape))
-        assert q.grad is not None and v.grad is not None and k.grad is None
+    def test_head_h_holds_its_block_of_features(self, rng):
+        x = rng.standard_normal((N, L, E))  # batch first
+        (heads,) = split_heads(x, H, 1, True)
+        d = E // H
+        for h in range(H):
+            np.testing.assert_array_equal(heads[:, h], x[..., h * d : (h + 1) * d])
+
+
+class TestFusedSelfAttention:
+    """F.multi_head_attention_forward with need_weights=False on self-attention runs one
+    SelfAttention node (ops/fused/attention.py): the composite's numbers and gradients."""
+
+    @pytest.mark.parametrize("batch_first", [False, True])
+    @pytest.mark.parametrize("dropout", [0.0, 0.4])
+    @pytest.mark.parametrize("dtype", [mt.float32, mt.float64])
+    def test_one_node_equals_the_composite(self, rng, batch_first, dropout, dtype):
+        x0 = rng.standard_normal((N, L, E) if batch_first else (L, N, E))
+        weights = [mt.tensor(rng.standard_normal(s) * 0.5, dtype=dtype, requires_grad=True)
+                   for s in ((3 * E, E), (3 * E,), (E, E), (E,))]  # fmt: skip
+        pad = np.zeros((N, L), bool)
+        pad[1, -1] = True
+        results = []
+        for need_weights in (False, True):  # (True: the composite, weights kept)
+            x = mt.tensor(x0, dtype=dtype, requires_grad=True)
+            mt.manual_seed(4)
+            out = F.multi_head_attention_forward(
+                x, x, x, E, H, weights[0], weights[1], None, None, False, dropout, weights[2], weights[3],
+                key_padding_mask=pad, need_weights=need_weights, batch_first=batch_first,
+            )[0]  # fmt: skip
+            assert (type(out.grad_fn).__name__ == "SelfAttentionBackward") == (not need_weights)
+            dy = mt.tensor(np.random.default_rng(1).standard_normal(out.shape), dtype=dtype)
+            results.append([out.numpy(), *(g.numpy() for g in mt.autograd.grad(out, [x, *weights], dy))])
+        for fused, composite in zip(*results):
+            assert_same_numbers(fused, composite)
 
 
 # ------------------------------------------------- scaled_dot_product_attention

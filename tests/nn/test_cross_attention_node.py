@@ -1,6 +1,6 @@
 """``nn.MultiheadAttention`` from a query to a memory (key is value, ``need_weights=False``) as one
-node, ``ops.attention.CrossAttention``: the same numbers as the step-by-step path of
-``F.multi_head_attention_forward`` (separate projections and the attention core), correct
+node, ``ops/fused/attention.py``'s ``CrossAttention``: the same numbers as the composite of
+``F.multi_head_attention_forward`` (projections, heads split, attention, heads merged), correct
 gradients (first and second order), only the gradients asked for, and the usual checks.
 (PyTorch oracles, first and second order, run through it in test_oracle_transformer.py and
 test_second_order.py.)"""
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import assert_same_numbers
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -48,12 +49,15 @@ def _masks(kind: str, rng, dtype) -> dict:
 
 
 def _step_by_step(m: nn.MultiheadAttention, x, memory, **masks):
-    """The same attention through F.multi_head_attention_forward: Index, Linear and core nodes."""
+    """The same attention through F.multi_head_attention_forward's composite (need_weights=True takes
+    it, with the same dropout masks drawn): Linear, Index, AttentionWeights and matmul nodes."""
     out_proj = m.out_proj
-    return F.multi_head_attention_forward(
+    out = F.multi_head_attention_forward(
         x, memory, memory, E, H, m.in_proj_weight, m.in_proj_bias, None, None, False, m.dropout,
-        out_proj.weight, out_proj.bias, training=m.training, need_weights=False, batch_first=m.batch_first, **masks,
+        out_proj.weight, out_proj.bias, training=m.training, need_weights=True, batch_first=m.batch_first, **masks,
     )[0]  # fmt: skip
+    assert type(out.grad_fn).__name__ != "CrossAttentionBackward"
+    return out
 
 
 def _forward_backward(fn, m, x, memory, dy, masks, seed) -> tuple:
@@ -67,7 +71,7 @@ def _forward_backward(fn, m, x, memory, dy, masks, seed) -> tuple:
 @pytest.mark.parametrize("masks", ["none", "padding", "attn_and_padding", "float"])
 @pytest.mark.parametrize("dtype", [mt.float32, mt.float64])
 @pytest.mark.parametrize("dropout", [0.0, 0.4])
-def test_one_node_equals_the_step_by_step_path(batch_first, masks, dtype, dropout, rng):
+def test_one_node_equals_the_composite(batch_first, masks, dtype, dropout, rng):
     m = _mha(dtype, batch_first, dropout=dropout)
     x, memory = _inputs(rng, dtype, batch_first)
     kwargs = _masks(masks, rng, dtype)
@@ -76,10 +80,10 @@ def test_one_node_equals_the_step_by_step_path(batch_first, masks, dtype, dropou
     out, grads = _forward_backward(one, m, x, memory, dy, kwargs, seed=3)
     assert type(out.grad_fn).__name__ == "CrossAttentionBackward"
     ref, ref_grads = _forward_backward(lambda *a, **k: _step_by_step(m, *a, **k), m, x, memory, dy, kwargs, seed=3)
-    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    assert_same_numbers(out.numpy(), ref.numpy())
     assert len(grads) == 6
     for g, r in zip(grads, ref_grads):
-        np.testing.assert_array_equal(g, r)
+        assert_same_numbers(g, r)
 
 
 def test_dropout_draws_a_new_mask_each_call(rng):
@@ -109,7 +113,7 @@ def test_without_biases(rng):
     x, memory = _inputs(rng)
     out = m(x, memory, memory, need_weights=False)[0]
     assert type(out.grad_fn).__name__ == "CrossAttentionBackward"
-    np.testing.assert_allclose(out.numpy(), _step_by_step(m, x, memory).numpy(), rtol=0, atol=0)
+    assert_same_numbers(out.numpy(), _step_by_step(m, x, memory).numpy())
     assert gradcheck(lambda x, memory, *ps: m(x, memory, memory, need_weights=False)[0], [x, memory, *m.parameters()])
 
 

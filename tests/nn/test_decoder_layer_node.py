@@ -1,5 +1,5 @@
-"""The decoder layer's one-node path (``ops/decoder_layer.py``): the same numbers as its fused
-sub-layers as separate nodes, correct gradients (first and second order), only the gradients
+"""The decoder layer's fused node (``ops/fused/decoder_layer.py``): the same numbers as the layer's
+composite (its ``forward`` module by module), correct gradients (first and second order), only the gradients
 asked for, the inference path, and the graph's usual safety (version checks, retain_graph, the
 profiler).  (PyTorch oracles for the decoder layer, first order and in stacks, run through it in
 test_oracle_transformer.py.)"""
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import assert_same_numbers
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -49,10 +50,10 @@ def _masks(kind: str, rng, dtype=mt.float64) -> dict:
 
 
 def _run(layer, x, memory, dy, masks, seed, one_node: bool, monkeypatch) -> tuple:
-    """(output, {name: grad}, node names) of forward + backward; ``one_node`` False takes the sub-layer nodes."""
+    """(output, {name: grad}, node names) of forward + backward; ``one_node`` False takes the composite."""
     with monkeypatch.context() as patch:
         if not one_node:
-            patch.setattr(nn.transformer_decoder, "_decoder_layer_args", lambda *args: None)
+            patch.setattr(nn.fusion, "decoder_layer", lambda *args: None)
         layer.zero_grad()
         x.grad = memory.grad = None
         mt.manual_seed(seed)
@@ -70,9 +71,9 @@ def _run(layer, x, memory, dy, masks, seed, one_node: bool, monkeypatch) -> tupl
 @pytest.mark.parametrize("dropout", [0.0, 0.3])
 @pytest.mark.parametrize("masks", ["none", "causal_and_padding", "all"])
 @pytest.mark.parametrize("dtype", [mt.float32, mt.float64])
-def test_one_node_equals_the_sub_layer_nodes(norm_first, activation, dropout, masks, dtype, rng, monkeypatch):
-    """The node runs the sub-layers' own forwards and backwards, and draws the dropout masks in
-    the order the sub-layer path draws them: the same seed gives the same numbers, exactly."""
+def test_one_node_equals_the_composite(norm_first, activation, dropout, masks, dtype, rng, monkeypatch):
+    """The node runs the fused sub-layers' forwards and backwards, and draws the dropout masks in
+    the order the composite draws them: the same seed gives the same numbers (up to rounding)."""
     layer = _layer(norm_first, activation, dropout, dtype)
     x, memory = _inputs(rng, dtype)
     dy = rng.standard_normal((N, T, E))
@@ -80,10 +81,10 @@ def test_one_node_equals_the_sub_layer_nodes(norm_first, activation, dropout, ma
     one = _run(layer, x, memory, dy, kwargs, 7, True, monkeypatch)
     separate = _run(layer, x, memory, dy, kwargs, 7, False, monkeypatch)
     assert one[2] == {"DecoderLayerBackward"} and separate[2] != one[2]
-    np.testing.assert_array_equal(one[0], separate[0])
+    assert_same_numbers(one[0], separate[0])
     assert one[1].keys() == separate[1].keys()
     for name, grad in one[1].items():
-        np.testing.assert_array_equal(grad, separate[1][name], err_msg=name)
+        assert_same_numbers(grad, separate[1][name], err_msg=name)
     if dropout:  # (the masks are drawn: another seed gives another output)
         assert not np.array_equal(_run(layer, x, memory, dy, kwargs, 8, True, monkeypatch)[0], one[0])
 
@@ -108,7 +109,7 @@ def test_one_node_equals_the_sub_layer_nodes(norm_first, activation, dropout, ma
     ],
 )
 def test_only_the_gradients_asked_for(norm_first, frozen, rng, monkeypatch):
-    """Frozen weights and inputs without grad get none; the others the same as the sub-layer nodes'."""
+    """Frozen weights and inputs without grad get none; the others the same as the composite's."""
     layer = _layer(norm_first, "gelu")
     if frozen == "all but memory":
         frozen = ("x", *(name for name, _ in layer.named_parameters()))
@@ -120,7 +121,7 @@ def test_only_the_gradients_asked_for(norm_first, frozen, rng, monkeypatch):
     separate = _run(layer, x, memory, dy, {}, 0, False, monkeypatch)
     for name, grad in one[1].items():
         assert (grad is None) == (name in frozen), name
-        np.testing.assert_array_equal(grad, separate[1][name], err_msg=name)
+        assert_same_numbers(grad, separate[1][name], err_msg=name)
 
 
 def test_without_biases(rng, monkeypatch):
@@ -130,9 +131,9 @@ def test_without_biases(rng, monkeypatch):
     one = _run(layer, x, memory, dy, {}, 0, True, monkeypatch)
     separate = _run(layer, x, memory, dy, {}, 0, False, monkeypatch)
     assert one[2] == {"DecoderLayerBackward"}
-    np.testing.assert_array_equal(one[0], separate[0])
+    assert_same_numbers(one[0], separate[0])
     for name, grad in one[1].items():
-        np.testing.assert_array_equal(grad, separate[1][name], err_msg=name)
+        assert_same_numbers(grad, separate[1][name], err_msg=name)
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -151,7 +152,7 @@ def test_gradcheck(norm_first, activation, rng):
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_gradgradcheck(norm_first, rng):
-    """create_graph: the node differentiates ``layer_graph`` (the sub-layer nodes on Tensors)."""
+    """create_graph: the node differentiates its definition, the layer's composite."""
     layer = _layer(norm_first, "gelu", dropout=0.2)
     x, memory = _inputs(rng)
     params = [layer.self_attn.in_proj_weight, layer.multihead_attn.in_proj_weight, layer.norm2.weight,
@@ -167,17 +168,17 @@ def test_gradgradcheck(norm_first, rng):
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("masks", ["none", "all"])
-def test_inference_path_equals_the_general_path(norm_first, batch_first, masks, rng, monkeypatch):
-    """Eval mode under no_grad: the arrays-only path gives what the sub-layer nodes give."""
+def test_inference_under_no_grad_equals_the_composite(norm_first, batch_first, masks, rng, monkeypatch):
+    """Eval mode under no_grad: the node (keeping nothing) gives what the composite gives."""
     layer = _layer(norm_first, batch_first=batch_first).eval()
     x, memory = _inputs(rng, batch_first=batch_first, grad=(False, False))
     kwargs = _masks(masks, rng)
     with mt.no_grad():
         fast = layer(x, memory, **kwargs)
         assert fast.grad_fn is None
-        monkeypatch.setattr(nn.transformer_decoder, "_decoder_layer_args", lambda *args: None)
+        monkeypatch.setattr(nn.fusion, "decoder_layer", lambda *args: None)
         general = layer(x, memory, **kwargs)
-    np.testing.assert_array_equal(fast.numpy(), general.numpy())
+    assert_same_numbers(fast.numpy(), general.numpy())
 
 
 def test_a_weight_changed_before_backward_raises(rng):
@@ -203,7 +204,7 @@ def test_retain_graph_walks_the_node_twice(rng):
         out.backward()
 
 
-def test_a_custom_sub_module_takes_the_sub_layer_path(rng):
+def test_a_custom_sub_module_takes_the_composite(rng):
     layer = _layer()
     layer.norm3 = nn.Identity()
     x, memory = _inputs(rng)

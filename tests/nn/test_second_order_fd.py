@@ -24,6 +24,11 @@ from minitensor.kernels import softmax as softmax_kernels
 from minitensor.ops import attention as A
 from minitensor.ops import loss as LOSS
 from minitensor.ops import nn_ops as N
+from minitensor.ops.fused import attention as FA
+from minitensor.ops.fused import decoder_layer as FD
+from minitensor.ops.fused import encoder_layer as FE
+from minitensor.ops.fused.add_norm import AddLayerNorm
+from minitensor.ops.fused.feed_forward import FeedForward
 from minitensor.ops.special import Erf
 
 
@@ -80,10 +85,12 @@ def test_layer_norm(rng):
     check_second_order(rng, lambda x, w, b: N.LayerNorm.apply(x, w, b, n_dims=2, eps=1e-5), x, w, b)
 
 
-def test_add_layer_norm_with_dropout(rng):
+def test_add_layer_norm_part_first_order(rng):
+    """A part of the fused layer nodes: first order here, higher orders through the layers below."""
     x, r, w, b = f64(rng, 2, 4), f64(rng, 2, 4), f64(rng, 4), f64(rng, 4)
     keep = np.array([[True, False, True, True], [True, True, False, True]])
-    check_second_order(rng, lambda *a: N.AddLayerNorm.apply(*a, eps=1e-5, keep=keep, scale=1.5), x, r, w, b)
+    weighting = mt.tensor(rng.standard_normal((2, 4)), dtype=mt.float64)
+    assert gradcheck(lambda *a: AddLayerNorm.apply(*a, eps=1e-5, keep=keep, scale=1.5) * weighting, (x, r, w, b))
 
 
 @pytest.mark.parametrize("op", [N.Gelu, N.GeluTanh])
@@ -92,11 +99,13 @@ def test_gelu(rng, op):
 
 
 @pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh"])
-def test_feed_forward_with_dropout(rng, activation):
+def test_feed_forward_part_first_order(rng, activation):
+    """A part of the fused layer nodes: first order here, higher orders through the layers below."""
     x, w1, b1, w2, b2 = f64(rng, 2, 3), f64(rng, 4, 3), f64(rng, 4), f64(rng, 3, 4), f64(rng, 3)
     keep = rng.random((2, 4)) < 0.7
     settings = {"activation": activation, "keep": keep, "scale": 1 / 0.7}
-    check_second_order(rng, lambda *a: N.FeedForward.apply(*a, **settings), x, w1, b1, w2, b2)
+    weighting = mt.tensor(rng.standard_normal((2, 3)), dtype=mt.float64)
+    assert gradcheck(lambda *a: FeedForward.apply(*a, **settings) * weighting, (x, w1, b1, w2, b2))
 
 
 def test_dropout(rng):
@@ -144,25 +153,31 @@ def test_attention_weights(rng, full_row):
     check_second_order(rng, lambda q, k: A.AttentionWeights.apply(q, k, mask=mask, scale=0.7), q, k)
 
 
-@pytest.mark.parametrize("parts", [1, 2, 3])
+@pytest.mark.parametrize("cross", [False, True])
 @pytest.mark.parametrize("batch_first", [True, False])
-def test_multihead_attention_core(rng, parts, batch_first):
-    n, l, e, h = 2, 3, 4, 2
+def test_fused_multi_head_attention_nodes(rng, cross, batch_first):
+    """SelfAttention / CrossAttention (what F.multi_head_attention_forward runs for need_weights=False):
+    their create_graph gradient is the composite's (the node's definition), to any order."""
+    n, l, s, e, h = 2, 3, 4, 4, 2
     lead = (n, l) if batch_first else (l, n)
-    widths = {1: (3 * e,), 2: (e, 2 * e), 3: (e, e, e)}[parts]
-    projections = [f64(rng, *lead, width) for width in widths]
-    mask = _additive_mask(rng, (n, 1, l, l), full_row=True)
-    drop = np.where(rng.random((n, h, l, l)) < 0.8, 1.25, 0.0)
-    settings = {"heads": h, "batch_first": batch_first, "mask": mask, "scale": 0.7, "dropout_mask": drop}
-    check_second_order(rng, lambda *p: A.MultiheadAttentionCore.apply(*p, **settings), *projections)
+    memory_lead = (n, s) if batch_first else (s, n)
+    x, memory = f64(rng, *lead, e), f64(rng, *memory_lead, e)
+    weights = f64(rng, 3 * e, e), f64(rng, 3 * e), f64(rng, e, e), f64(rng, e)
+    mask = mt.tensor(rng.random((l, s if cross else l)) < 0.3)
 
+    def f(x, memory, w_in, b_in, w_out, b_out):
+        kv = memory if cross else x
+        return F.multi_head_attention_forward(
+            x, kv, kv, e, h, w_in, b_in, None, None, False, 0.0, w_out, b_out,
+            need_weights=False, attn_mask=mask, batch_first=batch_first,
+        )[0]  # fmt: skip
 
-def test_self_attention(rng):
-    n, l, e, h = 2, 3, 4, 2
-    x, w_in, b_in, w_out, b_out = f64(rng, n, l, e), f64(rng, 3 * e, e), f64(rng, 3 * e), f64(rng, e, e), f64(rng, e)
-    mask = _additive_mask(rng, (n, 1, 1, l), full_row=False)
-    settings = {"heads": h, "batch_first": True, "mask": mask, "scale": 0.7, "dropout_mask": None}
-    check_second_order(rng, lambda *a: A.SelfAttention.apply(*a, **settings), x, w_in, b_in, w_out, b_out)
+    assert type(f(x, memory, *weights).grad_fn).__name__ == (
+        "CrossAttentionBackward" if cross else "SelfAttentionBackward"
+    )
+    if not cross:
+        memory.requires_grad_(False)
+    check_second_order(rng, f, x, memory, *weights)
 
 
 def test_transformer_encoder_layer_second_derivative_is_finite_with_a_fully_padded_sequence(rng):
@@ -272,6 +287,8 @@ def test_first_order_never_takes_the_composite_path(rng, monkeypatch, index):
 
     for module in (N, A, LOSS):
         monkeypatch.setattr(module, "composite", composite)
+    for module in (FA, FE, FD):  # (the fused layer nodes differentiate their definition)
+        monkeypatch.setattr(module, "definition_grads", composite)
     x, losses = _fused_losses(rng)
     losses[index].backward(retain_graph=True)  # the kernels
     assert x.grad is not None

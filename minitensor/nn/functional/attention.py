@@ -1,8 +1,8 @@
 """Attention as functions: ``scaled_dot_product_attention`` and ``multi_head_attention_forward``.
 
-Both end in the fused ops of ``minitensor.ops.attention`` (``Attention``, and
-``MultiheadAttentionCore`` for the multi-head fast path), which take an
-*additive* float mask (0 = may attend, -inf = may not).  The functions here turn
+Both end in the ops of ``minitensor.ops.attention`` (``Attention``, ``AttentionWeights``), or,
+for a whole multi-head layer in the common cases, in one fused node (``ops/fused/attention.py``),
+which take an *additive* float mask (0 = may attend, -inf = may not).  The functions here turn
 the user's masks into that form, and the two bool conventions differ, as in PyTorch:
 
 ====================================  =================================
@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 from ... import random
-from ...ops.attention import Attention, AttentionWeights, MultiheadAttentionCore
+from ...ops.attention import Attention, AttentionWeights, merge_heads, split_heads
+from ...ops.fused.attention import CrossAttention, SelfAttention
 from ...ops.shape import cat
 from ...tensor import Tensor
 from ._checks import as_input, check_probability, float_like
@@ -59,8 +60,11 @@ def _additive_mask(mask, name: str, dtype, true_means_masked: bool) -> np.ndarra
     return array.astype(dtype, copy=False)
 
 
-def _dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
-    """Inverted-dropout multipliers: 0 with probability p, else 1 / (1 - p)."""
+def attention_dropout(shape: tuple, p: float, dtype) -> np.ndarray | None:
+    """Inverted-dropout multipliers on the attention weights: 0 with probability p, else 1 / (1 - p);
+    None when p is 0 (no dropout, nothing drawn)."""
+    if p == 0:
+        return None
     if p >= 1.0:
         return np.zeros(shape, dtype)
     keep = random.generator().random(shape, dtype=np.float32) >= p
@@ -155,7 +159,7 @@ def scaled_dot_product_attention(
     if mask is not None and _broadcasts_to(mask.shape, scores_shape) is False:
         raise ValueError(f"attn_mask of shape {mask.shape} cannot broadcast to the scores' shape {scores_shape}")
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
-    drop = _dropout_mask(scores_shape, dropout_p, query.dtype) if dropout_p > 0 else None
+    drop = attention_dropout(scores_shape, dropout_p, query.dtype)
     return Attention.apply(query, key, value, mask=mask, scale=scale, dropout_mask=drop)
 
 
@@ -230,19 +234,24 @@ def multi_head_attention_forward(
         ``average_attn_weights=False`` (no N for unbatched input), or None
         when ``need_weights=False``.
     """
+    fn = "multi_head_attention_forward"
     like = float_like(q_proj_weight if use_separate_proj_weight else in_proj_weight)
-    query, key, value = _as_inputs(query, key, value, "multi_head_attention_forward", like)
-    if not query.ndim == key.ndim == value.ndim or query.ndim not in (2, 3):
-        raise ValueError(
-            "multi_head_attention_forward: query, key and value must all be 3-D (batched) or all 2-D "
-            f"(unbatched), got shapes {query.shape}, {key.shape} and {value.shape}"
+    query, key, value = _as_inputs(query, key, value, fn, like)
+    w = q_proj_weight if use_separate_proj_weight else in_proj_weight
+    if w is not None and w.dtype != query.dtype:
+        raise TypeError(
+            f"{fn}: query has dtype {query.dtype} but the weights have {w.dtype}; convert one of them "
+            "(module.to(...) or x.to(...))"
         )
+    features = (k_proj_weight.shape[1], v_proj_weight.shape[1]) if use_separate_proj_weight else (None, None)
+    _check_features(query, key, value, embed_dim_to_check, *features, fn)
     if query.ndim == 2:  # unbatched: add a batch dim of 1 and remove it at the end
         b = 0 if batch_first else 1
         if key_padding_mask is not None and np.ndim(_array(key_padding_mask)) == 1:
             key_padding_mask = _array(key_padding_mask)[None]
+        batched = {id(x): x.unsqueeze(b) for x in (query, key, value)}  # (self-attention stays recognisable)
         out, weights = multi_head_attention_forward(
-            *(x.unsqueeze(b) for x in (query, key, value)),
+            *(batched[id(x)] for x in (query, key, value)),
             embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
             dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask,
             use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v,
@@ -252,62 +261,98 @@ def multi_head_attention_forward(
 
     n, l, e, s = _check_shapes(query, key, value, embed_dim_to_check, num_heads, batch_first)
     h = num_heads
-    w = q_proj_weight if use_separate_proj_weight else in_proj_weight
-    if w is not None and w.dtype != query.dtype:
-        raise TypeError(f"multi_head_attention_forward: query has dtype {query.dtype} but the weights have {w.dtype}")
     _check_dropout(dropout_p, "dropout_p")
     _check_extras(bias_k, bias_v, static_k, static_v, n, h, e)
-    mask = _merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, query.dtype)
+    mask = merged_mask(attn_mask, key_padding_mask, is_causal, n, h, l, s, query.dtype)
 
-    separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
-    projections = _in_projections(query, key, value, in_proj_weight, in_proj_bias, separate)
     scale = 1.0 / math.sqrt(e // h)
     p = dropout_p if training else 0.0
     extras = bias_k is not None or add_zero_attn or static_k is not None or static_v is not None
-    if not need_weights and not extras:  # the fast path: one fused op between the two projections
-        drop = _dropout_mask((n, h, l, s), p, query.dtype) if p > 0 else None
-        heads = MultiheadAttentionCore.apply(
-            *projections, heads=h, batch_first=batch_first, mask=mask, scale=scale, dropout_mask=drop
-        )
-        return linear(heads, out_proj_weight, out_proj_bias), None
+    if not need_weights and not extras and not use_separate_proj_weight and key is value:
+        # The whole layer as one fused node (self-attention, or attention to a memory whose keys are
+        # its values): what the steps below compute, with them as its create_graph definition.
+        state = random.snapshot() if p > 0 else None  # (before the dropout mask is drawn)
+        drop = attention_dropout((n, h, l, s), p, query.dtype)
+        weights = (in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias)
 
-    # The explicit path, step by step: split the heads, attend, merge the heads.
+        def definition(q, memory=None):
+            kv = q if memory is None else memory
+            with random.replaying(state):
+                return _multi_head(q, kv, kv, h, weights, None, mask, p, False, False, batch_first, scale)[0]
+
+        node, activations = (SelfAttention, (query,)) if query is key else (CrossAttention, (query, key))
+        out = node.apply(*activations, *weights, heads=h, batch_first=batch_first, mask=mask, scale=scale,
+                         dropout_mask=drop, definition=definition)  # fmt: skip
+        return out, None
+    separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
+    weights = (in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias)
+    extra = (bias_k, bias_v, static_k, static_v, add_zero_attn)
+    return _multi_head(query, key, value, h, weights, separate, mask, p, need_weights, average_attn_weights,
+                       batch_first, scale, extra)  # fmt: skip
+
+
+_NO_EXTRA = (None, None, None, None, False)  # (bias_k, bias_v, static_k, static_v, add_zero_attn)
+
+
+def _multi_head(query, key, value, h: int, weights: tuple, separate, mask, p: float, need_weights: bool,
+                average_attn_weights: bool, batch_first: bool, scale: float, extra=_NO_EXTRA) -> tuple:  # fmt: skip
+    """The steps of multi-head attention (the definition of the layer): project, split the heads,
+    attend, merge the heads, project; ``extra`` (bias_k, bias_v, static_k, static_v, add_zero_attn)."""
+    bias_k, bias_v, static_k, static_v, add_zero_attn = extra
+    in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias = weights
+    projections = _in_projections(query, key, value, in_proj_weight, in_proj_bias, separate)
     q, k, v = _split_heads(projections, h, batch_first)  # (N, H, L or S, E/H)
+    n, _, l, d = q.shape
     if bias_k is not None and bias_v is not None:  # one more key/value position, learned
         k, v = cat([k, _as_head_row(bias_k, k)], dim=2), cat([v, _as_head_row(bias_v, v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
     if static_k is not None:
-        k = static_k.reshape(n, h, static_k.shape[1], e // h)
+        k = static_k.reshape(n, h, static_k.shape[1], d)
     if static_v is not None:
-        v = static_v.reshape(n, h, static_v.shape[1], e // h)
+        v = static_v.reshape(n, h, static_v.shape[1], d)
     if add_zero_attn:  # one more key/value position, all zeros
         k, v = cat([k, _zero_row(k)], dim=2), cat([v, _zero_row(v)], dim=2)
         mask = None if mask is None else _pad_keys(mask)
-    drop = _dropout_mask((n, h, l, k.shape[2]), p, query.dtype) if p > 0 else None
+    drop = attention_dropout((n, h, l, k.shape[2]), p, query.dtype)
     if need_weights:
-        weights = AttentionWeights.apply(q, k, mask=mask, scale=scale)  # (N, H, L, S)
-        if drop is not None:
-            weights = weights * Tensor._make(drop, False, None)
-        heads = weights @ v
+        attn = AttentionWeights.apply(q, k, mask=mask, scale=scale)  # (N, H, L, S)
+        if drop is not None:  # (the weights returned are the dropped ones, as PyTorch's)
+            attn = attn * Tensor._make(drop, False, None)
+        heads = attn @ v
     else:
-        weights = None
+        attn = None
         heads = Attention.apply(q, k, v, mask=mask, scale=scale, dropout_mask=drop)
-    out = linear(_merge_heads(heads, batch_first), out_proj_weight, out_proj_bias)
-    if weights is not None and average_attn_weights:
-        weights = weights.mean(dim=1)
-    return out, weights
+    out = linear(merge_heads(heads, batch_first), out_proj_weight, out_proj_bias)
+    if attn is not None and average_attn_weights:
+        attn = attn.mean(dim=1)
+    return out, attn
 
 
 def _array(x) -> np.ndarray:
     return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
-def _check_shapes(query: Tensor, key: Tensor, value: Tensor, e: int, h: int, batch_first: bool) -> tuple:
-    """Validate 3-D query/key/value; return (N, L, E, S)."""
-    if query.shape[-1] != e:
+def _check_features(query: Tensor, key: Tensor, value: Tensor, e: int, kdim, vdim, fn: str) -> None:
+    """Ranks (all 3-D or all 2-D) and the feature sizes: E for query, ``kdim``/``vdim`` for key and
+    value (E when None: the packed projection), with messages that name the argument."""
+    for x, name, size, size_name in ((query, "query", e, "embed_dim"), (key, "key", kdim or e, "kdim"),
+                                     (value, "value", vdim or e, "vdim")):  # fmt: skip
+        if x.ndim not in (2, 3):
+            raise ValueError(f"{fn}: {name} must be 3-D (batched) or 2-D (unbatched), got shape {x.shape}")
+        if x.shape[-1] != size:
+            raise ValueError(f"{fn}: {name}'s last dim must be {size_name}={size}, got shape {x.shape}")
+    if not query.ndim == key.ndim == value.ndim:
         raise ValueError(
-            f"multi_head_attention_forward: query's last dim must be embed_dim={e}, got shape {query.shape}"
+            f"{fn}: query, key and value must all be 3-D (batched) or all 2-D (unbatched), got shapes "
+            f"{query.shape}, {key.shape} and {value.shape}"
         )
+    for x, name in ((key, "key"), (value, "value")):
+        if x.dtype != query.dtype:
+            raise TypeError(f"{fn}: {name} has dtype {x.dtype} but query has {query.dtype}; convert one of them")
+
+
+def _check_shapes(query: Tensor, key: Tensor, value: Tensor, e: int, h: int, batch_first: bool) -> tuple:
+    """Validate 3-D query/key/value's batch sizes and lengths; return (N, L, E, S)."""
     if e % h != 0:
         raise ValueError(f"multi_head_attention_forward: embed_dim ({e}) must be divisible by num_heads ({h})")
     nb = 0 if batch_first else 1
@@ -351,7 +396,7 @@ def _check_extras(bias_k, bias_v, static_k, static_v, n: int, h: int, e: int) ->
         )
 
 
-def _merged_mask(attn_mask, key_padding_mask, is_causal: bool, n: int, h: int, l: int, s: int, dtype):
+def merged_mask(attn_mask, key_padding_mask, is_causal: bool, n: int, h: int, l: int, s: int, dtype):
     """attn_mask and key_padding_mask -> one additive mask broadcastable to (N, H, L, S), or None."""
     mask = _additive_mask(attn_mask, "attn_mask", dtype, true_means_masked=True)
     if mask is None and is_causal:
@@ -394,15 +439,7 @@ def _in_projections(query, key, value, w, b, separate) -> list:
 def _split_heads(projections: list, h: int, batch_first: bool) -> list:
     """[qkv], [q, kv] or [q, k, v] in the layer's layout -> q, k, v, each (N, H, L or S, E/H)."""
     parts = {1: (3,), 2: (1, 2), 3: (1, 1, 1)}[len(projections)]
-    heads = []
-    for x, n_parts in zip(projections, parts):
-        x = x.reshape(x.shape[0], x.shape[1], n_parts, h, x.shape[2] // (n_parts * h))  # (not -1: N or L may be 0)
-        if batch_first:  # (N, L, parts, H, E/H) -> (parts, N, H, L, E/H)
-            x = x.permute(2, 0, 3, 1, 4)
-        else:  # (L, N, parts, H, E/H) -> (parts, N, H, L, E/H)
-            x = x.permute(2, 1, 3, 0, 4)
-        heads.extend([x.reshape(x.shape[1:])] if n_parts == 1 else [x[i] for i in range(n_parts)])
-    return heads
+    return [head for x, n in zip(projections, parts) for head in split_heads(x, h, n, batch_first)]
 
 
 def _as_head_row(bias: Tensor, x: Tensor) -> Tensor:
@@ -419,11 +456,3 @@ def _zero_row(x: Tensor) -> Tensor:
 def _pad_keys(mask: np.ndarray) -> np.ndarray:
     """One more key position that every query may attend to (a 0 column)."""
     return np.concatenate([mask, np.zeros(mask.shape[:-1] + (1,), mask.dtype)], axis=-1)
-
-
-def _merge_heads(x: Tensor, batch_first: bool) -> Tensor:
-    """(N, H, L, E/H) -> (N, L, E) or (L, N, E)."""
-    n, h, l, d = x.shape
-    if batch_first:
-        return x.permute(0, 2, 1, 3).reshape(n, l, h * d)
-    return x.permute(2, 0, 1, 3).reshape(l, n, h * d)

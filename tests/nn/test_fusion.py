@@ -1,7 +1,7 @@
-"""The encoder layer's fused path (one EncoderLayer node running the fused sub-layers
-SelfAttention, FeedForward, AddLayerNorm or LayerNorm) gives the same outputs and gradients
-as the general module-by-module path, which the layer takes when a sub-module is not
-exactly the standard class."""
+"""nn/fusion.py: a layer of the standard sub-modules runs as one fused node (EncoderLayer, running
+the fused sub-layers SelfAttention, FeedForward, AddLayerNorm or LayerNorm), which gives the same
+outputs and gradients as the layer's composite (module by module), which the layer runs when a
+sub-module is not exactly the standard class."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 
 import minitensor as mt
 import minitensor.nn as nn
-from minitensor.nn._transformer_parts import _encoder_layer_args
-from minitensor.ops import encoder_layer
+from minitensor.nn import fusion
 
 
 class _PlainLinear(nn.Linear):
@@ -82,9 +81,9 @@ def test_fused_and_general_paths_agree(norm_first, rng):
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("masks", ["none", "attn_and_padding", "causal"])
-def test_inference_path_equals_the_general_path(norm_first, batch_first, masks, rng, monkeypatch):
-    """In eval mode under no_grad the layer runs its sub-layers as fused ops on arrays (as
-    PyTorch's fast path): the same ops as with grad enabled, so the same numbers, exactly."""
+def test_inference_under_no_grad_equals_the_composite(norm_first, batch_first, masks, rng, monkeypatch):
+    """In eval mode under no_grad the layer runs as the fused node too (PyTorch's "fast path" for
+    inference), keeping nothing: the composite's numbers."""
     mt.manual_seed(1)
     layer = nn.TransformerEncoderLayer(
         8, 2, 12, dropout=0.3, batch_first=batch_first, norm_first=norm_first, dtype=mt.float64
@@ -98,15 +97,16 @@ def test_inference_path_equals_the_general_path(norm_first, batch_first, masks, 
         kwargs = {"src_mask": mt.tensor(rng.random((s, s)) < 0.3), "src_key_padding_mask": mt.tensor(pad)}
     elif masks == "causal":
         kwargs = {"src_mask": nn.Transformer.generate_square_subsequent_mask(s, dtype=mt.float64), "is_causal": True}
-    general = layer(x, **kwargs)
-    assert general.grad_fn is not None  # (the parameters require grad: the general path, recorded)
-    runs = []
-    real = encoder_layer.self_attention
-    monkeypatch.setattr(encoder_layer, "self_attention", lambda *a, **k: (runs.append(1), real(*a, **k))[1])
+    general = layer._composite(
+        x, kwargs.get("src_mask"), kwargs.get("src_key_padding_mask"), bool(kwargs.get("is_causal"))
+    )
+    fused = []
+    real = fusion.encoder_layer
+    monkeypatch.setattr(fusion, "encoder_layer", lambda *a: (fused.append(1), real(*a))[1])
     with mt.no_grad():
         fast = layer(x, **kwargs)
-    assert runs == [1] and fast.grad_fn is None
-    np.testing.assert_array_equal(fast.numpy(), general.numpy())
+    assert fused == [1] and fast.grad_fn is None  # (the fused node ran, recording nothing)
+    np.testing.assert_allclose(fast.numpy(), general.numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_inference_path_falls_back_for_a_custom_sub_module(rng, monkeypatch):
@@ -115,6 +115,6 @@ def test_inference_path_falls_back_for_a_custom_sub_module(rng, monkeypatch):
     layer.eval()
     plain = _general_copy(layer).eval()
     x = mt.tensor(rng.standard_normal((2, 4, 8)), dtype=mt.float64)
-    assert _encoder_layer_args(plain, x, None, None, False) is None  # (neither fused path)
+    assert fusion.encoder_layer(plain, x, None, None, False) is None  # (a custom sub-module: the composite)
     with mt.no_grad():
         np.testing.assert_allclose(plain(x).numpy(), layer(x).numpy(), rtol=1e-12, atol=1e-12)
