@@ -13,7 +13,7 @@ import minitensor as mt
 import minitensor.nn.functional as F
 from minitensor.autograd import gradcheck
 from minitensor.kernels import activation
-from minitensor.ops.nn_ops import FeedForward
+from minitensor.ops.fused.feed_forward import FeedForward
 
 SHAPES = [(3, 5), (37, 129), (1, 1)]
 

@@ -15,7 +15,8 @@ import minitensor as mt
 import minitensor.nn as nn
 from minitensor.autograd import gradcheck
 from minitensor.kernels import _blas, _blas_threads, attention, attention_softmax
-from minitensor.ops.attention import Attention, MultiheadAttentionCore
+from minitensor.ops.attention import Attention
+from minitensor.ops.fused.attention import SelfAttention, heads_attention
 
 N, H, L, S = 3, 2, 5, 7
 MASKS = ["none", "float", "bool", "key_padding", "causal", "per_head", "padding_and_causal"]
@@ -324,52 +325,54 @@ def test_attention_op_gradcheck_on_the_jit_path(kernel, rng, mask_kind) -> None:
     assert jitted(lambda: gradcheck(fn, [q, k, v]))
 
 
+def _self_attention_weights(rng, e: int, dtype=mt.float64) -> list:
+    shapes = ((3 * e, e), (3 * e,), (e, e), (e,))
+    return [mt.tensor(rng.standard_normal(s) * 0.5, dtype=dtype, requires_grad=True) for s in shapes]
+
+
 @pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
 @pytest.mark.parametrize("batch_first", [False, True])
-def test_multihead_core_gradcheck_on_the_jit_path(kernel, rng, batch_first) -> None:
-    shape = (2, 3, 3 * 4) if batch_first else (3, 2, 3 * 4)  # (N, L, 3E) or (L, N, 3E), E = 4
-    packed = mt.tensor(rng.standard_normal(shape), dtype=mt.float64, requires_grad=True)
+def test_fused_self_attention_gradcheck_on_the_jit_path(kernel, rng, batch_first) -> None:
+    """The heads' kernels (heads_forward / heads_backward) inside the fused SelfAttention node."""
+    x = mt.tensor(rng.standard_normal((2, 3, 4) if batch_first else (3, 2, 4)), dtype=mt.float64, requires_grad=True)
     mask = np.zeros((2, 1, 1, 3))
     mask[1, ..., 2] = -np.inf
     drop = (rng.random((2, 2, 3, 3)) > 0.3) / 0.7
     kwargs = {"heads": 2, "batch_first": batch_first, "mask": mask, "scale": 0.7, "dropout_mask": drop}
-    assert jitted(lambda: gradcheck(lambda x: MultiheadAttentionCore.apply(x, **kwargs), packed))
+    weights = _self_attention_weights(rng, 4)
+    assert jitted(lambda: gradcheck(lambda *xs: SelfAttention.apply(*xs, **kwargs), [x, *weights]))
 
 
 @pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
-@pytest.mark.parametrize("parts", [1, 3])
-def test_multihead_core_on_strided_projections_as_on_contiguous_ones(kernel, rng, parts) -> None:
-    """C-contiguous projections go to the kernels as they are (``heads_forward``); others (here
-    views of transposed arrays, whose heads BLAS could not read in place) through
-    ``attention_forward``, which copies them: the same outputs and gradients."""
-    width = 3 * 8 // parts  # (N, L, width) per projection, E = 8, 2 heads
-    arrays = [rng.standard_normal((5, 2, width)).astype(np.float32).transpose(1, 0, 2) for _ in range(parts)]
-    grad = rng.standard_normal((2, 5, 8)).astype(np.float32).transpose(1, 0, 2)[::-1].transpose(1, 0, 2)
-    kwargs = {"heads": 2, "batch_first": True, "scale": 0.5}
+@pytest.mark.parametrize("parts", [1, 2])
+def test_heads_attention_on_strided_projections_as_on_contiguous_ones(kernel, rng, parts) -> None:
+    """C-contiguous projections go to the kernels as they are (``heads_forward``); others (views of
+    transposed arrays, whose heads BLAS could not read in place) through ``attention_forward``,
+    which copies them: the same outputs and weights."""
+    widths = (3 * 8,) if parts == 1 else (8, 2 * 8)  # (N, L, width) per projection, E = 8, 2 heads
+    arrays = [rng.standard_normal((5, 2, w)).astype(np.float32).transpose(1, 0, 2) for w in widths]
 
-    def run(projections, upstream):
-        xs = [mt.tensor(a, requires_grad=True) for a in projections]
-        out = MultiheadAttentionCore.apply(*xs, **kwargs)
-        out.backward(upstream)
-        return [out.numpy(), *(x.grad.numpy() for x in xs)]
+    def run(projections):
+        return heads_attention(projections, 2, True, None, 0.5, None, True)
 
-    assert not any(a.flags.c_contiguous for a in arrays) and not grad.flags.c_contiguous
-    strided = jitted(lambda: run(arrays, grad))
-    contiguous = jitted(lambda: run([np.ascontiguousarray(a) for a in arrays], np.ascontiguousarray(grad)))
+    assert not any(a.flags.c_contiguous for a in arrays)
+    strided = jitted(lambda: run(arrays))
+    contiguous = jitted(lambda: run([np.ascontiguousarray(a) for a in arrays]))
     for a, b in zip(strided, contiguous, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
-def test_multihead_core_dropout_mask_broadcasts(kernel, rng) -> None:
+def test_fused_self_attention_dropout_mask_broadcasts(kernel, rng) -> None:
     """A dropout mask of shape (L, S) acts as its broadcast to (N, H, L, S), forward and backward."""
-    packed = rng.standard_normal((2, 3, 3 * 4))  # (N, L, 3E), E = 4, 2 heads
+    x0 = rng.standard_normal((2, 3, 4))  # (N, L, E), E = 4, 2 heads
     drop = (rng.random((3, 3)) > 0.3) / 0.7
     grad = rng.standard_normal((2, 3, 4))
+    weights = _self_attention_weights(rng, 4)
 
     def run(mask):
-        x = mt.tensor(packed, dtype=mt.float64, requires_grad=True)
-        out = MultiheadAttentionCore.apply(x, heads=2, batch_first=True, scale=0.7, dropout_mask=mask)
+        x = mt.tensor(x0, dtype=mt.float64, requires_grad=True)
+        out = SelfAttention.apply(x, *weights, heads=2, batch_first=True, scale=0.7, dropout_mask=mask)
         out.backward(grad)
         return out.numpy(), x.grad.numpy()
 

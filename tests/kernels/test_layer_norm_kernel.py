@@ -11,7 +11,7 @@ import minitensor as mt
 import minitensor.nn.functional as F
 from minitensor.autograd import gradcheck
 from minitensor.kernels import layer_norm
-from minitensor.ops.nn_ops import AddLayerNorm
+from minitensor.ops.fused.add_norm import AddLayerNorm
 
 # (37, 129), (150, 257): rows past a chunk of 128 elements; (150, 257): several pieces of rows;
 # (300, 7): several groups of 64 rows for the float32 partial sums of dweight and dbias.
