@@ -1,4 +1,10 @@
-"""``Linear`` (y = x @ W.T + b) and ``Identity``.
+"""``Linear`` (y = x @ W.T + b) and ``Identity``: a layer is a Module that owns Parameters.
+
+``Linear`` creates its ``weight`` (out, in) and ``bias`` (out,) as ``Parameter``s (the
+Module registers them when they are assigned), initialises them as PyTorch does
+(``reset_parameters``: kaiming-uniform), and its ``forward`` is one call to
+``F.linear``, which runs one op, ``ops/nn_ops.py``'s ``Linear``: the product as one BLAS
+GEMM, the gradients as two more.
 
 >>> layer = nn.Linear(4, 2)
 >>> layer(mt.randn(8, 4)).shape

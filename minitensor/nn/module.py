@@ -1,4 +1,5 @@
-"""``Module``: the base class of every layer and model.
+"""``Module``: the base class of every layer and model (nothing here computes: a Module
+is bookkeeping around Parameters, and its ``forward`` calls ops).
 
 A Module owns three ordered dicts, filled automatically by ``__setattr__``:
 

@@ -1,5 +1,10 @@
 """``LayerNorm``: normalise each sample over its trailing dims, then scale and shift.
 
+Its ``forward`` is one call to ``F.layer_norm``: the op ``ops/nn_ops.py``'s ``LayerNorm``,
+whose definition in Tensor ops (``layer_norm`` beside it) is five lines; the op runs it as a
+fused row kernel (mean, variance, normalise, scale, shift in one pass over each row), and its
+backward likewise.
+
 >>> norm = nn.LayerNorm(8)
 >>> y = norm(mt.randn(2, 5, 8))          # each of the 2*5 rows: mean 0, variance 1
 >>> y.shape, norm.weight.shape

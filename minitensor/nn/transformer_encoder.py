@@ -1,4 +1,16 @@
-"""``TransformerEncoderLayer`` and ``TransformerEncoder`` (see ``nn/transformer.py`` for the overview)."""
+"""``TransformerEncoderLayer`` and ``TransformerEncoder``: a Transformer encoder, as PyTorch writes it.
+
+A layer is self-attention and a feed-forward network, each with a residual connection,
+dropout and a layer norm.  Its ``forward`` reads as PyTorch's (``_sa_block``, ``_ff_block``)::
+
+    Post-LN (the default):  x = norm1(x + _sa_block(x));   x = norm2(x + _ff_block(x))
+    Pre-LN (norm_first):    x = x + _sa_block(norm1(x));   x = x + _ff_block(norm2(x))
+
+That composite is the layer's definition.  The fast path: with the standard sub-modules and
+no hooks, ``nn/fusion.py`` runs the same computation as one fused graph node
+(``ops/fused/encoder_layer.py``), tested to give the composite's numbers and gradients.
+(``nn/transformer.py`` has the overview of the Transformer family.)
+"""
 
 from __future__ import annotations
 
