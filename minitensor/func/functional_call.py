@@ -57,7 +57,8 @@ def _merged(dicts) -> dict:
         return dict(dicts)
     if not isinstance(dicts, Sequence):
         raise TypeError(
-            f"functional_call: parameter_and_buffer_dicts must be a dict or a sequence of dicts, got {type(dicts).__name__}"
+            "functional_call: parameter_and_buffer_dicts must be a dict or a sequence of dicts, "
+            f"got {type(dicts).__name__}"
         )
     merged: dict = {}
     for d in dicts:
