@@ -172,6 +172,7 @@ from .tensor.types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, Hal
 from . import nn
 from . import optim
 from . import profiler
+from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autograd.profiler: mt.autograd.profiler)
 from . import testing
 from . import utils
 from .utils import serialization
