@@ -175,6 +175,7 @@ from . import profiler
 from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autograd.profiler: mt.autograd.profiler)
 from . import testing
 from . import utils
+from . import distributions
 from .utils import serialization
 from .utils.serialization import load, save
 

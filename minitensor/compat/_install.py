@@ -33,7 +33,7 @@ from . import _torch, backends, cuda, unavailable
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # minitensor packages that stand for torch's (their submodules follow them).
-_PACKAGES = ("autograd", "nn", "optim", "profiler", "testing", "utils")
+_PACKAGES = ("autograd", "distributions", "nn", "optim", "profiler", "testing", "utils")
 
 # torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
 _NN_FILES = (
