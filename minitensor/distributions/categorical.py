@@ -25,16 +25,19 @@ from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 
 def draw_categories(probs: Tensor, sample_shape: tuple, batch_shape: tuple) -> np.ndarray:
-    """Indices drawn from each row of ``probs`` (..., K): shape sample_shape + batch_shape, int64
-    (inverse CDF of uniforms from minitensor's generator)."""
+    """Indices drawn from each row of ``probs`` (..., K): shape sample_shape + batch_shape, int64.
+
+    Inverse CDF of uniforms from minitensor's generator, all rows in one ``searchsorted``: row r's
+    cumulative probabilities are shifted by r, so the rows line up in one increasing sequence."""
     k = probs.shape[-1]
     rows = np.asarray(probs.detach().numpy(), dtype=np.float64).reshape(-1, k)
     cdf = np.cumsum(rows, axis=-1)
     cdf /= cdf[:, -1:]
-    n = math.prod(sample_shape)
-    u = random.generator(None).random((n, rows.shape[0]))
-    index = (u[..., None] >= cdf[None, :, :]).sum(-1)
-    return np.minimum(index, k - 1).reshape(sample_shape + batch_shape).astype(dtypes.int64)
+    offsets = np.arange(rows.shape[0], dtype=np.float64)[:, None]
+    u = random.generator(None).random((math.prod(sample_shape), rows.shape[0]))
+    flat = np.searchsorted((cdf + offsets).ravel(), (u + offsets.T).ravel(), side="right").reshape(u.shape)
+    index = np.minimum(flat - (offsets.T * k).astype(np.int64), k - 1)
+    return index.reshape(sample_shape + batch_shape).astype(dtypes.int64)
 
 
 class Categorical(Distribution):
