@@ -9,6 +9,7 @@
 
 # ruff: noqa: I001  (the order below is deliberate: _malloc first, the Tensor, then the ops that give it methods)
 import sys
+from math import e, inf, nan, pi
 
 from . import _malloc  # noqa: F401  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
 from . import _silence  # noqa: F401  (NumPy's floating-point warnings from minitensor's code: nan and inf, as PyTorch)
@@ -44,6 +45,9 @@ from .tensor.creation import (
     zeros,
     zeros_like,
 )
+from .tensor.conversion import as_tensor
+from .tensor.printing import get_printoptions, printoptions, set_printoptions
+from .tensor.ranges import linspace, logspace
 from .dtypes import (
     bfloat16,
     bool,
@@ -161,18 +165,24 @@ from .ops.functions import (
 from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
 from .kernels._threads import get_num_threads, set_num_threads, set_thread_policy, thread_policy_enabled
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
-from .sampling import multinomial, randint, randperm
+from .sampling import multinomial, randint, randint_like, randperm
+from .type_info import finfo, iinfo
 from .tensor.extras import is_floating_point, is_tensor, logical_not, nonzero, numel
 from .tensor.types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from . import nn
 from . import optim
 from . import profiler
+from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autograd.profiler: mt.autograd.profiler)
+from . import testing
 from . import utils
+from . import distributions
 from .utils import serialization
 from .utils.serialization import load, save
 
 # ``minitensor.serialization`` (PyTorch's ``torch.serialization``) is a public module path; the package lives
 # in utils/ because saving whole modules needs nn, a floor above the tensor core.
 sys.modules[f"{__name__}.serialization"] = serialization
+
+newaxis = None  # x[:, mt.newaxis] adds a dim, as x[:, None]
 
 __version__ = "0.1.0"

@@ -125,8 +125,11 @@ class profile:  # noqa: N801  (torch.profiler.profile's name)
         """Every recorded call, in the order they ended."""
         return list(self._events)
 
-    def key_averages(self) -> EventList:
-        """One row per name (op forward, op backward, user range), in order of first appearance."""
+    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0) -> EventList:
+        """One row per name (op forward, op backward, user range), in order of first appearance.
+
+        ``group_by_input_shape`` and ``group_by_stack_n`` are accepted for PyTorch's code; shapes and
+        stacks are not recorded, so the rows are grouped by name only."""
         rows = {}
         for e in self._events:
             row = rows.get(e.name)

@@ -1,4 +1,4 @@
-"""Random integers: ``randint``, ``randperm`` and ``multinomial`` (PyTorch's signatures, not differentiable).
+"""Random integers: ``randint``, ``randint_like``, ``randperm``, ``multinomial`` (PyTorch's, not differentiable).
 
 Each draws from ``generator`` (a ``mt.Generator``) or, by default, from the
 generator ``mt.manual_seed`` seeds.
@@ -51,6 +51,17 @@ def randint(
     check_device(device, "randint")
     data = random.generator(generator).integers(low, high, shape).astype(_int_dtype(dtype, "randint"))
     return Tensor._make(data, False, None).requires_grad_(requires_grad)
+
+
+def randint_like(input: Tensor, low=0, high=None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:  # noqa: A002
+    """Integers from ``[low, high)`` shaped like ``input``, in its dtype unless ``dtype`` is given:
+    ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"randint_like: input must be a Tensor, got {type(input).__name__}")
+    if high is None:
+        low, high = 0, low
+    dtype = input.dtype if dtype is None else dtype
+    return randint(low, high, input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

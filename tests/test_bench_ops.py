@@ -65,6 +65,8 @@ NOT_OPS = {
     *("is_anomaly_enabled", "is_anomaly_check_nan_enabled", "seed", "manual_seed", "initial_seed"),
     *("get_rng_state", "set_rng_state", "jit_disabled", "jit_enabled", "set_jit_enabled"),
     *("get_num_threads", "set_num_threads", "set_thread_policy", "thread_policy_enabled"),
+    *("as_tensor", "linspace", "logspace", "randint_like", "finfo", "iinfo"),  # factories and limits
+    *("set_printoptions", "get_printoptions", "printoptions"),
 }
 SPELLED = {  # functions whose cases use the operator
     "add": "x + y",

@@ -114,3 +114,14 @@ def test_multinomial_without_replacement_favours_heavy_weights() -> None:
 def test_multinomial_bad_weights(weights, message) -> None:
     with pytest.raises(ValueError, match=message):
         mt.multinomial(mt.tensor(weights), 1)
+
+
+def test_randint_like_takes_the_shape_and_dtype_of_its_input():
+    x = mt.zeros(2, 3)
+    a = mt.randint_like(x, 10)
+    assert a.shape == (2, 3) and a.dtype == mt.float32
+    assert ((a.numpy() >= 0) & (a.numpy() < 10) & (a.numpy() == a.numpy().round())).all()
+    b = mt.randint_like(x, 3, 5, dtype=mt.int64)
+    assert b.dtype == mt.int64 and set(b.numpy().ravel()) <= {3, 4}
+    with pytest.raises(TypeError, match="input must be a Tensor"):
+        mt.randint_like([1, 2], 10)

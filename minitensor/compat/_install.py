@@ -10,6 +10,8 @@ The table:
 - minitensor's packages and every submodule already imported under them
   (``minitensor.nn.functional`` -> ``torch.nn.functional``, ``minitensor.optim.lr_scheduler``
   -> ``torch.optim.lr_scheduler``, ``minitensor.utils.data`` -> ``torch.utils.data`` ...);
+  a submodule not imported yet is found by the finder when ``torch.<its path>`` is imported
+  (``import torch.autograd.functional`` imports ``minitensor.autograd.functional``, the same module);
 - ``torch`` itself (``_torch.py``) and ``torch.nn``: modules that forward every
   attribute to minitensor's and add PyTorch's extra names (``torch.cuda``,
   ``torch.nn.modules.linear`` ...);
@@ -31,7 +33,7 @@ from . import _torch, backends, cuda, unavailable
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # minitensor packages that stand for torch's (their submodules follow them).
-_PACKAGES = ("autograd", "nn", "optim", "profiler", "utils")
+_PACKAGES = ("autograd", "distributions", "nn", "optim", "profiler", "testing", "utils")
 
 # torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
 _NN_FILES = (
@@ -97,14 +99,45 @@ def _is_ours(module) -> bool:
 _ON_IMPORT = {"torch.utils.tensorboard": "tensorboard.py"}
 
 
+def _minitensor_module(fullname: str) -> str | None:
+    """``torch.<package>.<path>`` -> ``minitensor.<package>.<path>`` when that module exists, else None."""
+    parts = fullname.split(".")
+    if len(parts) < 3 or parts[1] not in _PACKAGES:
+        return None
+    name = "minitensor." + ".".join(parts[1:])
+    try:
+        return name if importlib.util.find_spec(name) is not None else None
+    except ModuleNotFoundError:  # a parent on the path is not a package
+        return None
+
+
+class _SameModule(importlib.abc.Loader):
+    """Loads ``torch.<path>`` as minitensor's module itself (one module under two names, as the table does)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._spec = None
+
+    def create_module(self, spec):
+        module = importlib.import_module(self.name)
+        self._spec = module.__spec__
+        return module
+
+    def exec_module(self, module) -> None:
+        module.__spec__ = self._spec  # the import system set the torch name's spec: the module keeps its own
+
+
 class _MissingTorchModule(importlib.abc.MetaPathFinder):
-    """Loads the modules of ``_ON_IMPORT``; refuses, clearly, any other ``torch.*`` module the table
-    does not have."""
+    """Finds a ``torch.*`` submodule minitensor has but has not imported yet; loads the modules of
+    ``_ON_IMPORT``; refuses, clearly, any other ``torch.*`` module the table does not have."""
 
     def find_spec(self, fullname: str, path, target=None):
         if fullname in _ON_IMPORT:
             return importlib.util.spec_from_file_location(fullname, os.path.join(_HERE, _ON_IMPORT[fullname]))
         if fullname == "torch" or fullname.startswith("torch."):
+            ours = _minitensor_module(fullname)
+            if ours is not None:
+                return importlib.util.spec_from_loader(fullname, _SameModule(ours))
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: minitensor's PyTorch switch does not provide it "
                 "(docs/pytorch.md lists what is supported)",

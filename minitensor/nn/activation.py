@@ -55,12 +55,12 @@ class Sigmoid(Module):
 class Softmax(Module):
     """exp(x) / sum(exp(x)) along ``dim``."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
-        self.dim = _check_dim(dim, "Softmax")
+        self.dim = None if dim is None else _check_dim(dim, "Softmax")
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.softmax(input, self.dim)
+        return F.softmax(input, self.dim, _stacklevel=5)  # dim None: PyTorch's implicit dim, warned at the caller
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -69,12 +69,12 @@ class Softmax(Module):
 class LogSoftmax(Module):
     """x - logsumexp(x) along ``dim``."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
-        self.dim = _check_dim(dim, "LogSoftmax")
+        self.dim = None if dim is None else _check_dim(dim, "LogSoftmax")
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.log_softmax(input, self.dim)
+        return F.log_softmax(input, self.dim, _stacklevel=5)  # dim None: PyTorch's implicit dim, warned at the caller
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

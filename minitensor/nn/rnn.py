@@ -31,6 +31,8 @@ from . import functional as F
 from . import init
 from ._utils import check_size, empty_parameter, float_dtype
 from .module import Module
+from .rnn_packed import forward_packed
+from .utils.rnn import PackedSequence
 
 # Gates per cell: the rows of weight_ih are these blocks of hidden_size, in this order.
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}  # LSTM: i, f, g, o. GRU: r, z, n.
@@ -170,13 +172,23 @@ class RNNBase(Module):
         return [s if count == 2 else s[0] for s in states]
 
     def forward(self, input: Tensor, hx=None) -> tuple:  # noqa: A002
-        """(output, h_n), or (output, (h_n, c_n)) for the LSTM; shapes in the class docstring."""
+        """(output, h_n), or (output, (h_n, c_n)) for the LSTM; shapes in the class docstring.
+
+        A ``PackedSequence`` input gives a ``PackedSequence`` output (``rnn_packed.py``)."""
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         input = _as_tensor(input)  # noqa: A001
         batched = self._check_input(input)
         x = input if batched else input.unsqueeze(1)
         if batched and self.batch_first:
             x = x.transpose(0, 1)
         states = self._initial_state(hx, x.shape[1], batched, x)
+        x, finals = self._run_layers(x, states)
+        return self._pack(x, finals, batched)
+
+    def _run_layers(self, x: Tensor, states: list) -> tuple:
+        """Every layer and direction over x (L, N, in) from the initial ``states`` (one per layer and direction):
+        (output (L, N, D * H), the final states in the same order)."""
         directions = ("", "_reverse") if self.bidirectional else ("",)
         finals = []
         for k in range(self.num_layers):
@@ -188,7 +200,7 @@ class RNNBase(Module):
                 outs.append(out)
                 finals.append(final)
             x = outs[0] if len(outs) == 1 else fn.cat(outs, dim=-1)
-        return self._pack(x, finals, batched)
+        return x, finals
 
     def _pack(self, output: Tensor, finals: list, batched: bool) -> tuple:
         """Stack the final states to (D * num_layers, N, H) and undo the batch-first/unbatched layout."""

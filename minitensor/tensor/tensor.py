@@ -34,6 +34,7 @@ from .. import dtypes
 from .._args import _dim
 from .extras import TensorExtras
 from .hooks import HookHandle, RetainGrad
+from .printing import format_array
 
 
 def _as_array(data, dtype=None) -> np.ndarray:
@@ -217,7 +218,7 @@ class Tensor(TensorExtras):
         return iter(self.unbind(0))
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", prefix="tensor(")
+        body = format_array(self._data, prefix="tensor(")  # follows mt.set_printoptions (printing.py)
         extra = ""
         if self._data.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool):
             extra += f", dtype={self._data.dtype}"

@@ -275,3 +275,25 @@ def test_layer_norm_random_shapes_and_layouts(lead, norm, layout, seed):
     ref = (a - a.mean(axes, keepdims=True)) / np.sqrt(a.var(axes, keepdims=True) + 1e-5) * w.numpy() + b.numpy()
     np.testing.assert_allclose(F.layer_norm(x, norm, w, b).numpy(), ref, rtol=1e-10, atol=1e-12)
     assert gradcheck(lambda x, w, b: F.layer_norm(x, norm, w, b), [x, w, b])
+
+
+# ------------------------------------------------------------- implicit softmax dim
+@pytest.mark.parametrize("shape, dim", [((4,), 0), ((2, 3), 1), ((2, 3, 4), 0), ((2, 3, 4, 5), 1)])
+def test_softmax_without_dim_takes_pytorchs_implicit_dim_and_warns(rng, shape, dim):
+    x = _t(rng, *shape, requires_grad=False)
+    for implicit, explicit in [
+        (lambda: F.softmax(x), F.softmax(x, dim)),
+        (lambda: F.log_softmax(x), F.log_softmax(x, dim)),
+        (lambda: mt.nn.Softmax()(x), F.softmax(x, dim)),
+        (lambda: mt.nn.LogSoftmax()(x), F.log_softmax(x, dim)),
+    ]:
+        with pytest.warns(UserWarning, match="Implicit dimension choice for (log_)?softmax has been deprecated") as w:
+            got = implicit()
+        assert w[0].filename == __file__  # the warning points at the caller's line, as PyTorch's
+        np.testing.assert_array_equal(got.numpy(), explicit.numpy())
+    assert repr(mt.nn.Softmax()) == "Softmax(dim=None)"
+
+
+def test_softmax_dtype_converts_first():
+    x = mt.tensor([1.0, 2.0])
+    assert F.softmax(x, 0, dtype=mt.float64).dtype == mt.float64

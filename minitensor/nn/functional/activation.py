@@ -9,6 +9,8 @@ input is converted as ``mt.tensor`` converts it (``_checks.as_input``).
 
 from __future__ import annotations
 
+import warnings
+
 from ...ops import nn_ops
 from ...tensor import Tensor
 from ._checks import as_input, check_float
@@ -41,13 +43,32 @@ def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
     return input.sigmoid()
 
 
-def softmax(input: Tensor, dim: int) -> Tensor:  # noqa: A002
-    """exp(x) / sum(exp(x)) along ``dim`` (stable: the max is subtracted first)."""
+def _implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """PyTorch's choice when ``dim`` is omitted (with its deprecation warning): 0 for 0-, 1- and 3-dim
+    inputs, else 1 (old code meant (C,), (N, C) and (C, H, W) inputs)."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """exp(x) / sum(exp(x)) along ``dim`` (stable: the max is subtracted first).
+
+    ``dim=None`` is PyTorch's deprecated implicit choice (see ``_implicit_softmax_dim``), with its warning;
+    ``dtype`` converts the input first.
+    """
     input = as_input(input, "input", "softmax")  # noqa: A001
-    return input.softmax(dim)
+    if dim is None:
+        dim = _implicit_softmax_dim("softmax", input.ndim, _stacklevel)
+    return (input if dtype is None else input.to(dtype)).softmax(dim)
 
 
-def log_softmax(input: Tensor, dim: int) -> Tensor:  # noqa: A002
-    """x - logsumexp(x) along ``dim``."""
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """x - logsumexp(x) along ``dim`` (``dim=None``: PyTorch's implicit choice, with its warning)."""
     input = as_input(input, "input", "log_softmax")  # noqa: A001
-    return input.log_softmax(dim)
+    if dim is None:
+        dim = _implicit_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return (input if dtype is None else input.to(dtype)).log_softmax(dim)
