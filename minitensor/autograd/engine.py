@@ -35,8 +35,8 @@ import sys
 
 import numpy as np
 
-from ..kernels._threads import threads
 from ..kernels.column_sums import column_sums
+from ..kernels.runtime.threads import threads
 from ..tensor import Tensor
 from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
@@ -202,7 +202,7 @@ def run_backward(
     if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
         with enable_grad():
             return run_backward(roots, root_grads, retain_graph, capture, create_graph)
-    threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
+    threads()  # the BLAS's thread count follows the machine's free cores (kernels/runtime/threads.py)
     grads = {}  # id(node or leaf) -> summed gradient so far
     leaves = {}  # id(leaf) -> leaf: leaves get their summed gradient at the end
     wanted = None if capture is None else {id(t.grad_fn or t) for t in capture}

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _blas
-from ._jit import choose, njit
+from .runtime import blas
+from .runtime.jit import choose, njit
 
 # Below these |z|, tanh(z) comes from its Taylor series to z^15 (relative error < 2e-13 resp. 3e-18).
 TAYLOR_BOUND32, TAYLOR_BOUND64 = 0.25, 0.125
@@ -59,7 +59,7 @@ def sigmoid_numpy(z: np.ndarray) -> np.ndarray:
 def implementation(x: np.ndarray, reference, kernel):
     """The kernel where the JIT is on and numba can call BLAS, else the NumPy reference."""
     run = choose(x, reference, kernel)
-    return reference if run is kernel and not _blas.available() else run
+    return reference if run is kernel and not blas.available() else run
 
 
 def time_order(steps: int, reverse: bool) -> tuple:

@@ -34,8 +34,8 @@ import numpy as np
 
 from ..ops.special import erf
 from ._exp import exp_inplace
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, add_rows, blocks, clear, rows_of
+from .runtime.jit import choose, njit, prange
 
 _SQRT_HALF = 0.70710678118654752440
 _INV_SQRT_2PI = 0.39894228040143267794

@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from ._jit import choose, njit
 from .pointwise import same_layout
+from .runtime.jit import choose, njit
 
 
 def adam_update(param, grad, m, v, v_max, *, lr, betas, eps, weight_decay, decoupled, maximize, step) -> None:

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ._jit import choose, jit_enabled, njit
+from .runtime.jit import choose, jit_enabled, njit
 
 
 def gather(x: np.ndarray, index: np.ndarray, dim: int) -> np.ndarray:

@@ -23,9 +23,9 @@ import math
 import numpy as np
 
 from ._exp import exp_inplace
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
 from ._stacked import shape_4d
+from .runtime.jit import choose, njit, prange
 
 
 def _transposed(x: np.ndarray) -> np.ndarray:

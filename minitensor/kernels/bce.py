@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
 from ._sum import vector_sum
+from .runtime.jit import choose, njit
 
 _PIECE = 2048  # losses summed per piece (in the L1 cache)
 _NS, _BACKWARD_NS = 0.25, 0.3  # serial ns per element of the kernels (choose's ``ns``; measured)

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 
 def cumsum(x: np.ndarray, axis: int, reverse: bool = False) -> np.ndarray:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
 from ._sum import vector_sum
+from .runtime.jit import choose, njit
 
 _PIECE = 2048  # elements per piece of losses summed (in the L1 cache)
 _NS = 0.25  # serial ns per element of the kernel (choose's ``ns``; measured)

@@ -22,8 +22,8 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64, scale32, scale64
-from ._jit import njit
 from .pointwise import unary
+from .runtime.jit import njit
 
 _LN2 = math.log(2.0)
 

@@ -36,10 +36,10 @@ import math
 import numpy as np
 
 from ._exp import _LN2_HI32, _LN2_HI64, _LN2_LO32, _LN2_LO64, _LOG2E, exp32, exp64, scale32, scale64
-from ._jit import njit
 from ._log import log_consts, log_mantissa, split32, split64
 from ._rows import calls_intrinsics, fma
 from .pointwise import unary
+from .runtime.jit import njit
 
 _NS = 1.0  # ns per element (choose's ``ns``)
 _INV_LN10 = np.float32(1.0 / math.log(10.0))

@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64
-from ._jit import njit
 from .pointwise import unary
+from .runtime.jit import njit
 
 _LN2 = math.log(2.0)
 _P32 = tuple(1 / math.factorial(k) for k in range(11, 1, -1))  # 1/11! ... 1/2!, highest power first

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
 from ._rows import piece_rows, row_max, row_min
+from .runtime.jit import choose, njit
 
 
 def _amax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:

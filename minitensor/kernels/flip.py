@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 
 def flip(x: np.ndarray, dims: tuple) -> np.ndarray:

@@ -27,8 +27,8 @@ import numpy as np
 
 from ..ops.special import erf
 from ._exp import exp32, exp64, exp_inplace
-from ._jit import choose, njit
 from .activation import _CUBIC, _SQRT_2_OVER_PI, _SQRT_HALF, _TANH_CLIP, _cdf_into, _gelu_consts, _halves, _tanh_arg
+from .runtime.jit import choose, njit
 
 _PIECE = 2048  # elements per exp call of the forward: the piece's scratch stays in the L1 cache
 _NS = {"none": (0.45, 0.4), "tanh": (0.55, 0.25)}  # serial ns per element, forward and backward (choose's ``ns``)

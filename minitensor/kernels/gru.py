@@ -5,7 +5,7 @@ in one matrix product, ``xg = x W_ihᵀ + b_ih`` (L, N, 3H), in PyTorch's gate
 order r, z, n.  The hidden half ``hg = h_prev W_hhᵀ + b_hh`` needs the previous
 step; for each time step t (t = L-1 down to 0 for the reverse direction)::
 
-    hg[t] = b_hh + h_prev W_hhᵀ                        BLAS (``_blas.gemm``, from numba)
+    hg[t] = b_hh + h_prev W_hhᵀ                        BLAS (``blas.gemm``, from numba)
     r = sigmoid(xg_r + hg_r)   z = sigmoid(xg_z + hg_z)
     n = tanh(xg_n + r * hg_n)
     h[t] = (1 - z) * n + z * h_prev
@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blas import gemm
 from ._exp import exp_inplace
 from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
-from ._jit import njit
+from .runtime.blas import gemm
+from .runtime.jit import njit
 
 
 def gru_forward(xg: np.ndarray, w_hh: np.ndarray, b_hh, h0: np.ndarray, reverse: bool) -> tuple:

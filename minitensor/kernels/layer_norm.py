@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, add_rows, blocks, clear, piece_rows, rows_of
+from .runtime.jit import choose, njit, prange
 
 CHUNK = 128  # elements per partial sum in s's dtype of the backward's row sums (bounds their rounding)
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
 from ._log import log_consts, log_mantissa, split32, split64
 from .pointwise import unary
+from .runtime.jit import njit
 
 
 def log1p(x: np.ndarray) -> np.ndarray:

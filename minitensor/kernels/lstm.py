@@ -5,7 +5,7 @@ in one matrix product, ``xg = x W_ihᵀ + b_ih + b_hh`` (L, N, 4H), in PyTorch's
 gate order i, f, g, o.  What is left is sequential: for each time step t
 (t = L-1 down to 0 for the reverse direction)::
 
-    gates = xg[t] + h_prev W_hhᵀ                       BLAS (``_blas.gemm``, from numba)
+    gates = xg[t] + h_prev W_hhᵀ                       BLAS (``blas.gemm``, from numba)
     i, f, o = sigmoid(gates[i, f, o])   g = tanh(gates[g])
     c[t] = f * c_prev + i * g
     h[t] = o * tanh(c[t])
@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blas import gemm
 from ._exp import exp_inplace
 from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
-from ._jit import njit
+from .runtime.blas import gemm
+from .runtime.jit import njit
 
 
 def lstm_forward(xg: np.ndarray, w_hh: np.ndarray, h0: np.ndarray, c0: np.ndarray, reverse: bool) -> tuple:

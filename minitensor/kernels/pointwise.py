@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._exp import exp32, exp64
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 # Constants as float32: with a float32 array the arithmetic stays float32 (a Python 1 would make it
 # float64, at half the SIMD width); with float64 arrays they widen exactly.

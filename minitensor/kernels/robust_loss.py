@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 KINDS = {"l1": 0, "smooth_l1": 1, "huber": 2}
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 
 def index_add(out: np.ndarray, key, values) -> None:

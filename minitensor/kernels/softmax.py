@@ -37,8 +37,8 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64, exp_rows
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, piece_rows, row_dot, row_nanmax, row_sum
+from .runtime.jit import choose, njit, prange
 
 
 # ------------------------------------------------------------------ layout

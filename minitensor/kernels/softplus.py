@@ -33,9 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._exp import exp_inplace
-from ._jit import choose, njit
 from ._log import log1p_unit, log_consts
 from ._sum import vector_sum
+from .runtime.jit import choose, njit
 
 _PIECE = 2048  # elements per exp call: the piece's scratch stays in the L1 cache
 _SOFTPLUS_NS, _BCE_NS, _BCE_BACKWARD_NS = 1.0, 1.0, 0.3  # serial ns per element (choose's ``ns``; measured)

@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-from ._jit import njit
 from .expm1 import expm1_32, expm1_64
 from .pointwise import binary, same_layout, unary
+from .runtime.jit import njit
 
 _NS = 1.0  # ns per element of the forward (choose's ``ns``)
 

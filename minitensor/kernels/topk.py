@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 SMALL_K = 16  # up to this k the kernel beats np.partition even on rows sorted the wrong way round
 

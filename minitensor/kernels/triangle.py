@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 
 def triangle(x: np.ndarray, diagonal: int, upper: bool) -> np.ndarray:

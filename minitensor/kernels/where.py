@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.jit import choose, njit
 
 _NS = 0.2  # serial ns per element (choose's ``ns``; measured)
 _SMALL = 1024  # below this many elements np.where is faster than the kernel's call (~2 µs of checks)

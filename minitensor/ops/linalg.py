@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from ..autograd.function import Op
-from ..kernels._threads import threads
 from ..kernels.matmul import batched_matmul
+from ..kernels.runtime.threads import threads
 
 
 def _swap(x: np.ndarray) -> np.ndarray:
@@ -32,7 +32,7 @@ class Matmul(Op):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.ndims = (a.ndim, b.ndim)
-        threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
+        threads()  # the BLAS's thread count follows the machine's free cores (kernels/runtime/threads.py)
         return _mm(a, b)
 
     @staticmethod

@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op, composite_grads
-from ..kernels._threads import threads
 from ..kernels.lstm import lstm_backward, lstm_forward
+from ..kernels.runtime.threads import threads
 from .recurrence import sequence_grads
 from .shape import stack
 
@@ -59,7 +59,7 @@ class LSTMLayer(Op):
 
     @staticmethod
     def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
-        threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
+        threads()  # the BLAS's thread count follows the machine's free cores (kernels/runtime/threads.py)
         steps, rows, features = x.shape
         xg = np.matmul(x.reshape(steps * rows, features), w_ih.T)  # (L N, 4H), a new C-contiguous array
         if b_ih is not None:

@@ -8,8 +8,6 @@ import numpy as np
 import pytest
 
 from minitensor.kernels import (
-    _blas,
-    _blas_threads,
     _exp,
     _log,
     _sum,
@@ -37,10 +35,11 @@ from minitensor.kernels import (
     trig,
     where,
 )
+from minitensor.kernels.runtime import blas, blas_threads
 
 MODULES = [
-    _blas,
-    _blas_threads,
+    blas,
+    blas_threads,
     _exp,
     activation,
     attention,

@@ -29,7 +29,7 @@ variable, unless ``NUMBA_THREADING_LAYER`` chooses a layer or a pool already
 runs.  (workqueue does not support parallel kernels launched from several
 threads at once; minitensor's kernels hold the GIL, so they never are.)
 Attention's heads avoid the second pool altogether where they can: they run
-on OpenBLAS's own threads (``_blas_threads.py``), and ``choose`` takes that
+on OpenBLAS's own threads (``blas_threads.py``), and ``choose`` takes that
 launch cost instead of numba's (its ``launch`` argument).
 """
 
@@ -42,7 +42,7 @@ import time
 
 import numpy as np
 
-from ._threads import cap_numba_threads, threads
+from .threads import cap_numba_threads, threads
 
 _state = {"enabled": os.environ.get("MINITENSOR_DISABLE_JIT", "0").strip().lower() in ("", "0", "false", "no")}
 _compile_lock = threading.RLock()  # re-entrant: compiling a kernel compiles the kernels it calls
@@ -171,15 +171,15 @@ class LazyKernel:
 
 
 def load_numba():
-    """Import numba (once), make NumPy's BLAS callable from kernels (``_blas.register``) and stamp the
-    kernels' disk cache with all kernel files (``_cache.py``); returns numba."""
+    """Import numba (once), make NumPy's BLAS callable from kernels (``blas.register``) and stamp the
+    kernels' disk cache with all kernel files (``cache.py``); returns numba."""
     import numba
 
-    from . import _blas, _cache
+    from . import blas, cache
 
     with _compile_lock:
-        _blas.register()
-        _cache.install(numba)
+        blas.register()
+        cache.install(numba)
     return numba
 
 

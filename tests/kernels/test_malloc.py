@@ -1,4 +1,4 @@
-"""glibc's malloc keeps freed arrays for the next op (minitensor/_malloc.py): counted in page faults,
+"""glibc's malloc keeps freed arrays for the next op (minitensor/kernels/runtime/malloc.py): counted in page faults,
 which do not depend on the machine's speed or load."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ resource = pytest.importorskip("resource")
 
 _CODE = """
 import resource, numpy as np, minitensor
+from minitensor.kernels.runtime import malloc
 x = np.ones((256, 512), np.float32)  # 512 KiB: above glibc's default mmap threshold
 for _ in range(5):
     a, b = x.copy(), x.copy()
@@ -21,7 +22,7 @@ start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for _ in range(50):
     a, b = x.copy(), x.copy()
     del a, b
-print(minitensor._malloc.TUNED, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start)
+print(malloc.TUNED, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start)
 """
 
 
@@ -47,7 +48,7 @@ def test_freed_arrays_are_reused_without_page_faults() -> None:
 
 
 def test_the_setting_can_be_left_alone(monkeypatch) -> None:
-    from minitensor import _malloc
+    from minitensor.kernels.runtime import malloc
 
     monkeypatch.setenv("MINITENSOR_MALLOC", "default")
-    assert _malloc.tune_malloc() is False
+    assert malloc.tune_malloc() is False

@@ -150,6 +150,6 @@ def _set_blas_threads(count: int) -> None:
 
 
 def _blas_functions() -> dict:
-    from . import _blas
+    from . import blas
 
-    return _blas.thread_functions()
+    return blas.thread_functions()
