@@ -67,7 +67,8 @@ from .attention_softmax import (
 from .runtime import blas, blas_threads
 from .runtime.blas import gemm
 from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split, view
-from .runtime.jit import choose, jit_enabled, njit, prange
+from .runtime.dispatch import choose
+from .runtime.jit import jit_enabled, njit, prange
 from .runtime.threads import threads
 
 # When the heads go parallel (``_implementation``).  The serial forward takes ~``HEAD_NS`` a head

@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._stacked import blas_4d, shape_4d
-from .runtime import blas
 from .runtime.blas import gemm
-from .runtime.jit import choose, njit
+from .runtime.dispatch import BlasKernel
+from .runtime.jit import njit
 
 MIN_MACS = 32 * 32 * 32  # multiply-adds per matrix from which a BLAS call per matrix beats np.matmul
 
@@ -62,10 +62,7 @@ def batched_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = np.empty(lead + (m, n), a.dtype)
     (a4, trans_a), (b4, trans_b) = _operand(a, lead), _operand(b, lead)
-    run = choose(a, _products_numpy, _products)
-    if run is _products and not blas.available():
-        run = _products_numpy
-    run(a4, trans_a, b4, trans_b, out.reshape(shape_4d(out.shape)))
+    _PRODUCTS.on(a)(a4, trans_a, b4, trans_b, out.reshape(shape_4d(out.shape)))
     return out
 
 
@@ -85,3 +82,6 @@ def _operand(x: np.ndarray, lead: tuple) -> tuple:
     if x.shape[-1] > 1 and x.shape[-2] > 1 and x.strides[-2] == x.itemsize:
         return blas_4d(np.swapaxes(x, -1, -2), lead), True
     return blas_4d(x, lead), False
+
+
+_PRODUCTS = BlasKernel(_products_numpy, _products)

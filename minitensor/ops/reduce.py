@@ -156,14 +156,13 @@ class _Extremum(Op):
     """
 
     reduce = None  # np.max or np.min
-    row_reduce = None  # kernels.extremum.amax_forward or amin_forward
+    reduce_along = None  # the backend's amax or amin (along one dim)
 
     @classmethod
     def forward(cls, ctx, x, axis=(), keepdim=False):
         ctx.axis, ctx.keepdim = axis, keepdim
         if len(axis) == 1 and x.dtype.kind == "f":
-            rows, moved_shape = softmax.as_rows(x, axis[0])
-            out = cls.row_reduce(rows).reshape(moved_shape[:-1])
+            out = cls.reduce_along(x, axis[0])
             out = np.expand_dims(out, axis) if keepdim else out
         else:
             out = cls.reduce(x, axis=axis, keepdims=keepdim)
@@ -174,9 +173,7 @@ class _Extremum(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         if len(ctx.axis) == 1 and isinstance(grad, np.ndarray) and x.dtype.kind == "f":  # first order
-            rows, moved_shape = softmax.as_rows(x, ctx.axis[0])
-            dx = extremum.extremum_backward(rows, out.reshape(-1), grad.reshape(-1))
-            return softmax.from_rows(dx, moved_shape, ctx.axis[0], x)
+            return extremum.extremum_backward(x, out, grad, ctx.axis[0])
         x, out = getattr(x, "_data", x), getattr(out, "_data", out)  # (the mask is a constant)
         winners = x == _unsqueeze(out, ctx.axis, ctx.keepdim)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -186,12 +183,12 @@ class _Extremum(Op):
 
 class Amax(_Extremum):
     reduce = staticmethod(np.max)
-    row_reduce = staticmethod(extremum.amax_forward)
+    reduce_along = staticmethod(extremum.amax)
 
 
 class Amin(_Extremum):
     reduce = staticmethod(np.min)
-    row_reduce = staticmethod(extremum.amin_forward)
+    reduce_along = staticmethod(extremum.amin)
 
 
 class TakeAlongDim(Op):

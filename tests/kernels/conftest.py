@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 
 import minitensor as mt
-from minitensor.kernels.runtime import blas, jit
+from minitensor.kernels.runtime import blas, dispatch
 
 
 @pytest.fixture(params=["serial", "parallel"])
 def kernel(request, monkeypatch) -> str:
-    monkeypatch.setattr(jit, "parallel_pays", lambda seconds, launch=None: request.param == "parallel")
+    monkeypatch.setattr(dispatch, "parallel_pays", lambda seconds, launch=None: request.param == "parallel")
     previous = mt.jit_enabled()
     mt.set_jit_enabled(True)
     yield request.param

@@ -35,7 +35,7 @@ from minitensor.kernels import (
     trig,
     where,
 )
-from minitensor.kernels.runtime import blas, blas_threads
+from minitensor.kernels.runtime import blas, blas_threads, dispatch
 
 MODULES = [
     blas,
@@ -54,7 +54,7 @@ MODULES = [
     triangle,
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
-MODULES += [exp2, exp_log, expm1, log1p, tanh, trig]
+MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -1,4 +1,5 @@
-"""The JIT switch, lazy loading, the choice between kernels, the SIMD exp, and running without SciPy."""
+"""The JIT switch, lazy loading, the SIMD exp, and running without SciPy (the choice between a kernel's
+versions: test_dispatch.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 
 import minitensor as mt
 from minitensor.kernels import _exp
-from minitensor.kernels.runtime import jit
 
 
 def run_python(code: str, **env: str) -> dict:
@@ -54,54 +54,6 @@ def test_switch_context_manager_and_decorator() -> None:
         mt.set_jit_enabled(previous)
 
 
-def test_choose_picks_reference_serial_or_parallel(monkeypatch) -> None:
-    monkeypatch.setattr(jit, "_launch", {"seconds": 25e-6})  # a launch costs 25 µs: 100 µs of work pays
-    monkeypatch.setattr(jit, "threads", lambda: 2)  # (a busy machine: the thread policy says 1)
-    ref, serial, parallel = "reference", "serial", "parallel"
-    previous = mt.jit_enabled()
-    try:
-        mt.set_jit_enabled(True)
-        assert jit.choose(np.zeros(99_000, np.float32), ref, serial, parallel) == serial  # 99 µs
-        assert jit.choose(np.zeros(100_000, np.float64), ref, serial, parallel) == parallel
-        assert jit.choose(np.zeros(1000, np.float64), ref, serial, parallel, ns=100) == parallel
-        assert jit.choose(np.zeros(100_000, np.float64), ref, serial, parallel, ns=0.5) == serial
-        assert jit.choose(np.zeros(100_000, np.float64), ref, serial) == serial  # no parallel kernel
-        assert jit.choose(np.zeros(0, np.float32), ref, serial, parallel) == ref  # nothing to do
-        assert jit.choose(np.zeros(5, np.int64), ref, serial, parallel) == ref  # not a kernel dtype
-        mt.set_jit_enabled(False)
-        assert jit.choose(np.zeros(1000, np.float32), ref, serial, parallel) == ref
-    finally:
-        mt.set_jit_enabled(previous)
-
-
-def test_launch_cost_is_measured_once_and_bounds_the_parallel_work(monkeypatch) -> None:
-    monkeypatch.setattr(jit, "_launch", {"seconds": None})
-    monkeypatch.setattr(jit, "threads", lambda: 2)
-    cost = jit.launch_seconds()
-    assert jit.MIN_LAUNCH <= cost < 0.05  # waking threads: microseconds, never a twentieth of a second
-    assert jit.launch_seconds() == cost  # measured once
-    assert not jit.parallel_pays(0.99 * jit.PAYS_FROM * cost) and jit.parallel_pays(jit.PAYS_FROM * cost)
-    monkeypatch.setattr(jit, "threads", lambda: 1)  # one free core: never parallel
-    assert not jit.parallel_pays(1.0)
-
-
-def test_a_launch_cost_of_its_own_replaces_numbas(monkeypatch) -> None:
-    """``launch``: the cost of a parallel candidate not on numba's pool (attention on BLAS's threads)."""
-    monkeypatch.setattr(jit, "_launch", {"seconds": 1.0})  # (numba's, as if measured: a second)
-    monkeypatch.setattr(jit, "threads", lambda: 2)
-    launch = 50e-6
-    assert not jit.parallel_pays(jit.PAYS_FROM * launch)  # against numba's cost: no
-    assert jit.parallel_pays(jit.PAYS_FROM * launch, launch)
-    assert not jit.parallel_pays(0.99 * jit.PAYS_FROM * launch, launch)
-    x = np.ones(1000, np.float32)
-    monkeypatch.setattr(jit, "_state", {"enabled": True})
-    assert (
-        jit.choose(x, "ref", "serial", "parallel", ns=jit.PAYS_FROM * launch * 1e9 / x.size, launch=launch)
-        == "parallel"
-    )
-    assert jit.choose(x, "ref", "serial", "parallel", ns=jit.PAYS_FROM * launch * 1e9 / x.size) == "serial"
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("size", [1, 13, 5000])  # shorter and longer than a SIMD vector and than one piece
 def test_simd_exp_is_accurate(dtype, size) -> None:
@@ -130,7 +82,7 @@ import json, sys
 sys.modules["scipy"] = None  # any "import scipy" now fails
 import numpy as np
 import minitensor as mt, minitensor.nn as nn, minitensor.nn.functional as F
-from minitensor.kernels.runtime import jit
+from minitensor.kernels.runtime import dispatch
 assert mt.jit_enabled()
 mt.manual_seed(0)
 layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, activation="gelu")  # every kernel family
@@ -138,7 +90,7 @@ x = mt.randn(5, 3, 8, requires_grad=True)
 layer(x, is_causal=True).sum().backward()
 t = mt.randn(4, 6, requires_grad=True)
 (t.softmax(-1) * t.log_softmax(0) + F.gelu(t, approximate="tanh")).sum().backward()
-jit.parallel_pays = lambda seconds, launch=None: True
+dispatch.parallel_pays = lambda seconds, launch=None: True
 from minitensor.kernels import attention
 attention.BLAS_SPIN_SECONDS = 0.0  # (the parallel attention kernels too)
 mt.set_thread_policy(False)  # parallel kernels even on a busy machine

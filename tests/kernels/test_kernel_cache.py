@@ -25,7 +25,7 @@ def test_kernel_locators_stamp_with_every_kernel_file() -> None:
     # a kernel's locator gives the package stamp; a function elsewhere is left to numba's locators
     from minitensor.kernels import softmax
 
-    kernel = softmax._softmax_rows.py_func
+    kernel = softmax._softmax_block.py_func
     found = (c.from_function(kernel, inspect.getfile(kernel)) for c in impl._locator_classes)
     locator = next(loc for loc in found if loc is not None)  # as numba picks one
     assert isinstance(locator, cache._KernelStamp) and locator.get_source_stamp() == cache.kernels_stamp()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitensor as mt
-from minitensor.kernels.runtime import blas, jit, threads
+from minitensor.kernels.runtime import blas, dispatch, threads
 
 
 @pytest.fixture
@@ -88,15 +88,15 @@ def test_set_thread_policy_rejects_non_bools() -> None:
 
 
 def test_one_thread_picks_the_serial_kernel(fake_machine, monkeypatch) -> None:
-    monkeypatch.setattr(jit, "_launch", {"seconds": 50e-6})
+    monkeypatch.setattr(dispatch, "_launch", {"seconds": 50e-6})
     x = np.zeros(1 << 20, dtype=np.float32)  # ~1 ms of work at the default 1 ns per element
     previous = mt.jit_enabled()
     mt.set_jit_enabled(True)
     try:
         threads.threads()
-        assert jit.choose(x, "reference", "serial", "parallel") == "parallel"
+        assert dispatch.choose(x, "reference", "serial", "parallel") == "parallel"
         advance(fake_machine, 0.2, others=1.0, own=1.0)
-        assert jit.choose(x, "reference", "serial", "parallel") == "serial"
+        assert dispatch.choose(x, "reference", "serial", "parallel") == "serial"
     finally:
         mt.set_jit_enabled(previous)
 
@@ -129,7 +129,7 @@ def test_the_real_machine_reading_is_sane() -> None:
 
 
 def test_set_num_threads_caps_the_blas_and_the_kernels(fake_machine, monkeypatch) -> None:
-    monkeypatch.setattr(jit, "_launch", {"seconds": 50e-6})
+    monkeypatch.setattr(dispatch, "_launch", {"seconds": 50e-6})
     x = np.zeros(1 << 20, dtype=np.float32)  # ~1 ms of work: parallel on two free cores
     previous = mt.jit_enabled()
     mt.set_jit_enabled(True)
@@ -137,13 +137,13 @@ def test_set_num_threads_caps_the_blas_and_the_kernels(fake_machine, monkeypatch
         assert mt.get_num_threads() == 2
         mt.set_num_threads(1)
         assert (mt.get_num_threads(), threads.threads(), fake_machine["set"]) == (1, 1, [1])
-        assert jit.choose(x, "reference", "serial", "parallel") == "serial"
+        assert dispatch.choose(x, "reference", "serial", "parallel") == "serial"
         assert advance(fake_machine, 0.2, others=0.0, own=1.0) == 1  # a quiet machine stays under the cap
         mt.set_thread_policy(False)
         assert threads.threads() == 1 and fake_machine["set"][-1] == 1  # the cap holds with the policy off
         mt.set_thread_policy(True)
         mt.set_num_threads(2)
-        assert jit.choose(x, "reference", "serial", "parallel") == "parallel"
+        assert dispatch.choose(x, "reference", "serial", "parallel") == "parallel"
         assert advance(fake_machine, 0.2, others=1.0, own=1.0) == 1  # the policy still lowers it
     finally:
         mt.set_thread_policy(True)
@@ -159,7 +159,7 @@ def test_set_num_threads_rejects_bad_counts(count) -> None:
 def test_numbas_pool_starts_with_the_blas_thread_count() -> None:
     pytest.importorskip("numba")
     code = (
-        "import numba; from minitensor.kernels.runtime import jit, threads; jit.launch_seconds(); "
+        "import numba; from minitensor.kernels.runtime import dispatch, threads; dispatch.launch_seconds(); "
         "print(numba.get_num_threads(), min(threads._blas_threads() or 1, numba.config.NUMBA_NUM_THREADS))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
@@ -169,7 +169,7 @@ def test_numbas_pool_starts_with_the_blas_thread_count() -> None:
 
 def test_set_num_threads_caps_numbas_pool() -> None:
     numba = pytest.importorskip("numba")
-    jit.launch_seconds()  # (starts the pool)
+    dispatch.launch_seconds()  # (starts the pool)
     before = mt.get_num_threads()
     try:
         mt.set_num_threads(1)

@@ -50,7 +50,7 @@ from . import blas
 from .jit import load_numba, njit
 
 SLOT = 9  # int64 fields of one array in a record: address, 4 sizes, 4 strides
-# What a region costs (``_jit.choose``'s ``launch``), measured on the 2-core VM of docs/performance.md:
+# What a region costs (the ``launch`` of ``dispatch.choose``), measured on the 2-core VM of docs/performance.md:
 # two tasks with nothing to do took 14-17 µs in a loop, 46 right after a 2-thread product (the
 # worker polling), the record of an attention pass 17-22 µs.  (After the process slept, a region
 # took ~0.56 ms, a 512 x 512 product of OpenBLAS's own ~0.8 ms more than hot: both wake a worker.)
