@@ -32,9 +32,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ops.special import erf
 from ._exp import exp_inplace
 from ._rows import BLOCK, add_rows, blocks, clear, rows_of
+from .erf import erf
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 

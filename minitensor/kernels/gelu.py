@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.special import erf
 from ._exp import exp32, exp64, exp_inplace
 from .activation import _CUBIC, _SQRT_2_OVER_PI, _SQRT_HALF, _TANH_CLIP, _cdf_into, _gelu_consts, _halves, _tanh_arg
+from .erf import erf
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit
 
