@@ -5,8 +5,8 @@ gets the gradient of its place; the indices are int64 and carry none.
 
 Order (as PyTorch): by value, NaN above every number; values that rank equal
 come in index order (PyTorch leaves the order of ties unspecified).  The
-selection runs on rows (the dim moved last): a one-pass kernel for small k
-(``kernels/topk.py``), ``np.partition`` for larger k (``_by_partition``).
+selection runs on rows (the dim moved last): ``backend.topk_indices``, a one-pass
+kernel for small k, ``np.partition`` for larger k (``kernels/topk.py``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import backend
 from .._args import _dim
-from ..kernels.topk import topk_indices
 from ..tensor import Tensor
 from .reduce import TakeAlongDim
 
@@ -39,7 +39,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     moved = d != x.ndim - 1
     last = np.moveaxis(x._data, d, -1) if moved else x._data
     rows = last.reshape(math.prod(last.shape[:-1]), size)  # (a copy when d was moved)
-    index = topk_indices(rows, int(k), largest).reshape(last.shape[:-1] + (k,))
+    index = backend.topk_indices(rows, int(k), largest).reshape(last.shape[:-1] + (k,))
     if moved:
         index = np.ascontiguousarray(np.moveaxis(index, -1, d))
     values = TakeAlongDim.apply(x, index=index, dim=d, keepdim=True)

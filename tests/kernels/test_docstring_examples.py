@@ -16,8 +16,10 @@ from minitensor.kernels import (
     attention,
     attention_softmax,
     bce,
+    column_sums,
     cumsum,
     divergence,
+    erf,
     exp2,
     exp_log,
     expm1,
@@ -54,7 +56,7 @@ MODULES = [
     triangle,
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
-MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch]
+MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
