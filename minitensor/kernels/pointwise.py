@@ -193,7 +193,9 @@ def silu_backward(grad: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
     """grad * s * (1 + x * (1 - s)), s = sigmoid(x) (from ``silu``; of x's shape and dtype)."""
     if not same_layout(grad, x):
         return grad * (s * (1 + x * (1 - s)))
-    return _SILU_BACKWARD.map(grad, x, s)  # (s: of x's shape and dtype, from ``silu``)
+    out = np.empty(x.shape, x.dtype)
+    _SILU_BACKWARD.on(x)(grad.reshape(-1), x.reshape(-1), s.reshape(-1), out.reshape(-1))
+    return out
 
 
 def _silu_numpy(x: np.ndarray, out: np.ndarray, s) -> None:

@@ -13,12 +13,13 @@ Every kernel module declares each of its kernels once, as a ``Kernel``::
 - ``ns``: the serial kernel's time per element of the array it runs on, in nanoseconds (measured
   on one AVX-512 core; within a factor of two is enough), from which ``parallel_pays`` decides.
 
-and runs it with ``on(x)(...)`` (the implementation for the array ``x``, then called), ``map(...)``
-(an elementwise kernel on flat arrays) or ``along(x, dim, ...)`` (a row kernel along a dim).  The
-choice, per call: the reference when the JIT is off (``mt.set_jit_enabled(False)``,
-``MINITENSOR_DISABLE_JIT=1``), ``x`` is empty or not float32/float64; else the parallel kernel
-when it pays (``parallel_pays``: the serial time is at least ``PAYS_FROM`` launches of the thread
-pool, and the thread policy allows more than one thread), else the serial one.
+and runs it with ``on(x)(...)`` (the implementation for the array ``x``, then called),
+``map(x)`` or ``map(grad, y)`` (an elementwise kernel on flat arrays) or ``along(x, dim, ...)`` (a
+row kernel along a dim).  The choice, per call: the reference when the JIT is off
+(``mt.set_jit_enabled(False)``, ``MINITENSOR_DISABLE_JIT=1``), ``x`` is empty or not
+float32/float64; else the parallel kernel when it pays (``parallel_pays``: the serial time is at
+least ``PAYS_FROM`` launches of the thread pool, and the thread policy allows more than one
+thread), else the serial one.
 
 Why the parallel wrappers are written by hand, beside their block.  numba's disk cache
 (``cache=True``: a later process loads the compiled kernel instead of compiling it again, ~1 s
@@ -78,13 +79,18 @@ class Kernel:
             return self.parallel
         return self.serial
 
-    def map(self, *arrays: np.ndarray) -> np.ndarray:
-        """``out = f(*arrays)`` elementwise by ``implementation(*flat arrays, flat out)``: the arrays of
-        one shape and dtype (any layout: ``reshape(-1)`` copies a non-contiguous one), out a new
-        array of the last one's shape and dtype."""
-        like = arrays[-1]
-        out = np.empty(like.shape, like.dtype)
-        self.on(like)(*[a.reshape(-1) for a in arrays], out.reshape(-1))
+    def map(self, x: np.ndarray, y: np.ndarray | None = None) -> np.ndarray:
+        """An elementwise kernel on flat arrays: ``out = f(x)`` by ``implementation(x, out)``, or, given
+        ``y``, ``out = f(x, y)`` by ``implementation(x, y, out)`` (a backward pass: ``(grad, y)``).  x and
+        y of one shape and dtype, any layout (``reshape(-1)`` copies a non-contiguous one); out a new
+        array of the last one's shape and dtype.  (Two arguments, not ``*arrays``: packing and
+        unpacking them would cost ~0.25 µs, a twentieth of a small op.)"""
+        if y is None:
+            out = np.empty(x.shape, x.dtype)
+            self.on(x)(x.reshape(-1), out.reshape(-1))
+        else:
+            out = np.empty(y.shape, y.dtype)
+            self.on(y)(x.reshape(-1), y.reshape(-1), out.reshape(-1))
         return out
 
     def along(self, x: np.ndarray, dim: int, *others: np.ndarray) -> np.ndarray:
