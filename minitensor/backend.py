@@ -14,7 +14,7 @@ Every function takes and returns NumPy arrays.  Most are the kernel modules' own
 named here (no wrapper: calling through the wall costs nothing); the few defined below add one
 line of glue.  By family:
 
-- the engine: ``start_pass``, ``sum_to_shape``, ``owned``; bias gradients: ``column_sums``;
+- the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
   ``cos``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
   backward passes that need more than a product (``tanh_backward``, ...);
@@ -37,8 +37,6 @@ array([4., 4., 4.])
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from .kernels import activation as _activation
 from .kernels import adam as _adam
@@ -82,9 +80,10 @@ owned = _malloc.owned  # (array, like, holders): may a leaf keep this gradient w
 column_sums = _column_sums.column_sums  # (M, N) -> (N,): the sums of the rows (a bias's gradient)
 
 
-def start_pass() -> None:
-    """A backward pass begins: the backend reads the machine's load (at most every 0.1 s), so that
-    BLAS and the parallel kernels use only the free cores during the pass (``runtime/threads.py``)."""
+def adapt_threads() -> None:
+    """Before a pass of BLAS products (a backward pass, a layer's forward): the thread count follows
+    the machine's load, read at most every 0.1 s, so that BLAS and the parallel kernels use only the
+    free cores (the thread policy, ``runtime/threads.py``)."""
     _threads()
 
 
@@ -157,13 +156,7 @@ target_losses = _class_targets.target_losses  # cross-entropy / NLL: each row's 
 
 
 # ------------------------------------------------------------------ products
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.matmul(a, b)``, one BLAS call per matrix of a stack where that pays
-    (``kernels/_matmul.py``); first the BLAS's thread count follows the machine's free cores."""
-    _threads()
-    return _matmul.batched_matmul(a, b)
-
-
+matmul = _matmul.batched_matmul  # np.matmul(a, b), one BLAS call per matrix of a stack where that pays
 attention_forward = _attention.attention_forward  # (q, k, v, mask, scale, dropout) -> (out, P)
 attention_backward = _attention.attention_backward  # (grad, q, k, v, P, scale, dropout) -> (dq, dk, dv)
 heads_forward = _attention.heads_forward  # the same on heads already in the kernels' 4-D form

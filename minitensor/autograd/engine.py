@@ -177,7 +177,7 @@ def run_backward(
     if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
         with enable_grad():
             return run_backward(roots, root_grads, retain_graph, capture, create_graph)
-    backend.start_pass()
+    backend.adapt_threads()  # (BLAS and the parallel kernels take the cores free now)
     grads = {}  # id(node or leaf) -> summed gradient so far
     leaves = {}  # id(leaf) -> leaf: leaves get their summed gradient at the end
     wanted = None if capture is None else {id(t.grad_fn or t) for t in capture}

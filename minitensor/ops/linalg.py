@@ -31,6 +31,7 @@ class Matmul(Op):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.ndims = (a.ndim, b.ndim)
+        backend.adapt_threads()  # (the thread policy: BLAS takes the cores free now)
         return _mm(a, b)
 
     @staticmethod

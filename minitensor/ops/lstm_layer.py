@@ -58,8 +58,9 @@ class LSTMLayer(Op):
 
     @staticmethod
     def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
+        backend.adapt_threads()  # (the thread policy: BLAS takes the cores free now)
         steps, rows, features = x.shape
-        xg = backend.matmul(x.reshape(steps * rows, features), w_ih.T)  # (L N, 4H), a new C-contiguous array
+        xg = np.matmul(x.reshape(steps * rows, features), w_ih.T)  # (L N, 4H), a new C-contiguous array
         if b_ih is not None:
             xg += b_ih
             xg += b_hh
