@@ -10,9 +10,8 @@ dtypes other than float32/float64 and for empty arrays; the parallel version for
 enough to pay for the threads the thread policy allows; else the serial one.  An op never
 chooses numba or NumPy itself, and nothing above this module imports ``kernels/``.
 
-Every function takes and returns NumPy arrays.  Most are the kernel modules' own functions,
-named here (no wrapper: calling through the wall costs nothing); the few defined below add one
-line of glue.  By family:
+Every function takes and returns NumPy arrays.  Each is a kernel module's own function, named here
+(no wrapper: calling through the wall costs nothing), but ``adapt_threads``.  By family:
 
 - the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,

@@ -4,6 +4,7 @@ documented array function; the choices an op used to make (kernel or NumPy by dt
 from __future__ import annotations
 
 import ast
+import doctest
 import inspect
 import pathlib
 
@@ -91,3 +92,8 @@ def test_sum_to_shape_undoes_broadcasting(jit_path, rng) -> None:
         np.testing.assert_allclose(got, grad.sum(axis=axes).reshape(shape), rtol=1e-5, atol=1e-5)
     assert backend.sum_to_shape(np.ones((0, 3)), (3,)).tolist() == [0.0, 0.0, 0.0]
     np.testing.assert_allclose(backend.sum_to_shape(grad.transpose(1, 0, 2), (4, 5)), grad.sum(axis=1))
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(backend, extraglobs={"np": np}, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
