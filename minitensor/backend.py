@@ -11,7 +11,7 @@ enough to pay for the threads the thread policy allows; else the serial one.  An
 chooses numba or NumPy itself, and nothing above this module imports ``kernels/``.
 
 Every function takes and returns NumPy arrays.  Each is a kernel module's own function, named here
-(no wrapper: calling through the wall costs nothing), but ``adapt_threads``.  By family:
+(no wrapper: calling through the wall costs nothing).  By family:
 
 - the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
@@ -71,19 +71,16 @@ from .kernels import trig as _trig
 from .kernels import where as _where
 from .kernels.runtime import dispatch as _dispatch
 from .kernels.runtime import malloc as _malloc
-from .kernels.runtime.threads import threads as _threads
+from .kernels.runtime import threads as _threads
 
 # ------------------------------------------------------------------ the autograd engine
 sum_to_shape = _column_sums.sum_to_shape  # (grad, shape): a broadcast gradient summed back to its input's shape
 owned = _malloc.owned  # (array, like, holders): may a leaf keep this gradient without a copy?
 column_sums = _column_sums.column_sums  # (M, N) -> (N,): the sums of the rows (a bias's gradient)
-
-
-def adapt_threads() -> None:
-    """Before a pass of BLAS products (a backward pass, a layer's forward): the thread count follows
-    the machine's load, read at most every 0.1 s, so that BLAS and the parallel kernels use only the
-    free cores (the thread policy, ``runtime/threads.py``)."""
-    _threads()
+# Before a pass of BLAS products (a backward pass, a layer's forward): the thread count follows the
+# machine's load, read at most every 0.1 s, so that BLAS and the parallel kernels use only the free
+# cores (the thread policy, ``kernels/runtime/threads.py``; the count it returns is not needed here).
+adapt_threads = _threads.threads
 
 
 # ------------------------------------------------------------------ elementwise
