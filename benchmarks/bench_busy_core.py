@@ -20,7 +20,7 @@ condition, the serial work's, and for each library and size "2 threads busy
 / 1 thread busy": at 1.0 or above the second thread gains nothing beside the
 busy process, and a step then has one core's worth of threads there, so its
 busy / quiet is at least its own one-thread / two-thread ratio (the policy,
-``kernels/_threads.py``, runs everything on one thread then).  Nothing is
+``kernels/runtime/threads.py``, runs everything on one thread then).  Nothing is
 asserted.
 """
 

@@ -7,11 +7,11 @@
 (3,)
 """
 
-# ruff: noqa: I001  (the order below is deliberate: _malloc first, the Tensor, then the ops that give it methods)
+# ruff: noqa: I001  (the order below is deliberate: malloc first, the Tensor, then the ops that give it methods)
 import sys
 from math import e, inf, nan, pi
 
-from . import _malloc  # noqa: F401  (first: glibc's malloc keeps freed arrays for reuse, _malloc.py)
+from .kernels.runtime import malloc as _malloc  # noqa: F401  (first: freed arrays kept for reuse, runtime/malloc.py)
 from . import _silence  # noqa: F401  (NumPy's floating-point warnings from minitensor's code: nan and inf, as PyTorch)
 from .tensor import Tensor
 from . import ops  # (gives Tensor its methods that compute: ops/__init__.py)
@@ -162,8 +162,8 @@ from .ops.functions import (
     var,
     where,
 )
-from .kernels._jit import jit_disabled, jit_enabled, set_jit_enabled
-from .kernels._threads import get_num_threads, set_num_threads, set_thread_policy, thread_policy_enabled
+from .kernels.runtime.jit import jit_disabled, jit_enabled, set_jit_enabled
+from .kernels.runtime.threads import get_num_threads, set_num_threads, set_thread_policy, thread_policy_enabled
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .sampling import multinomial, randint, randint_like, randperm
 from .type_info import finfo, iinfo

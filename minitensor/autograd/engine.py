@@ -26,17 +26,17 @@ the gradients it leaves can be differentiated again.
 Before a node's backward runs, the versions of the tensors whose data it saved
 are compared with the ones ``Function.apply`` recorded: a tensor changed in
 place since then (``x += 1``, an optimizer step) raises ``RuntimeError``.
+
+The array work this file asks for (summing a broadcast gradient fast, whether
+a leaf may keep a gradient without a copy, the thread count of a pass) is the
+backend's, by name (``minitensor/backend.py``): this file is the chain rule.
 """
 
 from __future__ import annotations
 
-import math
-import sys
-
 import numpy as np
 
-from ..kernels._threads import threads
-from ..kernels.column_sums import column_sums
+from .. import backend
 from ..tensor import Tensor
 from . import _profiling, anomaly
 from .function import GraphContext, Node, OnceDifferentiable
@@ -106,16 +106,11 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
                 f"for input {index}, "
                 f"whose shape is {shape} (a gradient must have the input's shape, or a shape it broadcasts to)"
             )
-        axes = tuple(range(lead)) + tuple(
-            lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1
-        )
-        if isinstance(grad, np.ndarray) and axes == tuple(range(lead)) and grad.flags.c_contiguous:  # (a bias's)
-            rows = grad.reshape(math.prod(grad.shape[:lead]), math.prod(shape))
-            grad = column_sums(rows).reshape(shape)
-        elif isinstance(grad, np.ndarray):
-            grad = np.asarray(grad.sum(axis=axes)).reshape(shape) if grad.size != 0 else np.zeros(shape, grad.dtype)
-        else:
-            grad = grad.sum(dim=axes).reshape(shape)
+        if isinstance(grad, np.ndarray):
+            grad = backend.sum_to_shape(grad, shape)
+        else:  # create_graph: a Tensor, and the sum an op of the graph
+            stretched = tuple(lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1)
+            grad = grad.sum(dim=tuple(range(lead)) + stretched).reshape(shape)
     if grad.dtype != dtype:
         grad = grad.astype(dtype) if isinstance(grad, np.ndarray) else grad.to(dtype)
     return grad
@@ -124,38 +119,18 @@ def _reduce_to_shape(grad, shape: tuple, dtype, node: Node | None = None, index:
 def _accumulate_leaf(leaf, grad) -> None:
     """leaf.grad += grad, keeping leaf.grad an array of its own (a Tensor in a graph with create_graph).
 
-    A first gradient is copied unless it is an array nobody else can reach (``_unshared``): then
-    leaf.grad takes it as it is, as PyTorch's AccumulateGrad does (a copy of a parameter-sized array
-    per leaf and backward saved).
+    A first gradient is copied unless it is an array nobody else can reach (``backend.owned``: its
+    holders are this call's ``grad`` and ``_deliver_leaf``'s); then leaf.grad takes it as it is, as
+    PyTorch's AccumulateGrad does (a copy of a parameter-sized array per leaf and backward saved).
     """
     if isinstance(grad, Tensor):  # create_graph: the gradient is a Tensor, possibly in a graph
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:
-        if not _unshared(grad, leaf):
+        if not backend.owned(grad, leaf._data, holders=2):
             grad = np.array(grad, dtype=leaf.dtype, copy=True)
         leaf.grad = Tensor._make(grad, False, None)
     else:
         leaf.grad._data = np.asarray(leaf.grad._data + grad)  # 0-d + 0-d gives a NumPy scalar
-
-
-# References to an array held only by the engine on its way to a leaf: the caller's local variable,
-# _accumulate_leaf's argument, _unshared's argument and getrefcount's own.
-_ENGINE_REFERENCES = 4
-
-
-def _unshared(grad, leaf) -> bool:
-    """True when ``grad`` owns its memory, has the leaf's shape and dtype, and no one but the engine
-    holds it: not the caller's seed gradient, not a saved array, not another leaf's gradient, not a
-    hook that kept it (NumPy elides temporaries by the same reference count)."""
-    return (
-        type(grad) is np.ndarray
-        and grad.base is None
-        and grad.flags.c_contiguous
-        and grad.flags.writeable
-        and grad.shape == leaf.shape
-        and grad.dtype == leaf.dtype
-        and sys.getrefcount(grad) <= _ENGINE_REFERENCES
-    )
 
 
 def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
@@ -202,7 +177,7 @@ def run_backward(
     if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
         with enable_grad():
             return run_backward(roots, root_grads, retain_graph, capture, create_graph)
-    threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
+    backend.adapt_threads()  # (BLAS and the parallel kernels take the cores free now)
     grads = {}  # id(node or leaf) -> summed gradient so far
     leaves = {}  # id(leaf) -> leaf: leaves get their summed gradient at the end
     wanted = None if capture is None else {id(t.grad_fn or t) for t in capture}

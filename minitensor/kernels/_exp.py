@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
 from ._rows import row_sum
+from .runtime.jit import njit
 
 _LOG2E = 1.4426950408889634
 

@@ -1,5 +1,5 @@
 """What the recurrent-layer kernels (``lstm.py``, ``gru.py``) share: gate activations from the SIMD
-``exp``, the time order of a direction, and the choice between kernel and NumPy reference.
+``exp``, and the time order of a direction.
 
 Inside a numba loop ``math.exp``/``math.tanh`` are calls into the C library,
 one element at a time; the kernels instead fill a scratch array of the data's
@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _blas
-from ._jit import choose, njit
+from .runtime.jit import njit
 
 # Below these |z|, tanh(z) comes from its Taylor series to z^15 (relative error < 2e-13 resp. 3e-18).
 TAYLOR_BOUND32, TAYLOR_BOUND64 = 0.25, 0.125
@@ -54,12 +53,6 @@ def sigmoid_numpy(z: np.ndarray) -> np.ndarray:
     """The references' sigmoid: exp of a non-positive number only, so it never overflows."""
     e = np.exp(-np.abs(z))
     return np.where(z >= 0, 1 / (1 + e), e / (1 + e))
-
-
-def implementation(x: np.ndarray, reference, kernel):
-    """The kernel where the JIT is on and numba can call BLAS, else the NumPy reference."""
-    run = choose(x, reference, kernel)
-    return reference if run is kernel and not _blas.available() else run
 
 
 def time_order(steps: int, reverse: bool) -> tuple:

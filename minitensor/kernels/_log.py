@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import njit
+from .runtime.jit import njit
 
 
 class LogConsts(NamedTuple):

@@ -27,7 +27,7 @@ A kernel of another module that calls these is decorated with ``calls_intrinsics
 
 from __future__ import annotations
 
-from ._jit import LazyKernel, load_numba, njit
+from .runtime.jit import LazyKernel, load_numba, njit
 
 BLOCK = 64  # rows per block of a parallel kernel (each block has its own scratch)
 PIECE = 16384  # elements per piece of rows: 64 KiB of float32, a few such arrays fit in the L2 cache

@@ -1,7 +1,7 @@
 """Stacked matrices (..., R, C) as the 4-D arrays (B1, B2, R, C) that the BLAS-calling kernels index.
 
 A kernel loops over the (batch, head) pairs of a 4-D array and hands each (R, C)
-matrix to BLAS (``_blas.gemm``).  ``shape_4d`` folds any number of leading dims
+matrix to BLAS (``blas.gemm``).  ``shape_4d`` folds any number of leading dims
 into two; ``blas_4d`` makes the 4-D view of an operand broadcast to the common
 leading dims, and copies it only where BLAS could not read a matrix in place.
 

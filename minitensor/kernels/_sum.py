@@ -13,7 +13,7 @@ the L1 cache and call this on it.
 
 from __future__ import annotations
 
-from ._jit import njit
+from .runtime.jit import njit
 
 
 @njit(fastmath={"contract", "reassoc"}, error_model="numpy")

@@ -32,17 +32,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ops.special import erf
 from ._exp import exp_inplace
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, add_rows, blocks, clear, rows_of
+from .erf import erf
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit, prange
 
 _SQRT_HALF = 0.70710678118654752440
 _INV_SQRT_2PI = 0.39894228040143267794
 _SQRT_2_OVER_PI = 0.79788456080286535588
 _CUBIC = 0.044715
 _TANH_CLIP = 50.0
-# Serial ns per element (choose's ``ns``), measured at 2^17 float32: the tanh form and both backward
+# Serial ns per element (the ``Kernel``'s ``ns``), measured at 2^17 float32: the tanh form and both backward
 # passes are mostly their exp (``_exp.py``).
 _GELU_NS, _GELU_TANH_NS, _GELU_BACKWARD_NS = 0.4, 0.55, 0.8
 
@@ -50,6 +51,7 @@ _GELU_NS, _GELU_TANH_NS, _GELU_BACKWARD_NS = 0.4, 0.55, 0.8
 # ------------------------------------------------------------------ ReLU
 @njit
 def _relu_block(z, b, keep, scale):
+    """z = relu(z + b) * keep * scale in place, on a block of rows (on all of them: the serial kernel)."""
     for i in range(z.shape[0]):
         for j in range(z.shape[1]):
             v = z[i, j] if b is None else z[i, j] + b[j]
@@ -59,19 +61,14 @@ def _relu_block(z, b, keep, scale):
             z[i, j] = v
 
 
-@njit
-def _relu_rows(z, b, keep, scale):
-    _relu_block(z, b, keep, scale)
-
-
 @njit(parallel=True)
-def _relu_rows_parallel(z, b, keep, scale):
+def _relu_parallel(z, b, keep, scale):
     for k in prange(blocks(z.shape[0])):
         start, stop = k * BLOCK, (k + 1) * BLOCK
         _relu_block(z[start:stop], b, rows_of(keep, start, stop), scale)
 
 
-def _relu_rows_numpy(z, b, keep, scale) -> None:
+def _relu_numpy(z, b, keep, scale) -> None:
     if b is not None:
         z += b
     np.maximum(z, 0, out=z)
@@ -80,14 +77,18 @@ def _relu_rows_numpy(z, b, keep, scale) -> None:
         z *= scale
 
 
+_RELU = Kernel(_relu_numpy, _relu_block, _relu_parallel, ns=0.1)
+
+
 def relu_forward(z: np.ndarray, bias, keep, scale: float) -> np.ndarray:
     """relu(z + bias) * keep * scale, written over ``z`` (rows, N) and returned."""
-    choose(z, _relu_rows_numpy, _relu_rows, _relu_rows_parallel, ns=0.1)(z, bias, keep, z.dtype.type(scale))
+    _RELU.on(z)(z, bias, keep, z.dtype.type(scale))
     return z
 
 
 @njit
 def _relu_backward_block(out, g, scale, dpre, db):
+    """dpre = g * scale where out > 0, else 0, on a block of rows; db (or None) += its column sums."""
     for i in range(out.shape[0]):
         for j in range(out.shape[1]):
             d = g[i, j] * scale if out[i, j] > 0 else 0.0
@@ -96,13 +97,8 @@ def _relu_backward_block(out, g, scale, dpre, db):
                 db[j] += d
 
 
-@njit
-def _relu_backward_rows(out, g, scale, dpre, db):
-    _relu_backward_block(out, g, scale, dpre, db)
-
-
 @njit(parallel=True)
-def _relu_backward_rows_parallel(out, g, scale, dpre, db):
+def _relu_backward_parallel(out, g, scale, dpre, db):
     count = blocks(out.shape[0])
     parts = np.empty((count, out.shape[1]))  # a partial dbias per block of rows
     for k in prange(count):
@@ -113,12 +109,15 @@ def _relu_backward_rows_parallel(out, g, scale, dpre, db):
         add_rows(parts, db)
 
 
-def _relu_backward_rows_numpy(out, g, scale, dpre, db) -> None:
+def _relu_backward_numpy(out, g, scale, dpre, db) -> None:
     np.multiply(g, out > 0, out=dpre)
     if scale != 1:
         dpre *= scale
     if db is not None:
         db += dpre.sum(axis=0)
+
+
+_RELU_BACKWARD = Kernel(_relu_backward_numpy, _relu_backward_block, _relu_backward_parallel, ns=0.2)
 
 
 def relu_backward(out: np.ndarray, grad: np.ndarray, scale: float, need_bias: bool = True) -> tuple:
@@ -127,8 +126,7 @@ def relu_backward(out: np.ndarray, grad: np.ndarray, scale: float, need_bias: bo
     grad = np.ascontiguousarray(grad, dtype=out.dtype).reshape(out.shape)
     dpre = np.empty_like(out)
     db = np.zeros(out.shape[1]) if need_bias else None
-    run = choose(out, _relu_backward_rows_numpy, _relu_backward_rows, _relu_backward_rows_parallel, ns=0.2)
-    run(out, grad, out.dtype.type(scale), dpre, db)
+    _RELU_BACKWARD.on(out)(out, grad, out.dtype.type(scale), dpre, db)
     return dpre, None if db is None else db.astype(out.dtype)
 
 
@@ -249,6 +247,7 @@ def _gelu_grad_row(v, tanh, e, out, k):
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _gelu_block(z, b, keep, scale, tanh, pre, out):
+    """pre = z + b (z itself without b) and out = gelu(pre) * keep * scale, on a block of rows."""
     k = _gelu_consts(z)
     e = np.empty(z.shape[1], z.dtype)
     for i in range(z.shape[0]):
@@ -264,20 +263,15 @@ def _gelu_block(z, b, keep, scale, tanh, pre, out):
                 out[i, j] = out[i, j] * (scale if keep[i, j] else k.zero)
 
 
-@njit(error_model="numpy")
-def _gelu_rows(z, b, keep, scale, tanh, pre, out):
-    _gelu_block(z, b, keep, scale, tanh, pre, out)
-
-
 @njit(parallel=True, error_model="numpy")
-def _gelu_rows_parallel(z, b, keep, scale, tanh, pre, out):
+def _gelu_parallel(z, b, keep, scale, tanh, pre, out):
     for k in prange(blocks(z.shape[0])):
         start, stop = k * BLOCK, (k + 1) * BLOCK
         _gelu_block(z[start:stop], b, rows_of(keep, start, stop), scale, tanh, pre[start:stop], out[start:stop])
 
 
-def _gelu_numpy(x: np.ndarray, tanh: bool) -> tuple:
-    """(gelu(x), gelu'(x)) with NumPy (``special.erf``)."""
+def _gelu_and_slope(x: np.ndarray, tanh: bool) -> tuple:
+    """(gelu(x), gelu'(x)) with NumPy (``erf.py``'s reference), for the references below."""
     if tanh:
         xc = np.clip(x, -_TANH_CLIP, _TANH_CLIP)
         t = np.tanh(_SQRT_2_OVER_PI * (xc + _CUBIC * xc * xc * xc))
@@ -291,25 +285,29 @@ def _gelu_numpy(x: np.ndarray, tanh: bool) -> tuple:
     return x * cdf, cdf + x * _INV_SQRT_2PI * pdf
 
 
-def _gelu_rows_numpy(z, b, keep, scale, tanh, pre, out) -> None:
-    out[:] = _gelu_numpy(z if b is None else np.add(z, b, out=pre), tanh)[0]
+def _gelu_numpy(z, b, keep, scale, tanh, pre, out) -> None:
+    out[:] = _gelu_and_slope(z if b is None else np.add(z, b, out=pre), tanh)[0]
     if keep is not None:
         out *= keep
         out *= scale
+
+
+_GELU = Kernel(_gelu_numpy, _gelu_block, _gelu_parallel, ns=_GELU_NS)
+_GELU_TANH = Kernel(_gelu_numpy, _gelu_block, _gelu_parallel, ns=_GELU_TANH_NS)
 
 
 def gelu_forward(z: np.ndarray, bias, keep, scale: float, approximate: str) -> tuple:
     """``(pre, out)``: pre = z + bias (written over ``z``; pre is z itself without a bias) and
     out = gelu(pre) * keep * scale, for ``z`` (rows, N) and ``approximate`` 'none' or 'tanh'."""
     out = np.empty_like(z)
-    ns = _GELU_TANH_NS if approximate == "tanh" else _GELU_NS
-    run = choose(z, _gelu_rows_numpy, _gelu_rows, _gelu_rows_parallel, ns=ns)
-    run(z, bias, keep, z.dtype.type(scale), approximate == "tanh", z, out)
+    kernel = _GELU_TANH if approximate == "tanh" else _GELU
+    kernel.on(z)(z, bias, keep, z.dtype.type(scale), approximate == "tanh", z, out)
     return z, out
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _gelu_backward_block(pre, g, keep, scale, tanh, dpre, db):
+    """dpre = g * gelu'(pre) * keep * scale on a block of rows; db (or None) += its column sums."""
     k = _gelu_consts(pre)
     e = np.empty(pre.shape[1], pre.dtype)
     for i in range(pre.shape[0]):
@@ -323,13 +321,8 @@ def _gelu_backward_block(pre, g, keep, scale, tanh, dpre, db):
                 db[j] += d
 
 
-@njit(error_model="numpy")
-def _gelu_backward_rows(pre, g, keep, scale, tanh, dpre, db):
-    _gelu_backward_block(pre, g, keep, scale, tanh, dpre, db)
-
-
 @njit(parallel=True, error_model="numpy")
-def _gelu_backward_rows_parallel(pre, g, keep, scale, tanh, dpre, db):
+def _gelu_backward_parallel(pre, g, keep, scale, tanh, dpre, db):
     count = blocks(pre.shape[0])
     parts = np.empty((count, pre.shape[1]))  # a partial dbias per block of rows
     for k in prange(count):
@@ -341,13 +334,16 @@ def _gelu_backward_rows_parallel(pre, g, keep, scale, tanh, dpre, db):
         add_rows(parts, db)
 
 
-def _gelu_backward_rows_numpy(pre, g, keep, scale, tanh, dpre, db) -> None:
-    np.multiply(g, _gelu_numpy(pre, tanh)[1], out=dpre)
+def _gelu_backward_numpy(pre, g, keep, scale, tanh, dpre, db) -> None:
+    np.multiply(g, _gelu_and_slope(pre, tanh)[1], out=dpre)
     if keep is not None:
         dpre *= keep
         dpre *= scale
     if db is not None:
         db += dpre.sum(axis=0)
+
+
+_GELU_BACKWARD = Kernel(_gelu_backward_numpy, _gelu_backward_block, _gelu_backward_parallel, ns=_GELU_BACKWARD_NS)
 
 
 def gelu_backward(
@@ -358,8 +354,5 @@ def gelu_backward(
     grad = np.ascontiguousarray(grad, dtype=pre.dtype).reshape(pre.shape)
     dpre = np.empty_like(pre)
     db = np.zeros(pre.shape[1]) if need_bias else None
-    run = choose(
-        pre, _gelu_backward_rows_numpy, _gelu_backward_rows, _gelu_backward_rows_parallel, ns=_GELU_BACKWARD_NS
-    )
-    run(pre, grad, keep, pre.dtype.type(scale), approximate == "tanh", dpre, db)
+    _GELU_BACKWARD.on(pre)(pre, grad, keep, pre.dtype.type(scale), approximate == "tanh", dpre, db)
     return dpre, None if db is None else db.astype(pre.dtype)

@@ -26,8 +26,9 @@ import math
 
 import numpy as np
 
-from ._jit import choose, njit
 from .pointwise import same_layout
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 def adam_update(param, grad, m, v, v_max, *, lr, betas, eps, weight_decay, decoupled, maximize, step) -> None:
@@ -52,7 +53,7 @@ def adam_apply(param, grad, m, v, v_max, maximize: bool, settings: np.ndarray) -
     are C-contiguous of the parameter's shape and dtype, else the reference."""
     flat = _same_layout(param, grad) and _same_layout(param, m) and _same_layout(param, v)
     if flat and (v_max is None or _same_layout(param, v_max)):
-        choose(param, _adam_numpy, _adam)(param, grad, m, v, v_max, maximize, settings)
+        _ADAM.on(param)(param, grad, m, v, v_max, maximize, settings)
     else:
         _adam_numpy(param, grad, m, v, v_max, maximize, settings)
 
@@ -116,3 +117,6 @@ def _adam(param, grad, m, v, v_max, maximize, settings):
             vi = top if (top > vi) | (top != top) else vi  # np.maximum: NaN if either is NaN
             v_top[i] = vi
         param[i] = p - step_size * (mi / (np.sqrt(vi) / bias2 + eps))
+
+
+_ADAM = Kernel(_adam_numpy, _adam)

@@ -28,7 +28,8 @@ import math
 
 import numpy as np
 
-from ._jit import choose, jit_enabled, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import jit_enabled, njit
 
 
 def gather(x: np.ndarray, index: np.ndarray, dim: int) -> np.ndarray:
@@ -36,29 +37,30 @@ def gather(x: np.ndarray, index: np.ndarray, dim: int) -> np.ndarray:
     x = np.ascontiguousarray(_region(x, index.shape, dim))
     out = np.empty(index.shape, x.dtype)
     rows, arrays = _blocks(dim, x, np.ascontiguousarray(index), out)
-    choose(x, _gather_numpy, _gather_rows if rows else _gather)(*arrays)
+    (_GATHER_ROWS if rows else _GATHER).on(x)(*arrays)
     return out
 
 
 def scatter_add(out: np.ndarray, index: np.ndarray, values: np.ndarray, dim: int) -> None:
     """``out[... index ...] += values`` along ``dim``, in place (out: C-contiguous, values: index's shape)."""
-    _scatter(out, index, values, dim, _scatter_add_numpy, _scatter_add_rows, _scatter_add)
+    _scatter(out, index, values, dim, _SCATTER_ADD_ROWS, _SCATTER_ADD)
 
 
 def scatter(out: np.ndarray, index: np.ndarray, values, dim: int) -> None:
     """``out[... index ...] = values`` along ``dim``, in place (values: index's shape, or a number)."""
-    _scatter(out, index, values, dim, _scatter_numpy, _scatter_rows, _scatter_put)
+    _scatter(out, index, values, dim, _SCATTER_ROWS, _SCATTER)
 
 
-def _scatter(out, index, values, dim, reference, rows_kernel, kernel) -> None:
-    """Run a scatter kernel on the region of ``out`` that ``index`` covers (a copy if it is not contiguous)."""
+def _scatter(out, index, values, dim, rows_kernel: Kernel, kernel: Kernel) -> None:
+    """Run a scatter kernel (``rows_kernel`` along the last dim, else ``kernel``) on the region of
+    ``out`` that ``index`` covers (a copy if it is not contiguous)."""
     region = _region(out, index.shape, dim)
     target = region if region.flags.c_contiguous else region.copy()
     if not isinstance(values, np.ndarray) or values.shape != index.shape:
         values = np.broadcast_to(np.asarray(values, out.dtype), index.shape)
     values = np.ascontiguousarray(values, dtype=out.dtype)
     rows, arrays = _blocks(dim, target, np.ascontiguousarray(index), values)
-    choose(out, reference, rows_kernel if rows else kernel)(*arrays)
+    (rows_kernel if rows else kernel).on(out)(*arrays)
     if target is not region:
         region[...] = target
 
@@ -172,3 +174,12 @@ def _scatter_put(out, index, values):
         for m in range(idx.shape[0]):
             for b in range(idx.shape[1]):
                 dst[idx[m, b], b] = src[m, b]
+
+
+# Along the last dim (rows), else along a dim with more after it; each against its NumPy reference.
+_GATHER_ROWS, _GATHER = Kernel(_gather_numpy, _gather_rows), Kernel(_gather_numpy, _gather)
+_SCATTER_ADD_ROWS, _SCATTER_ADD = (
+    Kernel(_scatter_add_numpy, _scatter_add_rows),
+    Kernel(_scatter_add_numpy, _scatter_add),
+)
+_SCATTER_ROWS, _SCATTER = Kernel(_scatter_numpy, _scatter_rows), Kernel(_scatter_numpy, _scatter_put)

@@ -4,7 +4,7 @@ For queries ``q`` (..., L, D), keys ``k`` (..., S, D), values ``v`` (..., S, Dv)
 (the leading dims: batch and heads), one kernel call (``_forward_heads``) does,
 for each head of its range (a group of heads at a time, see ``GROUP_BYTES``)::
 
-    S   = q @ kᵀ                                     BLAS (``_blas.gemm``, from numba)
+    S   = q @ kᵀ                                     BLAS (``blas.gemm``, from numba)
     P   = softmax(scale * S + mask)                  in place, while S is in the cache
     out = (P * dropout) @ v                          BLAS
 
@@ -27,7 +27,7 @@ BLAS reads and writes them in place, nothing is transposed or copied.
 
 With enough work (``_implementation``) the heads are split over the threads,
 each thread calling BLAS single-threaded: on NumPy's BLAS threads themselves
-(``_forward_threaded``/``_backward_threaded``, via ``_blas_threads``), where
+(``_forward_threaded``/``_backward_threaded``, via ``runtime/blas_threads.py``), where
 no pool of numba's competes with OpenBLAS's polling workers; where that is not
 available, on numba's (the ``_parallel`` kernels), only for passes longer than
 the time OpenBLAS's threads keep spinning after a call (``BLAS_SPIN_SECONDS``).
@@ -36,7 +36,7 @@ The reference (JIT off) is the unfused path: NumPy's ``np.matmul`` on all
 heads at once, the softmax between the products in NumPy.  With the JIT on
 the unfused path runs the softmax in a row kernel (``attention_softmax.py``: blocks of 64
 rows in the L1/L2 cache, a SIMD ``exp`` from ``_exp.py``, parallel over the
-blocks of all heads); it is taken where ``_blas`` finds no BLAS for numba,
+blocks of all heads); it is taken where ``runtime/blas.py`` finds no BLAS for numba,
 and for a single head with much work (parallel over its rows).
 
 >>> q = k = v = np.eye(2)[None]               # one head, L = S = D = 2
@@ -53,12 +53,7 @@ import math
 
 import numpy as np
 
-from . import _blas, _blas_threads
-from ._blas import gemm
-from ._blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split, view
-from ._jit import choose, jit_enabled, njit, prange
 from ._stacked import blas_4d
-from ._threads import threads
 from .attention_softmax import (
     _as_4d,
     _mask_4d,
@@ -69,6 +64,12 @@ from .attention_softmax import (
     softmax_scores,
     softmax_scores_backward,
 )
+from .runtime import blas, blas_threads
+from .runtime.blas import gemm
+from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split, view
+from .runtime.dispatch import choose
+from .runtime.jit import jit_enabled, njit, prange
+from .runtime.threads import threads
 
 # When the heads go parallel (``_implementation``).  The serial forward takes ~``HEAD_NS`` a head
 # (two BLAS calls, the softmax's per-row costs) plus ~``FLOP_NS`` a flop of its products (measured
@@ -80,9 +81,9 @@ from .attention_softmax import (
 # 1.39x (demo), 1.02x (course), 1.04x (GPT) as long, encoder layers forward / fwd+bwd 1.11x / 1.12x
 # (small), 1.09x / 1.05x (medium, ~11 ms passes), and only the large layer (~170 ms passes) gained
 # (0.80x / 0.91x).  So numba's parallel kernels are taken only for passes of at least
-# ``BLAS_SPIN_SECONDS``.  On BLAS's own threads (``_blas_threads``) the spinning worker is the one
+# ``BLAS_SPIN_SECONDS``.  On BLAS's own threads (``blas_threads``) the spinning worker is the one
 # that takes the work, so there ``choose`` decides, from the products' time (``FLOP_NS``) only,
-# against what a region costs (``_blas_threads.LAUNCH_SECONDS``), for heads whose products take
+# against what a region costs (``blas_threads.LAUNCH_SECONDS``), for heads whose products take
 # longer than their fixed costs (``HEAD_NS``): those costs did not shrink on two threads (the demo
 # step's 256 heads of 8 x 8 x 8: forward 397 µs a layer on two threads against 272 on one,
 # backward 673 against 472; 4,000 such heads 2.26 against 2.27 ms; many tiny BLAS calls at once,
@@ -95,7 +96,7 @@ BLAS_SPIN_SECONDS = 0.1
 
 # ------------------------------------------------------------------ the fused kernels, a group of heads at a time
 # One call does a pass of attention over a range of the (batch, head) pairs: for each pair the two
-# matrix products go to BLAS (``_blas.gemm``, on the head's 2-D views: no copies of strided heads).
+# matrix products go to BLAS (``blas.gemm``, on the head's 2-D views: no copies of strided heads).
 # Heads go in groups whose scores fit ``GROUP_BYTES``: the softmax (or its backward) runs over the
 # rows of all the group's heads at once (small heads would make short passes) while the scores are
 # still in the cache (large heads' scores would not be, were all heads' made first).  The serial
@@ -206,7 +207,7 @@ def _forward_heads(q, k, v, mask, scale, drop, p, out, start, stop):
 @njit(parallel=True, error_model="numpy")
 def _forward_heads_parallel(q, k, v, mask, scale, drop, p, out):
     """The forward pass of all heads, one at a time on numba's threads (BLAS single-threaded:
-    ``_blas.single_threaded``)."""
+    ``blas.single_threaded``)."""
     for t in prange(q.shape[0] * q.shape[1]):
         _forward_heads(q, k, v, mask, scale, drop, p, out, t, t + 1)
 
@@ -259,7 +260,7 @@ def _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
 
 
 # ------------------------------------------------------------------ the heads split over the threads
-# On NumPy's BLAS threads (``_blas_threads``: one task a thread, each running the range kernel on its
+# On NumPy's BLAS threads (``blas_threads``: one task a thread, each running the range kernel on its
 # heads), else on numba's (the ``_parallel`` kernels).  Record slots: the arrays in the kernels'
 # argument order; the scale is the record's scalar.
 _FORWARD = ("q", "k", "v", "mask", "drop", "p", "out")
@@ -269,23 +270,23 @@ _BACKWARD = ("g", "q", "k", "v", "p", "drop", "dq", "dk", "dv")
 def _forward_threaded(q, k, v, mask, scale, drop, p, out) -> None:
     """The forward pass of all heads, split over the threads."""
     arrays = (q, k, v, mask, drop, p, out)
-    if not (_blas_threads.available() and _contiguous(mask, drop, p)):
-        with _blas.single_threaded():
+    if not (blas_threads.available() and _contiguous(mask, drop, p)):
+        with blas.single_threaded():
             _forward_heads_parallel(*arrays[:4], scale, *arrays[4:])
         return
     task = _forward_task(q.dtype.type, mask is not None, drop is not None, p is not None)
-    _blas_threads.run(task, _records(q, arrays, scale))
+    blas_threads.run(task, _records(q, arrays, scale))
 
 
 def _backward_threaded(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
     """The backward pass of all heads, split over the threads."""
     arrays = (g, q, k, v, p, drop, dq, dk, dv)
-    if not (_blas_threads.available() and _contiguous(p, drop)):
-        with _blas.single_threaded():
+    if not (blas_threads.available() and _contiguous(p, drop)):
+        with blas.single_threaded():
             _backward_heads_parallel(*arrays[:6], scale, *arrays[6:])
         return
     task = _backward_task(q.dtype.type, drop is not None, dq is not None, dk is not None, dv is not None)
-    _blas_threads.run(task, _records(q, arrays, scale))
+    blas_threads.run(task, _records(q, arrays, scale))
 
 
 def _contiguous(*arrays) -> bool:
@@ -297,7 +298,7 @@ def _records(q, arrays: tuple, scale) -> np.ndarray:
     """The record rows of a pass: the (batch, head) pairs split over the policy's threads (at most
     BLAS's own count)."""
     heads = q.shape[0] * q.shape[1]
-    count = max(1, min(threads(), _blas_threads.blas_threads(), heads))
+    count = max(1, min(threads(), blas_threads.blas_threads(), heads))
     return records(split(heads, count), arrays, float(scale))
 
 
@@ -313,10 +314,10 @@ def _forward_task(dtype, has_mask: bool, has_drop: bool, keeps_p: bool):
         q, k, v, out = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 6, dtype)
         try:
             _forward_heads(q, k, v, mask, dtype(scalar(pointer)), drop, p, out, row[0], row[1])
-        except Exception:  # (e.g. no memory for the scratch: reported by ``_blas_threads.run``)
+        except Exception:  # (e.g. no memory for the scratch: reported by ``blas_threads.run``)
             fail(row)
 
-    return _blas_threads.cfunc(task)
+    return blas_threads.cfunc(task)
 
 
 @functools.cache
@@ -336,7 +337,7 @@ def _backward_task(dtype, has_drop: bool, need_q: bool, need_k: bool, need_v: bo
         except Exception:  # (as in _forward_task)
             fail(row)
 
-    return _blas_threads.cfunc(task)
+    return blas_threads.cfunc(task)
 
 
 # ------------------------------------------------------------------ the same passes on NumPy's products
@@ -459,16 +460,16 @@ def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial
     heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
     flops = 2.0 * heads * scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
     nanoseconds = HEAD_NS * heads + FLOP_NS * flops
-    if heads > 1 and jit_enabled() and _blas_threads.available():
+    if heads > 1 and jit_enabled() and blas_threads.available():
         # on BLAS's threads the work to share is the products' time, where it outweighs the heads'
         # fixed costs, else none (see ``HEAD_NS``)
         shared = FLOP_NS * flops if FLOP_NS * flops >= HEAD_NS * heads else 0.0
-        run = choose(q, unfused, serial, parallel, ns=shared / max(1, q.size), launch=_blas_threads.LAUNCH_SECONDS)
+        run = choose(q, unfused, serial, parallel, ns=shared / max(1, q.size), launch=blas_threads.LAUNCH_SECONDS)
     else:
         long_pass = nanoseconds >= BLAS_SPIN_SECONDS * 1e9
         threaded = (parallel if heads > 1 else unfused) if long_pass else None
         run = choose(q, unfused, serial, threaded, ns=nanoseconds / max(1, q.size))
-    return unfused if run is not unfused and not _blas.available() else run
+    return unfused if run is not unfused and not blas.available() else run
 
 
 def _lead(q, k, v) -> tuple:

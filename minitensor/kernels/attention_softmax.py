@@ -23,9 +23,10 @@ import math
 import numpy as np
 
 from ._exp import exp_inplace
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, row_dot, row_max, row_sum
 from ._stacked import shape_4d
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit, prange
 
 
 def _transposed(x: np.ndarray) -> np.ndarray:
@@ -200,6 +201,9 @@ def _probs_numpy(s, mask, scale) -> None:
     s /= np.where(total > 0, total, 1)  # all-masked row: 0 / 1 = 0, not 0 / 0
 
 
+_PROBS = Kernel(_probs_numpy, _probs, _probs_parallel, ns=1.5)
+
+
 def softmax_scores(s: np.ndarray, mask: np.ndarray | None, scale: float) -> np.ndarray:
     """P = softmax(scale * s + mask) over the last dim, in place on the C-contiguous scores ``s``
     (..., L, S); fully masked rows give zeros.  Returns ``s``."""
@@ -207,7 +211,7 @@ def softmax_scores(s: np.ndarray, mask: np.ndarray | None, scale: float) -> np.n
         return s
     s4 = s.reshape(shape_4d(s.shape))
     mask4 = _mask_4d(mask, s.shape, s.dtype)
-    choose(s4, _probs_numpy, _probs, _probs_parallel, ns=1.5)(s4, mask4, s.dtype.type(scale))
+    _PROBS.on(s4)(s4, mask4, s.dtype.type(scale))
     return s
 
 
@@ -266,6 +270,9 @@ def _probs_backward_numpy(p, dp, drop, scale) -> None:
     dp *= scale
 
 
+_PROBS_BACKWARD = Kernel(_probs_backward_numpy, _probs_backward, _probs_backward_parallel, ns=0.4)
+
+
 def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float) -> np.ndarray:
     """dS from the probabilities ``p`` and d(loss)/d(P * dropout) ``dp`` (C-contiguous, overwritten
     and returned): scale * p * (dp * dropout - rowsum(dp * dropout * p))."""
@@ -274,6 +281,5 @@ def softmax_scores_backward(p: np.ndarray, dp: np.ndarray, dropout, scale: float
     p4 = p.reshape(shape_4d(p.shape))
     dp4 = dp.reshape(p4.shape)
     drop4 = _as_4d(dropout, p.shape)
-    run = choose(p4, _probs_backward_numpy, _probs_backward, _probs_backward_parallel, ns=0.4)
-    run(p4, dp4, drop4, p.dtype.type(scale))
+    _PROBS_BACKWARD.on(p4)(p4, dp4, drop4, p.dtype.type(scale))
     return dp

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
 from ._sum import vector_sum
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 _PIECE = 2048  # losses summed per piece (in the L1 cache)
-_NS, _BACKWARD_NS = 0.25, 0.3  # serial ns per element of the kernels (choose's ``ns``; measured)
 _FLOOR = np.float32(-100.0)  # (float32 constants keep float32 arithmetic float32; exact in float64)
 _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
 
@@ -43,8 +43,7 @@ def logs(p: np.ndarray) -> tuple:
 def bce(lp: np.ndarray, lq: np.ndarray, t: np.ndarray, w, per_element: bool):
     """The losses from ``logs(p)``: per element (an array of t's shape), or their float64 sum."""
     loss = np.empty(t.shape, t.dtype) if per_element else None
-    run = choose(t, _bce_numpy, _bce, ns=_NS)
-    total = run(lp.reshape(-1), lq.reshape(-1), t.reshape(-1), None if w is None else w.reshape(-1),
+    total = _BCE.on(t)(lp.reshape(-1), lq.reshape(-1), t.reshape(-1), None if w is None else w.reshape(-1),
                 None if loss is None else loss.reshape(-1))  # fmt: skip
     return loss if per_element else total
 
@@ -92,8 +91,7 @@ def bce_backward(p, t, w, lp, lq, grad, need: tuple) -> tuple:
     g, c = (grad.reshape(-1), p.dtype.type(1)) if np.ndim(grad) else (None, p.dtype.type(grad))
     outs = [np.empty(p.shape, p.dtype) if n else None for n in need]
     arrays = [None if a is None else a.reshape(-1) for a in (p, t, w, lp, lq)]
-    run = choose(p, _bce_backward_numpy, _bce_backward, ns=_BACKWARD_NS)
-    run(*arrays, g, c, *(None if o is None else o.reshape(-1) for o in outs))
+    _BCE_BACKWARD.on(p)(*arrays, g, c, *(None if o is None else o.reshape(-1) for o in outs))
     return tuple(outs)
 
 
@@ -125,3 +123,8 @@ def _bce_backward(p, t, w, lp, lq, g, c, dp, dt, dw):
             dt[i] = -ws * (a - b)
         if dw is not None:
             dw[i] = -scale * (ti * a + (_ONE - ti) * b)
+
+
+# Serial ns per element of the kernels (the ``Kernel``'s ``ns``; measured).
+_BCE = Kernel(_bce_numpy, _bce, ns=0.25)
+_BCE_BACKWARD = Kernel(_bce_backward_numpy, _bce_backward, ns=0.3)

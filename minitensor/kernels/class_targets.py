@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 @njit
@@ -49,6 +50,9 @@ def _target_losses_numpy(rows, shift, log_total, target, ignore_index, weight, v
     loss[:] = -w * np.where(valid, picked, 0)  # (an ignored row may pick -inf: kept out of the product)
 
 
+_TARGET_LOSSES = Kernel(_target_losses_numpy, _target_losses)
+
+
 def target_losses(rows, shift, log_total, target, ignore_index: int, weight) -> tuple:
     """``(valid, index, w, loss)``, each (R,), for the (R, C) ``rows`` (see the module docstring);
     ``shift``, ``log_total`` (R,) and ``weight`` (C,) or None in the rows' dtype; the targets checked
@@ -57,6 +61,5 @@ def target_losses(rows, shift, log_total, target, ignore_index: int, weight) -> 
     valid, index = np.empty(count, np.bool_), np.empty(count, np.int64)
     w, loss = np.empty(count, rows.dtype), np.empty(count, rows.dtype)
     target = target.astype(np.int64, copy=False)
-    run = choose(rows, _target_losses_numpy, _target_losses)
-    run(rows, shift, log_total, target, ignore_index, weight, valid, index, w, loss)
+    _TARGET_LOSSES.on(rows)(rows, shift, log_total, target, ignore_index, weight, valid, index, w, loss)
     return valid, index, w, loss

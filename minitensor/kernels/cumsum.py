@@ -24,7 +24,8 @@ import math
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 def cumsum(x: np.ndarray, axis: int, reverse: bool = False) -> np.ndarray:
@@ -35,10 +36,10 @@ def cumsum(x: np.ndarray, axis: int, reverse: bool = False) -> np.ndarray:
     out = np.empty_like(x)
     if inner == 1:  # along the last axis (or a last group of size-1 dims)
         x3, out3 = x.reshape(outer, n), out.reshape(outer, n)
-        choose(x, _cumsum_numpy, _cumsum_rows)(x3, out3, reverse)
+        _CUMSUM_ROWS.on(x)(x3, out3, reverse)
     else:
         x3, out3 = x.reshape(outer, n, inner), out.reshape(outer, n, inner)
-        choose(x, _cumsum_numpy, _cumsum_inner)(x3, out3, reverse)
+        _CUMSUM_INNER.on(x)(x3, out3, reverse)
     return out
 
 
@@ -96,3 +97,7 @@ def _cumsum_inner(x, out, reverse):
             for b in range(inner):
                 total[b] += src[b]
                 dst[b] = total[b]
+
+
+_CUMSUM_ROWS = Kernel(_cumsum_numpy, _cumsum_rows)
+_CUMSUM_INNER = Kernel(_cumsum_numpy, _cumsum_inner)

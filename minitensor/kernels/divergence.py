@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
 from ._sum import vector_sum
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 _PIECE = 2048  # elements per piece of losses summed (in the L1 cache)
-_NS = 0.25  # serial ns per element of the kernel (choose's ``ns``; measured)
 _ZERO = np.float32(0.0)  # (keeps float32 arithmetic float32; widens exactly with float64)
 
 
@@ -34,8 +34,9 @@ def kl_div(x: np.ndarray, t: np.ndarray, log_target: bool, per_element: bool) ->
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # log(0) = -inf, log(-1) = NaN
         lt = np.exp(t) if log_target else np.log(t)
     loss = np.empty(x.shape, x.dtype) if per_element else None
-    run = choose(x, _kl_div_numpy, _kl_div, ns=_NS)
-    total = run(x.reshape(-1), t.reshape(-1), lt.reshape(-1), log_target, None if loss is None else loss.reshape(-1))
+    total = _KL_DIV.on(x)(
+        x.reshape(-1), t.reshape(-1), lt.reshape(-1), log_target, None if loss is None else loss.reshape(-1)
+    )
     return (loss if per_element else total), lt
 
 
@@ -68,3 +69,6 @@ def _kl_div(x, t, lt, log_target, loss):
                 out[j] = each[j]
         total += vector_sum(each)
     return total
+
+
+_KL_DIV = Kernel(_kl_div_numpy, _kl_div, ns=0.25)  # (ns: serial ns per element, measured)

@@ -22,15 +22,15 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64, scale32, scale64
-from ._jit import njit
-from .pointwise import unary
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 _LN2 = math.log(2.0)
 
 
 def exp2(x: np.ndarray) -> np.ndarray:
     """2 ** x elementwise (a new array of ``x``'s shape and dtype)."""
-    return unary(x, _exp2_numpy, _exp2)
+    return _EXP2.map(x)
 
 
 def _exp2_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -71,3 +71,6 @@ def _exp2(x, out):
     else:
         for i in range(x.size):
             out[i] = _exp2_64(x[i])
+
+
+_EXP2 = Kernel(_exp2_numpy, _exp2)

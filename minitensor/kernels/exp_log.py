@@ -36,36 +36,40 @@ import math
 import numpy as np
 
 from ._exp import _LN2_HI32, _LN2_HI64, _LN2_LO32, _LN2_LO64, _LOG2E, exp32, exp64, scale32, scale64
-from ._jit import njit
 from ._log import log_consts, log_mantissa, split32, split64
 from ._rows import calls_intrinsics, fma
-from .pointwise import unary
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
-_NS = 1.0  # ns per element (choose's ``ns``)
 _INV_LN10 = np.float32(1.0 / math.log(10.0))
 _INV_LN10_LO = np.float32(1.0 / math.log(10.0) - float(_INV_LN10))  # (1 / ln 10 to ~48 bits in two float32)
 _LOG10_2_HI, _LOG10_2_LO = np.float32(3.0102920532e-01), np.float32(7.9034151668e-07)  # musl's log10f
 
 
 def exp(x: np.ndarray) -> np.ndarray:
-    """e ** x elementwise (a new array of ``x``'s shape and dtype)."""
-    return unary(x, _exp_numpy, _exp, _NS)
+    """e ** x elementwise (a new array of ``x``'s shape and dtype; NumPy's ``exp`` for other than floats)."""
+    if x.dtype.kind != "f":
+        return np.exp(x)
+    return _EXP.map(x)
 
 
 def log(x: np.ndarray) -> np.ndarray:
-    """The natural logarithm elementwise (a new array of ``x``'s shape and dtype)."""
-    return unary(x, _log_numpy, _log, _NS)
+    """The natural logarithm elementwise (a new array of ``x``'s shape and dtype; NumPy's ``log`` for
+    other than floats)."""
+    if x.dtype.kind != "f":
+        return np.log(x)
+    return _LOG.map(x)
 
 
 def log2(x: np.ndarray) -> np.ndarray:
     """The base-2 logarithm elementwise (a new array of ``x``'s shape and dtype)."""
-    return unary(x, _log2_numpy, _log2, _NS)
+    return _LOG2.map(x)
 
 
 def log10(x: np.ndarray) -> np.ndarray:
     """The base-10 logarithm elementwise (a new array of ``x``'s shape and dtype; the kernel for float32)."""
     if x.dtype == np.float32:
-        return unary(x, _log10_numpy, _log10, 2 * _NS)
+        return _LOG10.map(x)
     with np.errstate(divide="ignore", invalid="ignore"):  # (float64: the C library's, silently)
         return np.log10(x)
 
@@ -178,3 +182,10 @@ def _log10(x, out):
         r = v if v - v != k.zero else r  # (inf: inf; NaN: NaN)
         r = -k.one / k.zero if v == k.zero else r
         out[i] = r if v >= k.zero else (v - v) / (v - v)
+
+
+# Serial ns per element (the ``Kernel``'s ``ns``).
+_EXP = Kernel(_exp_numpy, _exp, ns=1.0)
+_LOG = Kernel(_log_numpy, _log, ns=1.0)
+_LOG2 = Kernel(_log2_numpy, _log2, ns=1.0)
+_LOG10 = Kernel(_log10_numpy, _log10, ns=2.0)

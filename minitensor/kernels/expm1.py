@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64
-from ._jit import njit
-from .pointwise import unary
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 _LN2 = math.log(2.0)
 _P32 = tuple(1 / math.factorial(k) for k in range(11, 1, -1))  # 1/11! ... 1/2!, highest power first
@@ -36,7 +36,7 @@ _P64 = tuple(1 / math.factorial(k) for k in range(18, 1, -1))
 
 def expm1(x: np.ndarray) -> np.ndarray:
     """exp(x) - 1 elementwise (a new array of ``x``'s shape and dtype)."""
-    return unary(x, _expm1_numpy, _expm1)
+    return _EXPM1.map(x)
 
 
 def _expm1_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -84,3 +84,6 @@ def _expm1(x, out):
     else:
         for i in range(x.size):
             out[i] = expm1_64(x[i])
+
+
+_EXPM1 = Kernel(_expm1_numpy, _expm1)

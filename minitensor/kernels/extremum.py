@@ -1,6 +1,7 @@
 """amax / amin along one dim: the row max or min, and its gradient shared by the tied extrema.
 
-On a C-contiguous (rows, D) array (``ops.reduce`` moves the dim last)::
+On a C-contiguous (rows, D) array (``amax``, ``amin`` and ``extremum_backward`` move the dim
+last, ``runtime/dispatch.py``'s ``as_rows``)::
 
     forward:   m[i] = max(x[i])  (or min; NaN when the row holds a NaN, as PyTorch)
     backward:  dx[i, j] = g[i] / count[i] * (x[i, j] == m[i])
@@ -13,10 +14,10 @@ a piece of rows in the L1 cache (count, then write).  The forward is the SIMD
 row max/min of ``_rows.py``.
 
 >>> x = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]])
->>> m = amax_forward(x)
+>>> m = amax(x, 1)
 >>> m
 array([3., 2.])
->>> extremum_backward(x, m, np.array([1.0, 1.0]))
+>>> extremum_backward(x, m, np.array([1.0, 1.0]), 1)
 array([[0. , 0.5, 0.5],
        [1. , 0. , 0. ]])
 """
@@ -25,8 +26,50 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
 from ._rows import piece_rows, row_max, row_min
+from .runtime.dispatch import Kernel, as_rows, from_rows
+from .runtime.jit import njit
+
+
+def amax(x: np.ndarray, dim: int) -> np.ndarray:
+    """The max of the float array ``x`` along ``dim`` (of size > 0), ``dim`` removed, in x's dtype."""
+    rows, moved_shape = as_rows(x, dim)
+    return amax_rows(rows).reshape(moved_shape[:-1])
+
+
+def amin(x: np.ndarray, dim: int) -> np.ndarray:
+    """The min of the float array ``x`` along ``dim`` (of size > 0), ``dim`` removed, in x's dtype."""
+    rows, moved_shape = as_rows(x, dim)
+    return amin_rows(rows).reshape(moved_shape[:-1])
+
+
+def extremum_backward(x: np.ndarray, m: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
+    """d(loss)/dx of ``m`` = amax or amin of ``x`` along ``dim``, from d(loss)/dm ``grad`` (``m`` and
+    ``grad`` with ``dim`` removed or kept): shared evenly by the tied extrema, in x's layout."""
+    rows, moved_shape = as_rows(x, dim)
+    return from_rows(extremum_backward_rows(rows, m.reshape(-1), grad.reshape(-1)), moved_shape, dim, x)
+
+
+def amax_rows(x: np.ndarray) -> np.ndarray:
+    """The max of each row of the (rows, D) C-contiguous ``x`` (D > 0), in x's dtype."""
+    out = np.empty(x.shape[0], x.dtype)
+    _AMAX.on(x)(x, out)
+    return out
+
+
+def amin_rows(x: np.ndarray) -> np.ndarray:
+    """The min of each row of the (rows, D) C-contiguous ``x`` (D > 0), in x's dtype."""
+    out = np.empty(x.shape[0], x.dtype)
+    _AMIN.on(x)(x, out)
+    return out
+
+
+def extremum_backward_rows(x: np.ndarray, m: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """d(loss)/dx of the row max (or min) ``m`` of the (rows, D) ``x``, from d(loss)/dm ``grad``
+    (rows,): shared evenly by the tied extrema of each row."""
+    dx = np.empty_like(x)
+    _EXTREMUM_BACKWARD.on(x)(x, m, grad, dx)
+    return dx
 
 
 def _amax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -35,20 +78,6 @@ def _amax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 def _amin_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
     np.min(x, axis=1, out=out)
-
-
-def amax_forward(x: np.ndarray) -> np.ndarray:
-    """The max of each row of the (rows, D) C-contiguous ``x`` (D > 0), in x's dtype."""
-    out = np.empty(x.shape[0], x.dtype)
-    choose(x, _amax_rows_numpy, row_max, ns=0.13)(x, out)
-    return out
-
-
-def amin_forward(x: np.ndarray) -> np.ndarray:
-    """The min of each row of the (rows, D) C-contiguous ``x`` (D > 0), in x's dtype."""
-    out = np.empty(x.shape[0], x.dtype)
-    choose(x, _amin_rows_numpy, row_min, ns=0.13)(x, out)
-    return out
 
 
 @njit(fastmath={"reassoc"})
@@ -88,9 +117,7 @@ def _extremum_backward_rows_numpy(x: np.ndarray, m: np.ndarray, g: np.ndarray, d
         np.multiply(winners, share[:, None], out=dx)
 
 
-def extremum_backward(x: np.ndarray, m: np.ndarray, grad: np.ndarray) -> np.ndarray:
-    """d(loss)/dx of the row max (or min) ``m`` of the (rows, D) ``x``, from d(loss)/dm ``grad``
-    (rows,): shared evenly by the tied extrema of each row."""
-    dx = np.empty_like(x)
-    choose(x, _extremum_backward_rows_numpy, _extremum_backward_rows, ns=0.17)(x, m, grad, dx)
-    return dx
+# Serial ns per element (the ``Kernel``'s ``ns``); the max and min are the SIMD ones of ``_rows.py``.
+_AMAX = Kernel(_amax_rows_numpy, row_max, ns=0.13)
+_AMIN = Kernel(_amin_rows_numpy, row_min, ns=0.13)
+_EXTREMUM_BACKWARD = Kernel(_extremum_backward_rows_numpy, _extremum_backward_rows, ns=0.17)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 def flip(x: np.ndarray, dims: tuple) -> np.ndarray:
@@ -28,7 +29,7 @@ def flip(x: np.ndarray, dims: tuple) -> np.ndarray:
     src = np.ascontiguousarray(view)  # (a copy only when other dims were flipped too)
     out = np.empty(x.shape, x.dtype)
     n = x.shape[-1]
-    choose(x, _reverse_rows_numpy, _reverse_rows)(src.reshape(-1, n), out.reshape(-1, n))
+    _REVERSE_ROWS.on(x)(src.reshape(-1, n), out.reshape(-1, n))
     return out
 
 
@@ -44,3 +45,6 @@ def _reverse_rows(x, out):
         src, dst = x[r], out[r]
         for j in range(n):  # unsigned indices: no wrap-around check, so the loop vectorises
             dst[np.uint64(j)] = src[np.uint64(n - 1 - j)]
+
+
+_REVERSE_ROWS = Kernel(_reverse_rows_numpy, _reverse_rows)

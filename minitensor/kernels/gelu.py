@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.special import erf
 from ._exp import exp32, exp64, exp_inplace
-from ._jit import choose, njit
 from .activation import _CUBIC, _SQRT_2_OVER_PI, _SQRT_HALF, _TANH_CLIP, _cdf_into, _gelu_consts, _halves, _tanh_arg
+from .erf import erf
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 _PIECE = 2048  # elements per exp call of the forward: the piece's scratch stays in the L1 cache
-_NS = {"none": (0.45, 0.4), "tanh": (0.55, 0.25)}  # serial ns per element, forward and backward (choose's ``ns``)
 
 
 def gelu(x: np.ndarray, approximate: str, keep: bool) -> tuple:
@@ -39,8 +39,9 @@ def gelu(x: np.ndarray, approximate: str, keep: bool) -> tuple:
     ``kept`` (Phi(x), resp. exp(-2|u|)) is computed when ``keep``, for ``gelu_backward``."""
     out = np.empty(x.shape, x.dtype)
     kept = np.empty(x.shape, x.dtype) if keep else None
-    run = choose(x, _gelu_numpy, _gelu, ns=_NS[approximate][0])
-    run(x.reshape(-1), approximate == "tanh", out.reshape(-1), None if kept is None else kept.reshape(-1))
+    _FORWARD[approximate].on(x)(
+        x.reshape(-1), approximate == "tanh", out.reshape(-1), None if kept is None else kept.reshape(-1)
+    )
     return out, kept
 
 
@@ -49,8 +50,9 @@ def gelu_backward(grad: np.ndarray, x: np.ndarray, kept: np.ndarray, approximate
     out = np.empty(x.shape, x.dtype)
     if grad.shape != x.shape or grad.dtype != x.dtype:
         grad = np.broadcast_to(grad, x.shape).astype(x.dtype)
-    run = choose(x, _gelu_backward_numpy, _gelu_backward, ns=_NS[approximate][1])
-    run(grad.reshape(-1), x.reshape(-1), kept.reshape(-1), approximate == "tanh", out.reshape(-1))
+    _BACKWARD[approximate].on(x)(
+        grad.reshape(-1), x.reshape(-1), kept.reshape(-1), approximate == "tanh", out.reshape(-1)
+    )
     return out
 
 
@@ -126,3 +128,11 @@ def _gelu_backward(grad, x, kept, tanh, out):
             s, q = _halves(x[i], kept[i], k)
             slope = k.sqrt_2_over_pi * (k.one + k.three * k.cubic * xc * xc)
             out[i] = grad[i] * (s + (s + s) * q * xc * slope)
+
+
+# Serial ns per element (the ``Kernel``'s ``ns``), by ``approximate``.
+_FORWARD = {"none": Kernel(_gelu_numpy, _gelu, ns=0.45), "tanh": Kernel(_gelu_numpy, _gelu, ns=0.55)}
+_BACKWARD = {
+    "none": Kernel(_gelu_backward_numpy, _gelu_backward, ns=0.4),
+    "tanh": Kernel(_gelu_backward_numpy, _gelu_backward, ns=0.25),
+}

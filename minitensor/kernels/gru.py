@@ -5,7 +5,7 @@ in one matrix product, ``xg = x W_ihᵀ + b_ih`` (L, N, 3H), in PyTorch's gate
 order r, z, n.  The hidden half ``hg = h_prev W_hhᵀ + b_hh`` needs the previous
 step; for each time step t (t = L-1 down to 0 for the reverse direction)::
 
-    hg[t] = b_hh + h_prev W_hhᵀ                        BLAS (``_blas.gemm``, from numba)
+    hg[t] = b_hh + h_prev W_hhᵀ                        BLAS (``blas.gemm``, from numba)
     r = sigmoid(xg_r + hg_r)   z = sigmoid(xg_z + hg_z)
     n = tanh(xg_n + r * hg_n)
     h[t] = (1 - z) * n + z * h_prev
@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blas import gemm
 from ._exp import exp_inplace
-from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
-from ._jit import njit
+from ._gates import sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
+from .runtime.blas import gemm
+from .runtime.dispatch import BlasKernel
+from .runtime.jit import njit
 
 
 def gru_forward(xg: np.ndarray, w_hh: np.ndarray, b_hh, h0: np.ndarray, reverse: bool) -> tuple:
@@ -50,7 +51,7 @@ def gru_forward(xg: np.ndarray, w_hh: np.ndarray, b_hh, h0: np.ndarray, reverse:
     hg[...] = 0 if b_hh is None else b_hh  # the gemm of each step adds h_prev W_hhᵀ
     w_hh_t = np.ascontiguousarray(w_hh.T, xg.dtype)  # BLAS multiplies by a transposed operand ~2x slower here
     h0 = np.ascontiguousarray(h0, xg.dtype)
-    implementation(xg, _forward_numpy, _forward)(xg, w_hh_t, h0, reverse, out, hg)
+    _FORWARD.on(xg)(xg, w_hh_t, h0, reverse, out, hg)
     return out, hg
 
 
@@ -60,7 +61,7 @@ def gru_backward(grad: np.ndarray, gates: np.ndarray, hg: np.ndarray, out: np.nd
     dgx, dgh = np.empty_like(gates), np.empty_like(gates)
     dh0 = np.empty(out.shape[1:], gates.dtype)
     grad, h0, w_hh = (np.ascontiguousarray(a, gates.dtype) for a in (grad, h0, w_hh))
-    implementation(gates, _backward_numpy, _backward)(grad, gates, hg, out, h0, w_hh, reverse, dgx, dgh, dh0)
+    _BACKWARD.on(gates)(grad, gates, hg, out, h0, w_hh, reverse, dgx, dgh, dh0)
     return dgx, dgh, dh0
 
 
@@ -172,3 +173,8 @@ def _backward(grad, gates, hg, out, h0, w_hh, reverse, dgx, dgh, dh0):
         h_prev = h0 if s == 0 else out[t + back]
         _cell_backward(grad[t], dh0, gates[t], hg[t], h_prev, dgx[t], dgh[t])
         gemm(dgh[t], False, w_hh, False, dh0, 1.0)
+
+
+# The kernels call BLAS: where numba finds none, the references run (``BlasKernel``).
+_FORWARD = BlasKernel(_forward_numpy, _forward)
+_BACKWARD = BlasKernel(_backward_numpy, _backward)

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, add_rows, blocks, clear, piece_rows, rows_of
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit, prange
 
 CHUNK = 128  # elements per partial sum in s's dtype of the backward's row sums (bounds their rounding)
 
@@ -124,13 +125,8 @@ def _forward_block(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
             _normalize_piece(s[p], w, b, eps, y[p], mean[p], rstd[p], sums[p], squares[p])
 
 
-@njit
-def _forward_rows(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
-    _forward_block(x, r, keep, scale, w, b, eps, s, y, mean, rstd)
-
-
 @njit(parallel=True)
-def _forward_rows_parallel(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
+def _forward_parallel(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
     for k in prange(blocks(x.shape[0])):
         start, stop = k * BLOCK, (k + 1) * BLOCK
         _forward_block(
@@ -139,7 +135,7 @@ def _forward_rows_parallel(x, r, keep, scale, w, b, eps, s, y, mean, rstd):
         )  # fmt: skip
 
 
-def _forward_rows_numpy(x, r, keep, scale, w, b, eps, s, y, mean, rstd) -> None:
+def _forward_numpy(x, r, keep, scale, w, b, eps, s, y, mean, rstd) -> None:
     with np.errstate(invalid="ignore", over="ignore"):  # (an inf or NaN gives a NaN row, as the kernel)
         if r is not None:
             np.add(x, r if keep is None else r * (keep * np.asarray(scale, r.dtype)), out=s)
@@ -150,6 +146,9 @@ def _forward_rows_numpy(x, r, keep, scale, w, b, eps, s, y, mean, rstd) -> None:
         xhat *= rstd[:, None]
         np.multiply(xhat, w, out=y)
         y += b
+
+
+_FORWARD = Kernel(_forward_numpy, _forward_block, _forward_parallel, ns=0.3)
 
 
 def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, scale: float = 1.0, shape=None) -> tuple:
@@ -176,8 +175,7 @@ def layer_norm_forward(x, weight, bias, eps: float, residual=None, keep=None, sc
     s = None if residual is None else np.empty_like(x)
     mean = np.empty(rows, x.dtype)
     rstd = np.empty(rows, x.dtype)
-    run = choose(x, _forward_rows_numpy, _forward_rows, _forward_rows_parallel, ns=0.3)
-    run(x, residual, keep, x.dtype.type(scale), w, b, float(eps), s, y.reshape(rows, d), mean, rstd)
+    _FORWARD.on(x)(x, residual, keep, x.dtype.type(scale), w, b, float(eps), s, y.reshape(rows, d), mean, rstd)
     return (y, mean, rstd) if residual is None else (y, s, mean, rstd)
 
 
@@ -262,13 +260,8 @@ def _backward_block(dy, s, mean, rstd, w, dx, dw, db):
             _input_gradient(dy[p], s[p], mean[p], rstd[p], w, g_mean[:n], gx_mean[:n], dx[p], dw, db)
 
 
-@njit
-def _backward_rows(dy, s, mean, rstd, w, dx, dw, db):
-    _backward_block(dy, s, mean, rstd, w, dx, dw, db)
-
-
 @njit(parallel=True)
-def _backward_rows_parallel(dy, s, mean, rstd, w, dx, dw, db):
+def _backward_parallel(dy, s, mean, rstd, w, dx, dw, db):
     count = blocks(s.shape[0])
     dw_parts = np.empty((count, s.shape[1]))  # partial sums per block of rows
     db_parts = np.empty((count, s.shape[1]))
@@ -284,13 +277,16 @@ def _backward_rows_parallel(dy, s, mean, rstd, w, dx, dw, db):
     add_rows(db_parts, db)
 
 
-def _backward_rows_numpy(dy, s, mean, rstd, w, dx, dw, db) -> None:
+def _backward_numpy(dy, s, mean, rstd, w, dx, dw, db) -> None:
     with np.errstate(invalid="ignore", over="ignore"):  # (an inf or NaN gives a NaN row, as the kernel)
         xhat = (s - mean[:, None]) * rstd[:, None]
         dw += (dy * xhat).sum(axis=0, dtype=np.float64)  # (float64 column sums, as the kernel)
         db += dy.sum(axis=0, dtype=np.float64)
         g = dy * w
         dx[:] = rstd[:, None] * (g - g.mean(axis=1, keepdims=True) - xhat * np.mean(g * xhat, axis=1, keepdims=True))
+
+
+_BACKWARD = Kernel(_backward_numpy, _backward_block, _backward_parallel, ns=0.6)
 
 
 def layer_norm_backward(grad, s, mean, rstd, weight) -> tuple:
@@ -304,6 +300,5 @@ def layer_norm_backward(grad, s, mean, rstd, weight) -> tuple:
     grad = np.ascontiguousarray(grad, dtype=s.dtype).reshape(rows, d)
     dw = np.zeros(d)
     db = np.zeros(d)
-    run = choose(s, _backward_rows_numpy, _backward_rows, _backward_rows_parallel, ns=0.6)
-    run(grad, s, mean, rstd, w, dx.reshape(rows, d), dw, db)
+    _BACKWARD.on(s)(grad, s, mean, rstd, w, dx.reshape(rows, d), dw, db)
     return dx, dw.astype(s.dtype), db.astype(s.dtype)

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
 from ._log import log_consts, log_mantissa, split32, split64
-from .pointwise import unary
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 def log1p(x: np.ndarray) -> np.ndarray:
     """log(1 + x) elementwise (a new array of ``x``'s shape and dtype)."""
-    return unary(x, _log1p_numpy, _log1p)
+    return _LOG1P.map(x)
 
 
 def _log1p_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -68,3 +68,6 @@ def _log1p(x, out):
             u = k.one + x[i]
             e, m = split64(u)
             out[i] = _log1p_one(x[i], u, e, m, k)
+
+
+_LOG1P = Kernel(_log1p_numpy, _log1p)

@@ -5,7 +5,7 @@ in one matrix product, ``xg = x W_ihᵀ + b_ih + b_hh`` (L, N, 4H), in PyTorch's
 gate order i, f, g, o.  What is left is sequential: for each time step t
 (t = L-1 down to 0 for the reverse direction)::
 
-    gates = xg[t] + h_prev W_hhᵀ                       BLAS (``_blas.gemm``, from numba)
+    gates = xg[t] + h_prev W_hhᵀ                       BLAS (``blas.gemm``, from numba)
     i, f, o = sigmoid(gates[i, f, o])   g = tanh(gates[g])
     c[t] = f * c_prev + i * g
     h[t] = o * tanh(c[t])
@@ -38,10 +38,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blas import gemm
 from ._exp import exp_inplace
-from ._gates import implementation, sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
-from ._jit import njit
+from ._gates import sigmoid_numpy, sigmoid_of, tanh_of, taylor_bound, time_order
+from .runtime.blas import gemm
+from .runtime.dispatch import BlasKernel
+from .runtime.jit import njit
 
 
 def lstm_forward(xg: np.ndarray, w_hh: np.ndarray, h0: np.ndarray, c0: np.ndarray, reverse: bool) -> tuple:
@@ -52,7 +53,7 @@ def lstm_forward(xg: np.ndarray, w_hh: np.ndarray, h0: np.ndarray, c0: np.ndarra
     c, tanh_c = np.empty_like(out[:steps]), np.empty_like(out[:steps])
     w_hh_t = np.ascontiguousarray(w_hh.T, xg.dtype)  # BLAS multiplies by a transposed operand ~2x slower here
     h0, c0 = (np.ascontiguousarray(a, xg.dtype) for a in (h0, c0))
-    implementation(xg, _forward_numpy, _forward)(xg, w_hh_t, h0, c0, reverse, out, c, tanh_c)
+    _FORWARD.on(xg)(xg, w_hh_t, h0, c0, reverse, out, c, tanh_c)
     return out, c, tanh_c
 
 
@@ -65,7 +66,7 @@ def lstm_backward(
     dgates = np.empty_like(gates)
     dh0, dc0 = np.empty((rows, width // 4), gates.dtype), np.empty((rows, width // 4), gates.dtype)
     grad, c0, w_hh = (np.ascontiguousarray(a, gates.dtype) for a in (grad, c0, w_hh))
-    implementation(gates, _backward_numpy, _backward)(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0)
+    _BACKWARD.on(gates)(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0)
     return dgates, dh0, dc0
 
 
@@ -205,3 +206,8 @@ def _backward(grad, gates, c, tanh_c, c0, w_hh, reverse, dgates, dh0, dc0):
         c_prev = c0 if s == 0 else c[t + back]
         _gates_backward(grad[t], dh0, dc0, gates[t], c_prev, tanh_c[t], dgates[t])
         gemm(dgates[t], False, w_hh, False, dh0, 0.0)
+
+
+# The kernels call BLAS: where numba finds none, the references run (``BlasKernel``).
+_FORWARD = BlasKernel(_forward_numpy, _forward)
+_BACKWARD = BlasKernel(_backward_numpy, _backward)

@@ -9,7 +9,7 @@ where BLAS only needs a transpose flag (that product with ``b`` stored transpose
 3,200 µs against 700).
 
 ``batched_matmul`` loops over the matrices in a kernel (``_products``) and calls
-NumPy's own ``cblas_sgemm``/``cblas_dgemm`` (``_blas.gemm``) on 2-D views: the
+NumPy's own ``cblas_sgemm``/``cblas_dgemm`` (``blas.gemm``) on 2-D views: the
 operands are broadcast over the batch dims without copies (``_stacked.blas_4d``),
 and an operand whose matrices are stored transposed is passed as such, with the
 transpose flag.  Matrices of fewer than ``MIN_MACS`` multiply-adds stay with
@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _blas
-from ._blas import gemm
-from ._jit import choose, njit
 from ._stacked import blas_4d, shape_4d
+from .runtime.blas import gemm
+from .runtime.dispatch import BlasKernel
+from .runtime.jit import njit
 
 MIN_MACS = 32 * 32 * 32  # multiply-adds per matrix from which a BLAS call per matrix beats np.matmul
 
@@ -62,10 +62,7 @@ def batched_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = np.empty(lead + (m, n), a.dtype)
     (a4, trans_a), (b4, trans_b) = _operand(a, lead), _operand(b, lead)
-    run = choose(a, _products_numpy, _products)
-    if run is _products and not _blas.available():
-        run = _products_numpy
-    run(a4, trans_a, b4, trans_b, out.reshape(shape_4d(out.shape)))
+    _PRODUCTS.on(a)(a4, trans_a, b4, trans_b, out.reshape(shape_4d(out.shape)))
     return out
 
 
@@ -85,3 +82,6 @@ def _operand(x: np.ndarray, lead: tuple) -> tuple:
     if x.shape[-1] > 1 and x.shape[-2] > 1 and x.strides[-2] == x.itemsize:
         return blas_4d(np.swapaxes(x, -1, -2), lead), True
     return blas_4d(x, lead), False
+
+
+_PRODUCTS = BlasKernel(_products_numpy, _products)

@@ -31,12 +31,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._exp import exp32, exp64
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 # Constants as float32: with a float32 array the arithmetic stays float32 (a Python 1 would make it
 # float64, at half the SIMD width); with float64 arrays they widen exactly.
 _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
-# Serial ns per element (choose's ``ns``; measured at 2^17 float32 elements on the AVX-512 VM of
+# Serial ns per element (the ``Kernel``'s ``ns``; measured at 2^17 float32 elements on the AVX-512 VM of
 # docs/performance.md): one pass over two or three arrays, and the passes with an exp (most of their time).
 _RELU_NS, _PASS_NS, _SIGMOID_NS, _SILU_NS = 0.1, 0.15, 0.4, 0.4
 
@@ -46,24 +47,12 @@ def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype
 
 
-def unary(x: np.ndarray, reference, kernel, ns: float = 1.0) -> np.ndarray:
-    """out = f(x) by ``kernel(x, out)`` on the flat arrays (or its ``reference``)."""
-    out = np.empty(x.shape, x.dtype)
-    choose(x, reference, kernel, ns=ns)(x.reshape(-1), out.reshape(-1))
-    return out
-
-
-def binary(grad: np.ndarray, a: np.ndarray, reference, kernel, ns: float) -> np.ndarray:
-    """out = f(grad, a) by ``kernel(grad, a, out)`` on the flat arrays (one shape and dtype)."""
-    out = np.empty(a.shape, a.dtype)
-    choose(a, reference, kernel, ns=ns)(grad.reshape(-1), a.reshape(-1), out.reshape(-1))
-    return out
-
-
 # ------------------------------------------------------------------ ReLU
 def relu(x: np.ndarray) -> np.ndarray:
-    """max(x, 0) for a float array, keeping NaN and -0.0 (as PyTorch)."""
-    return unary(x, _relu_numpy, _relu, _RELU_NS)
+    """max(x, 0), keeping NaN and -0.0 (as PyTorch); x's shape and dtype."""
+    if x.dtype.kind != "f":
+        return np.maximum(x, 0)
+    return _RELU.map(x)
 
 
 def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -71,7 +60,7 @@ def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     shape or dtype)."""
     if not same_layout(grad, y):
         return np.where(y <= 0, 0, grad)
-    return binary(grad, y, _relu_backward_numpy, _relu_backward, _PASS_NS)
+    return _RELU_BACKWARD.map(grad, y)
 
 
 def _relu_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -98,13 +87,17 @@ def _relu_backward(grad, y, out):
         out[i] = _ZERO if y[i] <= 0 else g
 
 
+_RELU = Kernel(_relu_numpy, _relu, ns=_RELU_NS)
+_RELU_BACKWARD = Kernel(_relu_backward_numpy, _relu_backward, ns=_PASS_NS)
+
+
 # ------------------------------------------------------------------ |x|
 def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     """grad * sgn(x) with sgn(x) = 1, -1 or 0 (at ±0 and NaN, as PyTorch's ``sgn``); the plain
     formula when the two differ in shape or dtype."""
     if not same_layout(grad, x):
         return grad * sgn(x)
-    return binary(grad, x, _abs_backward_numpy, _abs_backward, _PASS_NS)
+    return _ABS_BACKWARD.map(grad, x)
 
 
 def sgn(x):
@@ -125,17 +118,23 @@ def _abs_backward(grad, x, out):
         out[i] = g if v > 0 else (-g if v < 0 else g * _ZERO)
 
 
+_ABS_BACKWARD = Kernel(_abs_backward_numpy, _abs_backward, ns=_PASS_NS)
+
+
 # ------------------------------------------------------------------ sigmoid
 def sigmoid(x: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-x)), never overflowing; same shape and dtype as ``x``."""
-    return unary(x, _sigmoid_numpy, _sigmoid, _SIGMOID_NS)
+    if x.dtype.kind != "f":  # (the formula of the reference, in NumPy's float, cast back)
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    return _SIGMOID.map(x)
 
 
 def sigmoid_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     """grad * y * (1 - y) (y: the sigmoid's output); the plain formula when the shapes or dtypes differ."""
     if not same_layout(grad, y):
         return grad * (y * (1 - y))
-    return binary(grad, y, _sigmoid_backward_numpy, _sigmoid_backward, _PASS_NS)
+    return _SIGMOID_BACKWARD.map(grad, y)
 
 
 def _sigmoid_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -176,14 +175,17 @@ def _sigmoid_backward(grad, y, out):
         out[i] = grad[i] * (y[i] * (_ONE - y[i]))
 
 
+_SIGMOID = Kernel(_sigmoid_numpy, _sigmoid, ns=_SIGMOID_NS)
+_SIGMOID_BACKWARD = Kernel(_sigmoid_backward_numpy, _sigmoid_backward, ns=_PASS_NS)
+
+
 # ------------------------------------------------------------------ SiLU
 def silu(x: np.ndarray, keep_sigmoid: bool) -> tuple:
     """``(x * sigmoid(x), sigmoid(x) or None)``: the sigmoid is returned when ``keep_sigmoid``
     (for ``silu_backward``), at the cost of one more array written."""
     out = np.empty(x.shape, x.dtype)
     s = np.empty(x.shape, x.dtype) if keep_sigmoid else None
-    run = choose(x, _silu_numpy, _silu, ns=_SILU_NS)
-    run(x.reshape(-1), out.reshape(-1), None if s is None else s.reshape(-1))
+    _SILU.on(x)(x.reshape(-1), out.reshape(-1), None if s is None else s.reshape(-1))
     return out, s
 
 
@@ -192,8 +194,7 @@ def silu_backward(grad: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
     if not same_layout(grad, x):
         return grad * (s * (1 + x * (1 - s)))
     out = np.empty(x.shape, x.dtype)
-    run = choose(x, _silu_backward_numpy, _silu_backward, ns=_PASS_NS)
-    run(grad.reshape(-1), x.reshape(-1), s.reshape(-1), out.reshape(-1))
+    _SILU_BACKWARD.on(x)(grad.reshape(-1), x.reshape(-1), s.reshape(-1), out.reshape(-1))
     return out
 
 
@@ -232,3 +233,7 @@ def _silu_backward_numpy(grad: np.ndarray, x: np.ndarray, s: np.ndarray, out: np
 def _silu_backward(grad, x, s, out):
     for i in range(x.size):
         out[i] = grad[i] * (s[i] * (_ONE + x[i] * (_ONE - s[i])))
+
+
+_SILU = Kernel(_silu_numpy, _silu, ns=_SILU_NS)
+_SILU_BACKWARD = Kernel(_silu_backward_numpy, _silu_backward, ns=_PASS_NS)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 KINDS = {"l1": 0, "smooth_l1": 1, "huber": 2}
 
@@ -32,7 +33,7 @@ def robust_loss(d: np.ndarray, kind: str, limit: float) -> np.ndarray:
     """The loss of each difference (a new array of ``d``'s shape and dtype)."""
     code, limit = KINDS[kind], d.dtype.type(limit)
     out = np.empty_like(d)
-    run = choose(d, _loss_numpy, _loss) if d.flags.c_contiguous else _loss_numpy
+    run = _LOSS.on(d) if d.flags.c_contiguous else _loss_numpy
     run(d.reshape(-1) if run is _loss else d, code, limit, out, d.dtype.type(0.5))  # (0.5: as `one` below)
     return out
 
@@ -43,7 +44,7 @@ def robust_slope(d: np.ndarray, kind: str, limit: float, grad: np.ndarray) -> np
     code, limit = KINDS[kind], d.dtype.type(limit)
     out = np.empty_like(d)
     flat = d.flags.c_contiguous and (grad.ndim == 0 or (grad.shape == d.shape and grad.flags.c_contiguous))
-    run = choose(d, _slope_numpy, _slope) if flat and grad.dtype == d.dtype else _slope_numpy
+    run = _SLOPE.on(d) if flat and grad.dtype == d.dtype else _slope_numpy
     if run is _slope:  # (1-D views; the kernel writes ``out`` through a flat view of its own)
         d, grad = d.reshape(-1), (grad.reshape(1) if grad.ndim == 0 else grad.reshape(-1))
     run(d, code, limit, grad, out, d.dtype.type(1))  # (1 in d's dtype: a Python number would make
@@ -95,3 +96,7 @@ def _slope(d, code, limit, grad, out, one):
         t = top if t > top else (-top if t < -top else t)
         slope = sign if code == 0 else t
         out[i] = slope * (grad[0] if grad.size == 1 else grad[i])
+
+
+_LOSS = Kernel(_loss_numpy, _loss)
+_SLOPE = Kernel(_slope_numpy, _slope)

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 def index_add(out: np.ndarray, key, values) -> None:
@@ -46,7 +47,7 @@ def index_add(out: np.ndarray, key, values) -> None:
     if values2.dtype != out.dtype:
         np.add.at(out2, idx, values2)
         return
-    choose(values2, _add_rows_numpy, _add_rows)(out2, idx, values2)
+    _ADD_ROWS.on(values2)(out2, idx, values2)
 
 
 def _flat_rows(out: np.ndarray, key) -> tuple | None:
@@ -101,3 +102,6 @@ def _add_rows(out, idx, values):
         src = values[i]
         for j in range(src.shape[0]):
             row[j] += src[j]
+
+
+_ADD_ROWS = Kernel(_add_rows_numpy, _add_rows)

@@ -22,8 +22,9 @@ makes its passes (max; exp of the shifted row, then its sum; scale) over a
 *piece* of rows (``_rows.piece_rows``) while it sits in the cache, in the
 array's dtype (16 SIMD lanes for float32), with the SIMD ``exp`` of
 ``_exp.py`` and the SIMD row max of ``_rows.py``.  The parallel versions
-split the rows in blocks of 64 over threads (``_jit.choose`` takes them for
-large arrays only: a launch costs ~100 µs on a small VM).
+split the rows in blocks of 64 over threads (their ``Kernel`` takes them for
+large arrays only: a launch costs ~100 µs on a small VM).  The layout (``as_rows``,
+``from_rows``) is ``runtime/dispatch.py``'s.
 
 >>> y = softmax_forward(np.array([[1.0, 2.0, 3.0]]), -1)
 >>> y.round(4)
@@ -32,63 +33,12 @@ array([[0.09  , 0.2447, 0.6652]])
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ._exp import exp32, exp64, exp_rows
-from ._jit import choose, njit, prange
 from ._rows import BLOCK, blocks, piece_rows, row_dot, row_nanmax, row_sum
-
-
-# ------------------------------------------------------------------ layout
-def as_rows(x: np.ndarray, dim: int) -> tuple:
-    """(C-contiguous (rows, D) array with ``dim`` last, x's shape with ``dim`` moved last): a view
-    when ``dim`` is already last and ``x`` is contiguous, else a copy.  (A reduction over ``dim``
-    has the shape ``moved_shape[:-1]``.)"""
-    if x.ndim <= 1:
-        return np.ascontiguousarray(x).reshape(1, -1), x.shape
-    moved = x if dim % x.ndim == x.ndim - 1 else np.moveaxis(x, dim, -1)
-    rows = np.ascontiguousarray(moved).reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
-    return rows, moved.shape
-
-
-def as_rows_shape(x: np.ndarray, dim: int) -> tuple:
-    """The ``moved_shape`` that ``as_rows(x, dim)`` gives, without moving anything."""
-    if x.ndim <= 1:
-        return x.shape
-    d = dim % x.ndim
-    return x.shape[:d] + x.shape[d + 1 :] + (x.shape[d],)
-
-
-def from_rows(rows: np.ndarray, moved_shape: tuple, dim: int, like: np.ndarray) -> np.ndarray:
-    """The inverse of ``as_rows``: ``rows`` in ``like``'s layout (``dim`` back in its place);
-    ``rows`` itself when ``dim`` is last and it has like's shape already."""
-    if like.ndim <= 1 or dim % like.ndim == like.ndim - 1:
-        return rows if rows.shape == like.shape else rows.reshape(like.shape)
-    return np.moveaxis(rows.reshape(moved_shape), -1, dim)
-
-
-def _empty_result(x: np.ndarray, dim: int, rows_shape: tuple) -> tuple:
-    """``(result, result_rows)``: a new array for a result in x's layout and its (rows, D) view for a
-    kernel.  With ``dim`` last the result owns its memory (as a gradient, the autograd engine keeps
-    it without a copy); else it is a view of the rows with ``dim`` moved back."""
-    if x.ndim <= 1 or dim % x.ndim == x.ndim - 1:
-        result = np.empty(x.shape, x.dtype)
-        return result, result.reshape(rows_shape)
-    result_rows = np.empty(rows_shape, x.dtype)
-    return from_rows(result_rows, as_rows_shape(x, dim), dim, x), result_rows
-
-
-def _run(x: np.ndarray, dim: int, implementations: tuple, *others: np.ndarray, ns: float) -> np.ndarray:
-    """Apply the chosen row function of ``implementations`` = (reference, serial, parallel) to
-    ``x`` (and ``others`` of x's shape, e.g. the gradient) along ``dim``; ``ns``: the serial
-    kernel's time per element (``_jit.choose``)."""
-    rows, _ = as_rows(x, dim)
-    other_rows = [as_rows(o, dim)[0] for o in others]
-    result, out = _empty_result(x, dim, rows.shape)
-    choose(rows, *implementations, ns=ns)(rows, *other_rows, out)
-    return result
+from .runtime.dispatch import Kernel, as_rows, as_rows_shape, from_rows
+from .runtime.jit import njit, prange
 
 
 # ------------------------------------------------------------------ softmax forward (and logsumexp)
@@ -125,6 +75,7 @@ def _softmax_piece(x, out, shift, log_total, total, odd):
 
 @njit(error_model="numpy")
 def _softmax_block(x, out, shift, log_total):
+    """``softmax_parts`` of a block of rows (on all of them: the serial kernel), a piece at a time."""
     total = np.empty(x.shape[0])  # scratch, shared by the pieces
     odd = np.empty(x.shape[0], np.bool_)
     step = piece_rows(x.shape[1])
@@ -133,19 +84,14 @@ def _softmax_block(x, out, shift, log_total):
         _softmax_piece(x[p], out[p], shift[p], log_total[p], total[p], odd[p])
 
 
-@njit(error_model="numpy")
-def _softmax_rows(x, out, shift, log_total):
-    _softmax_block(x, out, shift, log_total)
-
-
 @njit(parallel=True, error_model="numpy")
-def _softmax_rows_parallel(x, out, shift, log_total):
+def _softmax_parallel(x, out, shift, log_total):
     for b in prange(blocks(x.shape[0])):
         rows = slice(b * BLOCK, (b + 1) * BLOCK)
         _softmax_block(x[rows], out[rows], shift[rows], log_total[rows])
 
 
-def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray, shift: np.ndarray, log_total: np.ndarray) -> None:
+def _softmax_numpy(x: np.ndarray, out: np.ndarray, shift: np.ndarray, log_total: np.ndarray) -> None:
     m = np.fmax.reduce(x, axis=1, initial=-np.inf)  # the max skipping NaN, as the kernel; -inf for no element
     shift[:] = np.where(np.isfinite(m), m, 0)
     np.subtract(x, shift[:, None], out=out)
@@ -156,6 +102,9 @@ def _softmax_rows_numpy(x: np.ndarray, out: np.ndarray, shift: np.ndarray, log_t
         out /= total[:, None].astype(out.dtype)
 
 
+_SOFTMAX = Kernel(_softmax_numpy, _softmax_block, _softmax_parallel, ns=0.6)
+
+
 def softmax_parts(x: np.ndarray) -> tuple:
     """``(p, shift, log_total)`` for the (rows, D) C-contiguous ``x``: ``p = softmax(x)`` by rows,
     ``shift`` the row max skipping NaN (0 where it is not finite) and ``log_total = log(sum(exp(x - shift)))``
@@ -163,8 +112,7 @@ def softmax_parts(x: np.ndarray) -> tuple:
     p = np.empty_like(x)
     shift = np.empty(x.shape[0], x.dtype)
     log_total = np.empty(x.shape[0], x.dtype)
-    run = choose(x, _softmax_rows_numpy, _softmax_rows, _softmax_rows_parallel, ns=0.6)
-    run(x, p, shift, log_total)
+    _SOFTMAX.on(x)(x, p, shift, log_total)
     return p, shift, log_total
 
 
@@ -205,12 +153,15 @@ def _scaled_rows_numpy(p, scale, index, at, out) -> None:
         out[np.arange(p.shape[0]), index] -= at
 
 
+_SCALED_ROWS = Kernel(_scaled_rows_numpy, _scaled_rows, ns=0.1)
+
+
 def scaled_rows(p: np.ndarray, scale: np.ndarray, index: np.ndarray | None = None, at=None) -> np.ndarray:
     """``p * scale[:, None]`` for the (rows, D) ``p`` and (rows,) ``scale``; with ``index`` (rows,)
     and ``at`` (rows,), ``at[i]`` is then taken off column ``index[i]`` of each row: cross-entropy's
     ``(softmax - onehot) * scale``.  (NumPy's product with a broadcast column is 2x slower.)"""
     out = np.empty_like(p)
-    choose(p, _scaled_rows_numpy, _scaled_rows, ns=0.1)(p, scale, index, at, out)
+    _SCALED_ROWS.on(p)(p, scale, index, at, out)
     return out
 
 
@@ -226,6 +177,7 @@ def _softmax_backward_piece(y, g, dx, dots):
 
 @njit
 def _softmax_backward_block(y, g, dx):
+    """dx = y * (g - rowsum(g * y)) on a block of rows, a piece at a time."""
     dots = np.empty(y.shape[0])
     step = piece_rows(y.shape[1])
     for start in range(0, y.shape[0], step):
@@ -233,29 +185,26 @@ def _softmax_backward_block(y, g, dx):
         _softmax_backward_piece(y[p], g[p], dx[p], dots[p])
 
 
-@njit
-def _softmax_backward_rows(y, g, dx):
-    _softmax_backward_block(y, g, dx)
-
-
 @njit(parallel=True)
-def _softmax_backward_rows_parallel(y, g, dx):
+def _softmax_backward_parallel(y, g, dx):
     for b in prange(blocks(y.shape[0])):
         rows = slice(b * BLOCK, (b + 1) * BLOCK)
         _softmax_backward_block(y[rows], g[rows], dx[rows])
 
 
-def _softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:
+def _softmax_backward_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:
     np.multiply(g, y, out=dx)
     s = dx.sum(axis=1, keepdims=True)
     np.subtract(g, s, out=dx)
     dx *= y
 
 
+_SOFTMAX_BACKWARD = Kernel(_softmax_backward_numpy, _softmax_backward_block, _softmax_backward_parallel, ns=0.27)
+
+
 def softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
     """d(loss)/dx from the softmax output ``y`` and d(loss)/dy ``grad``."""
-    implementations = (_softmax_backward_rows_numpy, _softmax_backward_rows, _softmax_backward_rows_parallel)
-    return _run(y, dim, implementations, grad, ns=0.27)
+    return _SOFTMAX_BACKWARD.along(y, dim, grad)
 
 
 # ------------------------------------------------------------------ log-softmax forward
@@ -271,6 +220,7 @@ def _log_softmax_piece(x, out, e, shift, total, odd):
 
 @njit(error_model="numpy")
 def _log_softmax_block(x, out):
+    """out = log_softmax(x) on a block of rows, a piece at a time."""
     rows, n = x.shape
     step = piece_rows(n)
     e = np.empty((min(step, rows), n), x.dtype)  # scratch, shared by the pieces
@@ -283,27 +233,25 @@ def _log_softmax_block(x, out):
         _log_softmax_piece(x[p], out[p], e[:m], shift[p], total[p], odd[p])
 
 
-@njit(error_model="numpy")
-def _log_softmax_rows(x, out):
-    _log_softmax_block(x, out)
-
-
 @njit(parallel=True, error_model="numpy")
-def _log_softmax_rows_parallel(x, out):
+def _log_softmax_parallel(x, out):
     for b in prange(blocks(x.shape[0])):
         _log_softmax_block(x[b * BLOCK : (b + 1) * BLOCK], out[b * BLOCK : (b + 1) * BLOCK])
 
 
-def _log_softmax_rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
+def _log_softmax_numpy(x: np.ndarray, out: np.ndarray) -> None:
     m = np.max(x, axis=1, keepdims=True, initial=-np.inf)
     np.subtract(x, np.where(np.isfinite(m), m, 0), out=out)
     if x.shape[1]:  # (the log of an empty sum would warn)
         out -= np.log(np.sum(np.exp(out), axis=1, keepdims=True))
 
 
+_LOG_SOFTMAX = Kernel(_log_softmax_numpy, _log_softmax_block, _log_softmax_parallel, ns=0.62)
+
+
 def log_softmax_forward(x: np.ndarray, dim: int) -> np.ndarray:
     """log(softmax(x)) along ``dim``, in x's dtype."""
-    return _run(x, dim, (_log_softmax_rows_numpy, _log_softmax_rows, _log_softmax_rows_parallel), ns=0.62)
+    return _LOG_SOFTMAX.along(x, dim)
 
 
 # ------------------------------------------------------------------ log-softmax backward
@@ -323,6 +271,7 @@ def _log_softmax_backward_piece(y, g, dx, total):
 
 @njit
 def _log_softmax_backward_block(y, g, dx):
+    """dx = g - exp(y) * rowsum(g) on a block of rows, a piece at a time."""
     total = np.empty(y.shape[0])
     step = piece_rows(y.shape[1])
     for start in range(0, y.shape[0], step):
@@ -330,29 +279,24 @@ def _log_softmax_backward_block(y, g, dx):
         _log_softmax_backward_piece(y[p], g[p], dx[p], total[p])
 
 
-@njit
-def _log_softmax_backward_rows(y, g, dx):
-    _log_softmax_backward_block(y, g, dx)
-
-
 @njit(parallel=True)
-def _log_softmax_backward_rows_parallel(y, g, dx):
+def _log_softmax_backward_parallel(y, g, dx):
     for b in prange(blocks(y.shape[0])):
         rows = slice(b * BLOCK, (b + 1) * BLOCK)
         _log_softmax_backward_block(y[rows], g[rows], dx[rows])
 
 
-def _log_softmax_backward_rows_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:
+def _log_softmax_backward_numpy(y: np.ndarray, g: np.ndarray, dx: np.ndarray) -> None:
     np.exp(y, out=dx)
     dx *= g.sum(axis=1, keepdims=True)
     np.subtract(g, dx, out=dx)
 
 
+_LOG_SOFTMAX_BACKWARD = Kernel(
+    _log_softmax_backward_numpy, _log_softmax_backward_block, _log_softmax_backward_parallel, ns=0.45
+)
+
+
 def log_softmax_backward(y: np.ndarray, grad: np.ndarray, dim: int) -> np.ndarray:
     """d(loss)/dx from the log-softmax output ``y`` and d(loss)/dy ``grad``."""
-    implementations = (
-        _log_softmax_backward_rows_numpy,
-        _log_softmax_backward_rows,
-        _log_softmax_backward_rows_parallel,
-    )
-    return _run(y, dim, implementations, grad, ns=0.45)
+    return _LOG_SOFTMAX_BACKWARD.along(y, dim, grad)

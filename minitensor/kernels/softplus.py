@@ -33,12 +33,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._exp import exp_inplace
-from ._jit import choose, njit
 from ._log import log1p_unit, log_consts
 from ._sum import vector_sum
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 _PIECE = 2048  # elements per exp call: the piece's scratch stays in the L1 cache
-_SOFTPLUS_NS, _BCE_NS, _BCE_BACKWARD_NS = 1.0, 1.0, 0.3  # serial ns per element (choose's ``ns``; measured)
 
 
 # ------------------------------------------------------------------ softplus
@@ -47,9 +47,9 @@ def softplus(x: np.ndarray, beta: float, threshold: float, keep_slope: bool) -> 
     backward pass) is computed when ``keep_slope``."""
     out = np.empty(x.shape, x.dtype)
     slope = np.empty(x.shape, x.dtype) if keep_slope else None
-    run = choose(x, _softplus_numpy, _softplus, ns=_SOFTPLUS_NS)
     t = x.dtype.type
-    run(x.reshape(-1), t(beta), t(threshold), out.reshape(-1), None if slope is None else slope.reshape(-1))
+    flat_slope = None if slope is None else slope.reshape(-1)
+    _SOFTPLUS.on(x)(x.reshape(-1), t(beta), t(threshold), out.reshape(-1), flat_slope)
     return out, slope
 
 
@@ -95,7 +95,7 @@ def bce_logits(x: np.ndarray, t: np.ndarray, w, pw, per_element: bool, keep: tup
     sp = np.empty(x.shape, x.dtype) if keep[1] else None
     flats = [None if a is None else a.reshape(-1) for a in (w, pw)]
     outs = [None if a is None else a.reshape(-1) for a in (loss, s, sp)]
-    total = choose(x, _bce_logits_numpy, _bce_logits, ns=_BCE_NS)(x.reshape(-1), t.reshape(-1), *flats, *outs)
+    total = _BCE_LOGITS.on(x)(x.reshape(-1), t.reshape(-1), *flats, *outs)
     return (loss if per_element else total), s, sp
 
 
@@ -155,8 +155,7 @@ def bce_logits_backward(x, t, w, pw, s, sp, grad, need: tuple) -> tuple:
     dt = np.empty(x.shape, x.dtype) if need[1] else None
     args = [None if a is None else a.reshape(-1) for a in (w, pw, s, sp)]
     outs = [None if a is None else a.reshape(-1) for a in (dx, dt)]
-    run = choose(x, _bce_logits_backward_numpy, _bce_logits_backward, ns=_BCE_BACKWARD_NS)
-    run(x.reshape(-1), t.reshape(-1), *args, g, c, *outs)
+    _BCE_LOGITS_BACKWARD.on(x)(x.reshape(-1), t.reshape(-1), *args, g, c, *outs)
     return dx, dt
 
 
@@ -183,3 +182,9 @@ def _bce_logits_backward(x, t, w, pw, s, sp, g, c, dx, dt):
             dx[i] = d * scale
         if dt is not None:
             dt[i] = (-x[i] if pw is None else (pw[i] - one) * sp[i] - x[i]) * scale
+
+
+# Serial ns per element (the ``Kernel``'s ``ns``; measured).
+_SOFTPLUS = Kernel(_softplus_numpy, _softplus, ns=1.0)
+_BCE_LOGITS = Kernel(_bce_logits_numpy, _bce_logits, ns=1.0)
+_BCE_LOGITS_BACKWARD = Kernel(_bce_logits_backward_numpy, _bce_logits_backward, ns=0.3)

@@ -21,23 +21,24 @@ import math
 
 import numpy as np
 
-from ._jit import njit
 from .expm1 import expm1_32, expm1_64
-from .pointwise import binary, same_layout, unary
-
-_NS = 1.0  # ns per element of the forward (choose's ``ns``)
+from .pointwise import same_layout
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 def tanh(x: np.ndarray) -> np.ndarray:
-    """tanh(x) elementwise, a new array of x's shape and dtype."""
-    return unary(x, _tanh_numpy, _tanh, _NS)
+    """tanh(x) elementwise, a new array of x's shape and dtype (NumPy's ``tanh`` for other than floats)."""
+    if x.dtype.kind != "f":
+        return np.tanh(x)
+    return _TANH.map(x)
 
 
 def tanh_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     """grad * (1 - y^2), y = tanh(x) (the plain formula when shapes or dtypes differ)."""
     if not same_layout(grad, y):
         return grad * (1 - y * y)
-    return binary(grad, y, _tanh_backward_numpy, _tanh_backward, 0.15)
+    return _TANH_BACKWARD.map(grad, y)
 
 
 def _tanh_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -65,3 +66,8 @@ def _tanh_backward(grad, y, out):
     one = np.ones(1, y.dtype)[0]
     for i in range(y.size):
         out[i] = grad[i] * (one - y[i] * y[i])
+
+
+# Serial ns per element (the ``Kernel``'s ``ns``).
+_TANH = Kernel(_tanh_numpy, _tanh, ns=1.0)
+_TANH_BACKWARD = Kernel(_tanh_backward_numpy, _tanh_backward, ns=0.15)

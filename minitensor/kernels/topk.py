@@ -1,9 +1,11 @@
-"""The indices of the k largest (or smallest) values of each row, for a small k, in one pass.
+"""The indices of the k largest (or smallest) values of each row: one pass for a small k.
 
 The order is PyTorch's ranking: by value (largest first for ``largest``),
 NaN above every number (first when ``largest``, last when not); values that
 rank equal come in index order (PyTorch leaves the order of ties unspecified).
 The reference is the first k of a stable sort (``first_of_stable_sort``).
+``topk_indices`` takes the kernel for float rows and k up to ``SMALL_K``, and
+``np.partition`` for larger k (``_by_partition``; a stable sort for rows with NaN).
 
 The kernel keeps, per row, the k best entries seen so far in a small sorted
 list.  Most values rank below the k-th kept one and cost one comparison; a
@@ -20,17 +22,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 SMALL_K = 16  # up to this k the kernel beats np.partition even on rows sorted the wrong way round
 
 
 def topk_indices(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
-    """(rows, k) int64: the k best positions of each row of the 2-D ``x``, best first, ties by index."""
-    out = np.empty((x.shape[0], k), np.int64)
-    if out.size:
-        choose(x, _topk_numpy, _topk_rows)(np.ascontiguousarray(x), k, largest, out)
-    return out
+    """(rows, k) int64: the k best positions of each row of the 2-D ``x`` (any dtype), best first,
+    ties by index (see the module docstring)."""
+    floats = x.dtype.kind == "f"
+    if floats and k <= SMALL_K:
+        out = np.empty((x.shape[0], k), np.int64)
+        if out.size:
+            _TOPK.on(x)(np.ascontiguousarray(x), k, largest, out)
+        return out
+    if floats and np.isnan(x).any():  # (partition keys cannot rank NaN above inf)
+        return first_of_stable_sort(x, k, largest)
+    return _by_partition(x, k, largest)
 
 
 def first_of_stable_sort(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
@@ -45,6 +54,30 @@ def first_of_stable_sort(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
     else:
         order = np.argsort(x, axis=1, kind="stable")
     return order[:, :k]
+
+
+def _by_partition(rows: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """``topk_indices`` for rows without NaN and any k, found without sorting everything (the reference:
+    ``first_of_stable_sort``).
+
+    On keys that order the values ascending (negated for ``largest``), the k-th smallest key ``t``
+    (``np.partition``, linear time) splits each row: every key below ``t`` is in, and of the keys
+    equal to ``t`` the first ones by index, as many as are missing.  ``np.nonzero`` lists the chosen
+    positions in index order, and a stable sort of their k keys puts them in order.
+    """
+    if k == 0:
+        return np.empty((rows.shape[0], 0), np.int64)
+    keys = rows if not largest else np.negative(rows) if rows.dtype.kind == "f" else np.invert(rows)
+    t = np.partition(keys, k - 1, axis=1)[:, k - 1 : k]
+    below, tied = keys < t, keys == t
+    missing = k - np.sum(below, axis=1, keepdims=True)
+    if np.array_equal(np.sum(tied, axis=1, keepdims=True), missing):  # no tie beyond the k-th: all in
+        chosen = below | tied
+    else:
+        chosen = below | (tied & (np.cumsum(tied, axis=1) <= missing))
+    positions = np.nonzero(chosen)[1].reshape(rows.shape[0], k)
+    order = np.argsort(np.take_along_axis(keys, positions, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(positions, order, axis=1)
 
 
 def _topk_numpy(x: np.ndarray, k: int, largest: bool, out: np.ndarray) -> None:
@@ -89,3 +122,6 @@ def _topk_rows(x, k, largest, out):
             if _before(value, kept[k - 1], largest):  # a tie with the k-th stays out: it comes later
                 _insert(kept, index, value, j, k - 1, largest)
                 threshold = sign * kept[k - 1]
+
+
+_TOPK = Kernel(_topk_numpy, _topk_rows)

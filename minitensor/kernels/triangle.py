@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit
 
 
 def triangle(x: np.ndarray, diagonal: int, upper: bool) -> np.ndarray:
@@ -23,7 +24,7 @@ def triangle(x: np.ndarray, diagonal: int, upper: bool) -> np.ndarray:
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
     m, n = x.shape[-2:]
-    choose(x, _triangle_numpy, _triangle)(x.reshape(-1, m, n), out.reshape(-1, m, n), diagonal, upper)
+    _TRIANGLE.on(x)(x.reshape(-1, m, n), out.reshape(-1, m, n), diagonal, upper)
     return out
 
 
@@ -46,3 +47,6 @@ def _triangle(x, out, diagonal, upper):
                 cut = min(max(i + diagonal + 1, 0), n)
                 dst[:cut] = src[:cut]
                 dst[cut:] = 0
+
+
+_TRIANGLE = Kernel(_triangle_numpy, _triangle)

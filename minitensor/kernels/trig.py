@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ._rows import calls_intrinsics, fma
-from .pointwise import unary
+from .runtime.dispatch import Kernel
 
 _F = np.float32
 _TWO_OVER_PI = _F(2.0 / math.pi)
@@ -37,17 +37,16 @@ _P1, _P2, _P3 = _F(1.57079637050628662109375), _F(-4.371138828673793e-08), _F(-1
 _S = (_F(-1 / 6), _F(1 / 120), _F(-1 / 5040), _F(1 / 362880))  # sin r = r + r^3 (S0 + S1 r^2 + ...)
 _C = (_F(-1 / 2), _F(1 / 24), _F(-1 / 720), _F(1 / 40320), _F(-1 / 3628800))  # cos r = 1 + r^2 (C0 + ...)
 _LIMIT = _F(131072.0)  # 2^17: the range checked ulp by ulp (and |k| < 2^17, exact in float32)
-_NS = 1.3  # the kernel's time per element, ns (for ``choose``)
 
 
 def sin(x: np.ndarray) -> np.ndarray:
     """sin(x) elementwise, a new array of x's shape and dtype (the kernel for float32)."""
-    return unary(x, _sin_numpy, _sin, _NS) if x.dtype == np.float32 else np.sin(x)
+    return _SIN.map(x) if x.dtype == np.float32 else np.sin(x)
 
 
 def cos(x: np.ndarray) -> np.ndarray:
     """cos(x) elementwise, a new array of x's shape and dtype (the kernel for float32)."""
-    return unary(x, _cos_numpy, _cos, _NS) if x.dtype == np.float32 else np.cos(x)
+    return _COS.map(x) if x.dtype == np.float32 else np.cos(x)
 
 
 def _sin_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -89,3 +88,8 @@ def _cos(x, out):
     for i in range(x.size):
         if not abs(x[i]) < _LIMIT:
             out[i] = np.float32(math.cos(np.float64(x[i])))
+
+
+# The kernels' time per element, ns (the ``Kernel``'s ``ns``).
+_SIN = Kernel(_sin_numpy, _sin, ns=1.3)
+_COS = Kernel(_cos_numpy, _cos, ns=1.3)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import choose, njit
+from .runtime.dispatch import KERNEL_DTYPES, Kernel
+from .runtime.jit import njit
 
-_NS = 0.2  # serial ns per element (choose's ``ns``; measured)
+_NS = 0.2  # serial ns per element (the ``Kernel``'s ``ns``; measured)
 _SMALL = 1024  # below this many elements np.where is faster than the kernel's call (~2 µs of checks)
 _ZERO = np.float32(0.0)  # (a float32 0 keeps float32 arrays float32; with float64 it widens exactly)
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def where(cond: np.ndarray, a, b) -> np.ndarray:
@@ -35,12 +35,12 @@ def where(cond: np.ndarray, a, b) -> np.ndarray:
     out = np.empty(cond.shape, like.dtype)
     flat = [v.reshape(-1) if isinstance(v, np.ndarray) else like.dtype.type(v) for v in (a, b)]
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        run = choose(like, _where_numpy, _where, ns=_NS)
+        kernel = _WHERE
     elif isinstance(b, np.ndarray):
-        run = choose(like, _where_numpy, _fill_where, ns=_NS)
+        kernel = _FILL_WHERE
     else:
-        run = choose(like, _where_numpy, _fill_elsewhere, ns=_NS)
-    run(cond.reshape(-1), *flat, out.reshape(-1))
+        kernel = _FILL_ELSEWHERE
+    kernel.on(like)(cond.reshape(-1), *flat, out.reshape(-1))
     return out
 
 
@@ -51,7 +51,7 @@ def _aligned(cond: np.ndarray, a, b):
     if len(arrays) + len(scalars) != 2 or not arrays or cond.dtype != np.bool_:
         return None
     first = arrays[0]
-    if first.dtype not in _KERNEL_DTYPES or any(v.shape != cond.shape or v.dtype != first.dtype for v in arrays):
+    if first.dtype not in KERNEL_DTYPES or any(v.shape != cond.shape or v.dtype != first.dtype for v in arrays):
         return None
     return first
 
@@ -59,12 +59,12 @@ def _aligned(cond: np.ndarray, a, b):
 def where_backward(cond: np.ndarray, grad: np.ndarray, need: tuple) -> tuple:
     """``(where(cond, grad, 0), where(cond, 0, grad))``, each None unless ``need[i]``; one pass
     when ``cond`` has grad's shape and grad is float32/float64, else NumPy's ``where``."""
-    if cond.shape != grad.shape or grad.dtype not in _KERNEL_DTYPES or grad.size < _SMALL:
+    if cond.shape != grad.shape or grad.dtype not in KERNEL_DTYPES or grad.size < _SMALL:
         zero = np.zeros((), dtype=grad.dtype)
         return (np.where(cond, grad, zero) if need[0] else None), (np.where(cond, zero, grad) if need[1] else None)
     ga, gb = (np.empty(grad.shape, grad.dtype) if n else None for n in need)
-    run = choose(grad, _where_backward_numpy, _where_backward, ns=_NS)
-    run(cond.reshape(-1), grad.reshape(-1), *(None if g is None else g.reshape(-1) for g in (ga, gb)))
+    flat = (None if g is None else g.reshape(-1) for g in (ga, gb))
+    _WHERE_BACKWARD.on(grad)(cond.reshape(-1), grad.reshape(-1), *flat)
     return ga, gb
 
 
@@ -113,3 +113,9 @@ def _where_backward(cond, grad, ga, gb):
             ga[i] = g if cond[i] else _ZERO
         if gb is not None:
             gb[i] = _ZERO if cond[i] else g
+
+
+_WHERE = Kernel(_where_numpy, _where, ns=_NS)
+_FILL_WHERE = Kernel(_where_numpy, _fill_where, ns=_NS)
+_FILL_ELSEWHERE = Kernel(_where_numpy, _fill_elsewhere, ns=_NS)
+_WHERE_BACKWARD = Kernel(_where_backward_numpy, _where_backward, ns=_NS)

@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels.attention import attention_backward, attention_forward
-from ..kernels.attention_softmax import attention_probs, softmax_scores_backward
 from .nn_ops import composite
 
 
@@ -96,7 +95,7 @@ class Attention(Op):
     @staticmethod
     def forward(ctx, q, k, v, mask=None, scale=1.0, dropout_mask=None):
         dropout_mask = _cast(dropout_mask, q.dtype)
-        out, p = attention_forward(q, k, v, mask, scale, dropout_mask, keep_probs=any(ctx.needs_input_grad))
+        out, p = backend.attention_forward(q, k, v, mask, scale, dropout_mask, keep_probs=any(ctx.needs_input_grad))
         ctx.save_for_backward(q, k, v, (p, mask))  # (the kernel state last, as a tuple: never a Tensor)
         ctx.scale, ctx.dropout_mask = scale, dropout_mask
         return out
@@ -106,7 +105,7 @@ class Attention(Op):
         *qkv, (p, mask) = ctx.saved_tensors
         if not isinstance(grad, np.ndarray):  # create_graph: the definition's gradient
             return composite(attention, qkv, ctx, grad, mask=mask, scale=ctx.scale, dropout_mask=ctx.dropout_mask)
-        return attention_backward(grad, *qkv, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
+        return backend.attention_backward(grad, *qkv, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
 
 
 class AttentionWeights(Op):
@@ -118,7 +117,7 @@ class AttentionWeights(Op):
 
     @staticmethod
     def forward(ctx, q, k, mask=None, scale=1.0):
-        p = attention_probs(q, k, mask, scale)
+        p = backend.attention_probs(q, k, mask, scale)
         ctx.save_for_backward(q, k, p, (mask,))  # (the mask with the kernel state: released after backward)
         ctx.scale = scale
         return p
@@ -129,7 +128,7 @@ class AttentionWeights(Op):
         if not isinstance(grad, np.ndarray):
             return composite(attention_weights, (q, k), ctx, grad, mask=mask, scale=ctx.scale)
         need_q, need_k = ctx.needs_input_grad
-        ds = softmax_scores_backward(p, np.array(grad, dtype=p.dtype), None, ctx.scale)
+        ds = backend.softmax_scores_backward(p, np.array(grad, dtype=p.dtype), None, ctx.scale)
         dq = np.matmul(ds, k) if need_q else None
         dk = np.matmul(np.swapaxes(ds, -1, -2), q) if need_k else None
         return dq, dk

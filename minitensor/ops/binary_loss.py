@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels import bce as bce_kernel
-from ..kernels import softplus as kernel
 from .nn_ops import composite, on_arrays, save_with_state
 from .shape import where
 from .softplus import softplus
@@ -39,8 +38,8 @@ class BinaryCrossEntropy(Op):
     @staticmethod
     def forward(ctx, p, t, w=None, reduction="mean"):
         p_, t_, w_ = _broadcast(p, t, w)
-        lp, lq = bce_kernel.logs(p_)
-        loss = bce_kernel.bce(lp, lq, t_, w_, per_element=reduction == "none")
+        lp, lq = backend.bce_logs(p_)
+        loss = backend.bce(lp, lq, t_, w_, per_element=reduction == "none")
         save_with_state(ctx, p, t, w, state=(lp, lq) if any(ctx.needs_input_grad) else (None, None))
         ctx.reduction, ctx.count = reduction, t_.size
         if reduction == "none":
@@ -54,7 +53,7 @@ class BinaryCrossEntropy(Op):
             return composite(bce_plain, (p, t, w), ctx, grad, reduction=ctx.reduction)
         if ctx.reduction == "mean":
             grad = grad / max(ctx.count, 1)  # (no division by 0 for an empty input)
-        return bce_kernel.bce_backward(*_broadcast(p, t, w), lp, lq, grad, ctx.needs_input_grad)
+        return backend.bce_backward(*_broadcast(p, t, w), lp, lq, grad, ctx.needs_input_grad)
 
 
 def reduced(total: float, count: int, dtype) -> np.ndarray:
@@ -89,7 +88,7 @@ class BinaryCrossEntropyWithLogits(Op):
     def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
         need_x, need_t = ctx.needs_input_grad[:2]
         full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
-        loss, s, sp = kernel.bce_logits(x, t, *full, reduction == "none", keep=(need_x, need_t and pw is not None))
+        loss, s, sp = backend.bce_logits(x, t, *full, reduction == "none", keep=(need_x, need_t and pw is not None))
         save_with_state(ctx, x, t, w, pw, state=(s, sp))
         ctx.reduction, ctx.count = reduction, x.size
         if reduction == "none":
@@ -104,7 +103,7 @@ class BinaryCrossEntropyWithLogits(Op):
         if ctx.reduction == "mean":
             grad = grad / max(ctx.count, 1)  # (no division by 0 for an empty input)
         full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
-        dx, dt = kernel.bce_logits_backward(x, t, *full, s, sp, grad, ctx.needs_input_grad[:2])
+        dx, dt = backend.bce_logits_backward(x, t, *full, s, sp, grad, ctx.needs_input_grad[:2])
         return dx, dt, None, None
 
 

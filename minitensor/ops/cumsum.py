@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from .._args import _dim
 from ..autograd.function import Op
-from ..kernels.cumsum import cumsum as running_sum
 from .reorder import Clone
 
 
@@ -21,7 +21,7 @@ class Cumsum(Op):
     @staticmethod
     def forward(ctx, x, dim=0, reverse=False):
         ctx.dim, ctx.reverse = dim, reverse
-        return running_sum(x, dim, reverse)
+        return backend.cumsum(x, dim, reverse)
 
     @staticmethod
     def backward(ctx, grad):

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels import divergence as kernel
 from .binary_loss import reduced
 from .nn_ops import composite, on_arrays, save_with_state
 from .shape import where
@@ -32,7 +32,7 @@ class KLDiv(Op):
 
     @staticmethod
     def forward(ctx, x, t, reduction="mean", log_target=False):
-        loss, lt = kernel.kl_div(x, t, log_target, per_element=reduction == "none")
+        loss, lt = backend.kl_div(x, t, log_target, per_element=reduction == "none")
         need_x, need_t = ctx.needs_input_grad
         save_with_state(ctx, x, t, state=(lt if need_t or (need_x and log_target) else None,))
         ctx.reduction, ctx.log_target = reduction, log_target

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels import exp_log, pointwise, tanh
 
 
 class Add(Op):
@@ -132,11 +132,11 @@ class Neg(Op):
 
 
 class Exp(Op):
-    """e^x;  dx = grad * y.  Float arrays take the kernel of kernels/exp_log.py."""
+    """e^x;  dx = grad * y.  (``backend.exp``: one vectorised pass for float arrays.)"""
 
     @staticmethod
     def forward(ctx, x):
-        y = exp_log.exp(x) if x.dtype.kind == "f" else np.exp(x)
+        y = backend.exp(x)
         ctx.save_for_backward(y)
         return y
 
@@ -147,13 +147,13 @@ class Exp(Op):
 
 
 class Log(Op):
-    """ln x;  dx = grad / x.  Float arrays take the kernel of kernels/exp_log.py (log 0 = -inf and
-    log of a negative number = NaN, silently as PyTorch)."""
+    """ln x;  dx = grad / x.  (``backend.log``: one vectorised pass for float arrays; log 0 = -inf and
+    log of a negative number = NaN, silently as PyTorch.)"""
 
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return exp_log.log(x) if x.dtype.kind == "f" else np.log(x)
+        return backend.log(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -185,17 +185,17 @@ class Abs(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        if type(grad) is np.ndarray:  # first order: one pass (kernels/pointwise.py)
-            return pointwise.abs_backward(grad, x)
-        return grad * pointwise.sgn(x)
+        if type(grad) is np.ndarray:  # first order: one pass
+            return backend.abs_backward(grad, x)
+        return grad * backend.sgn(x)
 
 
 class Tanh(Op):
-    """tanh(x);  dx = grad * (1 - y^2).  Float arrays take the one-pass kernels of kernels/tanh.py."""
+    """tanh(x);  dx = grad * (1 - y^2).  (``backend.tanh`` and its backward: one pass each.)"""
 
     @staticmethod
     def forward(ctx, x):
-        y = tanh.tanh(x) if x.dtype.kind == "f" else np.tanh(x)
+        y = backend.tanh(x)
         ctx.save_for_backward(y)
         return y
 
@@ -203,21 +203,17 @@ class Tanh(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         if type(grad) is np.ndarray:  # first order: one pass
-            return tanh.tanh_backward(grad, y)
+            return backend.tanh_backward(grad, y)
         return grad * (1 - y * y)
 
 
 class Sigmoid(Op):
-    """1 / (1 + exp(-x));  dx = grad * y * (1 - y).  Float arrays take the one-pass kernels of
-    kernels/pointwise.py (their NumPy references are the formulas below)."""
+    """1 / (1 + exp(-x));  dx = grad * y * (1 - y).  (``backend.sigmoid`` and its backward: one pass
+    each, never overflowing.)"""
 
     @staticmethod
     def forward(ctx, x):
-        if x.dtype.kind == "f":
-            y = pointwise.sigmoid(x)
-        else:  # exp of a non-positive number only: never overflows.
-            e = np.exp(-np.abs(x))
-            y = np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        y = backend.sigmoid(x)
         ctx.save_for_backward(y)
         return y
 
@@ -225,17 +221,17 @@ class Sigmoid(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         if type(grad) is np.ndarray:  # first order: one pass
-            return pointwise.sigmoid_backward(grad, y)
+            return backend.sigmoid_backward(grad, y)
         return grad * y * (1 - y)
 
 
 class Relu(Op):
     """max(x, 0), keeping NaN and -0.0;  dx = grad where y > 0 or NaN, else 0 (0 at x = 0), as in
-    PyTorch.  Float arrays take the one-pass kernels of kernels/pointwise.py."""
+    PyTorch.  (``backend.relu`` and its backward: one pass each.)"""
 
     @staticmethod
     def forward(ctx, x):
-        y = pointwise.relu(x) if x.dtype.kind == "f" else np.maximum(x, 0)
+        y = backend.relu(x)
         ctx.save_for_backward(y)
         return y
 
@@ -243,7 +239,7 @@ class Relu(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         if type(grad) is np.ndarray:
-            return pointwise.relu_backward(grad, y)
+            return backend.relu_backward(grad, y)
         return np.where(y <= 0, 0, grad)
 
 

@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op, composite_grads
-from ..kernels._threads import threads
-from ..kernels.gru import gru_backward, gru_forward
 from .recurrence import sequence_grads
 from .shape import stack
 
@@ -59,12 +58,12 @@ class GRULayer(Op):
 
     @staticmethod
     def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, reverse=False):
-        threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
+        backend.adapt_threads()  # (the thread policy: BLAS takes the cores free now)
         steps, rows, features = x.shape
         xg = np.matmul(x.reshape(steps * rows, features), w_ih.T)  # (L N, 3H), a new C-contiguous array
         if b_ih is not None:
             xg += b_ih
-        out, hg = gru_forward(xg.reshape(steps, rows, w_ih.shape[0]), w_hh, b_hh, h0, reverse)
+        out, hg = backend.gru_forward(xg.reshape(steps, rows, w_ih.shape[0]), w_hh, b_hh, h0, reverse)
         ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, out)
         ctx.reverse = reverse
         ctx.activations = (xg.reshape(steps, rows, w_ih.shape[0]), hg)  # [r, z, n] and h W_hhᵀ + b_hh of every step
@@ -81,6 +80,6 @@ class GRULayer(Op):
                 ctx.needs_input_grad,
             )
         gates, hg = ctx.activations
-        dgx, dgh, dh0 = gru_backward(grad, gates, hg, out, h0, w_hh, ctx.reverse)
+        dgx, dgh, dh0 = backend.gru_backward(grad, gates, hg, out, h0, w_hh, ctx.reverse)
         grads = sequence_grads(dgx, dgh, x, w_ih, out, h0, ctx.reverse, ctx.needs_input_grad)
         return (*grads, dh0 if ctx.needs_input_grad[5] else None)

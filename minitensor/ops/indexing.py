@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from .._args import _dim
 from ..autograd.function import Op
-from ..kernels import along_dim
-from ..kernels.scatter import index_add
 from ..tensor import Tensor
 from .inplace import IndexPut, apply_inplace
 
@@ -38,7 +37,7 @@ class Gather(Op):
     def forward(ctx, x, index, dim=0):
         ctx.save_for_backward(index)
         ctx.dim, ctx.shape_in = dim, x.shape
-        return along_dim.gather(x, index, dim)
+        return backend.gather(x, index, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -55,7 +54,7 @@ class ScatterAdd(Op):
         ctx.save_for_backward(index)
         ctx.dim = dim
         out = np.zeros(shape, values.dtype) if x is None else np.array(x, order="C")
-        along_dim.scatter_add(out, index, values, dim)
+        backend.scatter_add(out, index, values, dim)
         return out
 
     @staticmethod
@@ -75,7 +74,7 @@ class Scatter(Op):
         ctx.save_for_backward(index)
         ctx.dim = dim
         out = np.array(x, order="C")
-        along_dim.scatter(out, index, values, dim)
+        backend.scatter(out, index, values, dim)
         return out
 
     @staticmethod
@@ -109,7 +108,7 @@ def _checked_index(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A00
             if other.ndim and n > other.shape[i]:
                 raise ValueError(f"{fn}: index has size {n} in dim {i}, larger than {name}'s size {other.shape[i]}")
     if idx.size:
-        low, high = along_dim.index_range(idx)
+        low, high = backend.index_range(idx)
         if low < -shape_in[d] or high >= shape_in[d]:
             raise ValueError(f"{fn}: index out of range for dim {d} of size {shape_in[d]}: values {low}..{high}")
     return d, idx
@@ -228,7 +227,7 @@ def scatter_add_(input, dim: int, index, src):  # noqa: A002
     key = _key("scatter_add_", input, dim, index)
 
     def update(array, s):
-        index_add(array, key, _crop(s, index.shape))
+        backend.index_add(array, key, _crop(s, index.shape))
 
     apply_inplace(input, "scatter_add_", update, lambda old, s: scatter_add(old, dim, index, s), src)
     return input

@@ -10,9 +10,8 @@ import math
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels._threads import threads
-from ..kernels.matmul import batched_matmul
 
 
 def _swap(x: np.ndarray) -> np.ndarray:
@@ -20,9 +19,9 @@ def _swap(x: np.ndarray) -> np.ndarray:
 
 
 def _mm(a, b):
-    """a @ b (arrays: ``kernels.matmul.batched_matmul``; Tensors: the differentiable Matmul)."""
+    """a @ b (arrays: ``backend.matmul``; Tensors: the differentiable Matmul)."""
     if type(a) is np.ndarray and type(b) is np.ndarray:
-        return batched_matmul(a, b)
+        return backend.matmul(a, b)
     return np.matmul(a, b)
 
 
@@ -32,7 +31,7 @@ class Matmul(Op):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
         ctx.ndims = (a.ndim, b.ndim)
-        threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
+        backend.adapt_threads()  # (the thread policy: BLAS takes the cores free now)
         return _mm(a, b)
 
     @staticmethod

@@ -34,9 +34,8 @@ import math
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels import softmax
-from ..kernels.class_targets import target_losses
 from .nn_ops import composite, on_arrays, save_with_state
 from .reduce import PutAlongDim, TakeAlongDim
 
@@ -52,7 +51,7 @@ def _softmax_rows(rows: np.ndarray) -> tuple:
     A row of only ``-inf`` logits gets ``p = 0`` and ``log_total = 0``: its loss is
     inf, or 0 with no gradient when the row is ignored.
     """
-    p, shift, log_total = softmax.softmax_parts(rows)
+    p, shift, log_total = backend.softmax_parts(rows)
     if not np.isfinite(log_total).all():
         empty = log_total == -np.inf
         p[empty] = 0
@@ -63,10 +62,10 @@ def _softmax_rows(rows: np.ndarray) -> tuple:
 def _log_softmax_parts(x: np.ndarray, axis: int) -> tuple:
     """``z = x - max``, ``lse = log(sum(exp(z)))`` (keepdims) and the softmax ``p``, in x's layout
     (as ``_softmax_rows``)."""
-    rows, moved_shape = softmax.as_rows(x, axis)
+    rows, moved_shape = backend.as_rows(x, axis)
     p, shift, log_total = _softmax_rows(rows)
     shift, log_total = (np.expand_dims(a.reshape(moved_shape[:-1]), axis) for a in (shift, log_total))
-    return x - shift, log_total, softmax.from_rows(p, moved_shape, axis, x)
+    return x - shift, log_total, backend.from_rows(p, moved_shape, axis, x)
 
 
 def _broadcast_weight(weight: np.ndarray, x: np.ndarray, axis: int) -> np.ndarray:
@@ -125,9 +124,9 @@ class CrossEntropy(Op):
     @staticmethod
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
         axis = class_axis(x)
-        rows, moved_shape = softmax.as_rows(x, axis)
+        rows, moved_shape = backend.as_rows(x, axis)
         p, shift, log_total = _softmax_rows(rows)
-        valid, index, w, loss = target_losses(rows, shift, log_total, target.reshape(-1), ignore_index, weight)
+        valid, index, w, loss = backend.target_losses(rows, shift, log_total, target.reshape(-1), ignore_index, weight)
         if label_smoothing:
             z = rows - shift[:, None]
             weighted_z, total_weight = (z.sum(axis=1), z.shape[1]) if weight is None else (z @ weight, weight.sum())
@@ -152,10 +151,10 @@ class CrossEntropy(Op):
         coef = at_target
         if eps:  # (eps / C) * sum_c w[c] * p[i, c] in every row's loss
             coef = at_target + scale * (eps / n_classes * (n_classes if weight is None else weight.sum()))
-        dx = softmax.scaled_rows(p, coef, index, at_target)  # (p - onehot) * scale, in one pass
+        dx = backend.scaled_rows(p, coef, index, at_target)  # (p - onehot) * scale, in one pass
         if eps:
             dx -= (scale * (eps / n_classes))[:, None] * (1 if weight is None else weight)
-        return softmax.from_rows(dx, ctx.moved_shape, axis, x), None
+        return backend.from_rows(dx, ctx.moved_shape, axis, x), None
 
 
 class SoftCrossEntropy(Op):
@@ -206,9 +205,9 @@ class NLLLoss(Op):
 
     @staticmethod
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean"):
-        rows, _ = softmax.as_rows(x, class_axis(x))  # (R, C): a view for (N, C) and (C,), else a copy
+        rows, _ = backend.as_rows(x, class_axis(x))  # (R, C): a view for (N, C) and (C,), else a copy
         zeros = np.zeros(rows.shape[0], x.dtype)  # (log-probabilities: no shift, no log-sum)
-        valid, index, w, loss = target_losses(rows, zeros, zeros, target.reshape(-1), ignore_index, weight)
+        valid, index, w, loss = backend.target_losses(rows, zeros, zeros, target.reshape(-1), ignore_index, weight)
         denom = w.sum()
         save_with_state(ctx, state=(index, valid, w))
         ctx.settings = (class_axis(x), x.shape, reduction, denom, target.shape)

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op, composite_grads
-from ..kernels.column_sums import column_sums
 from .shape import stack
 
 
@@ -79,7 +79,7 @@ class LSTMCellStep(Op):
             [dc * g * i * (1.0 - i), dc * c * f * (1.0 - f), dc * i * (1.0 - g * g), dh_new * tanh_c * o * (1.0 - o)],
             axis=1,
         )
-        db = column_sums(dgates) if need[5] or need[6] else None
+        db = backend.column_sums(dgates) if need[5] or need[6] else None
         return (
             dgates @ w_ih if need[0] else None,
             dgates @ w_hh if need[1] else None,

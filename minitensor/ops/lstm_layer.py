@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op, composite_grads
-from ..kernels._threads import threads
-from ..kernels.lstm import lstm_backward, lstm_forward
 from .recurrence import sequence_grads
 from .shape import stack
 
@@ -59,14 +58,14 @@ class LSTMLayer(Op):
 
     @staticmethod
     def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse=False):
-        threads()  # the BLAS's thread count follows the machine's free cores (kernels/_threads.py)
+        backend.adapt_threads()  # (the thread policy: BLAS takes the cores free now)
         steps, rows, features = x.shape
         xg = np.matmul(x.reshape(steps * rows, features), w_ih.T)  # (L N, 4H), a new C-contiguous array
         if b_ih is not None:
             xg += b_ih
             xg += b_hh
         xg = xg.reshape(steps, rows, w_ih.shape[0])
-        out, c, tanh_c = lstm_forward(xg, w_hh, h0, c0, reverse)
+        out, c, tanh_c = backend.lstm_forward(xg, w_hh, h0, c0, reverse)
         ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, out)
         ctx.reverse = reverse
         ctx.activations = (xg, c, tanh_c)  # the activated gates, c and tanh(c) of every step
@@ -83,6 +82,6 @@ class LSTMLayer(Op):
                 ctx.needs_input_grad,
             )
         gates, c, tanh_c = ctx.activations
-        dgates, dh0, dc0 = lstm_backward(grad, gates, c, tanh_c, c0, w_hh, ctx.reverse)
+        dgates, dh0, dc0 = backend.lstm_backward(grad, gates, c, tanh_c, c0, w_hh, ctx.reverse)
         grads = sequence_grads(dgates, dgates, x, w_ih, out[:-1], h0, ctx.reverse, ctx.needs_input_grad)
         return (*grads, dh0 if ctx.needs_input_grad[5] else None, dc0 if ctx.needs_input_grad[6] else None)

@@ -29,11 +29,8 @@ import math
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels import exp_log
-from ..kernels.exp2 import exp2 as exp2_kernel
-from ..kernels.expm1 import expm1 as expm1_kernel
-from ..kernels.log1p import log1p as log1p_kernel
 from .nn_ops import on_arrays
 from .trig import _floating
 
@@ -44,7 +41,7 @@ class Log1p(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return log1p_kernel(x)
+        return backend.log1p(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -57,7 +54,7 @@ class Expm1(Op):
 
     @staticmethod
     def forward(ctx, x):
-        y = expm1_kernel(x)
+        y = backend.expm1(x)
         ctx.save_for_backward(y)
         return y
 
@@ -72,7 +69,7 @@ class Exp2(Op):
 
     @staticmethod
     def forward(ctx, x):
-        y = exp2_kernel(x)
+        y = backend.exp2(x)
         ctx.save_for_backward(y)
         return y
 
@@ -88,7 +85,7 @@ class Log2(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return exp_log.log2(x)
+        return backend.log2(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -102,7 +99,7 @@ class Log10(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return exp_log.log10(x)
+        return backend.log10(x)
 
     @staticmethod
     def backward(ctx, grad):

@@ -25,13 +25,8 @@ import math
 
 import numpy as np
 
-from .. import random
+from .. import backend, random
 from ..autograd.function import Op, composite_grads
-from ..kernels import gelu as gelu_kernel
-from ..kernels import layer_norm as layer_norm_kernel
-from ..kernels import softmax
-from ..kernels.column_sums import column_sums
-from ..kernels.scatter import index_add
 from .shape import IndexAdd
 from .special import Erf
 
@@ -58,7 +53,7 @@ class Softmax(Op):
 
     @staticmethod
     def forward(ctx, x, dim=-1):
-        y = softmax.softmax_forward(x, dim)
+        y = backend.softmax(x, dim)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -67,7 +62,7 @@ class Softmax(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         if on_arrays(grad):
-            return softmax.softmax_backward(y, grad, ctx.dim)
+            return backend.softmax_backward(y, grad, ctx.dim)
         return y * (grad - np.sum(grad * y, axis=ctx.dim, keepdims=True))
 
 
@@ -76,7 +71,7 @@ class LogSoftmax(Op):
 
     @staticmethod
     def forward(ctx, x, dim=-1):
-        y = softmax.log_softmax_forward(x, dim)
+        y = backend.log_softmax(x, dim)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -85,7 +80,7 @@ class LogSoftmax(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         if on_arrays(grad):
-            return softmax.log_softmax_backward(y, grad, ctx.dim)
+            return backend.log_softmax_backward(y, grad, ctx.dim)
         return grad - np.exp(y) * np.sum(grad, axis=ctx.dim, keepdims=True)
 
 
@@ -112,7 +107,7 @@ class Linear(Op):
         gw = g.T @ _rows_view(x) if needs[1] else None
         if len(needs) == 2:
             return gx, gw
-        return gx, gw, column_sums(g) if needs[2] else None
+        return gx, gw, backend.column_sums(g) if needs[2] else None
 
 
 def layer_norm(x, weight=None, bias=None, n_dims: int = 1, eps: float = 1e-5):
@@ -141,7 +136,7 @@ class LayerNorm(Op):
     def forward(ctx, x, weight=None, bias=None, n_dims=1, eps=1e-5):
         norm_shape = x.shape[x.ndim - n_dims :]
         rows = _rows(x, math.prod(norm_shape))  # (math.prod: np.prod costs ~3 µs on a tuple)
-        y, mean, rstd = layer_norm_kernel.layer_norm_forward(rows, weight, bias, eps, shape=x.shape)
+        y, mean, rstd = backend.layer_norm(rows, weight, bias, eps, shape=x.shape)
         save_with_state(ctx, x, weight, bias, state=(rows, mean, rstd))
         ctx.norm_shape, ctx.eps = norm_shape, eps
         return y
@@ -152,7 +147,7 @@ class LayerNorm(Op):
             settings = {"n_dims": len(ctx.norm_shape), "eps": ctx.eps}
             return composite(layer_norm, ctx.saved_tensors[:-1], ctx, grad, **settings)
         _, weight, _, (rows, mean, rstd) = ctx.saved_tensors
-        dx, dw, db = layer_norm_kernel.layer_norm_backward(grad, rows, mean, rstd, weight)  # (dx: grad's shape)
+        dx, dw, db = backend.layer_norm_backward(grad, rows, mean, rstd, weight)  # (dx: grad's shape)
         need_x, need_w, need_b = ctx.needs_input_grad
         return (
             dx if need_x else None,
@@ -234,7 +229,7 @@ class GeluTanh(Op):
 
 
 def _gelu_forward(ctx, x: np.ndarray, approximate: str) -> np.ndarray:
-    y, kept = gelu_kernel.gelu(x, approximate, keep=ctx.needs_input_grad[0])
+    y, kept = backend.gelu(x, approximate, keep=ctx.needs_input_grad[0])
     save_with_state(ctx, x, state=(kept,))
     return y
 
@@ -244,7 +239,7 @@ def _gelu_backward(ctx, grad, approximate: str):
         forward = gelu if approximate == "none" else gelu_tanh
         return composite(forward, ctx.saved_tensors[:-1], ctx, grad)[0]
     x, (kept,) = ctx.saved_tensors
-    return gelu_kernel.gelu_backward(grad, x, kept, approximate)
+    return backend.gelu_backward(grad, x, kept, approximate)
 
 
 class Dropout(Op):
@@ -300,7 +295,7 @@ class Embedding(Op):
                 rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
             return IndexAdd.apply(rows, key=indices, shape=ctx.weight_shape), None
         gw = np.zeros(ctx.weight_shape, dtype=grad.dtype)
-        index_add(gw, (indices,), rows)  # np.add.at; a row-loop kernel (kernels/scatter.py)
+        backend.index_add(gw, (indices,), rows)  # np.add.at; a row-loop kernel (kernels/scatter.py)
         if ctx.padding_idx is not None:
             gw[ctx.padding_idx] = 0
         return gw, None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.column_sums import column_sums
+from .. import backend
 
 
 def previous_h(hs: np.ndarray, h0: np.ndarray, reverse: bool) -> np.ndarray:
@@ -34,8 +34,8 @@ def sequence_grads(dgx, dgh, x, w_ih, hs, h0, reverse: bool, needs: tuple) -> tu
     dx = np.matmul(flat_x, w_ih).reshape(x.shape) if needs[0] else None
     dw_ih = np.matmul(flat_x.T, x.reshape(steps * rows, x.shape[2])) if needs[1] else None
     dw_hh = np.matmul(flat_h.T, previous_h(hs, h0, reverse).reshape(steps * rows, hs.shape[2])) if needs[2] else None
-    db_ih = column_sums(flat_x) if needs[3] else None
+    db_ih = backend.column_sums(flat_x) if needs[3] else None
     db_hh = None
     if needs[4]:  # (a new array even when dgh is dgx: each parent gets its own)
-        db_hh = db_ih.copy() if dgh is dgx and db_ih is not None else column_sums(flat_h)
+        db_hh = db_ih.copy() if dgh is dgx and db_ih is not None else backend.column_sums(flat_h)
     return dx, dw_ih, dw_hh, db_ih, db_hh

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels import along_dim, extremum, softmax
 
 
 def _unsqueeze(grad: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
@@ -151,19 +151,18 @@ class _Extremum(Op):
     elements hold a NaN, and then a NaN gradient (no element equals NaN: g / 0 * 0).
 
     Over one float dim the forward and the first-order backward run on the rows of
-    ``kernels.extremum`` (a SIMD max/min; the backward counts the ties and writes the
+    ``backend.amax``/``amin`` (a SIMD max/min; the backward counts the ties and writes the
     shares in two passes); over several dims it is NumPy.
     """
 
     reduce = None  # np.max or np.min
-    row_reduce = None  # kernels.extremum.amax_forward or amin_forward
+    reduce_along = None  # the backend's amax or amin (along one dim)
 
     @classmethod
     def forward(cls, ctx, x, axis=(), keepdim=False):
         ctx.axis, ctx.keepdim = axis, keepdim
         if len(axis) == 1 and x.dtype.kind == "f":
-            rows, moved_shape = softmax.as_rows(x, axis[0])
-            out = cls.row_reduce(rows).reshape(moved_shape[:-1])
+            out = cls.reduce_along(x, axis[0])
             out = np.expand_dims(out, axis) if keepdim else out
         else:
             out = cls.reduce(x, axis=axis, keepdims=keepdim)
@@ -174,9 +173,7 @@ class _Extremum(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         if len(ctx.axis) == 1 and isinstance(grad, np.ndarray) and x.dtype.kind == "f":  # first order
-            rows, moved_shape = softmax.as_rows(x, ctx.axis[0])
-            dx = extremum.extremum_backward(rows, out.reshape(-1), grad.reshape(-1))
-            return softmax.from_rows(dx, moved_shape, ctx.axis[0], x)
+            return backend.extremum_backward(x, out, grad, ctx.axis[0])
         x, out = getattr(x, "_data", x), getattr(out, "_data", out)  # (the mask is a constant)
         winners = x == _unsqueeze(out, ctx.axis, ctx.keepdim)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -186,12 +183,12 @@ class _Extremum(Op):
 
 class Amax(_Extremum):
     reduce = staticmethod(np.max)
-    row_reduce = staticmethod(extremum.amax_forward)
+    reduce_along = staticmethod(backend.amax)
 
 
 class Amin(_Extremum):
     reduce = staticmethod(np.min)
-    row_reduce = staticmethod(extremum.amin_forward)
+    reduce_along = staticmethod(backend.amin)
 
 
 class TakeAlongDim(Op):
@@ -204,7 +201,7 @@ class TakeAlongDim(Op):
     @staticmethod
     def forward(ctx, x, index=None, dim=0, keepdim=False):
         ctx.shape_in, ctx.index, ctx.dim, ctx.keepdim = x.shape, index, dim, keepdim
-        out = along_dim.gather(x, index, dim)
+        out = backend.gather(x, index, dim)
         return out if keepdim else np.squeeze(out, axis=dim)
 
     @staticmethod
@@ -221,7 +218,7 @@ class PutAlongDim(Op):
     def forward(ctx, values, index=None, dim=0, shape=()):
         ctx.index, ctx.dim = index, dim
         out = np.zeros(shape, dtype=values.dtype)
-        along_dim.scatter(out, index, values, dim)
+        backend.scatter(out, index, values, dim)
         return out
 
     @staticmethod
@@ -233,7 +230,7 @@ class LogSumExp(Op):
     """log(sum(exp(x))) computed stably by shifting with the max; -inf over no elements (log 0), as PyTorch.
 
     ``d logsumexp / dx = softmax(x)``: over one float dim the softmax kernel
-    (``kernels.softmax``) gives both in one pass and the softmax is kept for
+    (``backend.logsumexp``) gives both in one pass and the softmax is kept for
     the first-order backward; over several dims it is NumPy.
     """
 
@@ -241,7 +238,7 @@ class LogSumExp(Op):
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.axis, ctx.keepdim = axis, keepdim
         if len(axis) == 1 and x.dtype.kind == "f" and x.size:
-            lse, p = softmax.logsumexp_forward(x, axis[0])
+            lse, p = backend.logsumexp(x, axis[0])
             out = np.expand_dims(lse, axis) if keepdim else lse
         else:
             p = None
@@ -257,6 +254,6 @@ class LogSumExp(Op):
     def backward(ctx, grad):
         x, out, (p,) = ctx.saved_tensors
         if p is not None and isinstance(grad, (np.ndarray, np.generic)):  # first order
-            return softmax.logsumexp_backward(p, grad, ctx.axis[0], x)
+            return backend.logsumexp_backward(p, grad, ctx.axis[0], x)
         g = _unsqueeze(grad, ctx.axis, ctx.keepdim)
         return g * np.exp(x - _unsqueeze(out, ctx.axis, ctx.keepdim))

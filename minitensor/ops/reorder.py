@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from .._args import _dim, _positive_int, _shape_arg
 from ..autograd.function import Op
-from ..kernels.flip import flip as reversed_copy
 from .shape import Index
 
 
@@ -33,7 +33,7 @@ class Flip(Op):
     @staticmethod
     def forward(ctx, x, dims=()):
         ctx.dims = dims
-        return reversed_copy(x, dims)  # a copy, as PyTorch (flip never returns a view)
+        return backend.flip(x, dims)  # a copy, as PyTorch (flip never returns a view)
 
     @staticmethod
     def backward(ctx, grad):

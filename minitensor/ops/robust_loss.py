@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels.robust_loss import robust_loss, robust_slope
 from .loss import _reduce, _reduce_tensor
 from .nn_ops import composite, on_arrays, save_with_state
 
@@ -35,7 +35,7 @@ class RobustLoss(Op):
         d = x - y
         save_with_state(ctx, x, y, state=(d,))
         ctx.kind, ctx.limit, ctx.reduction, ctx.count = kind, limit, reduction, d.size
-        return _reduce(robust_loss(d, kind, limit), reduction, d.size)
+        return _reduce(backend.robust_loss(d, kind, limit), reduction, d.size)
 
     @staticmethod
     def backward(ctx, grad):
@@ -45,7 +45,7 @@ class RobustLoss(Op):
             return composite(_plain, (x, y), ctx, grad, **settings)
         if ctx.reduction == "mean":
             grad = grad / ctx.count if ctx.count else grad * 0
-        dx = robust_slope(d, ctx.kind, ctx.limit, np.asarray(grad, d.dtype))
+        dx = backend.robust_slope(d, ctx.kind, ctx.limit, np.asarray(grad, d.dtype))
         need_x, need_y = ctx.needs_input_grad
         return (dx if need_x else None), (-dx if need_y else None)
 

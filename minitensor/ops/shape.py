@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
 from .._args import _dim
 from ..autograd.function import Op
-from ..kernels import where as where_kernel
-from ..kernels.scatter import index_add
 from ..tensor import Tensor
 from .operands import _cast, _operand, _promoted, _shape_of, _watched
 
@@ -92,7 +90,7 @@ class IndexAdd(Op):
         ctx.key = key
         out = np.zeros(shape, dtype=values.dtype)
         if _may_repeat(key):
-            index_add(out, key, values)  # np.add.at, with a kernel for integer-array keys
+            backend.index_add(out, key, values)  # np.add.at, with a kernel for integer-array keys
         else:
             out[key] = values
         return out
@@ -179,14 +177,14 @@ class Where(Op):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        return where_kernel.where(cond, a, b)
+        return backend.where(cond, a, b)
 
     @staticmethod
     def backward(ctx, grad):
         (cond,) = ctx.saved_tensors
         need = ctx.needs_input_grad[1:]
         if type(grad) is np.ndarray:
-            return None, *where_kernel.where_backward(cond, grad, need)
+            return None, *backend.where_backward(cond, grad, need)
         zero = np.zeros((), dtype=grad.dtype)
         ga = np.where(cond, grad, zero) if need[0] else None
         gb = np.where(cond, zero, grad) if need[1] else None

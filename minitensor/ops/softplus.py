@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels import pointwise
-from ..kernels import softplus as kernel
 from ..tensor import Tensor
 from .elementwise import Sigmoid
 from .nn_ops import on_arrays, save_with_state
@@ -29,7 +28,7 @@ class Softplus(Op):
     @staticmethod
     def forward(ctx, x, beta=1.0, threshold=20.0):
         ctx.beta, ctx.threshold = beta, threshold
-        y, slope = kernel.softplus(x, beta, threshold, keep_slope=ctx.needs_input_grad[0])
+        y, slope = backend.softplus(x, beta, threshold, keep_slope=ctx.needs_input_grad[0])
         save_with_state(ctx, x, state=(slope,))
         return y
 
@@ -47,7 +46,7 @@ class Silu(Op):
 
     @staticmethod
     def forward(ctx, x):
-        y, s = pointwise.silu(x, keep_sigmoid=ctx.needs_input_grad[0])
+        y, s = backend.silu(x, keep_sigmoid=ctx.needs_input_grad[0])
         save_with_state(ctx, x, state=(s,))
         return y
 
@@ -55,7 +54,7 @@ class Silu(Op):
     def backward(ctx, grad):
         x, (s,) = ctx.saved_tensors
         if on_arrays(grad):
-            return pointwise.silu_backward(np.asarray(grad), x, s)
+            return backend.silu_backward(np.asarray(grad), x, s)
         s = Sigmoid.call(x)  # (a Tensor in the graph under create_graph)
         return grad * (s * (1 + x * (1 - s)))
 

@@ -22,8 +22,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import backend
 from .._args import _dim
-from ..kernels.topk import first_of_stable_sort
 from ..tensor import Tensor
 from .reduce import TakeAlongDim
 
@@ -36,7 +36,7 @@ def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     rows = last.reshape(math.prod(last.shape[:-1]), last.shape[-1])
     if rows.dtype == np.bool_:
         rows = rows.view(np.uint8)
-    order = first_of_stable_sort(rows, rows.shape[1], largest=descending).reshape(last.shape)
+    order = backend.first_of_stable_sort(rows, rows.shape[1], largest=descending).reshape(last.shape)
     return np.ascontiguousarray(np.moveaxis(order, -1, dim)).astype(np.int64, copy=False)
 
 

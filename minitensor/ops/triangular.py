@@ -2,15 +2,15 @@
 
 ``diagonal`` shifts the boundary: 0 is the main diagonal, > 0 above it, < 0
 below it (as PyTorch).  The gradient is the same triangle of the incoming
-gradient, so the op is its own backward.  ``kernels/triangle.py`` runs it.
+gradient, so the op is its own backward.  ``backend.triangle`` runs it (one pass).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
-from ..kernels.triangle import triangle
 from ..tensor import Tensor
 
 
@@ -20,7 +20,7 @@ class Triangle(Op):
     @staticmethod
     def forward(ctx, x, diagonal=0, upper=False):
         ctx.diagonal, ctx.upper = diagonal, upper
-        return triangle(x, diagonal, upper)
+        return backend.triangle(x, diagonal, upper)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,14 +1,13 @@
 """Trigonometric ops: sin and cos (each one's derivative is the other).
 
-float32 arrays go through the vectorised kernels of ``kernels/trig.py`` (within 1.5 ulp),
+float32 arrays go through vectorised kernels (``backend.sin``, ``backend.cos``: within 1.5 ulp),
 float64 through NumPy's functions.
 """
 
 from __future__ import annotations
 
-from .. import dtypes
+from .. import backend, dtypes
 from ..autograd.function import Op
-from ..kernels import trig
 
 
 class Sin(Op):
@@ -17,7 +16,7 @@ class Sin(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return trig.sin(x)
+        return backend.sin(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -31,7 +30,7 @@ class Cos(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return trig.cos(x)
+        return backend.cos(x)
 
     @staticmethod
     def backward(ctx, grad):

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from ..kernels.adam import adam_apply, adam_settings
+from .. import backend
 from .optimizer import Optimizer, check_number, check_pair
 
 
@@ -90,7 +90,7 @@ class Adam(Optimizer):
 
     def step(self, closure: Callable | None = None):
         """Update every parameter that has a gradient (see ``Optimizer.step``).  The step's numbers
-        (``adam_settings``) are computed once per group, dtype and step count within the call."""
+        (``backend.adam_settings``) are computed once per group, dtype and step count within the call."""
         self._step_settings = {}
         try:
             return super().step(closure)
@@ -108,12 +108,12 @@ class Adam(Optimizer):
         key = (id(group), param.dtype, step)
         settings = self._step_settings.get(key)
         if settings is None:
-            settings = self._step_settings[key] = adam_settings(
+            settings = self._step_settings[key] = backend.adam_settings(
                 param.dtype, group["lr"], group["betas"], group["eps"], group["weight_decay"],
                 group["decoupled_weight_decay"], step,
             )  # fmt: skip
         v_max = state["max_exp_avg_sq"] if group["amsgrad"] else None
-        adam_apply(param, grad, state["exp_avg"], state["exp_avg_sq"], v_max, group["maximize"], settings)
+        backend.adam_apply(param, grad, state["exp_avg"], state["exp_avg_sq"], v_max, group["maximize"], settings)
 
 
 class AdamW(Adam):

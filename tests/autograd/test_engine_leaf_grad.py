@@ -5,22 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 import minitensor as mt
-from minitensor.autograd import engine
+from minitensor import backend
 
 
 def _taken(monkeypatch) -> list:
-    """Record each verdict of engine._unshared (the spy's own frame holds one more reference)."""
+    """Record each verdict of ``backend.owned``, which the engine asks (the spy's own argument is one
+    holder more)."""
     log = []
-    real = engine._unshared
+    real = backend.owned
 
-    def spy(grad, leaf):
-        monkeypatch.setattr(engine, "_ENGINE_REFERENCES", engine._ENGINE_REFERENCES + 1)
-        verdict = real(grad, leaf)
-        monkeypatch.setattr(engine, "_ENGINE_REFERENCES", engine._ENGINE_REFERENCES - 1)
+    def spy(grad, like, holders=1):
+        verdict = real(grad, like, holders + 1)
         log.append(verdict)
         return verdict
 
-    monkeypatch.setattr(engine, "_unshared", spy)
+    monkeypatch.setattr(backend, "owned", spy)
     return log
 
 

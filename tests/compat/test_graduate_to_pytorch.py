@@ -46,11 +46,25 @@ def test_pytorch_carries_on_and_minitensor_takes_it_back(unbroken, tmp_path: Pat
     np.testing.assert_allclose(losses(back), reference[75:], rtol=1e-4)  # steps 75..99 on minitensor again
 
 
+GLOO_TEARDOWN_RACE = "terminate called without an active exception"
+
+
+def _torchrun(run_python, args: list, cwd: Path):
+    """``torchrun`` once more if, and only if, a worker died in gloo's teardown (a PyTorch race outside
+    minitensor: std::terminate in ``destroy_process_group`` after every step ran, about 1 run in 20 on a
+    busy machine); any other failure fails the test."""
+    done = run_python(args, cwd, check=False)
+    if done.returncode != 0 and GLOO_TEARDOWN_RACE in done.stderr:
+        done = run_python(args, cwd, check=False)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    return done
+
+
 def test_distributed_data_parallel_carries_on_from_minitensors_checkpoint(unbroken, tmp_path, run_python) -> None:
     reference, checkpoint = unbroken
     launch = ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
     args = ["--resume", str(checkpoint), "--steps", "25", "--save", "ddp.pt"]
-    ddp = run_python([*launch, str(SCRIPT), *args], tmp_path)  # two processes, half the batch each
+    ddp = _torchrun(run_python, [*launch, str(SCRIPT), *args], tmp_path)  # two processes, half the batch each
     np.testing.assert_allclose(losses(ddp), reference[50:75], rtol=1e-4)
     back = run_python(["-m", "minitensor.compat", str(SCRIPT), "--resume", "ddp.pt", "--steps", "25"], tmp_path)
     np.testing.assert_allclose(losses(back), reference[75:], rtol=1e-4)

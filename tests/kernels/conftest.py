@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 
 import minitensor as mt
-from minitensor.kernels import _blas, _jit
+from minitensor.kernels.runtime import blas, dispatch
 
 
 @pytest.fixture(params=["serial", "parallel"])
 def kernel(request, monkeypatch) -> str:
-    monkeypatch.setattr(_jit, "parallel_pays", lambda seconds, launch=None: request.param == "parallel")
+    monkeypatch.setattr(dispatch, "parallel_pays", lambda seconds, launch=None: request.param == "parallel")
     previous = mt.jit_enabled()
     mt.set_jit_enabled(True)
     yield request.param
@@ -25,7 +25,7 @@ def two_blas_threads():
     """Two threads for NumPy's BLAS and the kernels (``mt.set_num_threads(2)``), the thread policy
     off meanwhile (it would lower the count on a busy machine, e.g. beside the suite's other
     workers): for tests of work split over BLAS's threads."""
-    if "set" not in _blas.thread_functions():
+    if "set" not in blas.thread_functions():
         pytest.skip("no OpenBLAS thread functions")
     policy, before = mt.thread_policy_enabled(), mt.get_num_threads()
     mt.set_num_threads(2)

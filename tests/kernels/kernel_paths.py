@@ -1,9 +1,9 @@
 """Run a computation on the numba kernels only, or on the NumPy references only.
 
 - ``jitted(fn)``: ``fn()`` with the JIT on and every NumPy reference of the
-  kernel modules replaced by a function that fails, so a result really
-  comes from a numba kernel (a comparison of the reference with itself
-  would pass silently otherwise).
+  kernel modules (each ``Kernel``'s, and every ``*_numpy`` function) replaced by
+  a function that fails, so a result really comes from a numba kernel (a
+  comparison of the reference with itself would pass silently otherwise).
 - ``reference(fn)``: ``fn()`` with the JIT off.
 
 Gradchecks (float64) run on the serial kernels: the parallel ones run the same block
@@ -18,6 +18,7 @@ import importlib
 import numpy as np
 
 import minitensor as mt
+from minitensor.kernels.runtime.dispatch import Kernel
 
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
 MODULES = tuple(
@@ -43,11 +44,19 @@ def _refuse(name: str):
 
 @contextlib.contextmanager
 def references_refused():
-    """Replace every ``*_numpy`` reference in the kernel modules by a function that raises."""
+    """Replace the reference of every ``Kernel`` of the kernel modules, and every ``*_numpy`` function
+    in them, by a function that raises."""
     saved = []
     for module in MODULES:
         for name, value in vars(module).copy().items():
-            if name.endswith("_numpy") and callable(value):
+            if isinstance(value, Kernel):
+                saved.append((value, "reference", value.reference))
+                value.reference = _refuse(f"{module.__name__}.{name}.reference")
+            elif isinstance(value, dict) and all(isinstance(v, Kernel) for v in value.values()):
+                for key, kernel in value.items():  # (kernels by an argument, e.g. gelu.py's by ``approximate``)
+                    saved.append((kernel, "reference", kernel.reference))
+                    kernel.reference = _refuse(f"{module.__name__}.{name}[{key!r}].reference")
+            elif name.endswith("_numpy") and callable(value):
                 saved.append((module, name, value))
                 setattr(module, name, _refuse(f"{module.__name__}.{name}"))
     try:

@@ -14,7 +14,8 @@ from kernel_paths import MODES, jitted, reference, tolerance
 import minitensor as mt
 import minitensor.nn as nn
 from minitensor.autograd import gradcheck
-from minitensor.kernels import _blas, _blas_threads, attention, attention_softmax
+from minitensor.kernels import attention, attention_softmax
+from minitensor.kernels.runtime import blas, blas_threads
 from minitensor.ops.attention import Attention
 from minitensor.ops.fused.attention import SelfAttention, heads_attention
 
@@ -155,11 +156,11 @@ def test_broadcast_heads_and_a_strided_out(kernel, rng) -> None:
 def test_blas_threads_set_lower_from_outside(kernel, rng, two_blas_threads) -> None:
     """BLAS's thread count set below minitensor's from outside (as threadpoolctl does): the threaded
     passes split the heads over BLAS's count, not more (more rows would be an error)."""
-    if not _blas_threads.available():
+    if not blas_threads.available():
         pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
     q, k, v = qkv(rng, "float32")
     expected = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
-    functions = _blas.thread_functions()
+    functions = blas.thread_functions()
     functions["set"](1)
     try:
         got = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
@@ -191,7 +192,7 @@ def test_empty_queries_or_keys(kernel, rng, lengths) -> None:
 def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
     """On this machine numba can call NumPy's BLAS, and the comparisons above really run the fused
     kernels (forward and backward) of the fixture's kind."""
-    assert _blas.available(), "numba cannot call NumPy's BLAS here: the fused attention kernels never run"
+    assert blas.available(), "numba cannot call NumPy's BLAS here: the fused attention kernels never run"
     ran = []
     kind = "_threaded" if kernel == "parallel" else "_heads"
     names = ["_forward" + kind, "_backward" + kind]
@@ -207,7 +208,7 @@ def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
 def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) -> None:
     """Where no BLAS is found for numba, attention takes NumPy's products and the row kernels."""
-    monkeypatch.setitem(_blas._state, "available", False)
+    monkeypatch.setitem(blas._state, "available", False)
     for name in ("_forward_heads", "_backward_heads", "_forward_heads_parallel", "_backward_heads_parallel"):
         monkeypatch.setattr(attention, name, None)  # (calling one would fail)
     q, k, v = qkv(rng, "float32")
@@ -231,8 +232,8 @@ def test_when_the_heads_are_offered_to_threads(monkeypatch, on_blas_threads) -> 
     ``BLAS_SPIN_SECONDS``: the large layer's."""
     monkeypatch.setattr(attention, "BLAS_SPIN_SECONDS", 0.1)
     if not on_blas_threads:
-        monkeypatch.setattr(_blas_threads, "_state", {"searched": True, "run": None})
-    elif not _blas_threads.available():
+        monkeypatch.setattr(blas_threads, "_state", {"searched": True, "run": None})
+    elif not blas_threads.available():
         pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
     offered = []
 
@@ -246,7 +247,7 @@ def test_when_the_heads_are_offered_to_threads(monkeypatch, on_blas_threads) -> 
         q = np.empty((n, h, length, d), np.float32)
         attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "threaded")
     if on_blas_threads:
-        launch = _blas_threads.LAUNCH_SECONDS
+        launch = blas_threads.LAUNCH_SECONDS
         assert offered == [("threaded", launch, False)] + [("threaded", launch, True)] * 3  # (demo: nothing to share)
     else:
         assert offered == [(None, None, True)] * 3 + [("threaded", None, True)]
@@ -258,7 +259,7 @@ def test_when_the_heads_are_offered_to_threads(monkeypatch, on_blas_threads) -> 
 def test_numba_threads_where_blas_threads_are_missing(kernel, rng, monkeypatch, dtype, mask_kind) -> None:
     """Where NumPy's BLAS is not OpenBLAS on pthreads, the threaded passes run numba's ``_parallel``
     kernels, with the same results."""
-    monkeypatch.setattr(_blas_threads, "_state", {"searched": True, "run": None})
+    monkeypatch.setattr(blas_threads, "_state", {"searched": True, "run": None})
     ran = []
     for name in ("_forward_heads_parallel", "_backward_heads_parallel"):
         kernel_fn = getattr(attention, name)
@@ -280,13 +281,13 @@ def test_numba_threads_where_blas_threads_are_missing(kernel, rng, monkeypatch, 
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
 def test_threaded_passes_run_on_blas_threads(kernel, rng, monkeypatch, two_blas_threads) -> None:
     """With OpenBLAS on pthreads (NumPy's wheels), the threaded passes run their tasks through
-    ``_blas_threads.run``, one record row per thread, covering every head once; a strided dropout
+    ``blas_threads.run``, one record row per thread, covering every head once; a strided dropout
     array (which the tasks would misread) goes to numba's kernels."""
-    if not _blas_threads.available():
+    if not blas_threads.available():
         pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
     rows = []
-    real_run = _blas_threads.run
-    monkeypatch.setattr(_blas_threads, "run", lambda task, r: (rows.append(r[:, :2].tolist()), real_run(task, r))[1])
+    real_run = blas_threads.run
+    monkeypatch.setattr(blas_threads, "run", lambda task, r: (rows.append(r[:, :2].tolist()), real_run(task, r))[1])
     q, k, v = qkv(rng, "float32")
     out, p = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
     jitted(lambda: attention.attention_backward(np.ones_like(out), q, k, v, p, 0.5, None))

@@ -8,8 +8,6 @@ import numpy as np
 import pytest
 
 from minitensor.kernels import (
-    _blas,
-    _blas_threads,
     _exp,
     _log,
     _sum,
@@ -18,8 +16,10 @@ from minitensor.kernels import (
     attention,
     attention_softmax,
     bce,
+    column_sums,
     cumsum,
     divergence,
+    erf,
     exp2,
     exp_log,
     expm1,
@@ -37,10 +37,11 @@ from minitensor.kernels import (
     trig,
     where,
 )
+from minitensor.kernels.runtime import blas, blas_threads, dispatch
 
 MODULES = [
-    _blas,
-    _blas_threads,
+    blas,
+    blas_threads,
     _exp,
     activation,
     attention,
@@ -55,7 +56,7 @@ MODULES = [
     triangle,
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
-MODULES += [exp2, exp_log, expm1, log1p, tanh, trig]
+MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

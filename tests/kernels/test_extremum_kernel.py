@@ -50,11 +50,11 @@ def test_row_nanmax_skips_nan(rng, dtype, shape) -> None:
 def test_kernels_match_the_references(rng, dtype, shape) -> None:
     x = rows_with_specials(rng, shape, dtype)
     g = rng.standard_normal(shape[0]).astype(dtype)
-    for forward in (extremum.amax_forward, extremum.amin_forward):
+    for forward in (extremum.amax_rows, extremum.amin_rows):
 
         def run(f=forward):
             m = f(x)
-            return m, extremum.extremum_backward(x, m, g)
+            return m, extremum.extremum_backward_rows(x, m, g)
 
         (m, dx), (m_ref, dx_ref) = jitted(run), reference(run)
         assert m.dtype == dx.dtype == np.dtype(dtype)
@@ -66,7 +66,7 @@ def test_kernels_match_the_references(rng, dtype, shape) -> None:
 def test_ties_share_the_gradient_and_a_nan_row_gets_nan() -> None:
     x = np.array([[1.0, 3.0, 3.0, 3.0], [2.0, np.nan, 0.0, 1.0], [-np.inf, -np.inf, -np.inf, -np.inf]])
     g = np.array([3.0, 1.0, 2.0])
-    dx = jitted(lambda: extremum.extremum_backward(x, extremum.amax_forward(x), g))
+    dx = jitted(lambda: extremum.extremum_backward_rows(x, extremum.amax_rows(x), g))
     np.testing.assert_array_equal(dx, [[0.0, 1.0, 1.0, 1.0], [np.nan] * 4, [0.5] * 4])
 
 

@@ -1,4 +1,5 @@
-"""The JIT switch, lazy loading, the choice between kernels, the SIMD exp, and running without SciPy."""
+"""The JIT switch, lazy loading, the SIMD exp, and running without SciPy (the choice between a kernel's
+versions: test_dispatch.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import minitensor as mt
-from minitensor.kernels import _exp, _jit
+from minitensor.kernels import _exp
 
 
 def run_python(code: str, **env: str) -> dict:
@@ -53,54 +54,6 @@ def test_switch_context_manager_and_decorator() -> None:
         mt.set_jit_enabled(previous)
 
 
-def test_choose_picks_reference_serial_or_parallel(monkeypatch) -> None:
-    monkeypatch.setattr(_jit, "_launch", {"seconds": 25e-6})  # a launch costs 25 µs: 100 µs of work pays
-    monkeypatch.setattr(_jit, "threads", lambda: 2)  # (a busy machine: the thread policy says 1)
-    ref, serial, parallel = "reference", "serial", "parallel"
-    previous = mt.jit_enabled()
-    try:
-        mt.set_jit_enabled(True)
-        assert _jit.choose(np.zeros(99_000, np.float32), ref, serial, parallel) == serial  # 99 µs
-        assert _jit.choose(np.zeros(100_000, np.float64), ref, serial, parallel) == parallel
-        assert _jit.choose(np.zeros(1000, np.float64), ref, serial, parallel, ns=100) == parallel
-        assert _jit.choose(np.zeros(100_000, np.float64), ref, serial, parallel, ns=0.5) == serial
-        assert _jit.choose(np.zeros(100_000, np.float64), ref, serial) == serial  # no parallel kernel
-        assert _jit.choose(np.zeros(0, np.float32), ref, serial, parallel) == ref  # nothing to do
-        assert _jit.choose(np.zeros(5, np.int64), ref, serial, parallel) == ref  # not a kernel dtype
-        mt.set_jit_enabled(False)
-        assert _jit.choose(np.zeros(1000, np.float32), ref, serial, parallel) == ref
-    finally:
-        mt.set_jit_enabled(previous)
-
-
-def test_launch_cost_is_measured_once_and_bounds_the_parallel_work(monkeypatch) -> None:
-    monkeypatch.setattr(_jit, "_launch", {"seconds": None})
-    monkeypatch.setattr(_jit, "threads", lambda: 2)
-    cost = _jit.launch_seconds()
-    assert _jit.MIN_LAUNCH <= cost < 0.05  # waking threads: microseconds, never a twentieth of a second
-    assert _jit.launch_seconds() == cost  # measured once
-    assert not _jit.parallel_pays(0.99 * _jit.PAYS_FROM * cost) and _jit.parallel_pays(_jit.PAYS_FROM * cost)
-    monkeypatch.setattr(_jit, "threads", lambda: 1)  # one free core: never parallel
-    assert not _jit.parallel_pays(1.0)
-
-
-def test_a_launch_cost_of_its_own_replaces_numbas(monkeypatch) -> None:
-    """``launch``: the cost of a parallel candidate not on numba's pool (attention on BLAS's threads)."""
-    monkeypatch.setattr(_jit, "_launch", {"seconds": 1.0})  # (numba's, as if measured: a second)
-    monkeypatch.setattr(_jit, "threads", lambda: 2)
-    launch = 50e-6
-    assert not _jit.parallel_pays(_jit.PAYS_FROM * launch)  # against numba's cost: no
-    assert _jit.parallel_pays(_jit.PAYS_FROM * launch, launch)
-    assert not _jit.parallel_pays(0.99 * _jit.PAYS_FROM * launch, launch)
-    x = np.ones(1000, np.float32)
-    monkeypatch.setattr(_jit, "_state", {"enabled": True})
-    assert (
-        _jit.choose(x, "ref", "serial", "parallel", ns=_jit.PAYS_FROM * launch * 1e9 / x.size, launch=launch)
-        == "parallel"
-    )
-    assert _jit.choose(x, "ref", "serial", "parallel", ns=_jit.PAYS_FROM * launch * 1e9 / x.size) == "serial"
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("size", [1, 13, 5000])  # shorter and longer than a SIMD vector and than one piece
 def test_simd_exp_is_accurate(dtype, size) -> None:
@@ -122,14 +75,14 @@ def test_simd_exp_is_accurate(dtype, size) -> None:
 
 def test_kernels_run_without_scipy_on_the_workqueue_pool() -> None:
     """numba's np.dot needs SciPy's BLAS, which is not a dependency: every kernel must run without it
-    (the fused attention kernels call NumPy's BLAS through ``_blas``).  The parallel kernels run on
+    (the fused attention kernels call NumPy's BLAS through ``runtime/blas.py``).  The parallel kernels run on
     numba's "workqueue" threads (no spinning OpenMP workers)."""
     code = """
 import json, sys
 sys.modules["scipy"] = None  # any "import scipy" now fails
 import numpy as np
 import minitensor as mt, minitensor.nn as nn, minitensor.nn.functional as F
-from minitensor.kernels import _jit
+from minitensor.kernels.runtime import dispatch
 assert mt.jit_enabled()
 mt.manual_seed(0)
 layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, activation="gelu")  # every kernel family
@@ -137,16 +90,16 @@ x = mt.randn(5, 3, 8, requires_grad=True)
 layer(x, is_causal=True).sum().backward()
 t = mt.randn(4, 6, requires_grad=True)
 (t.softmax(-1) * t.log_softmax(0) + F.gelu(t, approximate="tanh")).sum().backward()
-_jit.parallel_pays = lambda seconds, launch=None: True
+dispatch.parallel_pays = lambda seconds, launch=None: True
 from minitensor.kernels import attention
 attention.BLAS_SPIN_SECONDS = 0.0  # (the parallel attention kernels too)
 mt.set_thread_policy(False)  # parallel kernels even on a busy machine
 t.softmax(-1)  # a parallel kernel: numba's thread pool starts
 layer(x, is_causal=True).sum().backward()  # the fused attention kernels, calling NumPy's BLAS
 import numba
-from minitensor.kernels import _blas
+from minitensor.kernels.runtime import blas
 print(json.dumps({"scipy": sys.modules.get("scipy") is not None, "layer": numba.threading_layer(),
-                  "finite": bool(np.isfinite(x.grad.numpy()).all()), "blas": _blas.available()}))
+                  "finite": bool(np.isfinite(x.grad.numpy()).all()), "blas": blas.available()}))
 """
     env = {key: value for key, value in os.environ.items() if key != "NUMBA_THREADING_LAYER"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)

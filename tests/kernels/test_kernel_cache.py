@@ -1,4 +1,4 @@
-"""The kernels' disk cache goes stale when any kernel file changes (kernels/_cache.py)."""
+"""The kernels' disk cache goes stale when any kernel file changes (kernels/cache.py)."""
 
 from __future__ import annotations
 
@@ -11,24 +11,24 @@ import sys
 import numpy as np
 
 import minitensor
-from minitensor.kernels import _cache, _jit
+from minitensor.kernels.runtime import cache, jit
 
 
 def test_kernel_locators_stamp_with_every_kernel_file() -> None:
-    numba = _jit.load_numba()
+    numba = jit.load_numba()
     from numba.core import caching
 
-    assert _cache.install(numba)
+    assert cache.install(numba)
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
     first = impl._locator_classes[0]
-    assert issubclass(first, _cache._KernelStamp)
+    assert issubclass(first, cache._KernelStamp)
     # a kernel's locator gives the package stamp; a function elsewhere is left to numba's locators
     from minitensor.kernels import softmax
 
-    kernel = softmax._softmax_rows.py_func
+    kernel = softmax._softmax_block.py_func
     found = (c.from_function(kernel, inspect.getfile(kernel)) for c in impl._locator_classes)
     locator = next(loc for loc in found if loc is not None)  # as numba picks one
-    assert isinstance(locator, _cache._KernelStamp) and locator.get_source_stamp() == _cache.kernels_stamp()
+    assert isinstance(locator, cache._KernelStamp) and locator.get_source_stamp() == cache.kernels_stamp()
     assert first.from_function(test_kernel_locators_stamp_with_every_kernel_file, __file__) is None
 
 

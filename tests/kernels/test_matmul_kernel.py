@@ -46,8 +46,8 @@ def test_products_equal_the_reference(dtype, shapes, stored) -> None:
 
 def test_the_kernel_runs_for_large_matrices_only(monkeypatch) -> None:
     calls = []
-    kernel = matmul._products
-    monkeypatch.setattr(matmul, "_products", lambda *args: calls.append(1) or kernel(*args))
+    kernel = matmul._PRODUCTS.serial
+    monkeypatch.setattr(matmul._PRODUCTS, "serial", lambda *args: calls.append(1) or kernel(*args))
     rng = np.random.default_rng(1)
     big = rng.standard_normal((2, 32, 32)).astype(np.float32)
     small = rng.standard_normal((2, 31, 32)).astype(np.float32)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import minitensor as mt
-from minitensor.kernels import _blas, _gates, gru, lstm
+from minitensor.kernels import _gates, gru, lstm
+from minitensor.kernels.runtime import blas
 
 TOL = {np.float32: dict(rtol=2e-5, atol=2e-6), np.float64: dict(rtol=1e-12, atol=1e-13)}
 GATES = {"lstm": 4, "gru": 3}
@@ -20,7 +21,7 @@ SHAPES = [(7, 3, 5), (1, 1, 1), (4, 2, 17)]  # (L, N, H)
 @pytest.fixture
 def jit_only(monkeypatch):
     """The JIT on and the NumPy references refused: a result really comes from the kernels."""
-    if not _blas.available():
+    if not blas.available():
         pytest.skip("numba finds no BLAS here: the references run")
 
     def refused(*args):

@@ -50,3 +50,21 @@ def test_public_function_on_both_paths() -> None:
     np.testing.assert_array_equal(jitted, reference)
     np.testing.assert_array_equal(jitted, np.argsort(-x, axis=1)[:, :5])  # (no ties in random data)
     assert K.topk_indices(x, 0, True).shape == (8, 0)
+
+
+def test_topk_partition_equals_a_stable_sort() -> None:
+    """The partition-based selection (``_by_partition``, for k above the kernel's)
+    gives the first k of a stable sort: the same indices, ties in index order, for every k."""
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        shape = tuple(int(n) for n in rng.integers(1, 9, 2))
+        rows = rng.integers(0, 3 if trial % 2 else 1000, shape).astype(np.float32)  # many ties, or few
+        if trial % 4 == 1:
+            rows = rows.astype(np.int64) - 500  # integer keys (negated by bitwise not)
+        elif trial % 3 == 0:
+            rows[..., 0] = -np.inf if trial % 2 else np.inf
+        k = int(rng.integers(0, shape[1] + 1))
+        for largest in (True, False):
+            np.testing.assert_array_equal(
+                K._by_partition(rows, k, largest), K.first_of_stable_sort(rows, k, largest), err_msg=f"{rows}, {k}"
+            )

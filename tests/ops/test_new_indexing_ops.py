@@ -245,27 +245,6 @@ def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
         np.testing.assert_allclose(m, t)
 
 
-def test_topk_partition_equals_a_stable_sort() -> None:
-    """topk's partition-based selection (ops/topk.py ``_by_partition``, for k above the kernel's)
-    gives the first k of a stable sort: the same indices, ties in index order, for every k."""
-    from minitensor.kernels.topk import first_of_stable_sort
-    from minitensor.ops.topk import _by_partition
-
-    rng = np.random.default_rng(0)
-    for trial in range(200):
-        shape = tuple(int(n) for n in rng.integers(1, 9, 2))
-        rows = rng.integers(0, 3 if trial % 2 else 1000, shape).astype(np.float32)  # many ties, or few
-        if trial % 4 == 1:
-            rows = rows.astype(np.int64) - 500  # integer keys (negated by bitwise not)
-        elif trial % 3 == 0:
-            rows[..., 0] = -np.inf if trial % 2 else np.inf
-        k = int(rng.integers(0, shape[1] + 1))
-        for largest in (True, False):
-            np.testing.assert_array_equal(
-                _by_partition(rows, k, largest), first_of_stable_sort(rows, k, largest), err_msg=f"{rows}, {k}"
-            )
-
-
 @pytest.mark.parametrize("k", [7, 40])  # the kernel (small k), the partition
 def test_topk_on_a_long_dim_keeps_ties_in_index_order(k) -> None:
     rng = np.random.default_rng(1)

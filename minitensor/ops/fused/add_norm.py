@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels import layer_norm as layer_norm_kernel
+from ... import backend
 from ..nn_ops import Op, _rows, save_with_state
 
 
@@ -29,7 +29,7 @@ class AddLayerNorm(Op):
     def forward(ctx, x, r, weight=None, bias=None, eps=1e-5, keep=None, scale=1.0):
         d = x.shape[-1]
         keep_rows = None if keep is None else keep.reshape(-1, d)
-        y, s, mean, rstd = layer_norm_kernel.layer_norm_forward(
+        y, s, mean, rstd = backend.layer_norm(
             _rows(x, d), weight, bias, eps, residual=_rows(r, d), keep=keep_rows, scale=scale, shape=x.shape
         )
         save_with_state(ctx, x, r, weight, bias, state=(s, mean, rstd))
@@ -39,7 +39,7 @@ class AddLayerNorm(Op):
     @staticmethod
     def backward(ctx, grad):
         _, _, weight, _, (s, mean, rstd) = ctx.saved_tensors
-        dx, dw, db = layer_norm_kernel.layer_norm_backward(grad, s, mean, rstd, weight)
+        dx, dw, db = backend.layer_norm_backward(grad, s, mean, rstd, weight)
         need_x, need_r, need_w, need_b = ctx.needs_input_grad
         dr = None
         if need_r:  # (dx has grad's shape, the mask the rows' (rows, D))

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels.attention import attention_forward, heads_backward, heads_forward
-from ...kernels.attention_softmax import _as_4d, _mask_4d
-from ...kernels.column_sums import column_sums
+from ... import backend
 from ..attention import split_heads
 from ..nn_ops import Op, affine, save_with_state
 from .parts import definition_grads
@@ -66,9 +64,9 @@ class SelfAttention(Op):
         return (
             (d_rows @ in_weight).reshape(ctx.x_shape) if need_x else None,
             d_rows.T @ rows if need_w_in else None,
-            column_sums(d_rows) if need_b_in else None,
+            backend.column_sums(d_rows) if need_b_in else None,
             g.T @ merged.reshape(-1, e) if need_w_out else None,
-            column_sums(g) if need_b_out else None,
+            backend.column_sums(g) if need_b_out else None,
         )
 
 
@@ -107,9 +105,9 @@ class CrossAttention(Op):
             (d_q @ in_weight[:e]).reshape(x_shape) if need_x else None,
             (d_kv @ in_weight[e:]).reshape(m_shape) if need_m else None,
             _stacked_rows((d_q.T, x_rows), (d_kv.T, m_rows)) if need_w_in else None,
-            np.concatenate((column_sums(d_q), column_sums(d_kv))) if need_b_in else None,
+            np.concatenate((backend.column_sums(d_q), backend.column_sums(d_kv))) if need_b_in else None,
             g.T @ merged.reshape(-1, e) if need_w_out else None,
-            column_sums(g) if need_b_out else None,
+            backend.column_sums(g) if need_b_out else None,
         )
 
 
@@ -152,10 +150,11 @@ def heads_attention(projections, heads, batch_first, mask, scale, dropout_mask, 
     merged = np.empty((n, l, h * d) if batch_first else (l, n, h * d), dtype=q.dtype)
     out = split_heads(merged, heads, 1, batch_first)[0]
     if not all(x.flags.c_contiguous for x in projections):  # (attention_forward copies what BLAS cannot read)
-        return merged, attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=keep)[1]
+        return merged, backend.attention_forward(q, k, v, mask, scale, dropout_mask, out=out, keep_probs=keep)[1]
     scores = (n, h, l, k.shape[2])
     p = np.empty(scores, q.dtype) if keep else None
-    heads_forward(q, k, v, _mask_4d(mask, scores, q.dtype), scale, _as_4d(dropout_mask, scores), p, out)
+    mask, dropout_mask = backend.mask_4d(mask, scores, q.dtype), backend.as_4d(dropout_mask, scores)
+    backend.heads_forward(q, k, v, mask, scale, dropout_mask, p, out)
     return merged, p
 
 
@@ -165,9 +164,9 @@ def _projection_grads(ctx, d_merged, projections: list, p) -> list:
     heads, batch_first = ctx.heads, ctx.batch_first
     grads = [np.empty_like(x) for x in projections]
     g_heads = split_heads(d_merged, heads, 1, batch_first)[0]
-    drop = _as_4d(ctx.dropout_mask, p.shape)
+    drop = backend.as_4d(ctx.dropout_mask, p.shape)
     qkv, targets = _unpack(projections, heads, batch_first), _unpack(grads, heads, batch_first)
-    heads_backward(g_heads, *qkv, p, ctx.scale, drop, *targets)
+    backend.heads_backward(g_heads, *qkv, p, ctx.scale, drop, *targets)
     return grads
 
 

@@ -11,8 +11,7 @@ definition.
 
 from __future__ import annotations
 
-from ...kernels import activation as act
-from ...kernels.column_sums import column_sums
+from ... import backend
 from ..nn_ops import Op, _rows_view, affine, save_with_state
 
 
@@ -47,16 +46,16 @@ class FeedForward(Op):
         g = grad.reshape(rows.shape[0], w2.shape[0])
         dh = g @ w2
         if ctx.activation == "relu":
-            dpre, db1 = act.relu_backward(h, dh, ctx.scale, need_b1)
+            dpre, db1 = backend.bias_relu_dropout_backward(h, dh, ctx.scale, need_b1)
         else:
             approximate = "tanh" if ctx.activation == "gelu_tanh" else "none"
-            dpre, db1 = act.gelu_backward(pre, dh, ctx.keep, ctx.scale, approximate, need_b1)
+            dpre, db1 = backend.bias_gelu_dropout_backward(pre, dh, ctx.keep, ctx.scale, approximate, need_b1)
         return (
             (dpre @ w1).reshape(ctx.x_shape) if need_x else None,
             dpre.T @ rows if need_w1 else None,
             db1,
             g.T @ h if need_w2 else None,
-            column_sums(g) if need_b2 else None,
+            backend.column_sums(g) if need_b2 else None,
         )
 
 
@@ -68,8 +67,8 @@ def feed_forward(x, w1, b1, w2, b2, activation="relu", keep=None, scale=1.0) -> 
     scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
     if activation == "relu":
         pre = None
-        h = act.relu_forward(z, b1, keep_rows, scale)
+        h = backend.bias_relu_dropout(z, b1, keep_rows, scale)
     else:
-        pre, h = act.gelu_forward(z, b1, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
+        pre, h = backend.bias_gelu_dropout(z, b1, keep_rows, scale, "tanh" if activation == "gelu_tanh" else "none")
     y = affine(h, w2, b2, x.shape[:-1] + w2.shape[:1])
     return y, (rows, h, pre, keep_rows)

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...kernels._threads import get_num_threads, set_num_threads
+from ... import get_num_threads, set_num_threads
 from .common import Measurement, TaskSpec
 
 __all__ = ["Timer", "timer"]

@@ -8,8 +8,8 @@ numba costs ~0.6 s, so ``import minitensor`` stays fast), compiles it with
 kernel may call another kernel: numba sees the compiled one.
 
 Each kernel has a NumPy reference beside it with the same signature, and
-each kernel module has plain functions (``softmax_forward``, ...) that pick
-one per call with ``choose(x, reference, serial, parallel)``:
+each kernel module declares the two (and a parallel version, where there is
+one) as a ``dispatch.Kernel``, which picks one per call:
 
 - ``mt.set_jit_enabled(False)`` or ``with mt.jit_disabled():`` selects the
   NumPy references at run time;
@@ -29,7 +29,7 @@ variable, unless ``NUMBA_THREADING_LAYER`` chooses a layer or a pool already
 runs.  (workqueue does not support parallel kernels launched from several
 threads at once; minitensor's kernels hold the GIL, so they never are.)
 Attention's heads avoid the second pool altogether where they can: they run
-on OpenBLAS's own threads (``_blas_threads.py``), and ``choose`` takes that
+on OpenBLAS's own threads (``blas_threads.py``), and their ``Kernel`` takes that
 launch cost instead of numba's (its ``launch`` argument).
 """
 
@@ -38,11 +38,8 @@ from __future__ import annotations
 import functools
 import os
 import threading
-import time
 
-import numpy as np
-
-from ._threads import cap_numba_threads, threads
+from .threads import cap_numba_threads
 
 _state = {"enabled": os.environ.get("MINITENSOR_DISABLE_JIT", "0").strip().lower() in ("", "0", "false", "no")}
 _compile_lock = threading.RLock()  # re-entrant: compiling a kernel compiles the kernels it calls
@@ -77,60 +74,6 @@ class jit_disabled:
                 return fn(*args, **kwargs)
 
         return wrapper
-
-
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-MIN_LAUNCH = 20e-6  # seconds: no machine wakes its threads faster, so less work never goes parallel
-PAYS_FROM = 4  # launches' worth of serial work from which a parallel kernel is faster (parallel_pays)
-_launch = {"seconds": None}  # what one parallel launch costs here (launch_seconds, measured once)
-
-
-def choose(x: np.ndarray, reference, serial, parallel=None, ns: float = 1.0, launch: float | None = None):
-    """The implementation to run on array ``x``: ``reference`` (NumPy) when the JIT is off, ``x`` is
-    empty or not float32/float64; else ``parallel`` (when given) when it pays (``parallel_pays``:
-    the serial time, ``x.size * ns`` nanoseconds, is at least ``PAYS_FROM`` times what a parallel
-    launch costs on this machine, and the thread policy allows more than one thread), else ``serial``.
-
-    ``ns``: the serial kernel's time per element of ``x`` (measured on one AVX-512 core; an estimate
-    to within a factor of two is enough).  ``launch``: what starting ``parallel`` costs, in seconds,
-    when it does not run on numba's pool (default: numba's, ``launch_seconds()``).  The three take
-    the same arguments, so the caller writes ``choose(x, ...)(x, out, ...)``.
-    """
-    if not _state["enabled"] or x.size == 0 or x.dtype not in _KERNEL_DTYPES:
-        return reference
-    if parallel is not None and parallel_pays(x.size * ns * 1e-9, launch):
-        return parallel
-    return serial
-
-
-def parallel_pays(serial_seconds: float, launch: float | None = None) -> bool:
-    """True when splitting ``serial_seconds`` of work over the threads saves more than it costs.
-
-    A launch costs ``launch`` or ``launch_seconds()`` (numba's threads wake up), and two threads save at most half the
-    work, in practice about a third (memory bandwidth, each block's own start): so it pays from
-    ``PAYS_FROM`` launches' worth of work, when the thread policy (``_threads.threads()``) allows
-    more than one thread.
-    """
-    if serial_seconds < PAYS_FROM * MIN_LAUNCH:
-        return False
-    return threads() > 1 and serial_seconds >= PAYS_FROM * (launch_seconds() if launch is None else launch)
-
-
-def launch_seconds() -> float:
-    """What one launch of a parallel kernel costs on this machine, measured on the first call: the
-    median of 9 launches of a kernel with nothing to do.  Waking numba's sleeping threads takes
-    ~10 µs on a desktop, but ~100 µs on a virtual machine whose idle cores halt (measured on the
-    2-core VM of docs/performance.md), so the work that pays for threads differs tenfold."""
-    if _launch["seconds"] is None:
-        out = np.zeros(64)
-        _wake(out)  # compile (or load) and start the pool
-        times = []
-        for _ in range(9):
-            start = time.perf_counter()
-            _wake(out)
-            times.append(time.perf_counter() - start)
-        _launch["seconds"] = max(MIN_LAUNCH, sorted(times)[len(times) // 2])
-    return _launch["seconds"]
 
 
 class LazyKernel:
@@ -171,15 +114,15 @@ class LazyKernel:
 
 
 def load_numba():
-    """Import numba (once), make NumPy's BLAS callable from kernels (``_blas.register``) and stamp the
-    kernels' disk cache with all kernel files (``_cache.py``); returns numba."""
+    """Import numba (once), make NumPy's BLAS callable from kernels (``blas.register``) and stamp the
+    kernels' disk cache with all kernel files (``cache.py``); returns numba."""
     import numba
 
-    from . import _blas, _cache
+    from . import blas, cache
 
     with _compile_lock:
-        _blas.register()
-        _cache.install(numba)
+        blas.register()
+        cache.install(numba)
     return numba
 
 
@@ -205,10 +148,3 @@ def _start_threads(numba) -> None:
             numba.config.THREADING_LAYER = "workqueue"
     numba.get_num_threads()  # launches the pool (a no-op once it runs)
     cap_numba_threads()
-
-
-@njit(parallel=True)
-def _wake(out):
-    """A parallel kernel with (almost) nothing to do: its run time is the launch cost."""
-    for i in prange(out.size):
-        out[i] += 1.0

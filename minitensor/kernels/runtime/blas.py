@@ -33,8 +33,8 @@ import os
 
 import numpy as np
 
-from ._jit import njit
-from ._threads import threads as policy_threads
+from .jit import njit
+from .threads import threads as policy_threads
 
 # (name prefix, name suffix, integer type) of the CBLAS builds this module knows, the
 # 64-bit-integer ones first: NumPy's wheels (scipy-openblas64), other ILP64 builds, plain LP64.
@@ -120,7 +120,7 @@ def register() -> bool:
 def available() -> bool:
     """True when kernels can call BLAS (loads numba: call it only where a kernel will run)."""
     if not _state["registered"]:
-        from ._jit import load_numba
+        from .jit import load_numba
 
         load_numba()
     return _state["available"]

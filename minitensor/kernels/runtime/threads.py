@@ -13,7 +13,7 @@ how much CPU time the other processes took since the last check
 process's own CPU time) and uses ``round(free cores)`` threads, at least 1 and
 at most the BLAS's own setting at the first check (``OPENBLAS_NUM_THREADS``, or
 one per core).  NumPy's BLAS is set to that count (``openblas_set_num_threads``),
-and ``kernels._jit.choose`` takes a kernel's serial version when it is 1.
+and ``dispatch.parallel_pays`` never takes a parallel kernel when it is 1.
 
 Where ``/proc/stat`` or the OpenBLAS functions are missing (macOS, Windows,
 another BLAS), nothing changes: the BLAS keeps its own setting and the kernels
@@ -150,6 +150,6 @@ def _set_blas_threads(count: int) -> None:
 
 
 def _blas_functions() -> dict:
-    from . import _blas
+    from . import blas
 
-    return _blas.thread_functions()
+    return blas.thread_functions()

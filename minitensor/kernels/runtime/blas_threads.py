@@ -26,7 +26,7 @@ So a task catches every exception (``except Exception: fail(row)``) and
 :func:`record` reads the row and :func:`view` makes a slot's array again: the
 same memory, shape and strides the caller's array has (:func:`contiguous`
 for a C-contiguous array, which numba then knows it is).  While a region runs,
-BLAS is single-threaded (``_blas.single_threaded``): the tasks call BLAS
+BLAS is single-threaded (``blas.single_threaded``): the tasks call BLAS
 themselves, and a multi-threaded product started on a worker would wait for a
 free worker forever.
 
@@ -46,11 +46,11 @@ import ctypes
 
 import numpy as np
 
-from . import _blas
-from ._jit import load_numba, njit
+from . import blas
+from .jit import load_numba, njit
 
 SLOT = 9  # int64 fields of one array in a record: address, 4 sizes, 4 strides
-# What a region costs (``_jit.choose``'s ``launch``), measured on the 2-core VM of docs/performance.md:
+# What a region costs (the ``launch`` of ``dispatch.choose``), measured on the 2-core VM of docs/performance.md:
 # two tasks with nothing to do took 14-17 µs in a loop, 46 right after a 2-thread product (the
 # worker polling), the record of an attention pass 17-22 µs.  (After the process slept, a region
 # took ~0.56 ms, a 512 x 512 product of OpenBLAS's own ~0.8 ms more than hot: both wake a worker.)
@@ -63,7 +63,7 @@ def available() -> bool:
     """True when tasks can run on NumPy's BLAS threads (OpenBLAS's pthreads server found)."""
     if not _state["searched"]:
         _state["searched"] = True
-        if _blas.available():  # (loads numba first: the tasks are numba cfuncs)
+        if blas.available():  # (loads numba first: the tasks are numba cfuncs)
             _state["run"] = _find_pthread()
     return _state["run"] is not None
 
@@ -71,7 +71,7 @@ def available() -> bool:
 def _find_pthread():
     """OpenBLAS's ``gotoblas_pthread`` as a ctypes function that keeps the GIL while it runs (so no
     other Python thread changes BLAS's thread count meanwhile), or None."""
-    for handle in _blas._libraries():
+    for handle in blas._libraries():
         try:
             run = ctypes.PyDLL(handle._name).gotoblas_pthread
             parallel = _get_parallel(handle)
@@ -86,7 +86,7 @@ def _find_pthread():
 
 def _get_parallel(handle) -> int:
     """OpenBLAS's ``openblas_get_parallel()`` under one of the names NumPy's builds export."""
-    for prefix, suffix, _ in _blas._CANDIDATES:
+    for prefix, suffix, _ in blas._CANDIDATES:
         function = getattr(handle, f"{prefix}openblas_get_parallel{suffix}", None)
         if function is not None:
             function.restype = ctypes.c_int
@@ -115,7 +115,7 @@ def split(work: int, threads: int) -> list:
 def blas_threads() -> int:
     """How many threads NumPy's BLAS uses now: the most rows :func:`run` takes (it may be set below
     minitensor's own count from outside, e.g. by threadpoolctl)."""
-    return _blas.thread_functions()["get"]()
+    return blas.thread_functions()["get"]()
 
 
 def run(task, r: np.ndarray) -> None:
@@ -124,7 +124,7 @@ def run(task, r: np.ndarray) -> None:
     threads = blas_threads()
     if len(r) > threads:
         raise ValueError(f"run: {len(r)} record rows for {threads} BLAS threads (at most one row a thread)")
-    with _blas.single_threaded():
+    with blas.single_threaded():
         _state["run"](len(r), task.address, r.ctypes.data, r.strides[0])
     if r[:, 3].any():
         raise RuntimeError(f"run: a task failed on BLAS's threads (rows {np.flatnonzero(r[:, 3]).tolist()}; "

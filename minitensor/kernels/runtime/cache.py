@@ -7,12 +7,13 @@ and ``_rows.py``'s row max compiled into it: change those files (a new
 version of minitensor, or an edit while you study a kernel) and numba would
 keep loading the attention kernel with the old exp.
 
-So the kernels of this package are cached under one stamp for all of them:
-the hash of every ``.py`` file in this folder.  Any change to any of them
+So the kernels of ``minitensor/kernels/`` are cached under one stamp for all of
+them: the hash of every ``.py`` file in that folder and in ``runtime/`` (the
+BLAS calls and the dispatch the kernels compile in).  Any change to any of them
 compiles every kernel again on its next first call.  :func:`install` adds the
 locators that do this in front of numba's own (numba's in-tree, user-provided
 ``NUMBA_CACHE_DIR`` and user-wide locators, with the stamp replaced); a
-function outside this folder is left to numba's.
+function outside ``kernels/`` is left to numba's.
 """
 
 from __future__ import annotations
@@ -21,17 +22,21 @@ import functools
 import hashlib
 import os
 
-KERNELS_DIR = os.path.dirname(os.path.abspath(__file__))
+KERNELS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # minitensor/kernels
+_STAMPED = (KERNELS_DIR, os.path.join(KERNELS_DIR, "runtime"))  # the folders whose files are stamped
 
 
 @functools.lru_cache(maxsize=1)
 def kernels_stamp() -> bytes:
-    """sha256 over the names and contents of this folder's ``.py`` files (read once per process)."""
+    """sha256 over the names and contents of the ``.py`` files of ``kernels/`` and ``kernels/runtime/``
+    (read once per process)."""
     digest = hashlib.sha256()
-    for name in sorted(os.listdir(KERNELS_DIR)):
-        if name.endswith(".py"):
-            with open(os.path.join(KERNELS_DIR, name), "rb") as f:
-                digest.update(name.encode() + b"\0" + f.read() + b"\0")
+    for folder in _STAMPED:
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), "rb") as f:
+                    relative = os.path.relpath(os.path.join(folder, name), KERNELS_DIR)
+                    digest.update(relative.encode() + b"\0" + f.read() + b"\0")
     return digest.digest()
 
 
@@ -43,7 +48,7 @@ class _KernelStamp:
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if os.path.dirname(os.path.abspath(py_file)) != KERNELS_DIR:
+        if os.path.dirname(os.path.abspath(py_file)) not in _STAMPED:
             return None
         return super().from_function(py_func, py_file)
 

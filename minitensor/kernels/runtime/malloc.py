@@ -1,6 +1,7 @@
-"""Keep freed array memory for the next op: glibc's malloc settings, chosen at import.
+"""Memory reuse: glibc's malloc settings, chosen at import, and ``owned``: may an array be kept
+without a copy?
 
-Why.  Every op returns a new array, and a training step frees and allocates the
+Why the malloc settings.  Every op returns a new array, and a training step frees and allocates the
 same sizes again and again.  glibc's malloc hands arrays from 128 KiB up to
 the kernel (``mmap``) or trims the heap as soon as the free memory at its top
 passes a threshold it raises on its own as it goes.  Either way the next array
@@ -21,6 +22,11 @@ So, on Linux with glibc, minitensor sets at import
 The cost: a process keeps up to 256 MiB of freed memory for reuse instead of
 returning it at once.  ``MINITENSOR_MALLOC=default`` (set before the import)
 leaves glibc's settings alone; elsewhere (macOS, Windows, musl) nothing changes.
+
+``owned(array, like, holders)``: a gradient the autograd engine hands to a leaf's ``.grad`` is
+copied unless no one else can reach it; then the leaf takes it as it is, as PyTorch's
+AccumulateGrad does (a copy of a parameter-sized array per leaf and backward saved).  "No one
+else" is told by the reference count, as NumPy itself elides temporaries.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+
+import numpy as np
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
 MMAP_THRESHOLD = 32 << 20
@@ -49,3 +57,20 @@ def tune_malloc() -> bool:
 
 
 TUNED = tune_malloc()
+
+
+def owned(array, like: np.ndarray, holders: int = 1) -> bool:
+    """True when ``array`` is a NumPy array that owns its memory (C-contiguous, writeable, not a
+    view), has ``like``'s shape and dtype, and no one holds it but the caller: its ``holders``
+    references (the caller's variables on the way here, counted by the caller) and this call's
+    own.  Not a seed gradient the user passed, not a saved array, not another leaf's gradient,
+    not one a hook kept.  (Call it directly: a wrapper's frame would be one holder more.)"""
+    return (
+        type(array) is np.ndarray
+        and array.base is None
+        and array.flags.c_contiguous
+        and array.flags.writeable
+        and array.shape == like.shape
+        and array.dtype == like.dtype
+        and sys.getrefcount(array) <= holders + 2  # (+ this call's argument and getrefcount's own)
+    )

@@ -1,0 +1,175 @@
+"""The wall between the teaching core and the array backend: every array function, by name.
+
+Above this module, the Tensor, the autograd engine, the ops and the optimizers say *what* to
+compute, by name: ``backend.softmax(x, dim)``, ``backend.exp(x)``, ``backend.sum_to_shape(grad,
+shape)``, ``backend.adam_apply(...)``.  Below it, ``kernels/`` says *how*: each function is a numba
+kernel beside its NumPy reference (same signature, the tests hold the two equal), and
+``kernels/runtime/dispatch.py`` picks one per call: the reference when the JIT is off
+(``MINITENSOR_DISABLE_JIT=1`` or ``mt.set_jit_enabled(False)`` switch every kernel to it), for
+dtypes other than float32/float64 and for empty arrays; the parallel version for inputs big
+enough to pay for the threads the thread policy allows; else the serial one.  An op never
+chooses numba or NumPy itself, and nothing above this module imports ``kernels/``.
+
+Every function takes and returns NumPy arrays.  Each is a kernel module's own function, named here
+(no wrapper: calling through the wall costs nothing).  By family:
+
+- the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``;
+- elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
+  ``cos``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
+  backward passes that need more than a product (``tanh_backward``, ...);
+- along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
+  ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``layer_norm``,
+  ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
+- indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``where``,
+  ``flip``, ``triangle``;
+- losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy);
+- products: ``matmul``, attention (``attention_forward``, ``heads_forward``, ...), the recurrent
+  layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's fused bias,
+  activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
+- optimizers: ``adam_settings``, ``adam_apply``.
+
+>>> x = np.array([[1.0, 2.0, 3.0]])
+>>> softmax(x, -1).round(4)
+array([[0.09  , 0.2447, 0.6652]])
+>>> sum_to_shape(np.ones((4, 3)), (3,))
+array([4., 4., 4.])
+"""
+
+from __future__ import annotations
+
+from .kernels import activation as _activation
+from .kernels import adam as _adam
+from .kernels import along_dim as _along_dim
+from .kernels import attention as _attention
+from .kernels import attention_softmax as _attention_softmax
+from .kernels import bce as _bce
+from .kernels import class_targets as _class_targets
+from .kernels import column_sums as _column_sums
+from .kernels import cumsum as _cumsum
+from .kernels import divergence as _divergence
+from .kernels import erf as _erf
+from .kernels import exp2 as _exp2
+from .kernels import exp_log as _exp_log
+from .kernels import expm1 as _expm1
+from .kernels import extremum as _extremum
+from .kernels import flip as _flip
+from .kernels import gelu as _gelu
+from .kernels import gru as _gru
+from .kernels import layer_norm as _layer_norm
+from .kernels import log1p as _log1p
+from .kernels import lstm as _lstm
+from .kernels import matmul as _matmul
+from .kernels import pointwise as _pointwise
+from .kernels import robust_loss as _robust_loss
+from .kernels import scatter as _scatter
+from .kernels import softmax as _softmax
+from .kernels import softplus as _softplus
+from .kernels import tanh as _tanh
+from .kernels import topk as _topk
+from .kernels import triangle as _triangle
+from .kernels import trig as _trig
+from .kernels import where as _where
+from .kernels.runtime import dispatch as _dispatch
+from .kernels.runtime import malloc as _malloc
+from .kernels.runtime import threads as _threads
+
+# ------------------------------------------------------------------ the autograd engine
+sum_to_shape = _column_sums.sum_to_shape  # (grad, shape): a broadcast gradient summed back to its input's shape
+owned = _malloc.owned  # (array, like, holders): may a leaf keep this gradient without a copy?
+column_sums = _column_sums.column_sums  # (M, N) -> (N,): the sums of the rows (a bias's gradient)
+# Before a pass of BLAS products (a backward pass, a layer's forward): the thread count follows the
+# machine's load, read at most every 0.1 s, so that BLAS and the parallel kernels use only the free
+# cores (the thread policy, ``kernels/runtime/threads.py``; the count it returns is not needed here).
+adapt_threads = _threads.threads
+
+
+# ------------------------------------------------------------------ elementwise
+exp = _exp_log.exp  # e ** x (NumPy's exp for other than floats)
+log = _exp_log.log  # ln x; log 0 = -inf, negative numbers NaN, silently (as PyTorch)
+log2 = _exp_log.log2  # exact on powers of two
+log10 = _exp_log.log10  # exact on powers of ten
+exp2 = _exp2.exp2  # 2 ** x, exact on integers
+expm1 = _expm1.expm1  # e ** x - 1, precise near 0
+log1p = _log1p.log1p  # ln(1 + x), precise near 0
+sin = _trig.sin  # the kernel for float32, NumPy's for float64
+cos = _trig.cos  # the kernel for float32, NumPy's for float64
+tanh = _tanh.tanh  # (NumPy's tanh for other than floats)
+tanh_backward = _tanh.tanh_backward  # (grad, y): grad * (1 - y^2) from the output y
+erf = _erf.erf  # the error function (Cody's approximation)
+sigmoid = _pointwise.sigmoid  # 1 / (1 + exp(-x)), never overflowing
+sigmoid_backward = _pointwise.sigmoid_backward  # (grad, y): grad * y * (1 - y) from the output y
+relu = _pointwise.relu  # max(x, 0), keeping NaN and -0.0
+relu_backward = _pointwise.relu_backward  # (grad, y): grad where y > 0 (or NaN), else 0
+abs_backward = _pointwise.abs_backward  # (grad, x): grad * sgn(x)
+sgn = _pointwise.sgn  # 1, -1, or 0 at ±0 and NaN (as PyTorch's sgn); on Tensors too, as a constant
+silu = _pointwise.silu  # (x, keep_sigmoid) -> (x * sigmoid(x), sigmoid(x) or None)
+silu_backward = _pointwise.silu_backward  # (grad, x, s) from the kept sigmoid s
+gelu = _gelu.gelu  # (x, approximate, keep) -> (gelu(x), what the backward needs or None)
+gelu_backward = _gelu.gelu_backward  # (grad, x, kept, approximate)
+softplus = _softplus.softplus  # (x, beta, threshold, keep_slope) -> (softplus(x), slope or None)
+
+# ------------------------------------------------------------------ along one dim
+softmax = _softmax.softmax_forward  # (x, dim)
+softmax_backward = _softmax.softmax_backward  # (y, grad, dim) from the output y
+log_softmax = _softmax.log_softmax_forward  # (x, dim)
+log_softmax_backward = _softmax.log_softmax_backward  # (y, grad, dim) from the output y
+logsumexp = _softmax.logsumexp_forward  # (x, dim) -> (logsumexp with dim removed, p: the softmax as rows)
+logsumexp_backward = _softmax.logsumexp_backward  # (p, grad, dim, like x)
+softmax_parts = _softmax.softmax_parts  # (rows,) -> (softmax, row shift, log of the shifted sum), by rows
+scaled_rows = _softmax.scaled_rows  # (p, scale, index, at): p * scale by rows, ``at`` taken off at ``index``
+as_rows = _dispatch.as_rows  # (x, dim) -> (C-contiguous rows with dim last, the moved shape)
+from_rows = _dispatch.from_rows  # (rows, moved shape, dim, like): back to like's layout
+amax = _extremum.amax  # (x, dim): the max along dim, dim removed
+amin = _extremum.amin  # (x, dim): the min along dim, dim removed
+extremum_backward = _extremum.extremum_backward  # (x, m, grad, dim): shared evenly by the tied extrema
+cumsum = _cumsum.cumsum  # (x, dim, reverse): running sums accumulated in float64 (as PyTorch)
+layer_norm = _layer_norm.layer_norm_forward  # (rows, weight, bias, eps, ...) -> (y, mean, rstd)
+layer_norm_backward = _layer_norm.layer_norm_backward  # (grad, s, mean, rstd, weight) -> (dx, dw, db)
+topk_indices = _topk.topk_indices  # (rows, k, largest): the k best positions of each row, ties by index
+first_of_stable_sort = _topk.first_of_stable_sort  # (rows, k, largest): the same by a stable sort (any k)
+
+# ------------------------------------------------------------------ indexing and selection
+gather = _along_dim.gather  # (x, index, dim)
+scatter = _along_dim.scatter  # (out, index, values, dim): in place
+scatter_add = _along_dim.scatter_add  # (out, index, values, dim): in place, repeated indices add up
+index_range = _along_dim.index_range  # (index,) -> (smallest, largest)
+index_add = _scatter.index_add  # (out, key, values): np.add.at, in place
+where = _where.where  # (cond, a, b)
+where_backward = _where.where_backward  # (cond, grad, need) -> (grad where cond, grad elsewhere)
+flip = _flip.flip  # (x, dims): a reversed copy
+triangle = _triangle.triangle  # (x, diagonal, upper): tril / triu
+
+# ------------------------------------------------------------------ losses
+bce_logs = _bce.logs  # (p,) -> (log p, log(1 - p))
+bce = _bce.bce  # (log p, log(1 - p), t, w, per_element)
+bce_backward = _bce.bce_backward  # (p, t, w, log p, log(1 - p), grad, need) -> (dp, dt, dw)
+bce_logits = _softplus.bce_logits  # binary cross-entropy of logits (with pos_weight)
+bce_logits_backward = _softplus.bce_logits_backward  # (x, t, w, pw, s, sp, grad, need) -> (dx, dt)
+kl_div = _divergence.kl_div  # (x, t, log_target, per_element) -> (loss, log t or exp t)
+robust_loss = _robust_loss.robust_loss  # (d, kind, limit): l1, smooth L1, Huber of differences
+robust_slope = _robust_loss.robust_slope  # (d, kind, limit, grad)
+target_losses = _class_targets.target_losses  # cross-entropy / NLL: each row's target picked, in one pass
+
+
+# ------------------------------------------------------------------ products
+matmul = _matmul.batched_matmul  # np.matmul(a, b), one BLAS call per matrix of a stack where that pays
+attention_forward = _attention.attention_forward  # (q, k, v, mask, scale, dropout) -> (out, P)
+attention_backward = _attention.attention_backward  # (grad, q, k, v, P, scale, dropout) -> (dq, dk, dv)
+heads_forward = _attention.heads_forward  # the same on heads already in the kernels' 4-D form
+heads_backward = _attention.heads_backward  # the backward of heads_forward, into dq, dk, dv
+attention_probs = _attention_softmax.attention_probs  # (q, k, mask, scale): softmax(scale q kᵀ + mask)
+softmax_scores_backward = _attention_softmax.softmax_scores_backward  # (p, dp, dropout, scale)
+mask_4d = _attention_softmax._mask_4d  # (mask, shape, dtype): an additive mask in the kernels' 4-D form
+as_4d = _attention_softmax._as_4d  # (a, shape): a broadcast to (..., L, S) as 4-D
+lstm_forward = _lstm.lstm_forward  # a whole LSTM layer's recurrence in one call
+lstm_backward = _lstm.lstm_backward  # -> the gates' gradients of every step, dh0, dc0
+gru_forward = _gru.gru_forward  # a whole GRU layer's recurrence in one call
+gru_backward = _gru.gru_backward  # -> the gates' gradients of every step, dh0
+bias_relu_dropout = _activation.relu_forward  # (z, bias, keep, scale): relu(z + bias) * keep * scale
+bias_relu_dropout_backward = _activation.relu_backward  # (out, grad, scale, need_bias) -> (dpre, dbias)
+bias_gelu_dropout = _activation.gelu_forward  # (z, bias, keep, scale, approximate) -> (pre, out)
+bias_gelu_dropout_backward = _activation.gelu_backward  # (pre, grad, keep, scale, approximate, need_bias)
+
+# ------------------------------------------------------------------ optimizers
+adam_settings = _adam.adam_settings  # a step's numbers in the parameter's dtype (once per group and step)
+adam_apply = _adam.adam_apply  # one Adam step of one parameter, in place, in one pass
