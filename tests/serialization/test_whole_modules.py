@@ -212,7 +212,8 @@ def test_a_user_module_crosses_to_pytorch_under_its_file_name(torch):
         theirs = torch.load(saved(mt.save, model))
     assert type(theirs) is TorchTinyNet and theirs.out.weight is theirs.embed.weight
     ids = [[1, 2, 3]]
-    np.testing.assert_allclose(theirs(torch.tensor(ids)).detach().numpy(), model(mt.tensor(ids)).numpy(), rtol=1e-6)
+    ours = model(mt.tensor(ids)).numpy()  # float32 products: BLAS may sum in another order
+    np.testing.assert_allclose(theirs(torch.tensor(ids)).detach().numpy(), ours, rtol=1e-5, atol=1e-6)
 
 
 def test_an_encoder_layer_from_pytorch_gets_minitensors_dropouts(quiet, torch):
