@@ -1,8 +1,44 @@
-"""Helpers shared by the test files (imported as ``from helpers import ...``; tests/ is on the path)."""
+"""Helpers shared by the test files (imported as ``from helpers import ...``; tests/ is on the path).
+
+- ``f64(values)``: a float64 Tensor of given values (a leaf that requires grad by default);
+- ``randn_f64(rng, *shape)``: a float64 leaf of standard-normal values;
+- ``copy_weights(torch_module, mt_module)``: a PyTorch module's weights into the minitensor module;
+- ``assert_same_numbers(actual, expected)``: two paths that compute the same thing agree.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+
+import minitensor as mt
+
+
+def f64(values, requires_grad: bool = True) -> mt.Tensor:
+    """A float64 Tensor of ``values`` (a number, nested lists or an array), requiring grad by default.
+
+    >>> f64([1.0, 2.0]).requires_grad, f64(3.0, requires_grad=False).requires_grad
+    (True, False)
+    """
+    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
+
+
+def randn_f64(rng: np.random.Generator, *shape: int, requires_grad: bool = True) -> mt.Tensor:
+    """A float64 Tensor of ``shape`` with standard-normal values drawn from ``rng``, requiring grad by default.
+
+    >>> randn_f64(np.random.default_rng(0), 2, 3).shape
+    (2, 3)
+    """
+    return f64(rng.standard_normal(shape), requires_grad=requires_grad)
+
+
+def copy_weights(torch_module, mt_module) -> None:
+    """Load a PyTorch module's state dict into the same minitensor module (through NumPy arrays), so
+    the two compute the same function: an oracle test then compares outputs and gradients.  The two
+    state dicts must have the same keys in the same order, and the two modules as many parameters."""
+    state = {k: v.detach().numpy() for k, v in torch_module.state_dict().items()}
+    assert list(mt_module.state_dict()) == list(state), "the two modules' state-dict keys differ"
+    assert sum(p.numel() for p in mt_module.parameters()) == sum(p.numel() for p in torch_module.parameters())
+    mt_module.load_state_dict(state)
 
 
 def assert_same_numbers(actual, expected, err_msg: str = "") -> None:

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
 from minitensor.autograd import gradcheck
-
-
-def f64(values, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 # ------------------------------------------------------- composite graphs

@@ -7,13 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
 from minitensor.autograd import Function, GradcheckError, gradcheck, numerical_grad
-
-
-def f64(values, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 def test_gradcheck_passes_for_a_right_gradient():

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from helpers import f64
 
-import minitensor as mt
 from minitensor.autograd import gradgradcheck
-
-
-def f64(values):
-    return mt.tensor(values, dtype=mt.float64, requires_grad=True)
 
 
 def test_second_derivative_of_tensor_pow_tensor():

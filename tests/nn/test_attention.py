@@ -12,8 +12,8 @@ import warnings
 
 import numpy as np
 import pytest
-from attention_reference import reference_attention, t64
-from helpers import assert_same_numbers
+from attention_reference import reference_attention
+from helpers import assert_same_numbers, randn_f64
 
 import minitensor as mt
 import minitensor.nn.functional as F
@@ -34,7 +34,7 @@ class TestAttentionOp:
 
     @pytest.mark.parametrize("with_dropout", [False, True])
     def test_gradcheck(self, rng, with_dropout):
-        q, k, v = t64(rng, 2, 3, 4), t64(rng, 2, 5, 4), t64(rng, 2, 5, 3)
+        q, k, v = randn_f64(rng, 2, 3, 4), randn_f64(rng, 2, 5, 4), randn_f64(rng, 2, 5, 3)
         mask = np.where(rng.random((3, 5)) < 0.3, -np.inf, 0.5 * rng.standard_normal((3, 5)))
         mask[1] = -np.inf  # one fully masked query row
         mask[0, 0] = 0.0
@@ -44,7 +44,7 @@ class TestAttentionOp:
         assert gradcheck(fn, [q, k, v])
 
     def test_weights_gradcheck(self, rng):
-        q, k = t64(rng, 2, 3, 4), t64(rng, 2, 5, 4)
+        q, k = randn_f64(rng, 2, 3, 4), randn_f64(rng, 2, 5, 4)
         mask = np.zeros((3, 5))
         mask[2] = -np.inf
         assert gradcheck(lambda q, k: AttentionWeights.apply(q, k, mask=mask, scale=0.5), [q, k])
@@ -53,7 +53,7 @@ class TestAttentionOp:
         assert np.all(p[:, 2] == 0)
 
     def test_fully_masked_row_is_zero_without_warnings_and_leaves_other_rows_alone(self, rng):
-        q, k, v = t64(rng, 1, 3, 4), t64(rng, 1, 5, 4), t64(rng, 1, 5, 3)
+        q, k, v = randn_f64(rng, 1, 3, 4), randn_f64(rng, 1, 5, 4), randn_f64(rng, 1, 5, 3)
         mask = np.zeros((3, 5))
         mask[1] = -np.inf
         g = rng.standard_normal((1, 3, 3))
@@ -84,7 +84,7 @@ class TestAttentionOp:
         assert q.grad.dtype == mt.float32
 
     def test_grad_fn_name(self, rng):
-        q = t64(rng, 1, 2, 2)
+        q = randn_f64(rng, 1, 2, 2)
         assert type(Attention.apply(q, q, q).grad_fn).__name__ == "AttentionBackward"
 
 
@@ -143,13 +143,13 @@ class TestFusedSelfAttention:
 # ------------------------------------------------- scaled_dot_product_attention
 class TestSDPA:
     def test_matches_reference_and_gradcheck(self, rng):
-        q, k, v = t64(rng, 2, 2, 3, 4), t64(rng, 2, 2, 5, 4), t64(rng, 2, 2, 5, 3)
+        q, k, v = randn_f64(rng, 2, 2, 3, 4), randn_f64(rng, 2, 2, 5, 4), randn_f64(rng, 2, 2, 5, 3)
         out = F.scaled_dot_product_attention(q, k, v)
         np.testing.assert_allclose(out.numpy(), reference_attention(q.numpy(), k.numpy(), v.numpy())[0], rtol=1e-12)
         assert gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3), [q, k, v])
 
     def test_bool_mask_true_means_may_attend(self, rng):
-        q, k, v = t64(rng, 2, 3, 4), t64(rng, 2, 5, 4), t64(rng, 2, 5, 3)
+        q, k, v = randn_f64(rng, 2, 3, 4), randn_f64(rng, 2, 5, 4), randn_f64(rng, 2, 5, 3)
         allowed = rng.random((3, 5)) < 0.6
         allowed[:, 0] = True
         got = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
@@ -160,7 +160,7 @@ class TestSDPA:
         assert gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), [q, k, v])
 
     def test_float_mask_is_added(self, rng):
-        q, k, v = t64(rng, 3, 4), t64(rng, 5, 4), t64(rng, 5, 2)
+        q, k, v = randn_f64(rng, 3, 4), randn_f64(rng, 5, 4), randn_f64(rng, 5, 2)
         bias = rng.standard_normal((3, 5))
         got = F.scaled_dot_product_attention(q, k, v, attn_mask=mt.tensor(bias, dtype=mt.float64))
         np.testing.assert_allclose(
@@ -169,27 +169,27 @@ class TestSDPA:
 
     @pytest.mark.parametrize("l, s", [(4, 4), (3, 5), (5, 3)])
     def test_is_causal_is_the_top_left_lower_triangle(self, rng, l, s):
-        q, k, v = t64(rng, 2, l, 4), t64(rng, 2, s, 4), t64(rng, 2, s, 3)
+        q, k, v = randn_f64(rng, 2, l, 4), randn_f64(rng, 2, s, 4), randn_f64(rng, 2, s, 3)
         allowed = np.tril(np.ones((l, s), dtype=bool))
         got = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         np.testing.assert_allclose(got.numpy(), F.scaled_dot_product_attention(q, k, v, attn_mask=allowed).numpy())
         np.testing.assert_allclose(got.numpy()[:, 0], v.numpy()[:, 0])  # query 0 sees key 0 only
 
     def test_fully_masked_row_is_zero(self, rng):
-        q, k, v = t64(rng, 3, 4), t64(rng, 5, 4), t64(rng, 5, 2)
+        q, k, v = randn_f64(rng, 3, 4), randn_f64(rng, 5, 4), randn_f64(rng, 5, 2)
         allowed = np.ones((3, 5), dtype=bool)
         allowed[2] = False
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
         assert np.all(out.numpy()[2] == 0) and np.isfinite(out.numpy()).all()
 
     def test_broadcast_batch_dims(self, rng):
-        q, k, v = t64(rng, 2, 3, 3, 4), t64(rng, 1, 3, 5, 4), t64(rng, 3, 5, 2)
+        q, k, v = randn_f64(rng, 2, 3, 3, 4), randn_f64(rng, 1, 3, 5, 4), randn_f64(rng, 3, 5, 2)
         out = F.scaled_dot_product_attention(q, k, v)
         assert out.shape == (2, 3, 3, 2)
         assert gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v), [q, k, v])
 
     def test_dropout(self, rng):
-        q, k, v = t64(rng, 2, 6, 4), t64(rng, 2, 7, 4), t64(rng, 2, 7, 3)
+        q, k, v = randn_f64(rng, 2, 6, 4), randn_f64(rng, 2, 7, 4), randn_f64(rng, 2, 7, 3)
         assert np.all(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).numpy() == 0)
         mt.manual_seed(3)
         a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
@@ -218,12 +218,12 @@ class TestSDPA:
     )
     def test_errors(self, rng, kwargs, shapes, error, match):
         sq, sk, sv = shapes or ((3, 4), (5, 4), (5, 2))
-        q, k, v = t64(rng, *sq), t64(rng, *sk), t64(rng, *sv)
+        q, k, v = randn_f64(rng, *sq), randn_f64(rng, *sk), randn_f64(rng, *sv)
         with pytest.raises(error, match=match):
             F.scaled_dot_product_attention(q, k, v, **kwargs)
 
     def test_dtype_errors(self, rng):
-        q = t64(rng, 3, 4)
+        q = randn_f64(rng, 3, 4)
         with pytest.raises(TypeError, match="same dtype"):
             F.scaled_dot_product_attention(q, q.to(mt.float32), q)
         with pytest.raises(TypeError, match="query must be a Tensor or a NumPy array, got list"):

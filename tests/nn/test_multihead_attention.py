@@ -8,7 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
-from attention_reference import reference_attention, t64
+from attention_reference import reference_attention
+from helpers import randn_f64
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -93,7 +94,7 @@ class TestMultiheadAttention:
     @pytest.mark.parametrize("need_weights, average, shape", [(True, True, (N, L, S)), (True, False, (N, H, L, S))])
     def test_weight_shapes(self, rng, need_weights, average, shape):
         m = mha64(batch_first=True)
-        q, kv = t64(rng, N, L, E), t64(rng, N, S, E)
+        q, kv = randn_f64(rng, N, L, E), randn_f64(rng, N, S, E)
         out, w = m(q, kv, kv, need_weights=need_weights, average_attn_weights=average)
         assert out.shape == (N, L, E) and w.shape == shape
         out2, none = m(q, kv, kv, need_weights=False)
@@ -102,7 +103,7 @@ class TestMultiheadAttention:
 
     def test_unbatched(self, rng):
         m = mha64()
-        q, kv = t64(rng, L, E), t64(rng, S, E)
+        q, kv = randn_f64(rng, L, E), randn_f64(rng, S, E)
         pad = np.zeros(S, dtype=bool)
         pad[-1] = True
         out, w = m(q, kv, kv, key_padding_mask=pad, average_attn_weights=False)
@@ -115,7 +116,7 @@ class TestMultiheadAttention:
     @pytest.mark.parametrize("need_weights", [True, False])
     def test_gradcheck_inputs_and_all_parameters(self, rng, self_attention, need_weights):
         m = mha64(batch_first=True)
-        q, kv = t64(rng, N, L, E), t64(rng, N, S, E)
+        q, kv = randn_f64(rng, N, L, E), randn_f64(rng, N, S, E)
         pad = np.zeros((N, S), dtype=bool)
         pad[1, -2:] = True
         params = list(m.parameters())
@@ -123,19 +124,19 @@ class TestMultiheadAttention:
             fn = lambda x, *ps: m(x, x, x, need_weights=need_weights)[0]  # noqa: E731
             assert gradcheck(fn, [q, *params])
         else:
-            v = t64(rng, N, S, E)
+            v = randn_f64(rng, N, S, E)
             fn = lambda q, k, v, *ps: m(q, k, v, key_padding_mask=pad, need_weights=need_weights)[0]  # noqa: E731
             assert gradcheck(fn, [q, kv, v, *params])
 
     def test_gradcheck_weights_output_and_separate_projections(self, rng):
         m = mha64(kdim=3, vdim=5)
-        q, k, v = t64(rng, L, N, E), t64(rng, S, N, 3), t64(rng, S, N, 5)
+        q, k, v = randn_f64(rng, L, N, E), randn_f64(rng, S, N, 3), randn_f64(rng, S, N, 5)
         fn = lambda q, k, v, *ps: m(q, k, v, average_attn_weights=False)  # noqa: E731  (output and weights)
         assert gradcheck(fn, [q, k, v, *m.parameters()])
 
     def test_self_and_cross_attention_are_one_node(self, rng):
         m = mha64()
-        x, mem = t64(rng, L, N, E), t64(rng, S, N, E)
+        x, mem = randn_f64(rng, L, N, E), randn_f64(rng, S, N, E)
         out = m(x, x, x, need_weights=False)[0]  # one node: the QKV GEMM, attention and the output projection
         assert type(out.grad_fn).__name__ == "SelfAttentionBackward" and fused_linear_count(out) == 0
         out = m(x, mem, mem, need_weights=False)[0]  # one node: the Q and packed KV GEMMs, attention, output
@@ -144,7 +145,7 @@ class TestMultiheadAttention:
 
     def test_bool_and_float_masks_agree(self, rng):
         m = mha64(batch_first=True)
-        q, kv = t64(rng, N, L, E), t64(rng, N, S, E)
+        q, kv = randn_f64(rng, N, L, E), randn_f64(rng, N, S, E)
         blocked = rng.random((L, S)) < 0.4
         blocked[:, 0] = False
         pad = np.zeros((N, S), dtype=bool)
@@ -157,7 +158,7 @@ class TestMultiheadAttention:
 
     def test_mask_per_batch_and_head(self, rng):
         m = mha64(batch_first=True)
-        q, kv = t64(rng, N, L, E), t64(rng, N, S, E)
+        q, kv = randn_f64(rng, N, L, E), randn_f64(rng, N, S, E)
         masks = np.where(rng.random((N * H, L, S)) < 0.3, -np.inf, rng.standard_normal((N * H, L, S)))
         masks[..., 0] = 0.0
         out, _ = m(q, kv, kv, attn_mask=mt.tensor(masks, dtype=mt.float64))
@@ -166,7 +167,7 @@ class TestMultiheadAttention:
 
     def test_is_causal_without_mask_applies_the_causal_mask(self, rng):
         m = mha64()
-        x = t64(rng, L, N, E)
+        x = randn_f64(rng, L, N, E)
         causal = nn.Transformer.generate_square_subsequent_mask(L, dtype=mt.float64)
         a, wa = m(x, x, x, is_causal=True)
         b, _ = m(x, x, x, attn_mask=causal)
@@ -174,7 +175,7 @@ class TestMultiheadAttention:
         assert np.all(np.triu(wa.numpy()[0], 1) == 0)
 
     def test_sdpa_and_mha_bool_conventions_are_opposite(self, rng):
-        x = t64(rng, 1, L, E)
+        x = randn_f64(rng, 1, L, E)
         blocked = np.triu(np.ones((L, L), dtype=bool), 1)
         m = mha64(batch_first=True)
         _, w = m(x, x, x, attn_mask=blocked, average_attn_weights=False)
@@ -185,7 +186,7 @@ class TestMultiheadAttention:
 
     def test_fully_masked_query_gives_bias_and_leaves_other_rows_and_grads_alone(self, rng):
         m = mha64(batch_first=True)
-        q, kv = t64(rng, 1, L, E), t64(rng, 1, S, E)
+        q, kv = randn_f64(rng, 1, L, E), randn_f64(rng, 1, S, E)
         blocked = np.zeros((L, S), dtype=bool)
         blocked[1] = True
         g = rng.standard_normal((1, L, E))
@@ -213,7 +214,7 @@ class TestMultiheadAttention:
             np.testing.assert_allclose(grads[name], expected, rtol=1e-10, atol=1e-14)
 
     def test_dropout_only_in_training(self, rng):
-        x = t64(rng, L, N, E)
+        x = randn_f64(rng, L, N, E)
         m = mha64(dropout=0.5)
         mt.manual_seed(1)
         a, _ = m(x, x, x)
@@ -267,16 +268,16 @@ class TestMultiheadAttention:
     )
     def test_forward_errors(self, rng, case, error, match):
         m = mha64()
-        q, kv = t64(rng, L, N, E), t64(rng, S, N, E)
+        q, kv = randn_f64(rng, L, N, E), randn_f64(rng, S, N, E)
         args, kwargs = [q, kv, kv], {}
         if case == "rank":
             args = [q[0, 0], kv, kv]
         elif case == "last_dim":
-            args = [t64(rng, L, N, E + 1), kv, kv]
+            args = [randn_f64(rng, L, N, E + 1), kv, kv]
         elif case == "key_dim":
-            args = [q, t64(rng, S, N, 3), kv]
+            args = [q, randn_f64(rng, S, N, 3), kv]
         elif case == "batch":
-            args = [q, t64(rng, S, N + 1, E), t64(rng, S, N + 1, E)]
+            args = [q, randn_f64(rng, S, N + 1, E), randn_f64(rng, S, N + 1, E)]
         elif case == "int_mask":
             kwargs = {"attn_mask": np.zeros((L, S), dtype=np.int64)}
         elif case == "mask_shape":

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import randn_f64
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -16,10 +17,6 @@ import minitensor.nn.functional as F
 from minitensor.autograd import gradcheck
 
 E, H, FF, N, S, T = 4, 2, 6, 2, 3, 2
-
-
-def t64(rng, *shape) -> mt.Tensor:
-    return mt.tensor(rng.standard_normal(shape), dtype=mt.float64, requires_grad=True)
 
 
 def randomise(module: nn.Module, seed: int = 0) -> nn.Module:
@@ -85,7 +82,7 @@ class TestEncoderLayer:
     def test_formulas(self, rng, norm_first):
         """Post-LN: x = LN(x + SA(x)); x = LN(x + FFN(x)).  Pre-LN: x = x + SA(LN(x)); x = x + FFN(LN(x))."""
         layer = encoder_layer(norm_first=norm_first, batch_first=True, activation="gelu")
-        x = t64(rng, N, S, E)
+        x = randn_f64(rng, N, S, E)
 
         def sa(y):
             return layer.self_attn(y, y, y)[0]
@@ -105,7 +102,7 @@ class TestEncoderLayer:
     @pytest.mark.parametrize("activation", ["relu", "gelu"])
     def test_gradcheck_input_and_all_parameters(self, rng, norm_first, activation):
         layer = encoder_layer(norm_first=norm_first, activation=activation)
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         pad = np.zeros((N, S), dtype=bool)
         pad[1, -1] = True
         fn = lambda x, *ps: layer(x, src_key_padding_mask=pad)  # noqa: E731
@@ -114,7 +111,7 @@ class TestEncoderLayer:
     @pytest.mark.parametrize("batch_first", [False, True])
     def test_layouts_and_unbatched(self, rng, batch_first):
         layer = encoder_layer(batch_first=batch_first)
-        x = t64(rng, N, S, E)  # batch first
+        x = randn_f64(rng, N, S, E)  # batch first
         src = x if batch_first else x.transpose(0, 1)
         out = layer(src)
         assert out.shape == src.shape
@@ -125,7 +122,7 @@ class TestEncoderLayer:
 
     def test_masks(self, rng):
         layer = encoder_layer()
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         causal = nn.Transformer.generate_square_subsequent_mask(S, dtype=mt.float64)
         a = layer(x, src_mask=causal)
         np.testing.assert_allclose(layer(x, is_causal=True).numpy(), a.numpy(), rtol=1e-12)
@@ -141,7 +138,7 @@ class TestEncoderLayer:
 
     def test_fully_masked_rows_do_not_give_nan(self, rng):
         layer = encoder_layer()
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         pad = np.ones((N, S), dtype=bool)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -150,7 +147,7 @@ class TestEncoderLayer:
         assert np.isfinite(out.numpy()).all() and np.isfinite(x.grad.numpy()).all()
 
     def test_callable_activation(self, rng):
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         a = encoder_layer(activation=nn.GELU())
         b = encoder_layer(activation="gelu")
         np.testing.assert_allclose(a(x).numpy(), b(x).numpy(), rtol=1e-12)
@@ -160,7 +157,7 @@ class TestEncoderLayer:
 
     def test_dropout_train_and_eval(self, rng):
         layer = nn.TransformerEncoderLayer(E, H, FF, dropout=0.5, dtype=mt.float64)
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         mt.manual_seed(5)
         a = layer(x)
         mt.manual_seed(5)
@@ -186,7 +183,7 @@ class TestEncoderLayer:
     def test_deepcopy_is_independent(self, rng):
         layer = encoder_layer()
         clone = copy.deepcopy(layer)
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         np.testing.assert_array_equal(layer(x).numpy(), clone(x).numpy())
         for (name, p), q in zip(layer.named_parameters(), clone.parameters()):
             assert p is not q and p.numpy() is not q.numpy() and isinstance(q, nn.Parameter), name
@@ -237,10 +234,10 @@ class TestEncoderLayer:
     )
     def test_forward_errors(self, rng, case, error, match):
         layer = encoder_layer()
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         kwargs = {
             "rank": {"src": x[0, 0]},
-            "last_dim": {"src": t64(rng, S, N, E + 2)},
+            "last_dim": {"src": randn_f64(rng, S, N, E + 2)},
             "dtype": {"src": x.to(mt.float32)},
             "int_mask": {"src_mask": np.zeros((S, S), dtype=np.int64)},
             "mask_shape": {"src_mask": np.zeros((S, S + 1), dtype=bool)},
@@ -265,7 +262,7 @@ class TestEncoder:
         keys = list(encoder.state_dict())
         assert keys[: len(ENCODER_KEYS)] == ["layers.0." + k for k in ENCODER_KEYS]
         assert keys[-2:] == ["norm.weight", "norm.bias"]
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         expected = x
         for sub in encoder.layers:
             expected = sub(expected)
@@ -273,7 +270,7 @@ class TestEncoder:
 
     def test_masks_go_to_every_layer(self, rng):
         encoder = nn.TransformerEncoder(encoder_layer(), num_layers=2)
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         causal = nn.Transformer.generate_square_subsequent_mask(S, dtype=mt.float64)
         pad = np.array([[False, False, True], [False, False, False]])
         expected = x
@@ -288,14 +285,14 @@ class TestEncoder:
     def test_gradcheck(self, rng):
         encoder = nn.TransformerEncoder(encoder_layer(norm_first=True), 2, norm=nn.LayerNorm(E, dtype=mt.float64))
         randomise(encoder, 3)
-        x = t64(rng, S, 1, E)
+        x = randn_f64(rng, S, 1, E)
         assert gradcheck(lambda x, *ps: encoder(x), [x, *encoder.parameters()])
 
     def test_pytorch_only_arguments_are_accepted(self, rng):
         layer = encoder_layer()
         a = nn.TransformerEncoder(layer, 2, None, enable_nested_tensor=False, mask_check=False)
         b = nn.TransformerEncoder(layer, 2)
-        x = t64(rng, S, N, E)
+        x = randn_f64(rng, S, N, E)
         np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
 
     def test_errors(self):
@@ -333,7 +330,7 @@ class TestDecoder:
     @pytest.mark.parametrize("norm_first", [False, True])
     def test_formulas(self, rng, norm_first):
         layer = decoder_layer(norm_first=norm_first, batch_first=True)
-        tgt, mem = t64(rng, N, T, E), t64(rng, N, S, E)
+        tgt, mem = randn_f64(rng, N, T, E), randn_f64(rng, N, S, E)
 
         def sa(y):
             return layer.self_attn(y, y, y, is_causal=True)[0]
@@ -359,14 +356,14 @@ class TestDecoder:
     @pytest.mark.parametrize("norm_first", [False, True])
     def test_gradcheck_inputs_and_all_parameters(self, rng, norm_first):
         layer = decoder_layer(norm_first=norm_first)
-        tgt, mem = t64(rng, T, N, E), t64(rng, S, N, E)
+        tgt, mem = randn_f64(rng, T, N, E), randn_f64(rng, S, N, E)
         pad = np.array([[False, True, False], [False, False, False]])
         fn = lambda t, m, *ps: layer(t, m, tgt_is_causal=True, memory_key_padding_mask=pad)  # noqa: E731
         assert gradcheck(fn, [tgt, mem, *layer.parameters()])
 
     def test_masks_and_unbatched(self, rng):
         layer = decoder_layer()
-        tgt, mem = t64(rng, T, N, E), t64(rng, S, N, E)
+        tgt, mem = randn_f64(rng, T, N, E), randn_f64(rng, S, N, E)
         causal = nn.Transformer.generate_square_subsequent_mask(T, dtype=mt.float64)
         a = layer(tgt, mem, tgt_mask=causal)
         np.testing.assert_allclose(layer(tgt, mem, tgt_is_causal=True).numpy(), a.numpy(), rtol=1e-12)
@@ -379,7 +376,7 @@ class TestDecoder:
 
     def test_stack(self, rng):
         decoder = nn.TransformerDecoder(decoder_layer(), 2, norm=nn.LayerNorm(E, dtype=mt.float64))
-        tgt, mem = t64(rng, T, N, E), t64(rng, S, N, E)
+        tgt, mem = randn_f64(rng, T, N, E), randn_f64(rng, S, N, E)
         expected = tgt
         for sub in decoder.layers:
             expected = sub(expected, mem, tgt_is_causal=True)
@@ -398,10 +395,10 @@ class TestDecoder:
     )
     def test_errors(self, rng, case, error, match):
         layer = decoder_layer()
-        tgt, mem = t64(rng, T, N, E), t64(rng, S, N, E)
+        tgt, mem = randn_f64(rng, T, N, E), randn_f64(rng, S, N, E)
         kwargs = {
-            "memory_dim": {"memory": t64(rng, S, N, E + 1)},
-            "batch": {"memory": t64(rng, S, N + 1, E)},
+            "memory_dim": {"memory": randn_f64(rng, S, N, E + 1)},
+            "batch": {"memory": randn_f64(rng, S, N + 1, E)},
             "memory_mask": {"memory_mask": np.zeros((T, T), dtype=bool)},
             "tgt_pad": {"tgt_key_padding_mask": np.zeros((N, S), dtype=bool)},
         }[case]
@@ -426,7 +423,7 @@ class TestTransformer:
 
     def test_forward_shapes_and_composition(self, rng):
         model = randomise(nn.Transformer(E, H, 1, 1, FF, dropout=0.0, batch_first=True, dtype=mt.float64), seed=4)
-        src, tgt = t64(rng, N, S, E), t64(rng, N, T, E)
+        src, tgt = randn_f64(rng, N, S, E), randn_f64(rng, N, T, E)
         mask = nn.Transformer.generate_square_subsequent_mask(T, dtype=mt.float64)
         out = model(src, tgt, tgt_mask=mask)
         assert out.shape == (N, T, E)
@@ -437,7 +434,7 @@ class TestTransformer:
 
     def test_gradcheck(self, rng):
         model = randomise(nn.Transformer(E, H, 1, 1, FF, dropout=0.0, dtype=mt.float64), seed=5)
-        src, tgt = t64(rng, S, 1, E), t64(rng, T, 1, E)
+        src, tgt = randn_f64(rng, S, 1, E), randn_f64(rng, T, 1, E)
         fn = lambda s, t, *ps: model(s, t, tgt_is_causal=True)  # noqa: E731
         assert gradcheck(fn, [src, tgt, *model.parameters()])
 
@@ -451,9 +448,9 @@ class TestTransformer:
     def test_errors(self, rng):
         model = nn.Transformer(E, H, 1, 1, FF, dtype=mt.float64)
         with pytest.raises(ValueError, match="same batch size"):
-            model(t64(rng, S, 2, E), t64(rng, T, 3, E))
+            model(randn_f64(rng, S, 2, E), randn_f64(rng, T, 3, E))
         with pytest.raises(ValueError, match="d_model=4"):
-            model(t64(rng, S, 2, E), t64(rng, T, 2, E + 1))
+            model(randn_f64(rng, S, 2, E), randn_f64(rng, T, 2, E + 1))
         with pytest.raises(ValueError, match="divisible"):
             nn.Transformer(d_model=10, nhead=3)
         with pytest.raises(ValueError, match="device"):
