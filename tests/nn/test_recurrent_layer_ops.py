@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import copy_weights
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -126,7 +127,7 @@ def test_layer_matches_torch_output_final_state_and_every_gradient(torch, kind, 
     size = shape[-1]
     theirs = getattr(torch.nn, kind)(size, size, **kwargs).to(torch.float32 if dtype == mt.float32 else torch.float64)
     ours = getattr(nn, kind)(size, size, **kwargs, dtype=dtype)
-    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    copy_weights(theirs, ours)
     rows = kwargs["num_layers"] * (2 if kwargs.get("bidirectional") else 1)
     batch = shape[0] if kwargs.get("batch_first") else shape[1]
     count = 2 if kind == "LSTM" else 1
@@ -156,7 +157,7 @@ def test_second_derivative_matches_torch(torch, kind, rng):
     """d/dW of |d(loss)/dx|^2 through a 2-layer network (the composite backward) equals PyTorch's."""
     theirs = getattr(torch.nn, kind)(3, 4, num_layers=2).double()
     ours = getattr(nn, kind)(3, 4, num_layers=2, dtype=mt.float64)
-    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    copy_weights(theirs, ours)
     x, weight = rng.standard_normal((5, 2, 3)), rng.standard_normal((5, 2, 4))
     xs = mt.tensor(x, dtype=mt.float64, requires_grad=True)
     (gx,) = mt.autograd.grad((ours(xs)[0] * mt.tensor(weight, dtype=mt.float64)).sum(), [xs], create_graph=True)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from helpers import f64, randn_f64
+from helpers import copy_weights, f64, randn_f64
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -116,8 +116,7 @@ def test_matches_torch_with_copied_weights(oracle, mode, kwargs, with_hx, rng):
     name, extra = ("RNN", {"nonlinearity": "relu"}) if mode == "RNN_RELU" else (mode, {})
     theirs = getattr(oracle.nn, name)(3, 4, **kwargs, **extra).double()
     ours = MODES[name](3, 4, **kwargs, **extra, dtype=mt.float64)
-    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
-    assert list(ours.state_dict()) == list(theirs.state_dict())
+    copy_weights(theirs, ours)
     x = rng.standard_normal((2, 5, 3) if kwargs.get("batch_first") else (5, 2, 3))
     rows = kwargs["num_layers"] * (2 if kwargs.get("bidirectional") else 1)
     h = [rng.standard_normal((rows, 2, 4)) for _ in range(2 if name == "LSTM" else 1)] if with_hx else []

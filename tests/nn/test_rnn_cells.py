@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import copy_weights
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -28,7 +29,7 @@ def test_unrolled_cells_equal_pytorch(name, options):
     rng = np.random.default_rng(0)
     theirs = getattr(torch.nn, name)(3, 5, **options).double()
     ours = getattr(nn, name)(3, 5, dtype=mt.float64, **options)
-    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    copy_weights(theirs, ours)
     xs, w = rng.standard_normal((4, 6, 3)), rng.standard_normal((4, 6, 5))
     tx, mx = torch.tensor(xs, requires_grad=True), mt.tensor(xs, dtype=mt.float64, requires_grad=True)
     lstm = name == "LSTMCell"
