@@ -3,12 +3,14 @@
 - ``f64(values)``: a float64 Tensor of given values (a leaf that requires grad by default);
 - ``randn_f64(rng, *shape)``: a float64 leaf of standard-normal values;
 - ``copy_weights(torch_module, mt_module)``: a PyTorch module's weights into the minitensor module;
-- ``assert_same_numbers(actual, expected)``: two paths that compute the same thing agree.
+- ``assert_same_numbers(actual, expected)``: two paths that compute the same thing agree;
+- ``torch_functional()``: ``torch.nn.functional`` for an oracle that runs last (skips without PyTorch).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import minitensor as mt
 
@@ -51,3 +53,13 @@ def assert_same_numbers(actual, expected, err_msg: str = "") -> None:
     tight = actual.dtype == np.float64
     np.testing.assert_allclose(actual, expected, rtol=1e-10 if tight else 2e-5, atol=1e-12 if tight else 2e-6,
                                err_msg=err_msg)  # fmt: skip
+
+
+def torch_functional():
+    """``torch.nn.functional``, imported when first called; the test is skipped when PyTorch is absent.
+    For the PyTorch side given to ``op_checks.check_op``, which runs its gradchecks before it calls that
+    side: without PyTorch the gradchecks still run.
+
+    >>> check_op(F.silu, lambda t: torch_functional().silu(t), x)  # doctest: +SKIP
+    """
+    return pytest.importorskip("torch").nn.functional
