@@ -1,9 +1,7 @@
-"""gather, scatter(_), scatter_add(_), index_fill(_), topk, cumsum, norm / linalg.vector_norm, bmm:
-gradients of first and second order, PyTorch as the oracle, and the error cases."""
+"""ops/indexing.py: gather, scatter(_), scatter_add(_), index_fill(_): gradients of first and second
+order, PyTorch as the oracle, in-place forms in the graph, and the error cases."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -15,10 +13,6 @@ rng = np.random.default_rng(2)
 X = rng.standard_normal((3, 4))
 
 
-def _torch():
-    return pytest.importorskip("torch")
-
-
 def _index(dim):
     """An index of shape (3, 2) (or (2, 4)) with repeats, valid along dim of X."""
     shape = (3, 2) if dim in (1, -1) else (2, 4)
@@ -27,7 +21,7 @@ def _index(dim):
 
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_gather(dim):
-    torch = _torch()
+    torch = pytest.importorskip("torch")
     idx = _index(dim)
     check_op(lambda x: x.gather(dim, mt.tensor(idx)), lambda x: x.gather(dim, torch.tensor(idx)), X, seed=dim % 3)
     check_op(lambda x: mt.gather(x, dim, mt.tensor(idx)), lambda x: torch.gather(x, dim, torch.tensor(idx)), X)
@@ -41,7 +35,7 @@ def test_gather_repeated_indices_accumulate():
 
 @pytest.mark.parametrize("dim", [0, 1])
 def test_scatter_and_scatter_add(dim):
-    torch = _torch()
+    torch = pytest.importorskip("torch")
     # scatter: distinct indices along dim (a permutation per position), so the result is defined
     idx = np.argsort(rng.random((X.shape[0], X.shape[1])), axis=dim)[:2] if dim == 0 else None
     if dim == 1:
@@ -66,7 +60,7 @@ def test_scatter_and_scatter_add(dim):
 @pytest.mark.parametrize("dim", [0, 1, 2])
 def test_gather_scatter_on_3d_with_negative_indices_and_a_smaller_index(dim):
     """The 3-D kernels (dims after ``dim``) and the row kernels (the last dim), first and second order."""
-    torch = _torch()
+    torch = pytest.importorskip("torch")
     x3 = rng.standard_normal((3, 4, 5))
     shape = tuple(n if i == dim else n - 1 for i, n in enumerate(x3.shape))
     rep = rng.integers(-x3.shape[dim], x3.shape[dim], shape)  # repeats and negatives
@@ -95,16 +89,8 @@ def test_an_index_changed_in_place_before_backward_raises_as_in_pytorch():
             out.sum().backward()
 
 
-def test_topk_indices_changed_in_place_leave_the_gradient_alone():
-    x = mt.tensor([[1.0, 5.0, 3.0]], requires_grad=True)
-    values, indices = x.topk(1)
-    indices.zero_()
-    values.sum().backward()
-    assert x.grad.tolist() == [[0.0, 1.0, 0.0]]
-
-
 def test_gather_scatter_of_a_0d_tensor():
-    torch = _torch()
+    torch = pytest.importorskip("torch")
     x, tx = mt.tensor(5.0, requires_grad=True), torch.tensor(5.0, requires_grad=True)
     for index in ([0, 0], 0):
         out, tout = x.gather(0, mt.tensor(index)), tx.gather(0, torch.tensor(index))
@@ -117,7 +103,7 @@ def test_gather_scatter_of_a_0d_tensor():
 
 
 def test_scatter_inplace_forms():
-    torch = _torch()
+    torch = pytest.importorskip("torch")
     idx = np.array([[2, 0], [1, 1]])
     src = rng.standard_normal((2, 2)).astype(np.float32)
     x, tx = mt.tensor(X, dtype=mt.float32), torch.tensor(X, dtype=torch.float32)
@@ -144,7 +130,7 @@ def test_scatter_inplace_forms():
 
 
 def test_index_fill():
-    torch = _torch()
+    torch = pytest.importorskip("torch")
     idx = np.array([0, 2])
     check_op(lambda x: x.index_fill(1, mt.tensor(idx), -1.0), lambda x: x.index_fill(1, torch.tensor(idx), -1.0), X)
     x = mt.tensor(X)
@@ -169,61 +155,8 @@ def test_indexing_errors():
         x.scatter(0, mt.tensor([[0]]))
 
 
-@pytest.mark.parametrize("k,dim,largest", [(1, -1, True), (3, 1, False), (2, 0, True), (4, -1, True)])
-def test_topk(k, dim, largest):
-    torch = _torch()
-    check_op(lambda x: x.topk(k, dim, largest).values, lambda x: x.topk(k, dim, largest).values, X)
-    values, indices = mt.topk(mt.tensor(X), k, dim=dim, largest=largest)
-    expected = torch.tensor(X).topk(k, dim=dim, largest=largest)
-    np.testing.assert_array_equal(indices.numpy(), expected.indices.numpy())
-    assert indices.dtype == mt.int64
-    with pytest.raises(ValueError, match="k out of range"):
-        mt.topk(mt.tensor(X), 9, dim=dim)
-
-
-@pytest.mark.parametrize("dim", [0, 1, -1])
-def test_cumsum(dim):
-    torch = _torch()
-    check_op(lambda x: x.cumsum(dim), lambda x: x.cumsum(dim), X)
-    check_op(lambda x: mt.cumsum(x, dim=dim), lambda x: torch.cumsum(x, dim=dim), X[:2])
-    ints = mt.tensor([[True, False], [True, True]]).cumsum(0)
-    assert ints.dtype == mt.int64 and ints.tolist() == [[1, 0], [2, 1]]
-
-
-@pytest.mark.parametrize(
-    "p,dim,keepdim", [("fro", None, False), (2, 1, True), (1, 0, False), (math.inf, 1, False), (3, (0, 1), False)]
-)
-def test_norm(p, dim, keepdim):
-    torch = _torch()
-    check_op(lambda x: x.norm(p, dim, keepdim), lambda x: x.norm(p, dim, keepdim), X)
-    check_op(
-        lambda x: mt.linalg.vector_norm(x, 2 if p == "fro" else p, dim, keepdim),
-        lambda x: torch.linalg.vector_norm(x, 2 if p == "fro" else p, dim, keepdim),
-        X,
-    )
-
-
-def test_norm_of_zero_has_zero_gradient():
-    x = mt.zeros(3, requires_grad=True)
-    x.norm().backward()
-    assert x.grad.tolist() == [0.0, 0.0, 0.0]
-    with pytest.raises(ValueError, match="'nuc' is not supported"):
-        x.norm("nuc")
-
-
-def test_bmm():
-    torch = _torch()
-    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 4, 5))
-    check_op(mt.bmm, torch.bmm, a, b)
-    check_op(lambda s, t: s.bmm(t), torch.bmm, a, b)
-    with pytest.raises(ValueError, match="must be a 3-D Tensor"):
-        mt.bmm(mt.ones(3, 4), mt.ones(4, 5))
-    with pytest.raises(ValueError, match="do not fit"):
-        mt.bmm(mt.ones(2, 3, 4), mt.ones(3, 4, 5))
-
-
 def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
-    torch = _torch()
+    torch = pytest.importorskip("torch")
     g = rng.standard_normal(X.shape)
     idx = np.array([[1, 3], [0, 2], [2, 2]])
     results = []
@@ -243,42 +176,3 @@ def test_inplace_scatter_and_index_fill_in_the_graph_match_torch():
         results.append((h.detach().numpy().copy(), a.grad.numpy(), s.grad.numpy()))
     for m, t in zip(*results):
         np.testing.assert_allclose(m, t)
-
-
-@pytest.mark.parametrize("k", [7, 40])  # the kernel (small k), the partition
-def test_topk_on_a_long_dim_keeps_ties_in_index_order(k) -> None:
-    rng = np.random.default_rng(1)
-    data = rng.integers(0, 20, (3, 400)).astype(np.float32)  # long rows, many ties
-    for largest in (True, False):
-        values, indices = mt.tensor(data).topk(k, dim=1, largest=largest)
-        expected = np.argsort(-data if largest else data, axis=1, kind="stable")[:, :k]
-        np.testing.assert_array_equal(indices.numpy(), expected)
-        np.testing.assert_array_equal(values.numpy(), np.take_along_axis(data, expected, 1))
-
-
-@pytest.mark.parametrize("k", [3, 20])
-def test_topk_ranks_nan_above_inf_as_pytorch(k) -> None:
-    torch = _torch()
-    rng = np.random.default_rng(5)
-    data = rng.standard_normal((4, 30)).astype(np.float32)
-    for r in range(4):  # one of each per row and per column: no ties (whose order PyTorch leaves open)
-        data[r, 3 + r], data[r, 9 + r], data[r, 15 + r] = np.inf, np.nan, -np.inf
-    for dim in (0, 1):
-        kk = min(k, data.shape[dim])
-        for largest in (True, False):
-            values, indices = mt.tensor(data).topk(kk, dim=dim, largest=largest)
-            expected = torch.tensor(data).topk(kk, dim=dim, largest=largest)
-            np.testing.assert_array_equal(values.numpy(), expected.values.numpy())  # (NaN equals NaN here)
-            np.testing.assert_array_equal(indices.numpy(), expected.indices.numpy())
-
-
-def test_topk_of_integers_and_empty_dims() -> None:
-    data = np.array([[3, -9, 7, 7, np.iinfo(np.int64).min], [0, 1, 2, 3, 4]], np.int64)
-    for k in (2, 5):
-        values, indices = mt.tensor(data).topk(k, largest=True)
-        np.testing.assert_array_equal(indices.numpy(), np.argsort(-data.astype(float), 1, kind="stable")[:, :k])
-        assert values.dtype == mt.int64
-    values, indices = mt.zeros(0, 5).topk(2)
-    assert values.shape == (0, 2) and indices.shape == (0, 2)
-    values, indices = mt.zeros(3, 5).topk(0, dim=0)
-    assert values.shape == (0, 5) and indices.dtype == mt.int64
