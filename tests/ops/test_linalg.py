@@ -105,3 +105,13 @@ def test_bmm(rng):
         mt.bmm(mt.ones(3, 4), mt.ones(4, 5))
     with pytest.raises(ValueError, match="do not fit"):
         mt.bmm(mt.ones(2, 3, 4), mt.ones(3, 4, 5))
+
+
+def test_mm(rng):
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    check_op(lambda x, y: x.mm(y), lambda x, y: x.mm(y), a, b)
+    check_op(lambda x, y: mt.mm(x, y), lambda x, y: x.mm(y), a, b)
+    with pytest.raises(ValueError, match="mm: mat2 must be a 2-D Tensor"):
+        mt.ones(2, 3).mm(mt.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="do not fit"):
+        mt.mm(mt.ones(2, 3), mt.ones(2, 3))
