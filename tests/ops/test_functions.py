@@ -1,5 +1,4 @@
-"""all / any / isclose / allclose / equal (functions and methods), and NumPy's argument names of the
-reductions (``axis``, ``keepdims``), which PyTorch accepts and lecture code uses: against PyTorch."""
+"""ops/functions.py: all / any / isclose / allclose / equal (functions and methods) against PyTorch."""
 
 from __future__ import annotations
 
@@ -37,16 +36,3 @@ def test_closeness_and_equality_as_pytorch():
     assert mt.equal(t, mt.tensor([1.0, 2.0])) is True and t.equal(mt.tensor([1.0, 3.0])) is False
     assert t.equal(mt.tensor([[1.0, 2.0]])) is False  # another shape
     assert t.allclose(t + 1e-9) is True
-
-
-@pytest.mark.parametrize("name", ["sum", "mean", "std", "var", "amax", "logsumexp", "argmax", "all"])
-def test_reductions_take_numpy_argument_names(name):
-    torch = pytest.importorskip("torch")
-    data = np.arange(6.0).reshape(2, 3)
-    ours = getattr(mt.tensor(data, dtype=mt.float64), name)(axis=1, keepdims=True)
-    theirs = getattr(torch.tensor(data), name)(axis=1, keepdims=True)
-    np.testing.assert_allclose(np.asarray(ours.numpy(), float), np.asarray(theirs.numpy(), float), rtol=1e-12)
-    values, indices = mt.tensor(data).max(axis=0, keepdims=True)
-    assert values.shape == (1, 3) and indices.tolist() == [[1, 1, 1]]
-    with pytest.raises(TypeError, match="both 'dim' and its alias 'axis'"):
-        mt.tensor(data).sum(dim=0, axis=1)
