@@ -4,6 +4,7 @@
 - ``randn_f64(rng, *shape)``: a float64 leaf of standard-normal values;
 - ``copy_weights(torch_module, mt_module)``: a PyTorch module's weights into the minitensor module;
 - ``assert_same_numbers(actual, expected)``: two paths that compute the same thing agree;
+- ``run_on_both(program)``: ``program(lib)`` on minitensor and on PyTorch (skips without PyTorch);
 - ``torch_functional()``: ``torch.nn.functional`` for an oracle that runs last (skips without PyTorch).
 """
 
@@ -53,6 +54,16 @@ def assert_same_numbers(actual, expected, err_msg: str = "") -> None:
     tight = actual.dtype == np.float64
     np.testing.assert_allclose(actual, expected, rtol=1e-10 if tight else 2e-5, atol=1e-12 if tight else 2e-6,
                                err_msg=err_msg)  # fmt: skip
+
+
+def run_on_both(program):
+    """(``program(mt)``, ``program(torch)``): the same code on minitensor and on PyTorch, to compare;
+    the test is skipped when PyTorch is absent.
+
+    >>> ours, theirs = run_on_both(lambda lib: lib.ones(2).sum().item())  # doctest: +SKIP
+    """
+    torch = pytest.importorskip("torch")
+    return program(mt), program(torch)
 
 
 def torch_functional():
