@@ -103,19 +103,6 @@ def test_split_sizes_must_add_up():
         mt.ones(2, 3).split([1, 1], 1)
 
 
-PADS = [
-    ((1, 2), "constant"),
-    ((1, 0, 0, 2), "constant"),
-    ((-1, 2), "constant"),
-    ((2, 1, 1, 3), "constant"),  # every margin filled
-    ((-1, -2, 1, -1), "constant"),  # crops and a margin
-    ((1, 2, 2, 1), "reflect"),
-    ((2, 3), "replicate"),
-    ((1, 1, 2, 0), "replicate"),
-    ((1, 3), "circular"),
-]
-
-
 def test_empty_results():
     torch = pytest.importorskip("torch")
     assert mt.ones(2, 3).repeat(1, 0, 2).shape == tuple(torch.ones(2, 3).repeat(1, 0, 2).shape)
