@@ -2,7 +2,7 @@
 node, ``ops/fused/attention.py``'s ``CrossAttention``: the same numbers as the composite of
 ``F.multi_head_attention_forward`` (projections, heads split, attention, heads merged), correct
 gradients (first and second order), only the gradients asked for, and the usual checks.
-(PyTorch oracles, first and second order, run through it in test_oracle_transformer.py and
+(PyTorch oracles, first and second order, run through it in tests/nn/test_oracle_transformer.py and
 test_second_order.py.)"""
 
 from __future__ import annotations
