@@ -1,9 +1,9 @@
-"""``nn.MultiheadAttention`` from a query to a memory (key is value, ``need_weights=False``) as one
-node, ``ops/fused/attention.py``'s ``CrossAttention``: the same numbers as the composite of
-``F.multi_head_attention_forward`` (projections, heads split, attention, heads merged), correct
-gradients (first and second order), only the gradients asked for, and the usual checks.
-(PyTorch oracles, first and second order, run through it in tests/nn/test_oracle_transformer.py and
-test_second_order.py.)"""
+"""ops/fused/attention.py: ``nn.MultiheadAttention`` from a query to a memory (key is value,
+``need_weights=False``) as one ``CrossAttention`` node, and self-attention as one ``SelfAttention``
+node: the same numbers as the composite of ``F.multi_head_attention_forward`` (projections, heads
+split, attention, heads merged), correct gradients (first and second order), only the gradients
+asked for, and the usual checks.  (PyTorch oracles, first and second order, run through them in
+tests/nn/test_oracle_transformer.py and tests/nn/test_second_order.py.)"""
 
 from __future__ import annotations
 
@@ -162,3 +162,31 @@ def test_memory_with_another_batch_size_is_an_error(rng):
     memory = mt.randn(N + 1, S, E, dtype=mt.float64)
     with pytest.raises(ValueError, match="batch size"):
         m(x, memory, memory, need_weights=False)
+
+
+class TestFusedSelfAttention:
+    """F.multi_head_attention_forward with need_weights=False on self-attention runs one
+    SelfAttention node (ops/fused/attention.py): the composite's numbers and gradients."""
+
+    @pytest.mark.parametrize("batch_first", [False, True])
+    @pytest.mark.parametrize("dropout", [0.0, 0.4])
+    @pytest.mark.parametrize("dtype", [mt.float32, mt.float64])
+    def test_one_node_equals_the_composite(self, rng, batch_first, dropout, dtype):
+        x0 = rng.standard_normal((N, L, E) if batch_first else (L, N, E))
+        weights = [mt.tensor(rng.standard_normal(s) * 0.5, dtype=dtype, requires_grad=True)
+                   for s in ((3 * E, E), (3 * E,), (E, E), (E,))]  # fmt: skip
+        pad = np.zeros((N, L), bool)
+        pad[1, -1] = True
+        results = []
+        for need_weights in (False, True):  # (True: the composite, weights kept)
+            x = mt.tensor(x0, dtype=dtype, requires_grad=True)
+            mt.manual_seed(4)
+            out = F.multi_head_attention_forward(
+                x, x, x, E, H, weights[0], weights[1], None, None, False, dropout, weights[2], weights[3],
+                key_padding_mask=pad, need_weights=need_weights, batch_first=batch_first,
+            )[0]  # fmt: skip
+            assert (type(out.grad_fn).__name__ == "SelfAttentionBackward") == (not need_weights)
+            dy = mt.tensor(np.random.default_rng(1).standard_normal(out.shape), dtype=dtype)
+            results.append([out.numpy(), *(g.numpy() for g in mt.autograd.grad(out, [x, *weights], dy))])
+        for fused, composite in zip(*results):
+            assert_same_numbers(fused, composite)

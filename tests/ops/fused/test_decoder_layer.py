@@ -2,7 +2,7 @@
 composite (its ``forward`` module by module), correct gradients (first and second order), only the gradients
 asked for, the inference path, and the graph's usual safety (version checks, retain_graph, the
 profiler).  (PyTorch oracles for the decoder layer, first order and in stacks, run through it in
-test_oracle_transformer.py.)"""
+tests/nn/test_oracle_transformer.py.)"""
 
 from __future__ import annotations
 
