@@ -14,7 +14,7 @@ import minitensor as mt
 from minitensor.autograd import gradcheck
 from minitensor.ops.attention import Attention, AttentionWeights, merge_heads, split_heads
 
-E, H, N, L, S = 4, 2, 2, 3, 5
+E, H, N, L = 4, 2, 2, 3
 
 
 # ---------------------------------------------------------------- the op

@@ -1,4 +1,5 @@
-"""Losses and their gradients against PyTorch, for every option."""
+"""nn/functional/loss.py against PyTorch: cross_entropy, nll_loss, mse_loss (and their modules) and
+their gradients, for every option (the checks without PyTorch: test_loss.py)."""
 
 from __future__ import annotations
 
