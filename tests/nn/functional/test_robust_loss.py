@@ -1,5 +1,6 @@
-"""nn/functional/robust_loss.py (ops/robust_loss.py): l1_loss / L1Loss, smooth_l1_loss / SmoothL1Loss, huber_loss / HuberLoss: against PyTorch (value,
-gradient, second derivative), at the kinks (d = 0, |d| = beta), and error cases."""
+"""nn/functional/robust_loss.py (ops/robust_loss.py): l1_loss / L1Loss, smooth_l1_loss / SmoothL1Loss,
+huber_loss / HuberLoss: against PyTorch (value, gradient, second derivative), at the kinks (d = 0,
+|d| = beta), and error cases."""
 
 from __future__ import annotations
 
