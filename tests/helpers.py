@@ -2,6 +2,8 @@
 
 - ``f64(values)``: a float64 Tensor of given values (a leaf that requires grad by default);
 - ``randn_f64(rng, *shape)``: a float64 leaf of standard-normal values;
+- ``randomize_parameters(module, rng)``: standard-normal values in every parameter of a module;
+- ``gradcheck_module(module, x)``: ``gradcheck`` of ``module(x)`` w.r.t. ``x`` and every parameter;
 - ``copy_weights(torch_module, mt_module)``: a PyTorch module's weights into the minitensor module;
 - ``assert_same_numbers(actual, expected)``: two paths that compute the same thing agree;
 - ``run_on_both(program)``: ``program(lib)`` on minitensor and on PyTorch (skips without PyTorch);
@@ -14,6 +16,7 @@ import numpy as np
 import pytest
 
 import minitensor as mt
+from minitensor.autograd import gradcheck
 
 
 def f64(values, requires_grad: bool = True) -> mt.Tensor:
@@ -32,6 +35,20 @@ def randn_f64(rng: np.random.Generator, *shape: int, requires_grad: bool = True)
     (2, 3)
     """
     return f64(rng.standard_normal(shape), requires_grad=requires_grad)
+
+
+def randomize_parameters(module, rng: np.random.Generator):
+    """Standard-normal values from ``rng`` in every parameter of ``module`` (so that a gradient check
+    does not meet LayerNorm's weight of ones or zero biases); returns ``module``."""
+    with mt.no_grad():
+        for p in module.parameters():
+            p.numpy()[...] = rng.standard_normal(p.shape)
+    return module
+
+
+def gradcheck_module(module, x: mt.Tensor) -> None:
+    """``gradcheck`` of ``module(x)`` w.r.t. ``x`` and every parameter of ``module`` (passed as inputs)."""
+    assert gradcheck(lambda inp, *_: module(inp), [x, *module.parameters()])
 
 
 def copy_weights(torch_module, mt_module) -> None:
