@@ -127,7 +127,8 @@ def copysign(input, other):  # noqa: A002
 
 
 def heaviside(input, values):  # noqa: A002
-    """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (NaN stays NaN); not differentiable."""
+    """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (0 where input is NaN, as PyTorch's);
+    not differentiable."""
     tensor_input(input, "heaviside")
     tensor_input(values, "heaviside", "values")
     if input.dtype != values.dtype:
@@ -136,7 +137,7 @@ def heaviside(input, values):  # noqa: A002
             f"{dtypes.torch_name(values.dtype)}"
         )
     try:
-        out = np.heaviside(input._data, values._data)
+        out = np.where(input._data == 0, values._data, input._data > 0)  # (NaN: 0, as PyTorch's)
     except ValueError:
         raise ValueError(f"heaviside: shapes {input.shape} and {values.shape} cannot be broadcast together") from None
     return Tensor._make(np.asarray(out, dtype=input.dtype), False, None)

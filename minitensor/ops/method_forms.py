@@ -90,7 +90,9 @@ METHODS = {
     # building, selecting, rearranging
     "repeat_interleave": selection.repeat_interleave, "take": selection.take,
     "take_along_dim": selection.take_along_dim, "index_select": selection.index_select,
-    "masked_select": selection.masked_select, "index_copy": selection.index_copy, "diag": diagonal.diag,
+    "masked_select": selection.masked_select, "index_copy": selection.index_copy,
+    "index_copy_": selection.index_copy_, "swapaxes_": lambda x, a, b: x.transpose_(a, b),
+    "swapdims_": lambda x, a, b: x.transpose_(a, b), "diag": diagonal.diag,
     "diagonal": diagonal.diagonal, "diag_embed": diagonal.diag_embed, "diagflat": diagonal.diagflat,
     "trace": diagonal.trace, "movedim": reorder.movedim, "moveaxis": reorder.movedim, "swapaxes": reorder.swapaxes,
     "swapdims": reorder.swapdims, "tensor_split": reorder.tensor_split, "hsplit": reorder.hsplit,
