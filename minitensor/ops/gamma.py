@@ -9,7 +9,7 @@ float dtype.  (``minitensor.distributions`` takes them for Gamma, Beta and Diric
 >>> x = mt.tensor([0.5, 3.0], dtype=mt.float64, requires_grad=True)
 >>> mt.lgamma(x).sum().backward()
 >>> x.grad                                     # digamma(0.5), digamma(3)
-tensor([-1.9635,  0.9228], dtype=torch.float64)
+tensor([-1.9635,  0.9228], dtype=float64)
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Integer inputs are computed in the default float dtype; ``arcsinh``, ``arccosh``
 are PyTorch's aliases.
 
 >>> mt.asinh(mt.sinh(mt.tensor([0.5, -2.0])))
-tensor([ 0.5000, -2.0000])
+tensor([ 0.5, -2. ])
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ All are compositions of differentiable ops, so their gradients (of every order) 
 >>> mt.linalg.matrix_norm(a, 1), mt.linalg.matrix_norm(a, float("inf")), mt.linalg.matrix_rank(a)
 (tensor(6.), tensor(7.), tensor(2))
 >>> mt.linalg.matrix_power(a, 2)
-tensor([[-5., -10.],
-        [15., 10.]])
+tensor([[ -5., -10.],
+        [ 15.,  10.]])
 """
 
 from __future__ import annotations

@@ -20,10 +20,10 @@ values gathered and interpolated, so each of the two neighbours gets its weight'
 
 >>> x = mt.tensor([[3.0, 1.0, 4.0, 1.0], [5.0, 9.0, 2.0, 6.0]])
 >>> x.median(dim=1)
-median(values=tensor([1., 5.]), indices=tensor([1, 0]))
+median(values=tensor([1., 5.]), indices=tensor([3, 0]))
 >>> mt.quantile(x, mt.tensor([0.25, 0.5]), dim=1)
-tensor([[1.0000, 4.2500],
-        [2.0000, 5.5000]])
+tensor([[1.  , 4.25],
+        [2.  , 5.5 ]])
 """
 
 from __future__ import annotations
