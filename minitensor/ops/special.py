@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .arguments import float_input, number_arg
 from .operands import _binary
@@ -45,6 +46,10 @@ class Erf(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * (_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Erfc(Op):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .arguments import float_input
 from .operands import _binary
@@ -36,6 +37,10 @@ class Sin(Op):
         (x,) = ctx.saved_tensors
         return grad * Cos.call(x)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Cos(Op):
     """cos(x);  dx = -grad * sin(x)."""
@@ -49,6 +54,10 @@ class Cos(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return -(grad * Sin.call(x))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Tan(Op):
