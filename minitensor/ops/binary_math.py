@@ -26,6 +26,8 @@ import math
 import numpy as np
 
 from .. import dtypes
+from ..autograd.batching import elementwise
+from ..autograd.dual import plus
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import number_arg, tensor_input
@@ -52,6 +54,13 @@ class Hypot(Op):
         scale = grad / out
         return (scale * a if ctx.needs_input_grad[0] else None), (scale * b if ctx.needs_input_grad[1] else None)
 
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else da * a, None if db is None else db * b) / ctx.output
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class LogAddExp(Op):
     """log(e^a + e^b) without overflow;  da = grad * sigmoid(a - b), db = grad * sigmoid(b - a)."""
@@ -66,6 +75,13 @@ class LogAddExp(Op):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (grad * Sigmoid.call(a - b) if need_a else None), (grad * Sigmoid.call(b - a) if need_b else None)
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else da * Sigmoid.call(a - b), None if db is None else db * Sigmoid.call(b - a))
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class LogAddExp2(Op):
@@ -84,6 +100,14 @@ class LogAddExp2(Op):
         gb = grad * Sigmoid.call((b - a) * _LN2) if need_b else None
         return ga, gb
 
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        ta = None if da is None else da * Sigmoid.call((a - b) * _LN2)
+        return plus(ta, None if db is None else db * Sigmoid.call((b - a) * _LN2))
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Copysign(Op):
     """|a| with the sign of b (b's sign bit: -0.0 counts as negative);  da = grad * out / a (0 where a = 0),
@@ -100,6 +124,16 @@ class Copysign(Op):
         a, out = ctx.saved_tensors
         zero = getattr(a, "_data", a) == 0
         return np.where(zero, 0.0, grad * (out / np.where(zero, 1.0, a))), None
+
+    @staticmethod
+    def jvp(ctx, da, db):  # (b's tangent moves nothing: the sign is piecewise constant)
+        if da is None:
+            return None
+        a, out = ctx.inputs[0], ctx.output
+        zero = getattr(a, "_data", a) == 0
+        return np.where(zero, 0.0, da * (out / np.where(zero, 1.0, a)))
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def hypot(input, other):  # noqa: A002

@@ -15,6 +15,7 @@ tensor([-1.9635,  0.9228], dtype=float64)
 from __future__ import annotations
 
 from .. import backend
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .arguments import float_input, int_arg
 
@@ -32,6 +33,10 @@ class Lgamma(Op):
         (x,) = ctx.saved_tensors
         return grad * Polygamma.call(x, n=0)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Polygamma(Op):
     """psi_n(x), the n-th derivative of digamma (n = 0: digamma);  dx = grad * psi_(n+1)(x)."""
@@ -46,6 +51,10 @@ class Polygamma(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * Polygamma.call(x, n=ctx.n + 1)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def lgamma(input):  # noqa: A002

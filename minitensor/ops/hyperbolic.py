@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .arguments import float_input
 
@@ -32,6 +33,10 @@ class Sinh(Op):
         (x,) = ctx.saved_tensors
         return grad * Cosh.call(x)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Cosh(Op):
     """cosh(x);  dx = grad * sinh(x)."""
@@ -47,6 +52,10 @@ class Cosh(Op):
         (x,) = ctx.saved_tensors
         return grad * Sinh.call(x)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Asinh(Op):
     """asinh(x);  dx = grad / sqrt(x^2 + 1)."""
@@ -60,6 +69,10 @@ class Asinh(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / np.sqrt(x * x + 1)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Acosh(Op):
@@ -75,6 +88,10 @@ class Acosh(Op):
         (x,) = ctx.saved_tensors
         return grad / np.sqrt(x * x - 1)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Atanh(Op):
     """atanh(x) on (-1, 1) (±inf at ±1, NaN outside);  dx = grad / (1 - x^2)."""
@@ -89,6 +106,10 @@ class Atanh(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / (1 - x * x)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def sinh(input):  # noqa: A002

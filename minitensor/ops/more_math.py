@@ -201,6 +201,10 @@ class NanToNum(Op):
         (x,) = ctx.saved_tensors
         return np.where(np.isfinite(getattr(x, "_data", x)), grad, 0.0)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 def log1p(input):  # noqa: A002
     return Log1p.apply(_floating(input))

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import backend
 from ..autograd.batching import elementwise
+from ..autograd.dual import plus
 from ..autograd.function import Op
 from .arguments import float_input, number_arg
 from .operands import _binary
@@ -65,6 +66,10 @@ class Erfc(Op):
         (x,) = ctx.saved_tensors
         return grad * (-_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Erfinv(Op):
     """y = erfinv(x), the inverse of erf on [-1, 1];  dy/dx = sqrt(pi)/2 * exp(y^2)."""
@@ -79,6 +84,10 @@ class Erfinv(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * (np.exp(y * y) / _TWO_OVER_SQRT_PI)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Logit(Op):
@@ -104,6 +113,10 @@ class Logit(Op):
         safe = np.where(outside, 0.5, x)  # (no infinite slope where the mask discards it: keeps NaN out)
         return np.where(outside, fill, grad / (safe * (1 - safe)))
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Xlogy(Op):
     """x * log(y), 0 where x = 0 (unless y is NaN);  dx = log(y) (0 where x = 0 and y <= 0), dy = x / y."""
@@ -128,6 +141,17 @@ class Xlogy(Op):
             gy = grad * x / y
         return gx, gy
 
+    @staticmethod
+    def jvp(ctx, dx, dy):
+        x, y = ctx.inputs
+        tx = None
+        if dx is not None:
+            masked = (getattr(x, "_data", x) == 0) & (getattr(y, "_data", y) <= 0)
+            tx = np.where(masked, 0.0, dx * np.log(np.where(masked, 1.0, y)))
+        return plus(tx, None if dy is None else dy * x / y)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Sinc(Op):
     """sin(pi x) / (pi x), 1 at x = 0;  dx = grad * (cos(pi x) - sinc x) / x, 0 at x = 0 (as PyTorch's)."""
@@ -145,6 +169,10 @@ class Sinc(Op):
         slope = (p * Cos.call(p) - Sin.call(p)) / (p * p) * math.pi
         return np.where(zero, 0.0, grad * slope)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class I0(Op):
     """The modified Bessel function I0;  dx = grad * I1(x)."""
@@ -158,6 +186,10 @@ class I0(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * I1.call(x)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class I1(Op):
@@ -175,6 +207,10 @@ class I1(Op):
         zero = getattr(x, "_data", x) == 0
         slope = I0.call(x) - y / np.where(zero, 1.0, x)
         return grad * np.where(zero, 0.5, slope)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def erf(input):  # noqa: A002

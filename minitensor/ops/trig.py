@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import backend
 from ..autograd.batching import elementwise
+from ..autograd.dual import plus
 from ..autograd.function import Op
 from .arguments import float_input
 from .operands import _binary
@@ -74,6 +75,10 @@ class Tan(Op):
         (y,) = ctx.saved_tensors
         return grad * (1 + y * y)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Asin(Op):
     """asin(x) on [-1, 1] (NaN outside);  dx = grad / sqrt(1 - x^2)."""
@@ -87,6 +92,10 @@ class Asin(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / np.sqrt(1 - x * x)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Acos(Op):
@@ -102,6 +111,10 @@ class Acos(Op):
         (x,) = ctx.saved_tensors
         return -grad / np.sqrt(1 - x * x)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Atan(Op):
     """atan(x);  dx = grad / (1 + x^2)."""
@@ -115,6 +128,10 @@ class Atan(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / (1 + x * x)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Atan2(Op):
@@ -131,6 +148,13 @@ class Atan2(Op):
         a, b = ctx.saved_tensors
         scale = grad / (a * a + b * b)
         return (scale * b if ctx.needs_input_grad[0] else None), (-(scale * a) if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else da * b, None if db is None else -(db * a)) / (a * a + b * b)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def sin(input):  # noqa: A002
