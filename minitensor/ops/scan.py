@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import dtypes
 from .._args import _dim
+from ..autograd.batching import shift
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import int_arg, tensor_input
@@ -58,6 +59,24 @@ class Cumprod(Op):
         if not np.any(getattr(x, "_data", x) == 0):  # (a constant test on the values)
             return Cumsum.call(grad * out, dim=ctx.dim, reverse=True) / x
         return _cumprod_others(x, grad, ctx.dim)
+
+    @staticmethod
+    def jvp(ctx, dx):
+        """d out_j = sum_{k<=j} dx_k prod_{i<=j, i!=k} x_i: out_j * cumsum(dx / x)_j without zeros; with a
+        zero, row k of an (n, n) stack is x with x_k replaced by dx_k, whose running product at j >= k
+        is term k of the sum (taken literally, as in the backward)."""
+        x, out, dim = ctx.inputs[0], ctx.output, ctx.dim
+        if not np.any(getattr(x, "_data", x) == 0):
+            return out * Cumsum.call(dx / x, dim=dim)
+        n = x.shape[dim]
+        rows = np.where(
+            np.eye(n, dtype=bool), np.moveaxis(dx, dim, -1)[..., :, None], np.moveaxis(x, dim, -1)[..., None, :]
+        )
+        terms = Cumprod.call(rows, dim=rows.ndim - 1)  # (..., k, j)
+        later = np.triu(np.ones((n, n), dtype=bool))  # j >= k
+        return np.moveaxis(np.sum(np.where(later, terms, 0.0), axis=-2), -1, dim)
+
+    batch = shift("dim")  # vmap: the scanned dim moves one up
 
 
 def _cumprod_others(x, grad, dim: int):
@@ -94,6 +113,21 @@ class LogCumSumExp(Op):
             later = Flip.call(LogCumSumExp.call(flipped, dim=ctx.dim), dims=(ctx.dim,))  # over j >= i
             parts.append(np.exp(later + x))
         return parts[0] - parts[1]
+
+    @staticmethod
+    def jvp(ctx, dx):
+        """d out_j = sum_{i<=j} dx_i exp(x_i - out_j), as the backward: the positive and negative tangents
+        apart, each a running ``logcumsumexp`` of ``log|dx| + x`` (no overflow, no 0/0)."""
+        x, out = ctx.inputs[0], ctx.output
+        lowest = np.finfo(dx.dtype).min  # (a finite "log 0")
+        log_size = np.log(np.where(dx != 0, np.abs(dx), 1.0))
+        parts = [
+            np.exp(LogCumSumExp.call(np.where(side, log_size, lowest) + x, dim=ctx.dim) - out)
+            for side in (dx > 0, dx < 0)
+        ]
+        return parts[0] - parts[1]
+
+    batch = shift("dim")  # vmap: the scanned dim moves one up
 
 
 def _scanned(input, dim, fn: str) -> tuple:  # noqa: A002
