@@ -37,6 +37,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.batching import leading
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import bool_arg, choice_arg, matrix_input
@@ -87,6 +88,17 @@ class Cholesky(Op):
         ga = SolveTriangular.call(mT(low), phi, upper=True)  # L^-T phi
         return mT(SolveTriangular.call(mT(low), mT(ga), upper=True))  # (L^-T phi) L^-1: L^T X^T = (L^-T phi)^T
 
+    @staticmethod
+    def jvp(ctx, da):
+        """dL = L Phi(L^-1 S L^-T), S = (dA + dA^T) / 2 (the symmetric direction the backward's gradient
+        belongs to), Phi the lower triangle with half the diagonal (PyTorch's cholesky_jvp)."""
+        low = ctx.output
+        s = 0.5 * (da + mT(da))
+        x = SolveTriangular.call(low, mT(SolveTriangular.call(low, s, upper=False)), upper=False)  # L^-1 S L^-T
+        return low @ (tri(x, upper=False) - 0.5 * diag_embed(diagonal(x)))
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
+
 
 class QR(Op):
     """The packed (Q, R) of A = QR (``mode`` 'reduced', 'complete' or 'r': R only);  PyTorch's
@@ -108,12 +120,7 @@ class QR(Op):
     @staticmethod
     def backward(ctx, grad):
         m, n = ctx.matrix
-        if ctx.mode == "r":
-            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
-                               "linalg.qr.")  # fmt: skip
-        if ctx.mode == "complete" and m > n:
-            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        _check_qr_differentiable(ctx.mode, m, n)
         (out,) = ctx.saved_tensors
         q, r = _unpack(out, ctx.shapes)
         gq, gr = _unpack(grad, ctx.shapes)
@@ -126,6 +133,41 @@ class QR(Op):
         ga = mT(SolveTriangular.call(r[..., :m], mT(ga), upper=True))
         zeros = np.zeros(ga.shape[:-1] + (n - m,), dtype=values(ga).dtype)  # (R's columns beyond m: no term)
         return np.concatenate([ga, zeros], axis=-1) + q @ gr
+
+    @staticmethod
+    def jvp(ctx, da):
+        """m >= n: with dX = dA R^-1 and C = Q^T dX, Q^T dQ = tril(C, -1) - tril(C, -1)^T (skew) and
+        dR R^-1 = C - Q^T dQ (upper), so dR = (C - Q^T dQ) R, dQ = dX - Q (C - Q^T dQ); m < n: that for
+        A's first m columns, and dR's other columns Q^T (dA - dQ R) there."""
+        m, n = ctx.matrix
+        _check_qr_differentiable(ctx.mode, m, n)
+        q, r = _unpack(ctx.output, ctx.shapes)
+        if m >= n:
+            dq, dr = _qr_jvp_square_r(q, r, da)
+        else:
+            dq, dr = _qr_jvp_square_r(q, r[..., :m], da[..., :m])
+            dr = np.concatenate([dr, mT(q) @ (da[..., m:] - dq @ r[..., m:])], axis=-1)
+        return _pack((dq, dr), tuple(da.shape[:-2]))
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
+
+
+def _check_qr_differentiable(mode: str, m: int, n: int) -> None:
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                           "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                           "linalg.qr.")  # fmt: skip
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+
+
+def _qr_jvp_square_r(q, r, da) -> tuple:
+    """(dQ, dR) of A = QR with R square (see QR.jvp)."""
+    dx = mT(SolveTriangular.call(mT(r), mT(da), upper=False))  # dA R^-1
+    c = mT(q) @ dx
+    low = tri(c, upper=False, k=-1)
+    upper_part = c - (low - mT(low))  # dR R^-1
+    return dx - q @ upper_part, upper_part @ r
 
 
 class Eigh(Op):
@@ -152,6 +194,21 @@ class Eigh(Op):
         skew = 0.5 * (vtgv - mT(vtgv))
         gaps = w[..., None, :] - w[..., :, None] + eye(n, w)  # (1 on the diagonal, where skew is 0)
         return v @ (skew / gaps + diag_embed(gw)) @ mT(v)
+
+    @staticmethod
+    def jvp(ctx, da):
+        """With S = (dA + dA^T) / 2 and P = V^T S V: dL = diag(P), dV = V (P / E) with E_ij = L_j - L_i off
+        the diagonal and 0 on it (PyTorch's linalg_eig_jvp for a symmetric A)."""
+        n = ctx.n
+        w, v = _unpack(ctx.output, ((n,), (n, n)))
+        p = mT(v) @ (0.5 * (da + mT(da))) @ v
+        off = 1 - eye(n, w)
+        gaps = w[..., None, :] - w[..., :, None] + eye(n, w)  # (1 on the diagonal, masked by off)
+        with np.errstate(divide="ignore", invalid="ignore"):  # (repeated eigenvalues: dV undefined, dL still fine)
+            dv = v @ (p / gaps * off)
+        return _pack((diagonal(p), dv), tuple(da.shape[:-2]))
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
 
 
 class SVD(Op):
@@ -189,6 +246,38 @@ class SVD(Op):
             sgvh = gvh / s[..., :, None]
             return u @ (inner @ vh + sgvh - (sgvh @ mT(vh)) @ vh)
         return u @ inner @ vh
+
+    @staticmethod
+    def jvp(ctx, da):
+        """With P = U^T dA V (k x k, k = min(m, n)) and F_ij = 1 / (s_j^2 - s_i^2) off the diagonal (0 on it):
+        dS = diag(P), dU = U (F o (P S + S P^T)) + (I - U U^T) dA V S^-1, dV = V (F o (S P + P^T S))
+        + (I - V V^T) dA^T U S^-1 (J. Townsend 2016; PyTorch's linalg_svd_jvp); with ``full_matrices`` the
+        columns beyond k get a zero tangent, as PyTorch's."""
+        u_full, s, vh_full = _unpack(ctx.output, ctx.shapes)
+        m, n, k = u_full.shape[-2], vh_full.shape[-1], s.shape[-1]
+        u, v = u_full[..., :k], mT(vh_full[..., :k, :])
+        dav = da @ v
+        p = mT(u) @ dav
+        off = 1 - eye(k, s)
+        s2 = s * s
+        gaps = s2[..., None, :] - s2[..., :, None] + eye(k, s)
+        with np.errstate(divide="ignore", invalid="ignore"):  # (repeated or zero singular values: dU, dV undefined)
+            du = u @ ((p * s[..., None, :] + s[..., :, None] * mT(p)) / gaps * off)
+            dv = v @ ((s[..., :, None] * p + mT(p) * s[..., None, :]) / gaps * off)
+            if m > k:
+                du = du + (dav - u @ p) / s[..., None, :]
+            if n > k:
+                datu = mT(da) @ u
+                dv = dv + (datu - v @ mT(p)) / s[..., None, :]
+        lead = tuple(da.shape[:-2])
+        if u_full.shape[-1] > k:
+            du = np.concatenate([du, np.zeros(lead + (m, m - k), dtype=values(s).dtype)], axis=-1)
+        dvh = mT(dv)
+        if vh_full.shape[-2] > k:
+            dvh = np.concatenate([dvh, np.zeros(lead + (n - k, n), dtype=values(s).dtype)], axis=-2)
+        return _pack((du, diagonal(p), dvh), lead)
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
 
 
 def cholesky(A, *, upper: bool = False):  # noqa: N803  (PyTorch's names)

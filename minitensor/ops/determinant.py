@@ -18,6 +18,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.batching import leading
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import matrix_input
@@ -52,6 +53,15 @@ class Det(Op):
         from_svd = _adjugate_t(np.where(mask, a, _distinct(n, a)), grad)
         return np.where(mask, from_svd, from_inverse)
 
+    @staticmethod
+    def jvp(ctx, da):
+        """d det = tr(adj(A) dA): the backward's gA for g = 1, dotted with dA (so the adjugate from the SVD
+        where A is singular; PyTorch's forward AD gives 0 at an exactly singular A, its backward the adjugate)."""
+        ones = np.ones(np.shape(ctx.output), values(ctx.output).dtype)
+        return np.sum(Det.backward(ctx, ones) * da, axis=(-2, -1))
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
+
 
 def _distinct(n: int, like) -> np.ndarray:
     """A regular matrix with distinct singular values (where the SVD route is not taken)."""
@@ -85,6 +95,12 @@ class LogAbsDet(Op):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad[..., None, None] * mT(Inv.call(a))
+
+    @staticmethod
+    def jvp(ctx, da):  # d log|det A| = tr(A^-1 dA)
+        return np.sum(mT(Inv.call(ctx.inputs[0])) * da, axis=(-2, -1))
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
 
 
 def det(A):  # noqa: N803

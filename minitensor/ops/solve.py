@@ -25,6 +25,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.batching import leading
+from ..autograd.dual import plus
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import bool_arg, choice_arg, matrix_input, number_arg, tensor_input
@@ -53,6 +55,13 @@ class Inv(Op):
         yt = mT(y)
         return -(yt @ grad @ yt)
 
+    @staticmethod
+    def jvp(ctx, da):  # dY = -Y dA Y
+        y = ctx.output
+        return -(y @ da @ y)
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
+
 
 class Solve(Op):
     """X = A^-1 B (B a batch of matrices, batch dims broadcast);  gB = A^-T gX, gA = -gB X^T."""
@@ -68,6 +77,13 @@ class Solve(Op):
         a, x = ctx.saved_tensors
         gb = Solve.call(mT(a), grad)
         return (-(gb @ mT(x)) if ctx.needs_input_grad[0] else None), gb
+
+    @staticmethod
+    def jvp(ctx, da, db):  # dX = A^-1 (dB - dA X)
+        a, x = ctx.inputs[0], ctx.output
+        return Solve.call(a, plus(db, None if da is None else -(da @ x)))
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
 
 
 class SolveTriangular(Op):
@@ -90,6 +106,17 @@ class SolveTriangular(Op):
             k = (1 if ctx.upper else -1) if ctx.unit else 0
             ga = tri(-(gb @ mT(x)), ctx.upper, k)
         return ga, gb
+
+    @staticmethod
+    def jvp(ctx, da, db):  # dX = T^-1 (dB - dT X), dT the triangle of dA (without the diagonal if unit)
+        a, x = ctx.inputs[0], ctx.output
+        dt = None
+        if da is not None:
+            k = (1 if ctx.upper else -1) if ctx.unit else 0
+            dt = -(tri(da, ctx.upper, k) @ x)
+        return SolveTriangular.call(a, plus(db, dt), upper=ctx.upper, unit=ctx.unit)
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
 
 
 def _triangle(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
@@ -122,6 +149,22 @@ class Pinv(Op):
         k = p @ gh
         phk = ph @ k
         return -mT(k @ p) + (gh - a @ k) @ p @ ph + phk - phk @ p @ a
+
+    @staticmethod
+    def jvp(ctx, da):
+        """PyTorch's pinv_jvp: dP = -P dA P + (I - P A) dA^T P^T P + P P^T dA^T (I - A P), each product
+        grouped to keep the matrices small."""
+        a, p = ctx.inputs[0], ctx.output
+        m, n = a.shape[-2:]
+        dah, ph = mT(da), mT(p)
+        if m <= n:
+            k = ph @ dah
+            return p @ (k - mT(k) - k @ (a @ p)) + (dah - p @ (a @ dah)) @ (ph @ p)
+        k = p @ da
+        kh = mT(k)
+        return (kh - k - (p @ a) @ kh) @ p + (p @ ph) @ (dah - (dah @ a) @ p)
+
+    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
 
 
 def _cutoff(s: np.ndarray, atol, rtol, shape: tuple) -> np.ndarray:

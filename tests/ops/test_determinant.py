@@ -23,12 +23,31 @@ def test_det_slogdet_logdet():
     check_op(mt.logdet, torch.logdet, spd)
 
 
+LEVI_CIVITA = np.zeros((3, 3, 3))
+for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+    LEVI_CIVITA[_i, _j, _k], LEVI_CIVITA[_i, _k, _j] = 1.0, -1.0
+
+
+def _leibniz_det(a):
+    """The det of 3 x 3 matrices as the polynomial sum_ijk eps_ijk a_0i a_1j a_2k: exact derivatives of every
+    order in both modes."""
+    return torch.einsum("...i,...j,...k,ijk->...", a[..., 0, :], a[..., 1, :], a[..., 2, :], torch.tensor(LEVI_CIVITA))
+
+
 def test_det_at_singular_matrices():
+    """The gradient and the tangent are the adjugate's, to second order: PyTorch's backward with create_graph
+    (its SVD formula) gives it too; its forward AD and its first-order-only backward give 0 where the LU
+    has an exact zero pivot, so the oracle of both modes is the Leibniz polynomial."""
     singular = A.copy()
     singular[2] = singular[0] - 2 * singular[1]  # (rank 2)
     rank_one = np.outer(A[0], A[1])  # (rank 1: a zero gradient)
-    for a in (singular, rank_one, np.stack([singular, A])):
-        check_op(mt.linalg.det, torch.linalg.det, a, atol=1e-9)
+    exact = np.diag([1.0, 2.0, 0.0])  # (a determinant of exactly 0)
+    for a in (singular, rank_one, exact, np.stack([singular, A])):
+        check_op(mt.linalg.det, _leibniz_det, a, atol=1e-9)
+        x, t = mt.tensor(a, dtype=mt.float64, requires_grad=True), torch.tensor(a, requires_grad=True)
+        (g,) = torch.autograd.grad(torch.linalg.det(t).sum(), t, create_graph=True)
+        mt.linalg.det(x).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), g.detach().numpy(), rtol=1e-9, atol=1e-12)
 
 
 def test_signs_and_logdet_of_negative_determinants():
