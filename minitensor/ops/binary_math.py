@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from .. import dtypes
+from ..autograd import batching
 from ..autograd.batching import elementwise
 from ..autograd.dual import plus
 from ..autograd.function import Op
@@ -160,6 +161,7 @@ def copysign(input, other):  # noqa: A002
     return _binary(Copysign, input, other, "copysign", floating=True)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def heaviside(input, values):  # noqa: A002
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (0 where input is NaN, as PyTorch's);
     not differentiable."""

@@ -26,6 +26,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd import batching
 from ..tensor import Tensor
 from .arguments import bool_arg, choice_arg, int_arg, number_arg, tensor_input
 
@@ -56,6 +57,7 @@ def bincount(input, weights=None, minlength: int = 0):  # noqa: A002
     return _constant(np.bincount(data, weights._data.astype(np.float64), minlength=minlength), dtype)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def histc(input, bins: int = 100, min=0, max=0):  # noqa: A002  (PyTorch's names)
     """Counts of the elements in ``bins`` equal bins between ``min`` and ``max`` (min == max: the data's
     smallest and largest values, widened by 1 on each side if they are equal too)."""
@@ -102,6 +104,7 @@ def histogram(input, bins, *, range=None, weight=None, density: bool = False):  
     return HistogramResult(_constant(hist, input.dtype), _constant(edges, input.dtype))
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: bool = False, side=None, sorter=None):
     """For each of ``values``, the index where it would be inserted in ``sorted_sequence`` (along its last
     dim) to keep it sorted: before equal elements, or after them with ``right=True`` / ``side='right'``."""
@@ -135,6 +138,7 @@ def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: boo
     return _constant(out, np.int32 if bool_arg(out_int32, "searchsorted", "out_int32") else np.int64)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def bucketize(input, boundaries, *, out_int32: bool = False, right: bool = False):  # noqa: A002
     """The bucket of each element among the 1-D increasing ``boundaries``: i with boundaries[i-1] < x <=
     boundaries[i] (``right=True``: boundaries[i-1] <= x < boundaries[i])."""

@@ -37,6 +37,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd import batching
 from ..autograd.batching import leading
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -287,6 +288,7 @@ def cholesky(A, *, upper: bool = False):  # noqa: N803  (PyTorch's names)
     return mT(low) if bool_arg(upper, "linalg.cholesky", "upper") else low
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def cholesky_ex(A, *, upper: bool = False, check_errors: bool = False):  # noqa: N803
     """``(L, info)``: info (int32) 0 where A is positive-definite, > 0 where not (L is then not meaningful);
     ``check_errors=True`` raises instead."""

@@ -18,6 +18,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd import batching
 from ..autograd.batching import leading
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -108,6 +109,7 @@ def det(A):  # noqa: N803
     return Det.apply(matrix_input(A, "linalg.det", square=True))
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def slogdet(A):  # noqa: N803
     """``(sign, logabsdet)``: the sign of the determinant (-1, 0 or 1; no gradient) and log |det|."""
     matrix_input(A, "linalg.slogdet", square=True)
@@ -115,6 +117,7 @@ def slogdet(A):  # noqa: N803
     return SlogdetResult(sign, LogAbsDet.apply(A))
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def logdet(input):  # noqa: A002
     """log det A: NaN where the determinant is negative, -inf where it is 0."""
     sign, logabs = slogdet(input)

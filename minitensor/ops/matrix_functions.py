@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from .._args import _dim
+from ..autograd import batching
 from ..tensor import Tensor
 from .arguments import bool_arg, int_arg, matrix_input, number_arg, tensor_input
 from .decompositions import svdvals
@@ -106,6 +107,7 @@ def matrix_power(A, n: int):  # noqa: N803
     return result
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False, tol=None):  # noqa: N803
     """The number of singular values (absolute eigenvalues with ``hermitian``) above ``max(atol, rtol * the
     largest)``; rtol defaults to eps * max(m, n) when neither is given.  int64, no gradient."""

@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd import batching
 from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -277,6 +278,7 @@ def fix(input):  # noqa: A002
     return trunc(input)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def signbit(input):  # noqa: A002
     """True where the sign bit is set (negative numbers and -0.0): a bool tensor, no gradient."""
     return Tensor._make(np.signbit(tensor_input(input, "signbit")._data), False, None)

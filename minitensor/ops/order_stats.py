@@ -33,6 +33,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._args import _dim
+from ..autograd import batching
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import bool_arg, choice_arg, int_arg, tensor_input
@@ -67,6 +68,7 @@ def _pick(input, x, d: int, rank: np.ndarray, keepdim: bool, result):  # noqa: A
     return result(values, Tensor._make(np.array(indices, order="C"), False, None))
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
     """``(values, indices)``: the ``k``-th smallest element (k from 1) along ``dim``."""
     x, d = _along(input, dim, "kthvalue")
@@ -126,16 +128,19 @@ def _median(input, dim, keepdim: bool, ignore_nan: bool, fn: str, result):  # no
     return _pick(input, x, d, _median_rank(x._data, d, ignore_nan), bool_arg(keepdim, fn, "keepdim"), result)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def median(input, dim=None, keepdim: bool = False):  # noqa: A002
     """The lower median of all elements (a 0-d tensor), or ``(values, indices)`` along ``dim``."""
     return _median(input, dim, keepdim, False, "median", MedianResult)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def nanmedian(input, dim=None, keepdim: bool = False):  # noqa: A002
     """``median`` of the elements that are not NaN."""
     return _median(input, dim, keepdim, True, "nanmedian", NanmedianResult)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def mode(input, dim: int = -1, keepdim: bool = False):  # noqa: A002
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally frequent ones)
     and the index of its last occurrence."""
@@ -210,12 +215,14 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
     return out.reshape(out.shape[1:]) if scalar else out
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):  # noqa: A002
     """The ``q``-th quantiles (q a number, or a 1-D tensor: a leading dim of that size) of all elements or along
     ``dim``; NaN where a slice holds NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):  # noqa: A002
     """``quantile`` of the elements that are not NaN (NaN for a slice of NaN only)."""
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")

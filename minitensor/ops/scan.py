@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import dtypes
 from .._args import _dim
+from ..autograd import batching
 from ..autograd.batching import shift
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -161,11 +162,13 @@ def _running(input, dim, accumulate, fn: str, result):  # noqa: A002
     return result(values, indices)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def cummax(input, dim: int):  # noqa: A002
     """``(values, indices)``: the running maximum along ``dim`` and where it was last reached."""
     return _running(input, dim, np.maximum.accumulate, "cummax", CummaxResult)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def cummin(input, dim: int):  # noqa: A002
     """``(values, indices)``: the running minimum along ``dim`` and where it was last reached."""
     return _running(input, dim, np.minimum.accumulate, "cummin", CumminResult)

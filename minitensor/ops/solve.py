@@ -25,6 +25,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd import batching
 from ..autograd.batching import leading
 from ..autograd.dual import plus
 from ..autograd.function import Op
@@ -199,6 +200,7 @@ def inv(A):  # noqa: N803  (PyTorch's names)
     return Inv.apply(matrix_input(A, "linalg.inv", square=True))
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def inv_ex(A, *, check_errors: bool = False):  # noqa: N803
     """``(inverse, info)``: info (int32) is 0 for each invertible matrix and > 0 for a singular one (whose
     inverse is then not meaningful); ``check_errors=True`` raises instead."""
@@ -270,6 +272,7 @@ def pinverse(input, rcond: float = 1e-15):  # noqa: A002
     return pinv(input, rtol=rcond)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def lstsq(A, B, rcond=None, *, driver=None):  # noqa: N803
     """The least-squares solution of ``A X = B`` as PyTorch's CPU drivers: ``(solution, residuals, rank,
     singular_values)``.  ``solution`` is ``pinv(A) @ B`` (differentiable); ``residuals`` (the squared

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import dtypes
 from .._args import _axes
+from ..autograd import batching
 from ..tensor import Tensor
 from .arguments import bool_arg, tensor_input
 from .shape import where
@@ -66,6 +67,7 @@ def _numbers(input, fn: str, dtype):  # noqa: A002
     return where(numbers, x, 0.0), numbers
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002
     """The sum over ``dim`` with NaN counted as 0 (integers and bools sum in int64, as ``sum``)."""
     x, _ = _numbers(input, "nansum", dtype)
@@ -74,6 +76,7 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002
     return x.sum(dim, keepdim)
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None):  # noqa: A002
     """The mean over ``dim`` of the elements that are not NaN (a float input, or ``dtype``)."""
     tensor_input(input, "nanmean")
@@ -96,6 +99,7 @@ def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
     return AminmaxResult(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
+@batching.per_example  # (reads the values: under vmap, once per example)
 def count_nonzero(input, dim=None):  # noqa: A002
     """How many elements are not zero, over ``dim`` (an int, a tuple, or None: all): int64, no gradient."""
     tensor_input(input, "count_nonzero")
