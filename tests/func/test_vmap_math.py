@@ -1,7 +1,8 @@
 """``func.vmap`` and ``func.jacfwd`` over the math and linear-algebra ops (ops/trig.py, hyperbolic.py,
 special.py, gamma.py, binary_math.py, more_math.py, scan.py, solve.py, determinant.py, decompositions.py):
 their batching rules (elementwise, shift, leading) against ``torch.func.vmap`` and a Python loop, and
-their JVP rules under vmap (``jacfwd``) against ``torch.func.jacfwd``."""
+their JVP rules under vmap (``jacfwd``, and ``jacfwd`` of ``jacfwd``: the rules on Tensors) against
+``torch.func``."""
 
 from __future__ import annotations
 
@@ -108,3 +109,23 @@ def test_jacfwd_matches_torch_func(name: str) -> None:
         lambda L: (mf if L is mt else L.func).jacfwd(lambda a: f(L, a))(L.tensor(W, dtype=L.float64))
     )
     assert_trees_close(ours, theirs, rtol=1e-9, atol=1e-11)
+
+
+HESSIANS = {
+    # name: a scalar f of one (3, 3) matrix; jacfwd of jacfwd runs the JVP rules on Tensors, under two vmaps
+    "det": lambda L, a: L.linalg.det(a),
+    "cholesky_qr": lambda L, a: L.linalg.cholesky(_spd(L, a)).sum() + L.linalg.qr(a).R.sum(),
+    "logcumsumexp_cumprod": lambda L, a: L.logcumsumexp(a, 0).sum() + L.cumprod(a, 1).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HESSIANS))
+def test_forward_over_forward_hessian_matches_torch_func(name: str) -> None:
+    f = HESSIANS[name]
+
+    def hessian(L):  # (PyTorch's: its hessian, jacfwd of jacrev; its jacfwd of jacfwd of det is wrong)
+        outer, inner = (mf.jacfwd, mf.jacfwd) if L is mt else (L.func.jacfwd, L.func.jacrev)
+        return outer(inner(lambda a: f(L, a)))(L.tensor(W, dtype=L.float64))
+
+    ours, theirs = run_on_both(hessian)
+    assert_trees_close(ours, theirs, rtol=1e-9, atol=1e-10)
