@@ -1,0 +1,164 @@
+"""Resampling planes by a fixed sparse map per dim: interpolation (nearest, linear, cubic) and the
+reflect / replicate / circular padding modes, forward and transposed.
+
+A resampling of planes ``x`` (P, H, W) to (P, Ho, Wo) is described per dim by taps: for each
+output row ``i``, ``T`` input rows ``index_h[i, t]`` and their weights ``weight_h[i, t]``
+(likewise for the columns, ``S`` taps), and computes::
+
+    out[p, i, j] = sum over t, s of  weight_h[i, t] * weight_w[j, s] * x[p, index_h[i, t], index_w[j, s]]
+
+- nearest interpolation and the padding modes: one tap per dim, weight 1 (``weight`` None:
+  a pure gather, e.g. reflect padding reads row ``|i - pad|`` mirrored at the edges);
+- (bi)linear interpolation: two taps per dim; bicubic: four.
+
+The map is linear in ``x``, so its gradient is its transpose (``resample_transpose``): each
+output's gradient times the tap weights added back to the taps' input positions (a
+scatter-add: positions read by several outputs collect all their gradients).  The transpose's
+own transpose is the resampling again, so both directions are ops of each other's backward.
+
+A 1-D resampling (N, C, L) is the planes (N * C, 1, L) with the identity map along H
+(``index_h = [[0]]``).  The numba kernels loop over the planes (in parallel for big inputs);
+the NumPy references gather all positions at once (``np.add.at`` for the transpose).
+
+>>> x = np.array([[[1.0, 2.0, 3.0]]])                     # one plane, H = 1, W = 3
+>>> rows = (np.array([[0]]), None)                         # the identity along H
+>>> cols = (np.array([[1], [0], [1], [2], [1]]), None)     # W reflect-padded by 1 on each side
+>>> resample(x, rows, cols)
+array([[[2., 1., 2., 3., 2.]]])
+>>> resample_transpose(np.ones((1, 1, 5)), rows, cols, (1, 3))
+array([[[1., 3., 1.]]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit, prange
+
+
+def resample(x: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
+    """The planes ``x`` (P, H, W) resampled to (P, Ho, Wo).
+
+    Args:
+        rows: ``(index, weight)`` along H: int64 (Ho, T) input rows and their float weights
+            (Ho, T), or weight None (one tap of weight 1: a gather).
+        cols: the same along W, (Wo, S).
+    """
+    (ih, wh), (iw, ww) = rows, cols
+    out = np.empty((x.shape[0], ih.shape[0], iw.shape[0]), x.dtype)
+    wh, ww = _weights(wh, x.dtype), _weights(ww, x.dtype)
+    _RESAMPLE.on(x)(np.ascontiguousarray(x), ih, wh, iw, ww, out)
+    return out
+
+
+def resample_transpose(grad: np.ndarray, rows: tuple, cols: tuple, size: tuple) -> np.ndarray:
+    """The transpose of ``resample`` (its backward): ``grad`` (P, Ho, Wo) times the tap weights,
+    added to the taps' positions in zeros of (P, *size)."""
+    (ih, wh), (iw, ww) = rows, cols
+    out = np.zeros((grad.shape[0], *size), grad.dtype)
+    wh, ww = _weights(wh, grad.dtype), _weights(ww, grad.dtype)
+    _TRANSPOSE.on(grad)(np.ascontiguousarray(grad), ih, wh, iw, ww, out)
+    return out
+
+
+def _weights(w, dtype):
+    return None if w is None else np.ascontiguousarray(w, dtype=dtype)
+
+
+def _taps(index: np.ndarray, weight) -> list:
+    """[(index column, weight column or None)] of each tap."""
+    return [(index[:, t], None if weight is None else weight[:, t]) for t in range(index.shape[1])]
+
+
+def _resample_numpy(x, ih, wh, iw, ww, out) -> None:
+    out[...] = 0
+    for rows, row_weight in _taps(ih, wh):
+        for cols, col_weight in _taps(iw, ww):
+            term = x[:, rows[:, None], cols[None, :]]
+            if row_weight is not None:
+                term = term * row_weight[:, None]
+            if col_weight is not None:
+                term = term * col_weight[None, :]
+            out += term
+
+
+def _transpose_numpy(grad, ih, wh, iw, ww, out) -> None:
+    planes = np.arange(grad.shape[0])[:, None, None]
+    for rows, row_weight in _taps(ih, wh):
+        for cols, col_weight in _taps(iw, ww):
+            term = grad
+            if row_weight is not None:
+                term = term * row_weight[:, None]
+            if col_weight is not None:
+                term = term * col_weight[None, :]
+            np.add.at(out, (planes, rows[None, :, None], cols[None, None, :]), term)
+
+
+@njit
+def _resample_plane(x, ih, wh, iw, ww, out):
+    """One plane; with no weights (numba compiles that case apart) a gather of one tap per dim."""
+    for i in range(ih.shape[0]):
+        dst = out[i]
+        if wh is None and ww is None:
+            src = x[ih[i, 0]]
+            for j in range(iw.shape[0]):
+                dst[j] = src[iw[j, 0]]
+            continue
+        for j in range(iw.shape[0]):
+            total = x.dtype.type(0)
+            for t in range(ih.shape[1]):
+                src = x[ih[i, t]]
+                for s in range(iw.shape[1]):
+                    v = src[iw[j, s]]
+                    if wh is not None:
+                        v = v * wh[i, t]
+                    if ww is not None:
+                        v = v * ww[j, s]
+                    total += v
+            dst[j] = total
+
+
+@njit
+def _resample_planes(x, ih, wh, iw, ww, out):
+    for p in range(x.shape[0]):
+        _resample_plane(x[p], ih, wh, iw, ww, out[p])
+
+
+@njit(parallel=True)
+def _resample_parallel(x, ih, wh, iw, ww, out):
+    for p in prange(x.shape[0]):
+        _resample_plane(x[p], ih, wh, iw, ww, out[p])
+
+
+@njit
+def _transpose_plane(grad, ih, wh, iw, ww, out):
+    for i in range(ih.shape[0]):
+        src = grad[i]
+        for t in range(ih.shape[1]):
+            dst = out[ih[i, t]]
+            for j in range(iw.shape[0]):
+                v = src[j]
+                if wh is not None:
+                    v = v * wh[i, t]
+                for s in range(iw.shape[1]):
+                    if ww is None:
+                        dst[iw[j, s]] += v
+                    else:
+                        dst[iw[j, s]] += v * ww[j, s]
+
+
+@njit
+def _transpose_planes(grad, ih, wh, iw, ww, out):
+    for p in range(grad.shape[0]):
+        _transpose_plane(grad[p], ih, wh, iw, ww, out[p])
+
+
+@njit(parallel=True)
+def _transpose_parallel(grad, ih, wh, iw, ww, out):
+    for p in prange(grad.shape[0]):
+        _transpose_plane(grad[p], ih, wh, iw, ww, out[p])
+
+
+_RESAMPLE = Kernel(_resample_numpy, _resample_planes, _resample_parallel, ns=0.8)
+_TRANSPOSE = Kernel(_transpose_numpy, _transpose_planes, _transpose_parallel, ns=1.0)
