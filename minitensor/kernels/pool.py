@@ -71,7 +71,7 @@ def _windows(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
     values = x[:, hp[:, None, :, None], wp[None, :, None, :]]  # (P, Ho, Wo, kh, kw)
     valid = hv[:, None, :, None] & wv[None, :, None, :]
     flat = hp[:, None, :, None] * x.shape[2] + wp[None, :, None, :]
-    shape = values.shape[:3] + (-1,)
+    shape = values.shape[:3] + (values.shape[3] * values.shape[4],)
     return values.reshape(shape), valid.reshape(shape[1:]), flat.reshape(shape[1:])
 
 
@@ -151,8 +151,9 @@ def _mean_transpose_numpy(grad, h0, hn, w0, wn, divisor, out) -> None:
     planes = out.shape[0]
     _, valid, flat = _windows(np.zeros((1, *out.shape[1:]), grad.dtype), (h0, hn, 1), (w0, wn, 1))
     share = np.where(valid, (grad / divisor)[..., None], 0)  # (P, Ho, Wo, K)
-    where = np.broadcast_to(flat, share.shape).reshape(planes, -1)
-    np.add.at(out.reshape(planes, -1), (np.arange(planes)[:, None], where), share.reshape(planes, -1))
+    count = share[0].size if planes else 0
+    where = np.broadcast_to(flat, share.shape).reshape(planes, count)
+    np.add.at(out.reshape(planes, -1), (np.arange(planes)[:, None], where), share.reshape(planes, count))
 
 
 @njit

@@ -105,8 +105,8 @@ def check_input(input, fn: str, dims: int) -> None:  # noqa: A002  (PyTorch's na
 
 def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, dilation, ceil_mode) -> tuple:  # noqa: A002
     """Checked ``(kernel, stride, padding, dilation, out)`` tuples of a sliding pooling of ``input``:
-    positive kernel, stride and dilation, padding at most half the dilated kernel, at least one
-    output along each dim (each a ValueError naming the argument, as PyTorch checks them)."""
+    positive kernel, stride and dilation, padding at most half the kernel (PyTorch's rule, the
+    dilation aside), at least one output along each dim (each a ValueError naming the argument)."""
     kernel = int_tuple(kernel_size, dims, "kernel_size", fn)
     stride = kernel if stride is None or (isinstance(stride, (tuple, list)) and not stride) else stride
     stride = int_tuple(stride, dims, "stride", fn)
@@ -117,12 +117,9 @@ def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, di
             raise ValueError(f"{fn}: {name} must be positive, got {values if dims > 1 else values[0]}")
     if min(padding) < 0:
         raise ValueError(f"{fn}: padding must be non-negative, got {padding if dims > 1 else padding[0]}")
-    for k, p, d in zip(kernel, padding, dilation):
-        if p > (d * (k - 1) + 1) // 2:
-            raise ValueError(
-                f"{fn}: padding must be at most half of the (dilated) kernel size, got padding={p}, "
-                f"kernel_size={k} and dilation={d}"
-            )
+    for k, p in zip(kernel, padding):
+        if p > k // 2:
+            raise ValueError(f"{fn}: padding must be at most half of kernel_size, got padding={p} and kernel_size={k}")
     sizes = tuple(input.shape[input.ndim - dims :])
     out = tuple(
         output_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(sizes, kernel, stride, padding, dilation)
