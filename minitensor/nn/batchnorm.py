@@ -130,14 +130,12 @@ class _BatchNorm(_NormBase):
         if self.affine or self.track_running_stats:  # (else, as PyTorch, any channel count works)
             self._check_features(input, 1)
         factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats:
-            self.num_batches_tracked._data[...] += 1
-            self.num_batches_tracked._version += 1
-            if self.momentum is None:  # the cumulative average of all batches
-                factor = 1.0 / float(self.num_batches_tracked._data)
+        counts = self.training and self.track_running_stats  # this batch is counted in num_batches_tracked
+        if counts and self.momentum is None:  # the cumulative average of all batches, this one included
+            factor = 1.0 / (float(self.num_batches_tracked._data) + 1.0)
         use_batch_stats = self.training or self.running_mean is None
         tracked = not self.training or self.track_running_stats
-        return F.batch_norm(
+        y = F.batch_norm(
             input,
             self.running_mean if tracked else None,
             self.running_var if tracked else None,
@@ -147,6 +145,10 @@ class _BatchNorm(_NormBase):
             factor,
             self.eps,
         )
+        if counts:  # (counted once F.batch_norm has checked everything: an error changes nothing)
+            self.num_batches_tracked._data[...] += 1
+            self.num_batches_tracked._version += 1
+        return y
 
 
 class BatchNorm1d(_BatchNorm):

@@ -22,7 +22,7 @@ come before (batch, channels), seen as planes (``pool_geometry.as_planes``).
 
 >>> x = mt.tensor([[[1.0, 5.0, 2.0, 2.0]]], requires_grad=True)        # (N, C, L)
 >>> rows, (cols,) = IDENTITY, [sliding(4, 2, kernel_size=2, stride=2, padding=0, dilation=1)]
->>> y, index = max_pool(x, 1, rows, cols)
+>>> y, index = max_pool(x, 1, rows, cols, return_indices=True)
 >>> y, index
 (tensor([[[5., 2.]]], grad_fn=<TakeFlatBackward>), tensor([[[1, 2]]]))
 >>> y.backward(mt.tensor([[[10.0, 20.0]]]))

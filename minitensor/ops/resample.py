@@ -20,7 +20,7 @@ The taps of each use are computed here, once per call, on arrays of the output's
 
 >>> rows = interpolation_taps(2, 4, "linear", align_corners=False, scale=None)
 >>> rows[0].tolist(), rows[1].tolist()     # output 1 reads 3/4 of input 0 and 1/4 of input 1
-([[0, 1], [0, 1], [0, 1], [1, 1]], [[1.0, 0.0], [0.75, 0.25], [0.25, 0.75], [1.0, 0.0]])
+([[0, 1], [0, 1], [0, 1], [1, 1]], [[1.0, 0.0], [0.75, 0.25], [0.25, 0.75], [0.75, 0.25]])
 >>> x = mt.tensor([[[1.0, 2.0, 3.0]]], requires_grad=True)
 >>> resample(x, [pad_taps(3, 2, 1, "reflect")])
 tensor([[[3., 2., 1., 2., 3., 2.]]], grad_fn=<ResampleBackward>)

@@ -12,7 +12,7 @@ Each draws a mask from minitensor's generator (``mt.manual_seed``) and returns
   keeps the mean 0 and the variance 1: ``a = ((1 - p) * (1 + p * alpha'^2))^(-1/2)``,
   ``b = -a * alpha' * p`` (PyTorch's constants).  ``feature_alpha_dropout`` drops channels.
 
->>> mt.manual_seed(0)
+>>> _ = mt.manual_seed(0)
 >>> y = F.dropout2d(mt.ones(2, 3, 4, 4), p=0.5)       # each (n, c) plane all 0 or all 2
 >>> sorted(set(y.reshape(6, 16).amax(-1).tolist()) | set(y.reshape(6, 16).amin(-1).tolist()))
 [0.0, 2.0]
