@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from graph_ops import BINARY, MATMUL, MAX_ABS, MAX_DIMS, MAX_SIZE, TANH, UNARY, Op
 from hypothesis import strategies as st
+from vision_ops import VISION
 
 
 @dataclass
@@ -70,13 +71,15 @@ class Graph:
 
 # ------------------------------------------------------------------ generation
 @st.composite
-def graphs(draw, min_ops: int = 3, max_ops: int = 8) -> Graph:
+def graphs(draw, min_ops: int = 3, max_ops: int = 8, unary: list | None = None, dims: list | None = None) -> Graph:
     """A random graph of ``min_ops``-``max_ops`` ops over 1-3 broadcastable float64 leaves
-    (every op kind is differentiable twice and more: the same graphs serve second-order checks)."""
-    unary = UNARY
+    (every op kind is differentiable twice and more: the same graphs serve second-order checks).
+    ``unary``: the unary ops to draw from (default: all); ``dims``: the leaves' numbers of dims
+    to draw from (default: 2, 3 or 1)."""
+    unary = UNARY + VISION if unary is None else unary
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     # (Hypothesis favours the first item of a list: it is the common case.)
-    base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from([2, 3, 1]))))
+    base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from(dims or [2, 3, 1]))))
     graph = Graph()
     values = []
 
