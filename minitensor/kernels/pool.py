@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._rows import calls_intrinsics, maximum
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
@@ -85,24 +86,37 @@ def _max_index_numpy(x, h0, hn, dh, w0, wn, dw, index) -> None:
     index[...] = np.take_along_axis(np.broadcast_to(flat, values.shape), choice[..., None], axis=-1)[..., 0]
 
 
-@njit
+@calls_intrinsics
 def _max_index_plane(plane, h0, hn, dh, w0, wn, dw, index):
-    """index[i, j] = the flat index of the max of window (i, j) of one plane (PyTorch's order: a
-    larger value or a NaN replaces the best so far)."""
-    width = plane.shape[1]
+    """index[i, j] = the flat index of the max of window (i, j) of one plane: the window's max first
+    (``maximum``: no branch, NaN if a NaN is there), then the first position holding it, or the
+    last NaN (PyTorch's order: a larger value or a NaN replaces the best so far).  Two passes over
+    a window without a mispredicted branch per element are faster than one with."""
     for i in range(h0.shape[0]):
         for j in range(w0.shape[0]):
-            best_h, best_w = h0[i], w0[j]
-            m = plane[best_h, best_w]
+            m = plane[h0[i], w0[j]]
             for a in range(hn[i]):
-                h = h0[i] + a * dh
-                row = plane[h]
+                row = plane[h0[i] + a * dh]
                 for b in range(wn[j]):
-                    w = w0[j] + b * dw
-                    v = row[w]
-                    if v > m or v != v:
-                        m, best_h, best_w = v, h, w
-            index[i, j] = best_h * width + best_w
+                    m = maximum(m, row[np.uint64(w0[j] + b * dw)])  # (unsigned: no wrap-around test)
+            index[i, j] = _first_at(plane, h0[i], hn[i], dh, w0[j], wn[j], dw, m)
+
+
+@njit
+def _first_at(plane, h0, hn, dh, w0, wn, dw, m):
+    """The flat index of the first element of the window equal to ``m`` (the last NaN when m is NaN)."""
+    width = plane.shape[1]
+    found = h0 * width + w0
+    for a in range(hn):
+        row = plane[h0 + a * dh]
+        for b in range(wn):
+            v = row[np.uint64(w0 + b * dw)]
+            if m != m:
+                if v != v:
+                    found = (h0 + a * dh) * width + w0 + b * dw
+            elif v == m:
+                return (h0 + a * dh) * width + w0 + b * dw
+    return found
 
 
 @njit
@@ -156,16 +170,29 @@ def _mean_transpose_numpy(grad, h0, hn, w0, wn, divisor, out) -> None:
     np.add.at(out.reshape(planes, -1), (np.arange(planes)[:, None], where), share.reshape(planes, count))
 
 
-@njit
+@njit(fastmath={"reassoc"})
 def _mean_plane(plane, h0, hn, w0, wn, divisor, out):
+    """out[i, j] = the sum of window (i, j) / its divisor (summed in any order: SIMD lanes for wide
+    windows, e.g. global pooling)."""
+    width = plane.shape[1]
     for i in range(h0.shape[0]):
         for j in range(w0.shape[0]):
-            total = plane.dtype.type(0)
-            for a in range(hn[i]):
-                row = plane[h0[i] + a]
-                for b in range(w0[j], w0[j] + wn[j]):
-                    total += row[b]
+            if wn[j] == width:  # whole rows (global pooling): one contiguous run
+                total = _run_sum(plane[h0[i] : h0[i] + hn[i]].ravel())
+            else:
+                total = plane.dtype.type(0)
+                for a in range(hn[i]):
+                    total += _run_sum(plane[h0[i] + a, w0[j] : w0[j] + wn[j]])
             out[i, j] = total / divisor[i, j]
+
+
+@njit(fastmath={"reassoc"})
+def _run_sum(run):
+    """The sum of a 1-D run of values (unsigned indices: no wrap-around test, so the loop vectorises)."""
+    total = run.dtype.type(0)
+    for b in range(run.shape[0]):
+        total += run[np.uint64(b)]
+    return total
 
 
 @njit
@@ -182,13 +209,22 @@ def _mean_parallel(x, h0, hn, w0, wn, divisor, out):
 
 @njit
 def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
+    width = out.shape[1]
     for i in range(h0.shape[0]):
         for j in range(w0.shape[0]):
             share = grad[i, j] / divisor[i, j]
-            for a in range(hn[i]):
-                row = out[h0[i] + a]
-                for b in range(w0[j], w0[j] + wn[j]):
-                    row[b] += share
+            if wn[j] == width:  # whole rows: one contiguous run
+                _run_add(out[h0[i] : h0[i] + hn[i]].ravel(), share)
+            else:
+                for a in range(hn[i]):
+                    _run_add(out[h0[i] + a, w0[j] : w0[j] + wn[j]], share)
+
+
+@njit
+def _run_add(run, value):
+    """run += value for a 1-D run (a view: the values land in the array it views)."""
+    for b in range(run.shape[0]):
+        run[np.uint64(b)] += value
 
 
 @njit

@@ -97,26 +97,37 @@ def _transpose_numpy(grad, ih, wh, iw, ww, out) -> None:
 
 @njit
 def _resample_plane(x, ih, wh, iw, ww, out):
-    """One plane; with no weights (numba compiles that case apart) a gather of one tap per dim."""
+    """One plane, a row of the output at a time: its input rows combined first (``row``: the
+    taps along H, weighted), then each output read from ``row`` (the taps along W): W * T + Wo * S
+    operations per output row instead of Wo * T * S.  With no weights (numba compiles that case
+    apart) a gather of one tap per dim."""
+    row = np.empty(x.shape[1], x.dtype)
     for i in range(ih.shape[0]):
-        dst = out[i]
-        if wh is None and ww is None:
+        if wh is None and ih.shape[1] == 1:
             src = x[ih[i, 0]]
-            for j in range(iw.shape[0]):
-                dst[j] = src[iw[j, 0]]
-            continue
+        else:
+            src = row
+            _weighted_rows(x, ih[i], None if wh is None else wh[i], row)
+        dst = out[i]
         for j in range(iw.shape[0]):
-            total = x.dtype.type(0)
-            for t in range(ih.shape[1]):
-                src = x[ih[i, t]]
+            if ww is None and iw.shape[1] == 1:
+                dst[j] = src[iw[j, 0]]
+            else:
+                total = x.dtype.type(0)
                 for s in range(iw.shape[1]):
-                    v = src[iw[j, s]]
-                    if wh is not None:
-                        v = v * wh[i, t]
-                    if ww is not None:
-                        v = v * ww[j, s]
-                    total += v
-            dst[j] = total
+                    total += src[iw[j, s]] if ww is None else src[iw[j, s]] * ww[j, s]
+                dst[j] = total
+
+
+@njit
+def _weighted_rows(x, index, weight, row):
+    """row = the sum over taps t of weight[t] * x[index[t]] (weight None: 1)."""
+    for b in range(row.shape[0]):
+        row[np.uint64(b)] = 0
+    for t in range(index.shape[0]):
+        src, w = x[index[t]], x.dtype.type(1) if weight is None else weight[t]
+        for b in range(row.shape[0]):
+            row[np.uint64(b)] += w * src[np.uint64(b)]
 
 
 @njit
@@ -133,19 +144,24 @@ def _resample_parallel(x, ih, wh, iw, ww, out):
 
 @njit
 def _transpose_plane(grad, ih, wh, iw, ww, out):
+    """The transpose of ``_resample_plane``, a row of the gradient at a time: its values sent along W
+    into ``row`` (a scatter-add by the W taps), then ``row`` added to each of the H taps' rows."""
+    row = np.empty(out.shape[1], out.dtype)
     for i in range(ih.shape[0]):
         src = grad[i]
-        for t in range(ih.shape[1]):
-            dst = out[ih[i, t]]
-            for j in range(iw.shape[0]):
-                v = src[j]
-                if wh is not None:
-                    v = v * wh[i, t]
-                for s in range(iw.shape[1]):
-                    if ww is None:
-                        dst[iw[j, s]] += v
-                    else:
-                        dst[iw[j, s]] += v * ww[j, s]
+        direct = wh is None and ih.shape[1] == 1
+        dst = out[ih[i, 0]] if direct else row
+        if not direct:
+            for b in range(row.shape[0]):
+                row[np.uint64(b)] = 0
+        for j in range(iw.shape[0]):
+            for s in range(iw.shape[1]):
+                dst[iw[j, s]] += src[j] if ww is None else src[j] * ww[j, s]
+        if not direct:
+            for t in range(ih.shape[1]):
+                target, w = out[ih[i, t]], out.dtype.type(1) if wh is None else wh[i, t]
+                for b in range(row.shape[0]):
+                    target[np.uint64(b)] += w * row[np.uint64(b)]
 
 
 @njit
