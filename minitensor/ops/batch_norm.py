@@ -13,6 +13,12 @@ terms more than a plain affine map's (derived in docs/vision_pooling_norm.md)::
 In evaluation they are the running statistics, constants: ``dx = dy * invstd * weight``.
 ``dweight = sum(dy * xhat)`` and ``dbias = sum(dy)`` either way.
 
+Forward mode: the Jacobian of the normalisation is symmetric, so the tangent of y is the same
+formula applied to the tangent of x, plus ``xhat * dweight + dbias`` (``BatchNorm.jvp``).
+Under ``vmap`` each example is a whole batch (N, C, *): in evaluation the examples' batches are
+one larger batch (``BatchNorm.batch``); in training each example has its own statistics (the
+definition, whose ops batch), and running statistics cannot be updated (PyTorch refuses too).
+
 ``BatchNorm`` is the fused op: one pass of the statistics kernel (``backend.batch_norm_stats``,
 run by ``batch_norm`` below, which also updates the running statistics), one pass for y, two
 for the backward (``kernels/batch_norm.py``).  With ``create_graph=True`` its gradient is taken
@@ -35,6 +41,9 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import Batch, batched, decompose
+from ..autograd.composite import composite_jvp
+from ..autograd.dual import plus
 from ..autograd.function import Op
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
@@ -52,15 +61,16 @@ def _per_channel(v, ndim: int):
 
 
 def batch_norm_definition(x, weight=None, bias=None, mean=None, invstd=None, eps: float = 1e-5):
-    """The definition (Tensor ops): normalised by the batch's statistics, or by the constants
-    ``mean`` and ``invstd`` (arrays (C,): evaluation) when they are given; then scaled and shifted.
+    """The definition (Tensor ops): normalised by the batch's statistics, or by ``mean`` and
+    ``invstd`` ((C,) arrays or Tensors: evaluation) when they are given; then scaled and shifted.
     ``BatchNorm`` computes the same, fused."""
     if mean is None:
         dims = (0,) + tuple(range(2, x.ndim))
         centred = x - x.mean(dim=dims, keepdim=True)
         y = centred / ((centred * centred).mean(dim=dims, keepdim=True) + eps).sqrt()
     else:
-        y = (x - _per_channel(mean.astype(x.dtype), x.ndim)) * _per_channel(invstd.astype(x.dtype), x.ndim)
+        mean, invstd = (v.astype(x.dtype) if isinstance(v, np.ndarray) else v for v in (mean, invstd))
+        y = (x - _per_channel(mean, x.ndim)) * _per_channel(invstd, x.ndim)
     if weight is not None:
         y = y * _per_channel(weight, x.ndim)
     return y if bias is None else y + _per_channel(bias, x.ndim)
@@ -91,6 +101,37 @@ class BatchNorm(Op):
             db.astype(x.dtype) if need_b else None,
         )
 
+    @staticmethod
+    def jvp(ctx, dx, dweight, dbias):
+        x, weight = ctx.inputs[:2]
+        mean, invstd, training = ctx.keywords["mean"], ctx.keywords["invstd"], ctx.keywords["training"]
+        if not all(isinstance(t, np.ndarray) for t in (x, dx, dweight, dbias) if t is not None):
+            stats = {} if training else {"mean": mean, "invstd": invstd}
+            definition = lambda *xs: batch_norm_definition(*xs, eps=ctx.keywords["eps"], **stats)  # noqa: E731
+            return composite_jvp(definition, ctx.inputs, (dx, dweight, dbias))
+        rows = _channels(x)  # (N, C, L), the statistics per channel: (C, 1)
+        m, s = mean.astype(x.dtype)[:, None], invstd.astype(x.dtype)[:, None]
+        xhat = (rows - m) * s
+        dy = None
+        if dx is not None:  # training: dxhat = s * (d - mean(d) - xhat * mean(d * xhat)) over (N, L)
+            d = _channels(dx)
+            if training:
+                d = d - d.mean((0, 2), keepdims=True) - xhat * (d * xhat).mean((0, 2), keepdims=True)
+            dy = d * s if weight is None else d * (s * weight[:, None])
+        dy = plus(dy, None if dweight is None else xhat * dweight[:, None], None if dbias is None else dbias[:, None])
+        return np.broadcast_to(dy, rows.shape).reshape(x.shape)
+
+    @staticmethod
+    def batch(b: Batch):
+        """vmap: in evaluation with only x batched, the examples' batches as one batch (B * N, C, *);
+        else the definition on the batched values (per-example statistics or weights)."""
+        settings = b.settings
+        if not settings["training"] and not any(b.batched[1:]):
+            x = b.values[0]
+            return b.run(x.reshape((-1,) + tuple(x.shape[2:])), *b.values[1:]).reshape(x.shape)
+        stats = {} if settings["training"] else {"mean": settings["mean"], "invstd": settings["invstd"]}
+        return decompose(lambda *xs, **_: batch_norm_definition(*xs, eps=settings["eps"], **stats))(b)
+
 
 def batch_norm(
     input: Tensor,  # noqa: A002  (PyTorch's name)
@@ -104,6 +145,8 @@ def batch_norm(
 ) -> Tensor:
     """Batch norm of ``input`` (N, C, *) (arguments checked by ``F.batch_norm``): with ``training``
     the batch's statistics, and the running ones (if given) updated in place; else the running ones."""
+    if batched((input, weight, bias, running_mean, running_var)):
+        return _batch_norm_in_vmap(input, running_mean, running_var, weight, bias, training, eps)
     x = _channels(input._data)
     count = x.shape[0] * x.shape[2]
     if not training:
@@ -118,6 +161,25 @@ def batch_norm(
             _update(running_mean, mean, momentum)
             _update(running_var, var * (count / (count - 1)), momentum)  # the unbiased variance
     return BatchNorm.apply(input, weight, bias, mean=mean, invstd=invstd, training=training, eps=eps)
+
+
+def _batch_norm_in_vmap(input, running_mean, running_var, weight, bias, training: bool, eps: float) -> Tensor:  # noqa: A002
+    """``batch_norm`` inside vmap (each example a batch): the batch statistics per example (their
+    definition, which batches); in evaluation the running statistics, through ``BatchNorm`` (its
+    rule) when only the input is batched."""
+    if training and running_mean is not None:
+        raise RuntimeError(
+            "batch_norm: inside vmap in training mode, the running statistics cannot be updated in place (each "
+            "example has batch statistics of its own): pass running_mean=None and running_var=None (a module: "
+            "track_running_stats=False), or use evaluation mode"
+        )
+    if training:
+        return batch_norm_definition(input, weight, bias, eps=eps)
+    if batched((running_mean, running_var)):
+        return batch_norm_definition(input, weight, bias, running_mean, 1.0 / (running_var + eps).sqrt(), eps)
+    mean = running_mean._data.astype(np.float64)
+    invstd = 1.0 / np.sqrt(running_var._data.astype(np.float64) + eps)
+    return BatchNorm.apply(input, weight, bias, mean=mean, invstd=invstd, training=False, eps=eps)
 
 
 def _update(running: Tensor, batch: np.ndarray, momentum: float) -> None:

@@ -17,6 +17,11 @@ Average pooling is linear too: ``AvgPool`` sums each window and divides by its d
 (each output's gradient divided and spread over its window), whose backward is
 ``AvgPool`` again.
 
+All of them are linear in their float input, so their forward-mode rule is the op itself
+applied to the tangent (``jvp = linear``): the tangent of max pooling is the tangent read at
+the chosen positions.  Under ``vmap`` the batch dim is one more leading dim (``max_pool``
+unwraps a batched input itself: its argmax reads the values).
+
 The ops work on the trailing ``dims`` (1 or 2) dims of their input, whatever dims
 come before (batch, channels), seen as planes (``pool_geometry.as_planes``).
 
@@ -37,6 +42,8 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import Batch, batched, leading, like, physical
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .pool_geometry import IDENTITY, Windows, as_planes, from_planes, sliding  # noqa: F401  (the docstring's)
@@ -61,6 +68,12 @@ class TakeFlat(Op):
     def backward(ctx, grad):
         return AddFlat.call(grad, index=ctx.index, dims=ctx.dims, shape=ctx.shape_in)
 
+    jvp = linear  # linear in x: the tangent read at the same indices
+
+    @staticmethod
+    def batch(b: Batch):
+        return _with_batched_index(b)
+
 
 class AddFlat(Op):
     """Zeros of ``shape`` with ``values`` added at the flat ``index`` (repeats add up);
@@ -76,6 +89,12 @@ class AddFlat(Op):
     @staticmethod
     def backward(ctx, grad):
         return TakeFlat.call(grad, index=ctx.index, dims=ctx.dims)
+
+    jvp = linear  # linear in values
+
+    @staticmethod
+    def batch(b: Batch):
+        return _with_batched_index(b)
 
 
 class PutFlat(Op):
@@ -93,10 +112,29 @@ class PutFlat(Op):
     def backward(ctx, grad):
         return TakeFlat.call(grad, index=ctx.index, dims=ctx.dims)
 
+    jvp = linear  # linear in values
+
+    @staticmethod
+    def batch(b: Batch):
+        return _with_batched_index(b)
+
+
+def _with_batched_index(b: Batch):
+    """vmap rule of the flat-index ops: the (unbatched) ``index`` repeated for every example, the
+    output's ``shape`` (if a setting) one dim longer."""
+    index = b.settings["index"]
+    b.settings["index"] = np.broadcast_to(index, (b.size, *index.shape))
+    if "shape" in b.settings:
+        b.settings["shape"] = (b.size, *b.settings["shape"])
+    return b.run(*b.values)
+
 
 def max_pool(input: Tensor, dims: int, rows: Windows, cols: Windows, return_indices: bool = False):  # noqa: A002
     """The max of each window of ``input``'s ``dims`` trailing dims (1-D: ``rows`` is ``IDENTITY``):
     ``(values, indices)`` with ``return_indices``, else the values."""
+    if batched((input,)):  # vmap: the argmax reads the values, all the examples' at once
+        out = max_pool(physical(input), dims, rows, cols, return_indices)
+        return tuple(like(input, o) for o in out) if return_indices else like(input, out)
     lead = input.shape[: input.ndim - dims]
     index = from_planes(backend.max_pool_index(as_planes(input._data, dims), rows, cols), lead, dims)
     out = TakeFlat.apply(input, index=index, dims=dims)
@@ -119,6 +157,9 @@ class AvgPool(Op):
             grad, rows=ctx.rows, cols=ctx.cols, divisor=ctx.divisor, dims=ctx.dims, shape=ctx.shape_in
         )
 
+    jvp = linear  # linear in x
+    batch = leading  # vmap: works on the trailing dims, the batch dim is one more leading dim
+
 
 class AvgPoolTranspose(Op):
     """The transpose of ``AvgPool`` (its backward): each of ``g``'s values divided by its window's
@@ -134,3 +175,10 @@ class AvgPoolTranspose(Op):
     @staticmethod
     def backward(ctx, grad):
         return AvgPool.call(grad, rows=ctx.rows, cols=ctx.cols, divisor=ctx.divisor, dims=ctx.dims)
+
+    jvp = linear  # linear in g
+
+    @staticmethod
+    def batch(b: Batch):  # vmap: one more leading dim, in the output's shape too
+        b.settings["shape"] = (b.size, *b.settings["shape"])
+        return b.run(*b.values)

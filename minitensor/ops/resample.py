@@ -6,7 +6,9 @@ Each output position along a dim reads a few input positions (taps) with weights
 (bi)linear two per dim, bicubic four.  ``Resample`` is linear in its input: its gradient is the
 transposed map ``ResampleTranspose`` (each output's gradient sent back to its taps, times their
 weights, added up where taps are shared), and the transpose's gradient is ``Resample`` again,
-so every order of derivative is exact.
+so every order of derivative is exact.  Being linear, each op's forward-mode rule is the op
+itself applied to the tangent (``jvp = linear``); under ``vmap`` the batch dim is one more
+leading dim.
 
 The taps of each use are computed here, once per call, on arrays of the output's size:
 
@@ -33,6 +35,8 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import Batch, leading
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from .pool_geometry import as_planes, from_planes
 
@@ -53,6 +57,9 @@ class Resample(Op):
     def backward(ctx, grad):
         return ResampleTranspose.call(grad, rows=ctx.rows, cols=ctx.cols, dims=ctx.dims, shape=ctx.shape_in)
 
+    jvp = linear  # linear in x
+    batch = leading  # vmap: works on the trailing dims, the batch dim is one more leading dim
+
 
 class ResampleTranspose(Op):
     """The transpose of ``Resample`` (its backward): ``g``'s values times the tap weights added at
@@ -67,6 +74,13 @@ class ResampleTranspose(Op):
     @staticmethod
     def backward(ctx, grad):
         return Resample.call(grad, rows=ctx.rows, cols=ctx.cols, dims=ctx.dims)
+
+    jvp = linear  # linear in g
+
+    @staticmethod
+    def batch(b: Batch):  # vmap: one more leading dim, in the output's shape too
+        b.settings["shape"] = (b.size, *b.settings["shape"])
+        return b.run(*b.values)
 
 
 def resample(x, taps: list):

@@ -2,7 +2,8 @@
 padding, interpolation, batch norm, local response norm and pixel shuffle are drawn often (the
 main fuzz tests draw them among all ops, rarely), mixed with elementwise ops, reshapes and
 ``unsqueeze``.  The forward must equal the NumPy forms, and the first and second derivatives
-finite differences (``gradcheck``, ``gradgradcheck``), on the numba or the reference path."""
+finite differences (``gradcheck``, ``gradgradcheck``), on the numba or the reference path; in
+forward mode, the tangents the JVP rules give equal differences and reverse mode's products."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 from graph_ops import UNARY
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
-from random_graphs import evaluate, graphs
+from random_graphs import check_forward_mode, evaluate, graphs
 from vision_ops import VISION
 
 import minitensor as mt
@@ -37,5 +38,17 @@ def test_vision_graph_matches_numpy_and_passes_gradchecks(graph, jit: bool) -> N
             np.testing.assert_allclose(out.numpy(), expected, rtol=1e-9, atol=1e-12)
         gradcheck(lambda *xs: evaluate(graph, list(xs), "mt"), leaves)
         gradgradcheck(lambda *xs: evaluate(graph, list(xs), "mt"), leaves)
+    finally:
+        mt.set_jit_enabled(previous)
+
+
+@settings(FUZZ, max_examples=max(FUZZ.max_examples // 5, 1))
+@given(graph=VISION_GRAPHS, jit=st.booleans(), seed=st.integers(0, 2**16))
+def test_vision_graph_forward_mode_matches_differences_and_reverse_mode(graph, jit: bool, seed: int) -> None:
+    note(f"jit={jit}\n{graph}")
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(jit)
+    try:
+        check_forward_mode(graph, seed)
     finally:
         mt.set_jit_enabled(previous)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import assert_same_numbers
+from helpers import assert_same_numbers, assert_trees_close
 from op_checks import check_op
 
 import minitensor as mt
+import minitensor.func as func
 import minitensor.nn.functional as F
 from minitensor.ops.batch_norm import batch_norm_definition
 
@@ -49,6 +50,27 @@ def test_batch_norm_evaluation() -> None:
         W,
         B,
     )
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_forward_over_forward(training) -> None:
+    """jacfwd of jacfwd (the JVP rule's Tensor form: the tangent of a tangent) equals jacrev of jacrev
+    (the backward formulas) for x, weight and bias, and PyTorch's Hessian in x.  (PyTorch 2.13's
+    jacfwd/jacrev of a training batch_norm whose weight is differentiated too disagree with its own
+    finite differences in the x-x block, so PyTorch is asked with weight and bias held constant.)"""
+    x, weights = X[:, :, :1], rng.standard_normal(X[:, :, :1].shape)  # (2, 2, 1, 2)
+    stats = (None, None) if training else (MEAN, VAR)
+
+    def loss(lib, F, *constants):
+        running = [None if s is None else lib.tensor(s, dtype=lib.float64) for s in stats]
+        scale = lib.tensor(weights, dtype=lib.float64)
+        return lambda x, *wb: (F.batch_norm(x, *running, *(wb or constants), training) * scale).sum()
+
+    args, inputs = (0, 1, 2), [mt.tensor(a, dtype=mt.float64) for a in (x, W, B)]
+    forward = func.jacfwd(func.jacfwd(loss(mt, F), argnums=args), argnums=args)(*inputs)
+    assert_trees_close(forward, func.jacrev(func.jacrev(loss(mt, F), argnums=args), argnums=args)(*inputs))
+    theirs = torch.func.hessian(loss(torch, tF, torch.tensor(W), torch.tensor(B)))(torch.tensor(x))
+    assert_trees_close(forward[0][0], theirs, rtol=1e-9, atol=1e-11)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
