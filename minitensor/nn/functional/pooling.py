@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...autograd.batching import batched, like, physical
 from ...ops import pool_geometry as geometry
 from ...ops.pool_geometry import IDENTITY
 from ...ops.pooling import AvgPool, PutFlat, max_pool
@@ -211,11 +212,18 @@ def _max_unpool(fn: str, dims: int, input, indices, kernel_size, stride, padding
                     f"{n + s} (exclusive) for kernel_size={kernel}, stride={stride}, padding={padding}"
                 )
         out = tuple(int(v) for v in given)
-    index = indices._data
+    vmapped = physical(input).ndim - input.ndim  # the batch dims of vmap input carries (0 outside vmap)
+    if batched((indices,)) and physical(indices).ndim - indices.ndim != vmapped:
+        raise ValueError(f"{fn}: inside vmap, indices must be batched as input is (over the same dims), or not at all")
+    index = physical(indices)._data  # (inside vmap, every example's: the batch dims lead)
     count = int(np.prod(out))
     if index.size and (index.min() < 0 or index.max() >= count):
         bad = int(index.max() if index.max() >= count else index.min())
         raise ValueError(f"{fn}: indices holds {bad}, outside the output's {'x'.join(map(str, out))} positions")
+    if vmapped:  # vmap: all the examples at once, the batch dims leading (the same indices for all if unbatched)
+        value = physical(input)
+        index = np.broadcast_to(index, value.shape)
+        return like(input, PutFlat.apply(value, index=index, dims=dims, shape=value.shape[: value.ndim - dims] + out))
     shape = input.shape[: input.ndim - dims] + out
     return PutFlat.apply(input, index=index, dims=dims, shape=shape)
 
