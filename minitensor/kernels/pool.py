@@ -15,7 +15,9 @@ all just other starts and counts: the kernels never see them.
 
 - ``max_pool_index``: per window, the flat index ``h * W + w`` of its largest value, with
   PyTorch's rule: the first of equal maxima in row-major order, and a NaN wins (the last NaN
-  of the window).  The values are then a gather at these indices (the op's job).
+  of the window).  The values are then a gather at these indices (the op's job).  Narrow windows
+  (most poolings) are searched along W for every row, then along H (``_max_index_separable``);
+  wide ones (global pooling) window by window.
 - ``window_mean``: per window, the sum of its values divided by ``divisor[i, j]`` (the
   window's size, its size with the padding, or ``divisor_override``: the caller's choice).
 - ``window_mean_transpose``: the transpose of ``window_mean`` (its backward): each output's
@@ -54,7 +56,12 @@ def max_pool_index(x: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
     """
     (h0, hn, dh), (w0, wn, dw) = rows, cols
     index = np.empty((x.shape[0], h0.shape[0], w0.shape[0]), np.int64)
-    _MAX_INDEX.on(x)(np.ascontiguousarray(x), h0, hn, int(dh), w0, wn, int(dw), index)
+    x = np.ascontiguousarray(x)
+    k = int(wn.max(initial=1))
+    if k <= _NARROW:  # along W then along H (see _max_index_separable)
+        _MAX_INDEX_SEPARABLE.on(x)(x, h0, hn, int(dh), w0, wn, int(dw), k, index)
+    else:  # wide windows (global pooling): window by window
+        _MAX_INDEX.on(x)(x, h0, hn, int(dh), w0, wn, int(dw), index)
     return index
 
 
@@ -132,6 +139,85 @@ def _max_index_parallel(x, h0, hn, dh, w0, wn, dw, index):
 
 
 _MAX_INDEX = Kernel(_max_index_numpy, _max_index_planes, _max_index_parallel, ns=1.0)
+
+
+# Narrow windows (up to _NARROW wide along W, as most poolings have) go along W, then along H:
+# each input row's maximum over every window start at once (``run``: contiguous, in SIMD lanes),
+# read at the windows' starts (``row_max``, ``row_at``: per input row and output column), then
+# per output row the maximum of its rows' (contiguous again).  Along W first, the first maximum
+# of a row wins, then the first row holding the window's maximum: PyTorch's row-major first
+# maximum; and the last NaN of a row, then the last row with one: its last NaN.
+_NARROW = 8
+
+
+@njit
+def _max_index_separable_plane(plane, h0, hn, dh, w0, wn, dw, k, index, run, at, row_max, row_at, best):
+    height, width = plane.shape
+    span = run.shape[0]  # the starts w of the windows with k taps (w + (k - 1) * dw < width)
+    for h in range(height):  # along W
+        row = plane[h]
+        for w in range(span):
+            run[w], at[w] = row[w], w
+        for b in range(1, k):
+            for w in range(span):
+                v = row[w + b * dw]
+                take = (v > run[w]) | (v != v)  # (a larger value, or a NaN: PyTorch's rule)
+                run[w] = v if take else run[w]
+                at[w] = w + b * dw if take else at[w]
+        for j in range(w0.shape[0]):
+            first = w0[j]
+            if wn[j] == k:
+                row_max[h, j], row_at[h, j] = run[first], h * width + at[first]
+                continue
+            m = row[first]  # a window cut by the edge: its own taps
+            for b in range(1, wn[j]):
+                v = row[w0[j] + b * dw]
+                if v > m or v != v:
+                    m, first = v, w0[j] + b * dw
+            row_max[h, j], row_at[h, j] = m, h * width + first
+    for i in range(h0.shape[0]):  # along H
+        out = index[i]
+        best[:] = row_max[h0[i]]
+        out[:] = row_at[h0[i]]
+        for a in range(1, hn[i]):
+            h = h0[i] + a * dh
+            for j in range(out.shape[0]):
+                v = row_max[h, j]
+                take = (v > best[j]) | (v != v)
+                best[j] = v if take else best[j]
+                out[j] = row_at[h, j] if take else out[j]
+
+
+@njit
+def _max_index_separable_planes(x, h0, hn, dh, w0, wn, dw, k, index):
+    span, wo = x.shape[2] - (k - 1) * dw, w0.shape[0]
+    run, at = np.empty(span, x.dtype), np.empty(span, np.int64)
+    row_max, row_at, best = (
+        np.empty((x.shape[1], wo), x.dtype),
+        np.empty((x.shape[1], wo), np.int64),
+        np.empty(wo, x.dtype),
+    )
+    for p in range(x.shape[0]):
+        _max_index_separable_plane(x[p], h0, hn, dh, w0, wn, dw, k, index[p], run, at, row_max, row_at, best)
+
+
+@njit(parallel=True)
+def _max_index_separable_parallel(x, h0, hn, dh, w0, wn, dw, k, index):
+    span, wo = x.shape[2] - (k - 1) * dw, w0.shape[0]
+    for p in prange(x.shape[0]):
+        run, at = np.empty(span, x.dtype), np.empty(span, np.int64)
+        row_max, row_at = np.empty((x.shape[1], wo), x.dtype), np.empty((x.shape[1], wo), np.int64)
+        _max_index_separable_plane(x[p], h0, hn, dh, w0, wn, dw, k, index[p], run, at, row_max, row_at,
+                                   np.empty(wo, x.dtype))  # fmt: skip
+
+
+def _max_index_separable_numpy(x, h0, hn, dh, w0, wn, dw, k, index) -> None:
+    _max_index_numpy(x, h0, hn, dh, w0, wn, dw, index)
+
+
+_MAX_INDEX_SEPARABLE = Kernel(
+    _max_index_separable_numpy, _max_index_separable_planes, _max_index_separable_parallel, ns=3.0
+)
 
 
 # ------------------------------------------------------------------ the mean of each window

@@ -29,11 +29,13 @@ def _windows(h, w, k, s, p, d, ceil):
 
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
-@pytest.mark.parametrize("case", SLIDING + ["adaptive"])
+@pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide"])
 def test_max_index_matches_reference(kernel, rng, dtype, case) -> None:
-    rows, cols = (adaptive(7, 3), adaptive(10, 4)) if case == "adaptive" else _windows(*case)
-    h = 7 if case == "adaptive" else case[0]
-    w = 10 if case == "adaptive" else case[1]
+    """Narrow windows (searched along W, then H) and wide ones (window by window: global pooling)."""
+    if case in ("adaptive", "wide"):
+        (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4 if case == "adaptive" else 1)
+    else:
+        (h, w), rows, cols = case[:2], *_windows(*case)
     x = rng.standard_normal((5, h, w)).astype(dtype)
     x[1] = 1.0  # every window tied: the first of the window wins
     x[2, :, ::3] = np.nan  # NaN wins, the last NaN of a window
