@@ -1,5 +1,5 @@
 """Pooling, normalisation, interpolation and padding, forward + backward, minitensor vs PyTorch in
-the same run (float32, PyTorch on 2 threads), in bench_ops.py's table-of-cases style.
+the same run (float32, each library on 2 threads), in bench_ops.py's table-of-cases style.
 
     python benchmarks/bench_vision_pool.py                   # every case, 3 runs of 7 rounds
     python benchmarks/bench_vision_pool.py --only pool       # cases whose name contains "pool"
@@ -13,7 +13,7 @@ and gradients are compared before timing (a case that disagrees is marked ``DIFF
 is shared: one run's ratio moves by 10-20 %).  Targets: geometric mean <= 1.0 and no case above 2x
 (printed as met or not, never asserted).  PyTorch's OpenMP threads wait by spinning, so on a busy
 machine (see the load average printed at the start and end) its times grow several-fold and the
-ratios flatter minitensor: compare runs on a quiet machine, or with ``--torch-threads 1``.
+ratios flatter minitensor: compare runs on a quiet machine, or with ``--threads 1`` (one thread each).
 """
 
 from __future__ import annotations
@@ -133,14 +133,15 @@ def main() -> None:
     parser.add_argument("--sample-ms", type=float, default=20.0, help="length of one timed sample (ms)")
     parser.add_argument("--runs", type=int, default=3, help="whole runs over the cases (median and range shown)")
     parser.add_argument("--only", nargs="*", default=[], help="only cases whose name contains one of these")
-    parser.add_argument("--torch-threads", type=int, default=2, help="torch.set_num_threads (default 2)")
+    parser.add_argument("--threads", type=int, default=2, help="threads of each library (default 2)")
     opts = parser.parse_args()
     if torch is None:
         parser.error("this benchmark compares with PyTorch, which is not installed")
-    if min(opts.repeat, opts.runs, opts.torch_threads) < 1:
-        parser.error("--repeat, --runs and --torch-threads must be at least 1")
-    torch.set_num_threads(opts.torch_threads)
-    print(host.machine(torch, opts.torch_threads), flush=True)
+    if min(opts.repeat, opts.runs, opts.threads) < 1:
+        parser.error("--repeat, --runs and --threads must be at least 1")
+    torch.set_num_threads(opts.threads)
+    mt.set_num_threads(opts.threads)
+    print(host.machine(torch, opts.threads), flush=True)
     print(f"at the start: {host.state()}", flush=True)
     cases = [c for c in CASES if not opts.only or any(s in c.name for s in opts.only)]
     runs = [bench(cases, opts.repeat, opts.sample_ms) for _ in range(opts.runs)]

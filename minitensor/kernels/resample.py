@@ -47,8 +47,12 @@ def resample(x: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
     """
     (ih, wh), (iw, ww) = rows, cols
     out = np.empty((x.shape[0], ih.shape[0], iw.shape[0]), x.dtype)
+    x = np.ascontiguousarray(x)
+    if _gather_only(rows, cols):
+        _GATHER.on(x)(x, np.ascontiguousarray(ih[:, 0]), np.ascontiguousarray(iw[:, 0]), out)
+        return out
     wh, ww = _weights(wh, x.dtype), _weights(ww, x.dtype)
-    _RESAMPLE.on(x)(np.ascontiguousarray(x), ih, wh, iw, ww, out)
+    _RESAMPLE.on(x)(x, ih, wh, iw, ww, out)
     return out
 
 
@@ -57,9 +61,19 @@ def resample_transpose(grad: np.ndarray, rows: tuple, cols: tuple, size: tuple) 
     added to the taps' positions in zeros of (P, *size)."""
     (ih, wh), (iw, ww) = rows, cols
     out = np.zeros((grad.shape[0], *size), grad.dtype)
+    grad = np.ascontiguousarray(grad)
+    if _gather_only(rows, cols):
+        _SCATTER_ADD.on(grad)(grad, np.ascontiguousarray(ih[:, 0]), np.ascontiguousarray(iw[:, 0]), out)
+        return out
     wh, ww = _weights(wh, grad.dtype), _weights(ww, grad.dtype)
-    _TRANSPOSE.on(grad)(np.ascontiguousarray(grad), ih, wh, iw, ww, out)
+    _TRANSPOSE.on(grad)(grad, ih, wh, iw, ww, out)
     return out
+
+
+def _gather_only(rows: tuple, cols: tuple) -> bool:
+    """One tap of weight 1 per dim (nearest interpolation, the padding modes): a plain gather, whose
+    kernels (``_gather_plane``, ``_scatter_add_plane``) skip the taps' loops."""
+    return rows[1] is None and cols[1] is None and rows[0].shape[1] == 1 and cols[0].shape[1] == 1
 
 
 def _weights(w, dtype):
@@ -176,5 +190,58 @@ def _transpose_parallel(grad, ih, wh, iw, ww, out):
         _transpose_plane(grad[p], ih, wh, iw, ww, out[p])
 
 
+# ------------------------------------------------------------------ one tap, weight 1: gather
+def _gather_numpy(x, ih, iw, out) -> None:
+    out[...] = x[:, ih[:, None], iw[None, :]]
+
+
+def _scatter_add_numpy(grad, ih, iw, out) -> None:
+    np.add.at(out, (np.arange(grad.shape[0])[:, None, None], ih[:, None], iw[None, :]), grad)
+
+
+@njit
+def _gather_plane(x, ih, iw, out):
+    """out[i, j] = x[ih[i], iw[j]] for one plane."""
+    for i in range(ih.shape[0]):
+        src, dst = x[ih[i]], out[i]
+        for j in range(iw.shape[0]):
+            dst[j] = src[iw[j]]
+
+
+@njit
+def _gather_planes(x, ih, iw, out):
+    for p in range(x.shape[0]):
+        _gather_plane(x[p], ih, iw, out[p])
+
+
+@njit(parallel=True)
+def _gather_parallel(x, ih, iw, out):
+    for p in prange(x.shape[0]):
+        _gather_plane(x[p], ih, iw, out[p])
+
+
+@njit
+def _scatter_add_plane(grad, ih, iw, out):
+    """out[ih[i], iw[j]] += grad[i, j] for one plane (the transpose of ``_gather_plane``)."""
+    for i in range(ih.shape[0]):
+        src, dst = grad[i], out[ih[i]]
+        for j in range(iw.shape[0]):
+            dst[iw[j]] += src[j]
+
+
+@njit
+def _scatter_add_planes(grad, ih, iw, out):
+    for p in range(grad.shape[0]):
+        _scatter_add_plane(grad[p], ih, iw, out[p])
+
+
+@njit(parallel=True)
+def _scatter_add_parallel(grad, ih, iw, out):
+    for p in prange(grad.shape[0]):
+        _scatter_add_plane(grad[p], ih, iw, out[p])
+
+
+_GATHER = Kernel(_gather_numpy, _gather_planes, _gather_parallel, ns=0.4)
+_SCATTER_ADD = Kernel(_scatter_add_numpy, _scatter_add_planes, _scatter_add_parallel, ns=0.5)
 _RESAMPLE = Kernel(_resample_numpy, _resample_planes, _resample_parallel, ns=0.8)
 _TRANSPOSE = Kernel(_transpose_numpy, _transpose_planes, _transpose_parallel, ns=1.0)

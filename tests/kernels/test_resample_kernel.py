@@ -19,11 +19,13 @@ def _taps(rng, out: int, n: int, count: int, weighted: bool) -> tuple:
 
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
-@pytest.mark.parametrize("taps", [(1, 1, False), (2, 2, True), (4, 4, True), (1, 3, True)])
+@pytest.mark.parametrize("taps", [(1, 1, False, False), (2, 2, True, True), (4, 4, True, True), (1, 3, False, True),
+                                  (2, 1, True, False)])  # fmt: skip
 def test_resample_and_transpose_match_reference(kernel, rng, dtype, taps) -> None:
-    t, s, weighted = taps
+    """One tap of weight 1 per dim (a plain gather), taps with weights, and the two mixed."""
+    t, s, weighted_rows, weighted_cols = taps
     h, w, ho, wo = 5, 7, 9, 4
-    rows, cols = _taps(rng, ho, h, t, weighted), _taps(rng, wo, w, s, weighted)
+    rows, cols = _taps(rng, ho, h, t, weighted_rows), _taps(rng, wo, w, s, weighted_cols)
     x = rng.standard_normal((6, h, w)).astype(dtype)
     g = rng.standard_normal((6, ho, wo)).astype(dtype)
 
