@@ -57,8 +57,8 @@ def max_pool_index(x: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
     (h0, hn, dh), (w0, wn, dw) = rows, cols
     index = np.empty((x.shape[0], h0.shape[0], w0.shape[0]), np.int64)
     x = np.ascontiguousarray(x)
-    k = int(wn.max(initial=1))
-    if k <= _NARROW:  # along W then along H (see _max_index_separable)
+    if wn.max(initial=1) <= _NARROW:  # along W then along H (see _max_index_separable)
+        k = int(np.sort(wn)[wn.size // 2]) if wn.size else 1  # (the median count: searched for all at once)
         _MAX_INDEX_SEPARABLE.on(x)(x, h0, hn, int(dh), w0, wn, int(dw), k, index)
     else:  # wide windows (global pooling): window by window
         _MAX_INDEX.on(x)(x, h0, hn, int(dh), w0, wn, int(dw), index)
@@ -142,7 +142,9 @@ _MAX_INDEX = Kernel(_max_index_numpy, _max_index_planes, _max_index_parallel, ns
 
 
 # Narrow windows (up to _NARROW wide along W, as most poolings have) go along W, then along H:
-# each input row's maximum over every window start at once (``run``: contiguous, in SIMD lanes),
+# each input row's maximum of k taps (the windows' median count) from every start at once
+# (``run``: contiguous, in SIMD lanes; a window with more taps goes on from there, one with fewer,
+# cut by the edge, on its own),
 # read at the windows' starts (``row_max``, ``row_at``: per input row and output column), then
 # per output row the maximum of its rows' (contiguous again).  Along W first, the first maximum
 # of a row wins, then the first row holding the window's maximum: PyTorch's row-major first
@@ -153,7 +155,7 @@ _NARROW = 8
 @njit
 def _max_index_separable_plane(plane, h0, hn, dh, w0, wn, dw, k, index, run, at, row_max, row_at, best):
     height, width = plane.shape
-    span = run.shape[0]  # the starts w of the windows with k taps (w + (k - 1) * dw < width)
+    span = run.shape[0]  # the starts w of k taps inside the row (w + (k - 1) * dw < width)
     for h in range(height):  # along W
         row = plane[h]
         for w in range(span):
@@ -165,12 +167,11 @@ def _max_index_separable_plane(plane, h0, hn, dh, w0, wn, dw, k, index, run, at,
                 run[w] = v if take else run[w]
                 at[w] = w + b * dw if take else at[w]
         for j in range(w0.shape[0]):
-            first = w0[j]
-            if wn[j] == k:
-                row_max[h, j], row_at[h, j] = run[first], h * width + at[first]
-                continue
-            m = row[first]  # a window cut by the edge: its own taps
-            for b in range(1, wn[j]):
+            if wn[j] >= k:  # the window's first k taps from run, then its others (adaptive windows)
+                m, first, b0 = run[w0[j]], at[w0[j]], k
+            else:  # a window cut by the edge: its own taps
+                m, first, b0 = row[w0[j]], w0[j], 1
+            for b in range(b0, wn[j]):
                 v = row[w0[j] + b * dw]
                 if v > m or v != v:
                     m, first = v, w0[j] + b * dw
