@@ -6,7 +6,7 @@ The definition, in Tensor ops (``batch_norm_definition``)::
     y = (x - mean) / sqrt(var + eps) * weight + bias
 
 In training the statistics are the batch's own, so they depend on x and the backward has two
-terms more than a plain affine map's (derived in docs/vision_pooling_norm.md)::
+terms more than a plain affine map's (derived in docs/vision.md)::
 
     dx = (dy - mean(dy) - xhat * mean(dy * xhat)) * invstd * weight,  xhat = (x - mean) * invstd
 
