@@ -259,27 +259,20 @@ def _mean_transpose_numpy(grad, h0, hn, w0, wn, divisor, out) -> None:
 
 @njit(fastmath={"reassoc"})
 def _mean_plane(plane, h0, hn, w0, wn, divisor, out):
-    """out[i, j] = the sum of window (i, j) / its divisor (summed in any order: SIMD lanes for wide
-    windows, e.g. global pooling)."""
-    width = plane.shape[1]
+    """out[i, j] = the sum of window (i, j) / its divisor: per output row, its input rows summed
+    first (``columns``: contiguous, SIMD lanes), then each window's run of those column sums."""
+    columns = np.empty(plane.shape[1], plane.dtype)
     for i in range(h0.shape[0]):
+        columns[:] = 0
+        for a in range(hn[i]):
+            row = plane[h0[i] + a]
+            for w in range(columns.shape[0]):
+                columns[w] += row[w]
         for j in range(w0.shape[0]):
-            if wn[j] == width:  # whole rows (global pooling): one contiguous run
-                total = _run_sum(plane[h0[i] : h0[i] + hn[i]].ravel())
-            else:
-                total = plane.dtype.type(0)
-                for a in range(hn[i]):
-                    total += _run_sum(plane[h0[i] + a, w0[j] : w0[j] + wn[j]])
+            total = plane.dtype.type(0)
+            for w in range(w0[j], w0[j] + wn[j]):
+                total += columns[w]
             out[i, j] = total / divisor[i, j]
-
-
-@njit(fastmath={"reassoc"})
-def _run_sum(run):
-    """The sum of a 1-D run of values (unsigned indices: no wrap-around test, so the loop vectorises)."""
-    total = run.dtype.type(0)
-    for b in range(run.shape[0]):
-        total += run[np.uint64(b)]
-    return total
 
 
 @njit
@@ -296,22 +289,19 @@ def _mean_parallel(x, h0, hn, w0, wn, divisor, out):
 
 @njit
 def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
-    width = out.shape[1]
+    """The transpose of ``_mean_plane``: per output row, each window's share spread over its run of
+    ``columns``, then ``columns`` added to each of the window's input rows (contiguous)."""
+    columns = np.empty(out.shape[1], out.dtype)
     for i in range(h0.shape[0]):
+        columns[:] = 0
         for j in range(w0.shape[0]):
             share = grad[i, j] / divisor[i, j]
-            if wn[j] == width:  # whole rows: one contiguous run
-                _run_add(out[h0[i] : h0[i] + hn[i]].ravel(), share)
-            else:
-                for a in range(hn[i]):
-                    _run_add(out[h0[i] + a, w0[j] : w0[j] + wn[j]], share)
-
-
-@njit
-def _run_add(run, value):
-    """run += value for a 1-D run (a view: the values land in the array it views)."""
-    for b in range(run.shape[0]):
-        run[np.uint64(b)] += value
+            for w in range(w0[j], w0[j] + wn[j]):
+                columns[w] += share
+        for a in range(hn[i]):
+            row = out[h0[i] + a]
+            for w in range(columns.shape[0]):
+                row[w] += columns[w]
 
 
 @njit
