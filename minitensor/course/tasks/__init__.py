@@ -21,5 +21,5 @@ from . import (
 )  # fmt: skip
 
 TASKS = [m.TASK for m in (elementwise, broadcasting, reductions, matmul, indexing, softmax, layer_norm, engine,
-                                cross_entropy, attention, adam, transformer, forward_mode, max_pool, batch_norm)]  # fmt: skip
+                          cross_entropy, attention, adam, transformer, forward_mode, max_pool, batch_norm)]  # fmt: skip
 BY_NAME = {t.name: t for t in TASKS}
