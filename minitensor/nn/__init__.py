@@ -10,8 +10,10 @@ from . import functional, init, utils
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout
 from .embedding import Embedding
+from .fold import Fold, Unfold
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
