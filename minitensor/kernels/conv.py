@@ -92,14 +92,14 @@ def _columns_numpy(x: np.ndarray, win: Window, groups: int) -> np.ndarray:
     n, c, h, w = x.shape
     cols = np.empty((n * c, win.kh * win.kw, win.oh * win.ow), x.dtype)
     _im2col_numpy(x.reshape(n * c, h, w), win, cols)
-    return cols.reshape(n, groups, -1, win.oh * win.ow)
+    return cols.reshape(n, groups, c // groups * win.kh * win.kw, win.oh * win.ow)
 
 
 def _forward_numpy(x, weight, bias, win, groups, out) -> None:
     """y = W @ cols, every image and group in one broadcast matmul, then + bias."""
     n, co = x.shape[0], weight.shape[0]
-    w = weight.reshape(groups, co // groups, -1)  # (G, Co/G, C/G * kh * kw)
-    out.reshape(n, groups, co // groups, -1)[...] = w @ _columns_numpy(x, win, groups)
+    w = weight.reshape(groups, co // groups, weight[0].size)  # (G, Co/G, C/G * kh * kw)
+    out.reshape(n, groups, co // groups, win.oh * win.ow)[...] = w @ _columns_numpy(x, win, groups)
     if bias is not None:
         out += bias.reshape(co, 1, 1)
 
@@ -108,16 +108,18 @@ def _input_grad_numpy(grad, weight, win, groups, out) -> None:
     """dcols = Wᵀ @ dy, then col2im: every column added back where it was copied from."""
     n, co = grad.shape[:2]
     c, (h, w) = out.shape[1], out.shape[2:]
-    wt = np.swapaxes(weight.reshape(groups, co // groups, -1), 1, 2)  # (G, C/G * kh * kw, Co/G)
-    dcols = wt @ grad.reshape(n, groups, co // groups, -1)  # (N, G, C/G * kh * kw, L)
-    _col2im_numpy(dcols.reshape(n * c, win.kh * win.kw, -1), win, out.reshape(n * c, h, w))
+    length = win.oh * win.ow
+    wt = np.swapaxes(weight.reshape(groups, co // groups, weight[0].size), 1, 2)  # (G, C/G * kh * kw, Co/G)
+    dcols = wt @ grad.reshape(n, groups, co // groups, length)  # (N, G, C/G * kh * kw, L)
+    _col2im_numpy(dcols.reshape(n * c, win.kh * win.kw, length), win, out.reshape(n * c, h, w))
 
 
 def _weight_grad_numpy(x, grad, win, groups, out) -> None:
     """dW = sum over the images of dy @ colsᵀ."""
     n, co = grad.shape[:2]
-    products = grad.reshape(n, groups, co // groups, -1) @ np.swapaxes(_columns_numpy(x, win, groups), 2, 3)
-    out.reshape(groups, co // groups, -1)[...] = products.sum(axis=0)
+    dy = grad.reshape(n, groups, co // groups, win.oh * win.ow)
+    products = dy @ np.swapaxes(_columns_numpy(x, win, groups), 2, 3)  # (N, G, Co/G, C/G * kh * kw)
+    out.reshape(groups, co // groups, out[0].size)[...] = products.sum(axis=0)
 
 
 # ------------------------------------------------------------------ the kernels: image by image
