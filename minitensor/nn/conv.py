@@ -103,10 +103,10 @@ def _check_settings(name: str, in_channels, out_channels, groups, padding, strid
     return in_channels, out_channels
 
 
-def _reversed_padding(padding, kernel_size: tuple, dilation: tuple) -> list:
+def _reversed_padding(padding, kernel_size: tuple, dilation: tuple) -> tuple | list:
     """The padding as ``F.pad`` takes it (last dim first, before and after each), for padding_mode."""
     if not isinstance(padding, str):
-        return [p for p in reversed(padding) for _ in range(2)]
+        return tuple(p for p in reversed(padding) for _ in range(2))  # (a tuple here, a list below: as PyTorch)
     pads = [0, 0] * len(kernel_size)
     if padding == "same":
         for i, (d, k) in enumerate(zip(reversed(dilation), reversed(kernel_size))):
