@@ -18,12 +18,13 @@ and its gradients are the two other products of the same three matrices::
 - ``conv2d_weight_grad(x, grad, win, groups)``: the gradient of the weight -> (Co, C/G, kh, kw).
 
 The reference (``_forward_numpy`` ...) is the definition a student reads: ``unfold`` the whole
-batch, one broadcast ``matmul``.  The numba kernels do the same image by image: one image's columns
-(a few MB at most, reused for every image: they stay in the cache) go straight into BLAS's GEMM
-(``blas.gemm``, several threads when the product is big enough), and a 1x1 kernel with stride 1
-and no padding takes the image itself as its columns.  Depthwise convolutions (one input channel
-per group) multiply small matrices that BLAS does badly: they have direct loops of their own
-(``conv_depthwise.py``).
+batch, one broadcast ``matmul``.  The numba kernels (``conv_gemm.py``) do the same image by image:
+one image's columns (a few MB at most, reused for every image: they stay in the cache) go straight
+into BLAS's GEMM, and a 1x1 kernel with stride 1 and no padding takes the image itself as its
+columns; with several images and threads, the images are split over the threads.  Depthwise
+convolutions (one input channel per group) multiply small matrices that BLAS does badly: they have
+direct loops of their own (``conv_depthwise.py``).  An empty batch, the JIT off, or a dtype other
+than float32/float64 take the reference.
 
 >>> from minitensor.kernels.im2col import Window
 >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
@@ -36,11 +37,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import conv_depthwise
-from .im2col import Window, _col2im_numpy, _im2col_numpy, col2im_plane, im2col_plane
-from .runtime.blas import gemm
+from . import conv_depthwise, conv_gemm
+from .im2col import Window, _col2im_numpy, _im2col_numpy
+from .runtime.blas_threads import LAUNCH_SECONDS
 from .runtime.dispatch import BlasKernel, choose
-from .runtime.jit import njit
 
 
 def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) -> np.ndarray:
@@ -51,7 +51,7 @@ def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) ->
     if conv_depthwise.takes(x, weight, groups):
         run = _depthwise(out, win, _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_parallel)
     else:
-        run = _FORWARD.on(x)
+        run = _gemm(out, weight[0].size, _forward_numpy, conv_gemm.forward, conv_gemm.forward_threaded)
     run(x, weight, bias, win, groups, out)
     return out
 
@@ -63,7 +63,7 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Wi
     if conv_depthwise.takes(out, weight, groups):
         run = _depthwise(grad, win, _input_grad_numpy, conv_depthwise.input_grad, conv_depthwise.input_grad_parallel)
     else:
-        run = _INPUT_GRAD.on(grad)
+        run = _gemm(grad, weight[0].size, _input_grad_numpy, conv_gemm.input_grad, conv_gemm.input_grad_threaded)
     run(grad, weight, win, groups, out)
     return out
 
@@ -75,15 +75,9 @@ def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int
     if conv_depthwise.takes(x, out, groups):
         run = _depthwise(grad, win, _weight_grad_numpy, conv_depthwise.weight_grad, conv_depthwise.weight_grad_parallel)
     else:
-        run = _WEIGHT_GRAD.on(x)
+        run = _gemm(grad, out[0].size, _weight_grad_numpy, conv_gemm.weight_grad, conv_gemm.weight_grad_threaded)
     run(x, grad, win, groups, out)
     return out
-
-
-def _depthwise(grad_or_out: np.ndarray, win: Window, reference, serial, parallel):
-    """The depthwise implementation for a pass whose output-sized array is ``grad_or_out``: each of
-    its elements costs kh * kw multiply-adds (~0.1 ns each, vectorised)."""
-    return choose(grad_or_out, reference, serial, parallel, ns=0.1 * win.kh * win.kw)
 
 
 # ------------------------------------------------------------------ the reference: unfold + matmul
@@ -122,82 +116,16 @@ def _weight_grad_numpy(x, grad, win, groups, out) -> None:
     out.reshape(groups, co // groups, out[0].size)[...] = products.sum(axis=0)
 
 
-# ------------------------------------------------------------------ the kernels: image by image
-@njit(inline="always")
-def is_pointwise(win, h: int, w: int) -> bool:
-    """A 1x1 kernel, stride 1, no padding: the image itself is its columns."""
-    return win.kh == 1 and win.kw == 1 and win.sh == 1 and win.sw == 1 and win.oh == h and win.ow == w
+# ------------------------------------------------------------------ the choice of a kernel
+def _gemm(y: np.ndarray, window_size: int, reference, serial, threaded):
+    """The im2col + GEMM implementation for a pass whose output (or output gradient) is ``y``, each
+    element of which takes ``window_size`` (C/G * kh * kw) multiply-adds: the images split over the
+    threads when that pays (it is the same count for the three passes)."""
+    ns = 1e9 * conv_gemm.serial_seconds(y.size * window_size) / max(1, y.size)
+    return BlasKernel(reference, serial, threaded, ns=ns, launch=LAUNCH_SECONDS).on(y)
 
 
-@njit
-def columns(x, win, cols):
-    """im2col of one image x (C, H, W) into cols (C * kh * kw, L)."""
-    k = win.kh * win.kw
-    for c in range(x.shape[0]):
-        im2col_plane(x[c], win, cols[c * k : (c + 1) * k])
-
-
-@njit
-def _forward(x, weight, bias, win, groups, out):
-    n, c, h, w = x.shape
-    co = weight.shape[0]
-    cog, ckg, length = co // groups, (c // groups) * win.kh * win.kw, win.oh * win.ow
-    wg = weight.reshape((groups, cog, ckg))
-    pointwise = is_pointwise(win, h, w)
-    cols = np.empty((0 if pointwise else c * win.kh * win.kw, length), x.dtype)
-    for i in range(n):
-        if pointwise:
-            source = x[i].reshape((c, length))
-        else:
-            columns(x[i], win, cols)
-            source = cols
-        y = out[i].reshape((groups, cog, length))
-        for g in range(groups):
-            gemm(wg[g], False, source[g * ckg : (g + 1) * ckg], False, y[g], 0.0)
-        if bias is not None:
-            rows = out[i].reshape((co, length))
-            for o in range(co):
-                rows[o] += bias[o]
-
-
-@njit
-def _input_grad(grad, weight, win, groups, out):
-    n, c, h, w = out.shape
-    co = weight.shape[0]
-    k = win.kh * win.kw
-    cog, ckg, length = co // groups, (c // groups) * k, win.oh * win.ow
-    wg = weight.reshape((groups, cog, ckg))
-    pointwise = is_pointwise(win, h, w)
-    dcols = np.empty((0 if pointwise else c * k, length), out.dtype)
-    for i in range(n):
-        dy = grad[i].reshape((groups, cog, length))
-        target = out[i].reshape((c, length)) if pointwise else dcols
-        for g in range(groups):
-            gemm(wg[g], True, dy[g], False, target[g * ckg : (g + 1) * ckg], 0.0)
-        if not pointwise:
-            for p in range(c):
-                col2im_plane(dcols[p * k : (p + 1) * k], win, out[i, p])
-
-
-@njit
-def _weight_grad(x, grad, win, groups, out):
-    n, c, h, w = x.shape
-    co = grad.shape[1]
-    cog, ckg, length = co // groups, (c // groups) * win.kh * win.kw, win.oh * win.ow
-    dw = out.reshape((groups, cog, ckg))
-    pointwise = is_pointwise(win, h, w)
-    cols = np.empty((0 if pointwise else c * win.kh * win.kw, length), x.dtype)
-    for i in range(n):
-        if pointwise:
-            source = x[i].reshape((c, length))
-        else:
-            columns(x[i], win, cols)
-            source = cols
-        dy = grad[i].reshape((groups, cog, length))
-        for g in range(groups):
-            gemm(dy[g], False, source[g * ckg : (g + 1) * ckg], True, dw[g], 0.0 if i == 0 else 1.0)
-
-
-_FORWARD = BlasKernel(_forward_numpy, _forward)
-_INPUT_GRAD = BlasKernel(_input_grad_numpy, _input_grad)
-_WEIGHT_GRAD = BlasKernel(_weight_grad_numpy, _weight_grad)
+def _depthwise(grad_or_out: np.ndarray, win: Window, reference, serial, parallel):
+    """The depthwise implementation for a pass whose output-sized array is ``grad_or_out``: each of
+    its elements costs kh * kw multiply-adds (~0.1 ns each, vectorised)."""
+    return choose(grad_or_out, reference, serial, parallel, ns=0.1 * win.kh * win.kw)

@@ -17,7 +17,7 @@ tests hold these kernels to them.
 
 from __future__ import annotations
 
-from .im2col import valid_columns
+from ._strided import axpy, dot, scatter_axpy, valid_columns
 from .runtime.jit import njit, prange
 
 
@@ -36,19 +36,11 @@ def _forward_plane(x, w, bias, win, out):
         row[:] = bias
         for i in range(win.kh):
             r = p * win.sh + i * win.dh - win.pt
-            if r < 0 or r >= h:
-                continue
-            source = x[r]
-            for j in range(win.kw):
-                wv = w[i, j]
-                offset = j * win.dw - win.pl
-                q0, q1 = valid_columns(offset, win.sw, width, win.ow)
-                if win.sw == 1:
-                    for q in range(q0, q1):
-                        row[q] += wv * source[q + offset]
-                else:
-                    for q in range(q0, q1):
-                        row[q] += wv * source[q * win.sw + offset]
+            if 0 <= r < h:
+                for j in range(win.kw):
+                    offset = j * win.dw - win.pl
+                    q0, q1 = valid_columns(offset, win.sw, width, win.ow)
+                    axpy(row, q0, w[i, j], x[r], q0 * win.sw + offset, win.sw, q1 - q0)
 
 
 @njit
@@ -78,22 +70,13 @@ def _input_grad_plane(grad, w, win, dx):
     """dx (H, W) += the windows of grad (oh, ow) spread back with the weights w (kh, kw)."""
     h, width = dx.shape
     for p in range(win.oh):
-        row = grad[p]
         for i in range(win.kh):
             r = p * win.sh + i * win.dh - win.pt
-            if r < 0 or r >= h:
-                continue
-            target = dx[r]
-            for j in range(win.kw):
-                wv = w[i, j]
-                offset = j * win.dw - win.pl
-                q0, q1 = valid_columns(offset, win.sw, width, win.ow)
-                if win.sw == 1:
-                    for q in range(q0, q1):
-                        target[q + offset] += wv * row[q]
-                else:
-                    for q in range(q0, q1):
-                        target[q * win.sw + offset] += wv * row[q]
+            if 0 <= r < h:
+                for j in range(win.kw):
+                    offset = j * win.dw - win.pl
+                    q0, q1 = valid_columns(offset, win.sw, width, win.ow)
+                    scatter_axpy(dx[r], q0 * win.sw + offset, win.sw, w[i, j], grad[p], q0, q1 - q0)
 
 
 @njit
@@ -131,15 +114,8 @@ def _weight_grad_plane(x, grad, win, dw):
             total = 0.0
             for p in range(win.oh):
                 r = p * win.sh + i * win.dh - win.pt
-                if r < 0 or r >= h:
-                    continue
-                source, row = x[r], grad[p]
-                if win.sw == 1:
-                    for q in range(q0, q1):
-                        total += row[q] * source[q + offset]
-                else:
-                    for q in range(q0, q1):
-                        total += row[q] * source[q * win.sw + offset]
+                if 0 <= r < h:
+                    total += dot(grad[p], q0, x[r], q0 * win.sw + offset, win.sw, q1 - q0)
             dw[i, j] += total
 
 

@@ -47,6 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._strided import fill, gather, scatter_add, valid_columns
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
@@ -132,38 +133,26 @@ def _col2im_numpy(cols: np.ndarray, win: Window, out: np.ndarray) -> None:
 
 
 # ------------------------------------------------------------------ the kernels
-@njit(inline="always")
-def valid_columns(offset: int, stride: int, width: int, ow: int) -> tuple:
-    """The windows ``q0 <= q < q1`` whose column ``q * stride + offset`` lies inside ``[0, width)``."""
-    q0 = 0 if offset >= 0 else (stride - 1 - offset) // stride
-    last = width - 1 - offset
-    q1 = 0 if last < 0 else min(ow, last // stride + 1)
-    return min(q0, ow), max(q1, min(q0, ow))
-
-
 @njit
 def im2col_plane(x, win, cols):
-    """The (kh * kw, oh * ow) columns of one (H, W) plane ``x`` into ``cols``."""
+    """The (kh * kw, oh * ow) columns of one (H, W) plane ``x`` into ``cols``: row (i, j) of cols
+    holds, window after window, the pixel (i, j) of each (0 where it falls in the padding)."""
     h, w = x.shape
+    ow = win.ow
     for i in range(win.kh):
         for j in range(win.kw):
             out = cols[i * win.kw + j]
             offset = j * win.dw - win.pl
-            q0, q1 = valid_columns(offset, win.sw, w, win.ow)
+            q0, q1 = valid_columns(offset, win.sw, w, ow)
             for p in range(win.oh):
                 r = p * win.sh + i * win.dh - win.pt
-                row = out[p * win.ow : (p + 1) * win.ow]
+                base = p * ow
                 if r < 0 or r >= h:
-                    row[:] = 0
+                    fill(out, base, base + ow, 0)
                     continue
-                source = x[r]
-                row[:q0] = 0
-                if win.sw == 1:
-                    row[q0:q1] = source[q0 + offset : q1 + offset]
-                else:
-                    for q in range(q0, q1):
-                        row[q] = source[q * win.sw + offset]
-                row[q1:] = 0
+                fill(out, base, base + q0, 0)
+                gather(out, base + q0, x[r], q0 * win.sw + offset, win.sw, q1 - q0)
+                fill(out, base + q1, base + ow, 0)
 
 
 @njit
@@ -171,23 +160,17 @@ def col2im_plane(cols, win, x):
     """The adjoint of ``im2col_plane``: the (kh * kw, oh * ow) ``cols`` summed onto the plane ``x``
     (which it overwrites)."""
     h, w = x.shape
+    ow = win.ow
     x[:] = 0
     for i in range(win.kh):
         for j in range(win.kw):
             source = cols[i * win.kw + j]
             offset = j * win.dw - win.pl
-            q0, q1 = valid_columns(offset, win.sw, w, win.ow)
+            q0, q1 = valid_columns(offset, win.sw, w, ow)
             for p in range(win.oh):
                 r = p * win.sh + i * win.dh - win.pt
-                if r < 0 or r >= h:
-                    continue
-                row = source[p * win.ow : (p + 1) * win.ow]
-                target = x[r]
-                if win.sw == 1:
-                    target[q0 + offset : q1 + offset] += row[q0:q1]
-                else:
-                    for q in range(q0, q1):
-                        target[q * win.sw + offset] += row[q]
+                if 0 <= r < h:
+                    scatter_add(x[r], q0 * win.sw + offset, win.sw, source, p * ow + q0, q1 - q0)
 
 
 @njit

@@ -9,8 +9,9 @@ import pytest
 from kernel_paths import MODES, jitted, reference, tolerance
 
 from minitensor.kernels import conv as K
-from minitensor.kernels import conv_depthwise
+from minitensor.kernels import conv_depthwise, conv_gemm
 from minitensor.kernels.im2col import Window
+from minitensor.kernels.runtime import blas_threads
 
 # (C, Co, groups, H, W, window): general, grouped, 1x1 (the image as its own columns), strided 1x1,
 # depthwise, depthwise with a channel multiplier, strided and dilated depthwise.
@@ -82,3 +83,35 @@ def test_other_dtypes_and_empty_batches_take_the_reference(rng) -> None:
     np.testing.assert_array_equal(reference(lambda: K.conv2d(x, weight, None, win, 1)), y)
     empty = K.conv2d_weight_grad(np.zeros((0, 3, 6, 7), np.float32), np.zeros((0, 4, 6, 7), np.float32), win, 1)
     assert empty.shape == (4, 3, 3, 3) and not empty.any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
+def test_images_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
+    """The threaded kernels (each thread a range of images, on BLAS's threads or numba's) give the
+    one-thread results, for every image count around the split (1, 2, 3, 5 images)."""
+    runs = []
+    if on_blas_threads:
+        run = blas_threads.run
+        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
+    else:
+        monkeypatch.setattr(blas_threads, "available", lambda: False)
+        for name in ("_forward_parallel", "_input_grad_parallel", "_weight_grad_parallel"):
+            kernel = getattr(conv_gemm, name)
+            monkeypatch.setattr(conv_gemm, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    c, co, groups, h, w, win = CASES[1]
+    for n in (1, 2, 3, 5):
+        x = rng.standard_normal((n, c, h, w)).astype(dtype)
+        weight = rng.standard_normal((co, c // groups, win.kh, win.kw)).astype(dtype)
+        bias = rng.standard_normal(co).astype(dtype)
+        grad = rng.standard_normal((n, co, win.oh, win.ow)).astype(dtype)
+        for serial, threaded, args, shape in [
+            (conv_gemm.forward, conv_gemm.forward_threaded, (x, weight, bias, win, groups), grad.shape),
+            (conv_gemm.input_grad, conv_gemm.input_grad_threaded, (grad, weight, win, groups), x.shape),
+            (conv_gemm.weight_grad, conv_gemm.weight_grad_threaded, (x, grad, win, groups), weight.shape),
+        ]:
+            one, two = np.empty(shape, dtype), np.empty(shape, dtype)
+            serial(*args, one)
+            threaded(*args, two)
+            np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
+    assert runs == [2] * 9  # (three passes on 2, 3 and 5 images; 1 image runs on one thread)
