@@ -1,5 +1,5 @@
-"""nn/conv.py and nn/functional/conv.py against PyTorch's: attributes, defaults, repr, state-dict keys,
-init, no buffers; outputs and every gradient with copied weights (each padding mode, groups,
+"""nn/conv.py (the layers) and nn/functional/conv.py against PyTorch's: attributes, defaults, repr,
+state-dict keys, init, no buffers; outputs and every gradient with copied weights (each padding mode, groups,
 unbatched input, ``output_size=``), whole-module checkpoints read by PyTorch; and bad input: a clear
 error (naming the argument, the expected and the actual value) before any kernel runs, where
 PyTorch raises too."""
