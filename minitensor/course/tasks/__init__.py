@@ -6,6 +6,7 @@ from . import (
     adam,
     attention,
     broadcasting,
+    conv2d,
     cross_entropy,
     elementwise,
     engine,
@@ -18,5 +19,5 @@ from . import (
 )  # fmt: skip
 
 TASKS = [m.TASK for m in (elementwise, broadcasting, reductions, matmul, indexing, softmax, layer_norm, engine,
-                                cross_entropy, attention, adam, transformer)]  # fmt: skip
+                                cross_entropy, attention, adam, transformer, conv2d)]  # fmt: skip
 BY_NAME = {t.name: t for t in TASKS}
