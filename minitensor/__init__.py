@@ -177,6 +177,7 @@ from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autog
 from . import testing
 from . import utils
 from . import distributions
+from . import func
 from .utils import serialization
 from .utils.serialization import load, save
 
