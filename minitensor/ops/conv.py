@@ -28,6 +28,10 @@ ops, whose own backward is again this table.  The bias of ``Conv`` and ``ConvTra
 per-channel constant: its gradient is the incoming gradient summed over every dim but the
 channels.  1-D convolutions are 2-D ones over a height of 1 (``nn.functional.conv``).
 
+Forward mode: an op bilinear in (a, b) has the tangent ``op(da, b) + op(a, db)`` (the product
+rule), plus the bias's tangent broadcast over the pixels (``bilinear_jvp``).  Under vmap a batch
+of inputs whose weight is shared joins the op's own batch of images (``images_merged``).
+
 The kernels (``backend.conv2d`` ...) compute each op as im2col and matrix products; their
 NumPy references are unfold + matmul (``kernels/conv.py``).
 """
@@ -37,9 +41,33 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import Batch, loop
+from ..autograd.dual import plus
 from ..autograd.function import Op
 
 _CHANNELS = (0, 2, 3)  # the dims a bias's gradient sums over
+
+
+def bilinear_jvp(ctx, da, db, dbias=None):
+    """The JVP of an op bilinear in its first two inputs (a, b) with an optional per-channel bias:
+    op(da, b) + op(a, db) + dbias over every pixel (None terms left out)."""
+    a, b = ctx.inputs[:2]
+    op, settings = ctx.function, ctx.keywords
+    return plus(
+        None if da is None else op.call(da, b, **settings),
+        None if db is None else op.call(a, db, **settings),
+        None if dbias is None else dbias.reshape(-1, 1, 1),
+    )
+
+
+def images_merged(b: Batch):
+    """vmap: the examples' images (B, N, ...) become one batch of B * N images for an op on image
+    batches (first input), its other inputs shared; a batched weight takes the per-example loop."""
+    if any(b.batched[1:]):
+        return loop(b)
+    x = b.values[0]
+    out = b.run(x.reshape(b.size * x.shape[1], *x.shape[2:]), *b.values[1:])
+    return out.reshape(b.size, x.shape[1], *out.shape[1:])
 
 
 class Conv(Op):
@@ -64,6 +92,9 @@ class Conv(Op):
         if len(need) == 2:
             return dx, dw
         return dx, dw, np.sum(grad, axis=_CHANNELS) if need[2] else None
+
+    jvp = bilinear_jvp  # the product rule, and the bias
+    batch = images_merged  # vmap: the examples join the batch of images
 
 
 class ConvTranspose(Op):
@@ -95,6 +126,9 @@ class ConvTranspose(Op):
             return dg, dw
         return dg, dw, np.sum(grad, axis=_CHANNELS) if need[2] else None
 
+    jvp = bilinear_jvp  # the product rule, and the bias
+    batch = images_merged  # vmap: the examples join the batch of images
+
 
 class ConvWeight(Op):
     """dweight = conv_weight(x, g): the gradient of ``Conv``'s weight, (Co, C/groups, kh, kw), from its
@@ -117,3 +151,5 @@ class ConvWeight(Op):
         dx = ConvTranspose.call(g, grad, size=x.shape[2:], **settings) if need[0] else None
         dg = Conv.call(x, grad, **settings) if need[1] else None
         return dx, dg
+
+    jvp = bilinear_jvp  # (no batching rule: it sums over the images; vmap loops)

@@ -6,14 +6,19 @@ onto the pixels it was copied from (a pixel covered by several windows receives 
 
     <Unfold(x), c> = <x, Fold(c)>       for every x and c,
 
-and the gradient of each is the other one, at every order.  A convolution is ``Unfold`` then a
-matrix product with the weight (docs/vision.md); ``ops/conv.py`` runs it fused.
+and the gradient of each is the other one, at every order.  Being linear, each is its own JVP
+rule; under vmap the examples' batches of images join the op's batch (``conv.images_merged``).
+
+A convolution is ``Unfold`` then a matrix product with the weight (docs/vision.md);
+``ops/conv.py`` runs it fused.
 """
 
 from __future__ import annotations
 
 from .. import backend
+from ..autograd.dual import linear
 from ..autograd.function import Op
+from .conv import images_merged
 
 
 class Unfold(Op):
@@ -29,6 +34,9 @@ class Unfold(Op):
     def backward(ctx, grad):
         return Fold.call(grad, win=ctx.win, size=ctx.size)
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+    batch = images_merged  # vmap: the examples join the batch of images
+
 
 class Fold(Op):
     """x = col2im(cols): (N, C * kh * kw, oh * ow) -> (N, C, *size), each column added onto its
@@ -42,3 +50,6 @@ class Fold(Op):
     @staticmethod
     def backward(ctx, grad):
         return Unfold.call(grad, win=ctx.win)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+    batch = images_merged  # vmap: the examples join the batch of images
