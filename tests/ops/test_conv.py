@@ -1,6 +1,7 @@
 """ops/conv.py (Conv, ConvTranspose, ConvWeight) through F.conv1d/conv2d/conv_transpose1d/conv_transpose2d:
 float64 gradcheck and gradgradcheck, PyTorch as the oracle of the value, the gradient and the
-second derivative (``op_checks.check_op``), a third derivative, and hypothesis sweeps over stride x
+second derivative and the JVP (``op_checks.check_op``), a third derivative, forward over reverse (the
+backward's ops in forward mode), and hypothesis sweeps over stride x
 padding x dilation x groups x shapes (batched and unbatched, float32 and float64, the numba
 kernels and the NumPy references) against PyTorch's forward and backward."""
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from op_checks import check_op
+from op_checks import check_jvp, check_op
 from strategies import seeds
 
 import minitensor as mt
@@ -77,6 +78,33 @@ def test_conv_weight_op_is_pytorchs_weight_gradient() -> None:
     torch = _torch()
     expected = torch.nn.grad.conv2d_weight(torch.tensor(x), (6, 2, 3, 2), torch.tensor(g), 2, (1, 0), 1, 2)
     np.testing.assert_allclose(ConvWeight.apply(*xs, win=win, groups=2).numpy(), expected.numpy(), rtol=1e-12)
+    check_jvp(
+        lambda a, b: ConvWeight.apply(a, b, win=win, groups=2),
+        lambda a, b: torch.nn.grad.conv2d_weight(a, (6, 2, 3, 2), b, 2, (1, 0), 1, 2),
+        x,
+        g,
+    )
+
+
+def test_forward_over_reverse_equals_pytorchs() -> None:
+    """A Hessian-vector product, jvp of grad, of a loss through a convolution: forward mode through
+    the backward's ConvTranspose and ConvWeight (their JVP rules on Tensors)."""
+    torch = _torch()
+    rng = np.random.default_rng(8)
+    x, w = rng.standard_normal((2, 2, 6, 6)), rng.standard_normal((3, 2, 3, 3))
+    dx, dw = rng.standard_normal(x.shape), rng.standard_normal(w.shape)
+    results = []
+    for lib, func in [(mt, mt.func), (torch, torch.func)]:
+        conv = lib.nn.functional.conv2d
+
+        def loss(a, b, conv=conv):
+            return (conv(a, b, stride=2, padding=1).tanh() ** 2).sum()
+
+        as_t = [lib.tensor(a, dtype=lib.float64) for a in (x, w, dx, dw)]
+        _, hvp = func.jvp(func.grad(loss, argnums=(0, 1)), tuple(as_t[:2]), tuple(as_t[2:]))
+        results.append([t.detach().numpy() for t in hvp])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
 
 
 def test_third_derivative_equals_pytorchs() -> None:
