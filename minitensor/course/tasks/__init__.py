@@ -10,6 +10,7 @@ from . import (
     cross_entropy,
     elementwise,
     engine,
+    forward_mode,
     indexing,
     layer_norm,
     matmul,
@@ -19,5 +20,5 @@ from . import (
 )  # fmt: skip
 
 TASKS = [m.TASK for m in (elementwise, broadcasting, reductions, matmul, indexing, softmax, layer_norm, engine,
-                                cross_entropy, attention, adam, transformer, conv2d)]  # fmt: skip
+                                cross_entropy, attention, adam, transformer, forward_mode, conv2d)]  # fmt: skip
 BY_NAME = {t.name: t for t in TASKS}

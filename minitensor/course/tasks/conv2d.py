@@ -10,7 +10,7 @@ import minitensor.nn.functional as F
 from ._base import Check, Mutant, Task
 from ._helpers import check_program, expect_close, leaf
 
-SOLUTION = '''"""Week 13: convolution via im2col.
+SOLUTION = '''"""Week 14: convolution via im2col.
 
 y = conv2d(x, weight) + bias, PyTorch's (a cross-correlation): x (N, C, H, W), weight
 (Co, C, kh, kw), bias (Co,); ``padding`` zeros on every side of x, windows ``stride`` apart.
