@@ -110,6 +110,31 @@ def _bmm(rng, r, c):
     return x, rng.standard_normal((8, c, c // 2), dtype=F32) / np.sqrt(F32(c))
 
 
+def _image_shape(r, c) -> tuple:
+    """(N, C, H, W) holding r * c elements: 16 channels of 32 x 32 from 2^17 elements up, else 4 of 8 x 8."""
+    if r * c >= 16 * 32 * 32:
+        return r * c // (16 * 32 * 32), 16, 32, 32
+    return max(1, r * c // 256), 4, 8, 8
+
+
+def _conv(rng, r, c, dims: int = 2):
+    """An image (N, C, H, W) (for dims=1: (N, C, H * W)), a (C, C, 3, 3) (or (C, C, 3)) kernel, a bias (C,)."""
+    n, ch, h, w = _image_shape(r, c)
+    x = rng.standard_normal((n, ch, h, w) if dims == 2 else (n, ch, h * w), dtype=F32)
+    kernel = rng.standard_normal((ch, ch) + (3,) * dims, dtype=F32) / np.sqrt(F32(9 * ch))
+    return x, kernel, rng.standard_normal(ch, dtype=F32)
+
+
+def _image(rng, r, c):
+    return (rng.standard_normal(_image_shape(r, c), dtype=F32),)
+
+
+def _columns(rng, r, c):
+    """Non-overlapping 2 x 2 windows of an image, as F.unfold(x, 2, stride=2) lays them out."""
+    n, ch, h, w = _image_shape(r, c)
+    return (rng.standard_normal((n, ch * 4, h * w // 4), dtype=F32),)
+
+
 def _layer_norm(rng, r, c):
     return (
         rng.standard_normal((r, c), dtype=F32),
@@ -263,6 +288,18 @@ CASES = [
     Case("mm", "matmul", _matmul, lambda lib, F, x, w: lib.mm(x, w)),
     Case("bmm", "matmul", _bmm, lambda lib, F, x, w: lib.bmm(x, w)),
     Case("einsum", "matmul", _matmul, lambda lib, F, x, w: lib.einsum("ij,jk->ik", x, w)),
+    # convolution
+    Case("conv2d", "conv", _conv, lambda lib, F, x, w, b: F.conv2d(x, w, b, padding=1)),
+    Case("conv1d", "conv", lambda rng, r, c: _conv(rng, r, c, 1), lambda lib, F, x, w, b: F.conv1d(x, w, b, padding=1)),
+    Case("conv_transpose2d", "conv", _conv, lambda lib, F, x, w, b: F.conv_transpose2d(x, w, b, padding=1)),
+    Case(
+        "conv_transpose1d",
+        "conv",
+        lambda rng, r, c: _conv(rng, r, c, 1),
+        lambda lib, F, x, w, b: F.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1),
+    ),
+    Case("unfold", "conv", _image, lambda lib, F, x: F.unfold(x, 3, padding=1)),
+    Case("fold", "conv", _columns, lambda lib, F, c: F.fold(c, (2 * int((c.shape[2]) ** 0.5),) * 2, 2, stride=2)),
     # softmax family
     Case("softmax", "softmax", _x, lambda lib, F, x: x.softmax(-1)),
     Case("log_softmax", "softmax", _x, lambda lib, F, x: x.log_softmax(-1)),

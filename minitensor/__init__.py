@@ -290,6 +290,7 @@ from .type_info import finfo, iinfo
 from .tensor.extras import is_floating_point, is_tensor, logical_not, nonzero, numel
 from .tensor.types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 from . import nn
+from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # (torch.conv2d ...: F's)
 from . import optim
 from . import profiler
 from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autograd.profiler: mt.autograd.profiler)

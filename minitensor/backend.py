@@ -24,9 +24,10 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``where``,
   ``flip``, ``triangle``;
 - losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy);
-- products: ``matmul``, attention (``attention_forward``, ``heads_forward``, ...), the recurrent
-  layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's fused bias,
-  activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
+- products: ``matmul``, convolution (``conv2d`` and its two gradients over the windows of
+  ``conv_window``; ``im2col``, ``col2im``), attention (``attention_forward``, ``heads_forward``,
+  ...), the recurrent layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's
+  fused bias, activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
 - optimizers: ``adam_settings``, ``adam_apply``;
 - vision: pooling windows (``max_pool_index``, ``window_mean`` and its transpose), batch norm
   (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``) and
@@ -51,6 +52,7 @@ from .kernels import bce as _bce
 from .kernels import bessel as _bessel
 from .kernels import class_targets as _class_targets
 from .kernels import column_sums as _column_sums
+from .kernels import conv as _conv
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
 from .kernels import erf as _erf
@@ -62,6 +64,7 @@ from .kernels import flip as _flip
 from .kernels import gamma as _gamma
 from .kernels import gelu as _gelu
 from .kernels import gru as _gru
+from .kernels import im2col as _im2col
 from .kernels import layer_norm as _layer_norm
 from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
@@ -168,6 +171,12 @@ target_losses = _class_targets.target_losses  # cross-entropy / NLL: each row's 
 
 # ------------------------------------------------------------------ products
 matmul = _matmul.batched_matmul  # np.matmul(a, b), one BLAS call per matrix of a stack where that pays
+conv_window = _im2col.window  # (kernel, stride, padding before, dilation, output grid) -> the windows of a conv
+conv2d = _conv.conv2d  # (x, weight, bias, window, groups): im2col + one GEMM per group (depthwise: direct)
+conv2d_input_grad = _conv.conv2d_input_grad  # (grad, weight, size, window, groups): the transposed convolution
+conv2d_weight_grad = _conv.conv2d_weight_grad  # (x, grad, window, groups): sum over images of grad @ colsᵀ
+im2col = _im2col.im2col  # (x, window): every window of x (N, C, H, W) as a column (F.unfold)
+col2im = _im2col.col2im  # (cols, size, window): the columns added back onto the image (F.fold)
 attention_forward = _attention.attention_forward  # (q, k, v, mask, scale, dropout) -> (out, P)
 attention_backward = _attention.attention_backward  # (grad, q, k, v, P, scale, dropout) -> (dq, dk, dv)
 heads_forward = _attention.heads_forward  # the same on heads already in the kernels' 4-D form

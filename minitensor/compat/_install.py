@@ -37,7 +37,7 @@ _PACKAGES = ("autograd", "distributions", "func", "nn", "optim", "profiler", "te
 
 # torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
 _NN_FILES = (
-    "activation", "batchnorm", "container", "conv", "dropout", "flatten", "linear", "loss", "module",
+    "activation", "batchnorm", "container", "conv", "dropout", "flatten", "fold", "linear", "loss", "module",
     "normalization", "pooling", "rnn", "sparse", "transformer",
 )  # fmt: skip
 
@@ -74,6 +74,9 @@ def build() -> dict:
         table[f"torch.nn.modules.{file}"] = _forwarding_module(f"torch.nn.modules.{file}", minitensor.nn)
     # PyTorch's Linear subclass for MultiheadAttention.out_proj (named in word_language_model's safe_globals)
     table["torch.nn.modules.linear"].NonDynamicallyQuantizableLinear = minitensor.nn.Linear
+    # The convolutions' base classes, which model code tests with isinstance (weight init loops)
+    table["torch.nn.modules.conv"]._ConvNd = minitensor.nn.conv._ConvNd
+    table["torch.nn.modules.conv"]._ConvTransposeNd = minitensor.nn.conv._ConvTransposeNd
     table.update({"torch.cuda": cuda, "torch.cuda.amp": cuda.amp, "torch.amp": cuda.torch_amp})
     table["torch.accelerator"] = cuda.accelerator
     table.update(backends.modules())

@@ -21,6 +21,7 @@ COURSE_PAGES = [
     "backprop_by_hand.md",
     "tutorial.md",
     "course.md",
+    "vision.md",
 ]  # the course texts, in order
 _PYTHON = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$\n?", re.S | re.M)
 

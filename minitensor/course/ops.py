@@ -182,6 +182,18 @@ def build(wb) -> SimpleNamespace:
             grads = wb.attention.attention_backward(grad, ctx.cache)
             return tuple(check_shape("attention_backward", g, s) for g, s in zip(grads, ctx.shapes))
 
+    class Conv2d(StudentOp):
+        @staticmethod
+        def forward(ctx, x, weight, bias, stride=1, padding=0):
+            y, ctx.cache = wb.conv2d.conv2d_forward(x, weight, bias, stride, padding)
+            ctx.shapes = (x.shape, weight.shape, bias.shape)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            grads = wb.conv2d.conv2d_backward(grad, ctx.cache)
+            return tuple(check_shape("conv2d_backward", g, s) for g, s in zip(grads, ctx.shapes))
+
     def linear(x, weight, bias=None):
         """x @ weight.T + bias, from the student's matmul and broadcasting: (..., in) -> (..., out)."""
         y = Matmul.apply(x, weight.transpose(0, 1))
@@ -201,6 +213,7 @@ def build(wb) -> SimpleNamespace:
         batch_norm=lambda x, w, b, eps=1e-5: BatchNorm.apply(x, w, b, eps=eps),
         cross_entropy=lambda logits, target: CrossEntropy.apply(logits, np.asarray(target)),
         attention=lambda q, k, v, mask=None: Attention.apply(q, k, v, mask=mask),
+        conv2d=lambda x, w, b, stride=1, padding=0: Conv2d.apply(x, w, b, stride=stride, padding=padding),
         backward=lambda loss, grad=None: backward_with(wb.engine, loss, grad),
         adamw=lambda params, **kw: WorkbookAdamW(wb.adam.adam_step, params, **kw),
     )  # fmt: skip
@@ -231,6 +244,7 @@ def reference_ops() -> SimpleNamespace:
         batch_norm=lambda x, w, b, eps=1e-5: F.batch_norm(x, None, None, w, b, training=True, eps=eps),
         cross_entropy=lambda logits, target: F.cross_entropy(logits, mt.tensor(np.asarray(target))),
         attention=attention,
+        conv2d=lambda x, w, b, stride=1, padding=0: F.conv2d(x, w, b, stride=stride, padding=padding),
     )  # fmt: skip
     solution = reference_workbook().transformer
     ops.encoder_layer = lambda x, p, nhead, mask=None: solution.encoder_layer(x, p, ops, nhead, mask)

@@ -10,4 +10,8 @@ attention layer looks at.  The pieces, one per file:
   and its attention maps;
 - ``display.py``: the progress bar and the text (and PNG) heatmap;
 - ``run.py``: the command line, the training loop, the checkpoint round trip.
+
+``python -m minitensor.demo --task digits`` runs the other demo, ``digits.py``: a small CNN
+learns the handwritten digits of ``data/digits.csv.gz`` (scikit-learn's copy of a UCI data set;
+``data/digits_LICENSE.txt``), with a confusion matrix and pictures of its filters and mistakes.
 """

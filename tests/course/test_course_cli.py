@@ -15,7 +15,7 @@ from minitensor.course.tasks import TASKS
 from minitensor.course.workbook import load_text
 
 REQUIRED = ["elementwise", "broadcasting", "reductions", "matmul", "indexing", "softmax", "layer_norm", "engine",
-            "cross_entropy", "attention", "adam", "transformer"]  # fmt: skip
+            "cross_entropy", "attention", "adam", "transformer", "forward_mode", "conv2d"]  # fmt: skip
 
 
 def test_the_module_runs_and_its_exit_status_is_the_verdict(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from graph_conv_ops import CONVS
 from graph_ops import BINARY, MATMUL, MAX_ABS, MAX_DIMS, MAX_SIZE, TANH, UNARY, Op
 from graph_ops_math import MATH_BINARY, MATH_UNARY
 from hypothesis import strategies as st
@@ -125,6 +126,12 @@ def _binary_step(draw, values: list, add_leaf: Callable) -> Step | None:
     if values[a].ndim >= 1 and draw(st.integers(0, 3)) == 0:  # a matmul with a fresh weight leaf
         add_leaf((values[a].shape[-1], draw(st.integers(1, 3))))
         return _checked(Step(MATMUL, (a, len(values) - 1), {}), values)
+    convs = [op for op in CONVS if op.ok(values[a])]
+    if convs and draw(st.integers(0, 3)) == 0:  # a convolution with a fresh weight leaf
+        op = draw(st.sampled_from(convs))
+        params = op.params(draw, values[a])
+        add_leaf(params.pop("weight_shape"))
+        return _checked(Step(op, (a, len(values) - 1), params), values)
     pairs = [(op, b) for op in BINARY + MATH_BINARY for b in range(len(values)) if op.ok(values[a], values[b])]
     if not pairs:
         return None

@@ -3,7 +3,7 @@
 Each example is a small random program (``random_graphs.graphs``): 1-3 float64
 leaves of broadcastable shapes, then 3-8 ops drawn from the differentiable set
 (unary elementwise, broadcasting binary ops, reductions with keepdim, reshape,
-permute, indexing, softmax, matmul, cat, where).  The test checks that
+permute, indexing, softmax, matmul, convolutions, cat, where).  The test checks that
 
 - the minitensor forward equals the same program evaluated with NumPy (every
   output: each step result that no later step uses);

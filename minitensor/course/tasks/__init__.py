@@ -7,6 +7,7 @@ from . import (
     attention,
     batch_norm,
     broadcasting,
+    conv2d,
     cross_entropy,
     elementwise,
     engine,
@@ -21,5 +22,6 @@ from . import (
 )  # fmt: skip
 
 TASKS = [m.TASK for m in (elementwise, broadcasting, reductions, matmul, indexing, softmax, layer_norm, engine,
-                          cross_entropy, attention, adam, transformer, forward_mode, max_pool, batch_norm)]  # fmt: skip
+                          cross_entropy, attention, adam, transformer, forward_mode, max_pool, batch_norm,
+                          conv2d)]  # fmt: skip
 BY_NAME = {t.name: t for t in TASKS}

@@ -1,0 +1,131 @@
+"""2-D convolution (cross-correlation, as PyTorch's) as im2col + one matrix product per group, and
+its two gradients.
+
+With the input's windows as columns (``im2col.py``: ``cols`` is (C * kh * kw, L) for one image,
+L = oh * ow windows) a convolution is a matrix product, one per group of channels::
+
+    y[n, group g] = W[g] @ cols[n, rows of g]      W[g]: (Co/G, C/G * kh * kw), y: (Co/G, L)
+
+and its gradients are the two other products of the same three matrices::
+
+    dcols[n, g] = W[g]ᵀ @ dy[n, g]   then dx = col2im(dcols)  (the transposed convolution)
+    dW[g]      += dy[n, g] @ cols[n, g]ᵀ, summed over the images n
+
+- ``conv2d(x, weight, bias, win, groups)``: x (N, C, H, W), weight (Co, C/G, kh, kw), bias (Co,)
+  or None -> y (N, Co, oh, ow);
+- ``conv2d_input_grad(grad, weight, size, win, groups)``: the gradient of x, i.e. the transposed
+  convolution of ``grad`` (N, Co, oh, ow) -> (N, C, *size);
+- ``conv2d_weight_grad(x, grad, win, groups)``: the gradient of the weight -> (Co, C/G, kh, kw).
+
+The reference (``_forward_numpy`` ...) is the definition a student reads: ``unfold`` the whole
+batch, one broadcast ``matmul``.  The numba kernels (``conv_gemm.py``) do the same image by image:
+one image's columns (a few MB at most, reused for every image: they stay in the cache) go straight
+into BLAS's GEMM, and a 1x1 kernel with stride 1 and no padding takes the image itself as its
+columns; with several images and threads, the images are split over the threads.  Depthwise
+convolutions (one input channel per group) multiply small matrices that BLAS does badly: they have
+direct loops of their own (``conv_depthwise.py``).  An empty batch, the JIT off, or a dtype other
+than float32/float64 take the reference.
+
+>>> from minitensor.kernels.im2col import Window
+>>> x = np.arange(16.0).reshape(1, 1, 4, 4)
+>>> conv2d(x, np.ones((1, 1, 2, 2)), None, Window(2, 2, 2, 2, 0, 0, 1, 1, 2, 2), 1)[0, 0]
+array([[10., 18.],
+       [42., 50.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import conv_depthwise, conv_gemm
+from .im2col import Window, _col2im_numpy, _im2col_numpy
+from .runtime.blas_threads import LAUNCH_SECONDS
+from .runtime.dispatch import BlasKernel, choose
+
+
+def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) -> np.ndarray:
+    """y (N, Co, oh, ow) = the convolution of x (N, C, H, W) with weight (Co, C/groups, kh, kw),
+    plus bias (Co,) (or None), over the windows ``win``."""
+    x, weight = np.ascontiguousarray(x), np.ascontiguousarray(weight)
+    out = np.empty((x.shape[0], weight.shape[0], win.oh, win.ow), np.result_type(x, weight))
+    if conv_depthwise.takes(x, weight, groups):
+        run = _depthwise(out, win, _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_parallel)
+    else:
+        run = _gemm(out, weight[0].size, _forward_numpy, conv_gemm.forward, conv_gemm.forward_threaded)
+    run(x, weight, bias, win, groups, out)
+    return out
+
+
+def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Window, groups: int) -> np.ndarray:
+    """The gradient of the input (N, C, *size) from grad (N, Co, oh, ow): the transposed convolution."""
+    grad, weight = np.ascontiguousarray(grad), np.ascontiguousarray(weight)
+    out = np.empty((grad.shape[0], weight.shape[1] * groups) + tuple(size), np.result_type(grad, weight))
+    if conv_depthwise.takes(out, weight, groups):
+        run = _depthwise(grad, win, _input_grad_numpy, conv_depthwise.input_grad, conv_depthwise.input_grad_parallel)
+    else:
+        run = _gemm(grad, weight[0].size, _input_grad_numpy, conv_gemm.input_grad, conv_gemm.input_grad_threaded)
+    run(grad, weight, win, groups, out)
+    return out
+
+
+def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int) -> np.ndarray:
+    """The gradient of the weight (Co, C/groups, kh, kw) from x (N, C, H, W) and grad (N, Co, oh, ow)."""
+    x, grad = np.ascontiguousarray(x), np.ascontiguousarray(grad)
+    out = np.empty((grad.shape[1], x.shape[1] // groups, win.kh, win.kw), np.result_type(x, grad))
+    if conv_depthwise.takes(x, out, groups):
+        run = _depthwise(grad, win, _weight_grad_numpy, conv_depthwise.weight_grad, conv_depthwise.weight_grad_parallel)
+    else:
+        run = _gemm(grad, out[0].size, _weight_grad_numpy, conv_gemm.weight_grad, conv_gemm.weight_grad_threaded)
+    run(x, grad, win, groups, out)
+    return out
+
+
+# ------------------------------------------------------------------ the reference: unfold + matmul
+def _columns_numpy(x: np.ndarray, win: Window, groups: int) -> np.ndarray:
+    """The columns of every image, by group: (N, G, C/G * kh * kw, L)."""
+    n, c, h, w = x.shape
+    cols = np.empty((n * c, win.kh * win.kw, win.oh * win.ow), x.dtype)
+    _im2col_numpy(x.reshape(n * c, h, w), win, cols)
+    return cols.reshape(n, groups, c // groups * win.kh * win.kw, win.oh * win.ow)
+
+
+def _forward_numpy(x, weight, bias, win, groups, out) -> None:
+    """y = W @ cols, every image and group in one broadcast matmul, then + bias."""
+    n, co = x.shape[0], weight.shape[0]
+    w = weight.reshape(groups, co // groups, weight[0].size)  # (G, Co/G, C/G * kh * kw)
+    out.reshape(n, groups, co // groups, win.oh * win.ow)[...] = w @ _columns_numpy(x, win, groups)
+    if bias is not None:
+        out += bias.reshape(co, 1, 1)
+
+
+def _input_grad_numpy(grad, weight, win, groups, out) -> None:
+    """dcols = Wᵀ @ dy, then col2im: every column added back where it was copied from."""
+    n, co = grad.shape[:2]
+    c, (h, w) = out.shape[1], out.shape[2:]
+    length = win.oh * win.ow
+    wt = np.swapaxes(weight.reshape(groups, co // groups, weight[0].size), 1, 2)  # (G, C/G * kh * kw, Co/G)
+    dcols = wt @ grad.reshape(n, groups, co // groups, length)  # (N, G, C/G * kh * kw, L)
+    _col2im_numpy(dcols.reshape(n * c, win.kh * win.kw, length), win, out.reshape(n * c, h, w))
+
+
+def _weight_grad_numpy(x, grad, win, groups, out) -> None:
+    """dW = sum over the images of dy @ colsᵀ."""
+    n, co = grad.shape[:2]
+    dy = grad.reshape(n, groups, co // groups, win.oh * win.ow)
+    products = dy @ np.swapaxes(_columns_numpy(x, win, groups), 2, 3)  # (N, G, Co/G, C/G * kh * kw)
+    out.reshape(groups, co // groups, out[0].size)[...] = products.sum(axis=0)
+
+
+# ------------------------------------------------------------------ the choice of a kernel
+def _gemm(y: np.ndarray, window_size: int, reference, serial, threaded):
+    """The im2col + GEMM implementation for a pass whose output (or output gradient) is ``y``, each
+    element of which takes ``window_size`` (C/G * kh * kw) multiply-adds: the images split over the
+    threads when that pays (it is the same count for the three passes)."""
+    ns = 1e9 * conv_gemm.serial_seconds(y.size * window_size) / max(1, y.size)
+    return BlasKernel(reference, serial, threaded, ns=ns, launch=LAUNCH_SECONDS).on(y)
+
+
+def _depthwise(grad_or_out: np.ndarray, win: Window, reference, serial, parallel):
+    """The depthwise implementation for a pass whose output-sized array is ``grad_or_out``: each of
+    its elements costs kh * kw multiply-adds (~0.1 ns each, vectorised)."""
+    return choose(grad_or_out, reference, serial, parallel, ns=0.1 * win.kh * win.kw)

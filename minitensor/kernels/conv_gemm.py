@@ -1,0 +1,275 @@
+"""The im2col + GEMM kernels of ``conv.py``, image by image, on one thread or on several.
+
+Each pass runs over a range of images ``[start, stop)``; for each image, its columns (im2col, into a
+scratch of one image's size, reused for every image of the range: it stays in the cache) and one
+BLAS product per group (``blas.gemm`` on 2-D views, no copies):
+
+- forward: ``y[n, g] = W[g] @ cols[g]`` (+ bias);
+- input gradient: ``dcols[g] = W[g]ᵀ @ dy[n, g]``, then col2im of dcols into dx[n];
+- weight gradient: ``dW[g] += dy[n, g] @ cols[g]ᵀ``, accumulated over the range's images by the GEMM
+  itself (``beta = 1``).
+
+A 1x1 kernel with stride 1 and no padding takes the image itself as its columns (no im2col).
+
+On one thread (``forward`` ...), a pass runs over every image, and BLAS splits each product over
+its own threads.  With several images and threads (``forward_threaded`` ...), the images are split
+instead: each thread runs the range kernel on its share, with single-threaded products, so that the
+im2col and col2im copies run in parallel too.  The threads are NumPy's BLAS threads
+(``runtime/blas_threads.py``: each share is a numba ``cfunc`` task, no second thread pool competes
+with BLAS's), or numba's where BLAS's cannot take tasks.  The weight gradient's shares each sum
+their images into a partial gradient of their own, added up at the end.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .im2col import Window, col2im_plane, im2col_plane
+from .runtime import blas, blas_threads
+from .runtime.blas import gemm
+from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, split
+from .runtime.jit import njit, prange
+from .runtime.threads import threads
+
+MACS_PER_SECOND = 50e9  # one thread's GEMM, for the choice of the threaded kernels (2-core VM: 55-60e9)
+
+
+def serial_seconds(macs: int) -> float:
+    """What a pass of ``macs`` multiply-adds takes on one thread, about."""
+    return macs / MACS_PER_SECOND
+
+
+# ------------------------------------------------------------------ one range of images
+@njit(inline="always")
+def is_pointwise(win, h: int, w: int) -> bool:
+    """A 1x1 kernel, stride 1, no padding: the image itself is its columns."""
+    return win.kh == 1 and win.kw == 1 and win.sh == 1 and win.sw == 1 and win.oh == h and win.ow == w
+
+
+@njit
+def columns(x, win, cols):
+    """im2col of one image x (C, H, W) into cols (C * kh * kw, L)."""
+    by_channel = cols.reshape((x.shape[0], win.kh * win.kw, cols.shape[1]))  # (whole rows: C-contiguous)
+    for c in range(x.shape[0]):
+        im2col_plane(x[c], win, by_channel[c])
+
+
+@njit
+def _forward_images(x, weight, bias, win, groups, out, start, stop):
+    n, c, h, w = x.shape
+    co = weight.shape[0]
+    cog, ckg, length = co // groups, (c // groups) * win.kh * win.kw, win.oh * win.ow
+    wg = weight.reshape((groups, cog, ckg))
+    pointwise = is_pointwise(win, h, w)
+    cols = np.empty((0 if pointwise else c * win.kh * win.kw, length), x.dtype)
+    for i in range(start, stop):
+        if pointwise:
+            source = x[i].reshape((c, length))
+        else:
+            columns(x[i], win, cols)
+            source = cols
+        y = out[i].reshape((groups, cog, length))
+        for g in range(groups):
+            gemm(wg[g], False, source[g * ckg : (g + 1) * ckg], False, y[g], 0.0)
+        if bias is not None:
+            rows = out[i].reshape((co, length))
+            for o in range(co):
+                rows[o] += bias[o]
+
+
+@njit
+def _input_grad_images(grad, weight, win, groups, out, start, stop):
+    c, h, w = out.shape[1:]
+    co = weight.shape[0]
+    k = win.kh * win.kw
+    cog, ckg, length = co // groups, (c // groups) * k, win.oh * win.ow
+    wg = weight.reshape((groups, cog, ckg))
+    pointwise = is_pointwise(win, h, w)
+    dcols = np.empty((0 if pointwise else c * k, length), out.dtype)
+    by_channel = dcols.reshape((0 if pointwise else c, k, length))
+    for i in range(start, stop):
+        dy = grad[i].reshape((groups, cog, length))
+        target = out[i].reshape((c, length)) if pointwise else dcols
+        for g in range(groups):
+            gemm(wg[g], True, dy[g], False, target[g * ckg : (g + 1) * ckg], 0.0)
+        if not pointwise:
+            for p in range(c):
+                col2im_plane(by_channel[p], win, out[i, p])
+
+
+@njit
+def _weight_grad_images(x, grad, win, groups, out, start, stop):
+    """out (Co, C/G, kh, kw) = the sum over the images of the range (0 for an empty range)."""
+    n, c, h, w = x.shape
+    co = grad.shape[1]
+    cog, ckg, length = co // groups, (c // groups) * win.kh * win.kw, win.oh * win.ow
+    dw = out.reshape((groups, cog, ckg))
+    pointwise = is_pointwise(win, h, w)
+    cols = np.empty((0 if pointwise else c * win.kh * win.kw, length), x.dtype)
+    if start == stop:
+        out[:] = 0
+    for i in range(start, stop):
+        if pointwise:
+            source = x[i].reshape((c, length))
+        else:
+            columns(x[i], win, cols)
+            source = cols
+        dy = grad[i].reshape((groups, cog, length))
+        for g in range(groups):
+            gemm(dy[g], False, source[g * ckg : (g + 1) * ckg], True, dw[g], 0.0 if i == start else 1.0)
+
+
+# ------------------------------------------------------------------ every image, one thread
+@njit
+def forward(x, weight, bias, win, groups, out):
+    _forward_images(x, weight, bias, win, groups, out, 0, x.shape[0])
+
+
+@njit
+def input_grad(grad, weight, win, groups, out):
+    _input_grad_images(grad, weight, win, groups, out, 0, grad.shape[0])
+
+
+@njit
+def weight_grad(x, grad, win, groups, out):
+    _weight_grad_images(x, grad, win, groups, out, 0, x.shape[0])
+
+
+# ------------------------------------------------------------------ the images split over the threads
+def _shares(n: int) -> int:
+    """How many threads share n images: the policy's count, at most BLAS's own, at most n."""
+    return max(1, min(threads(), blas_threads.blas_threads() if blas_threads.available() else threads(), n))
+
+
+def _geometry(win: Window, groups: int) -> np.ndarray:
+    """The window and ``groups`` as an int64 array, the form a task reads them in (a record slot)."""
+    return np.array([*win, groups], np.int64).reshape(1, 1, 1, 11)
+
+
+@njit(inline="always")
+def _window(g):
+    """The ``Window`` of ``_geometry``'s array (inside a task)."""
+    return Window(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9])
+
+
+def forward_threaded(x, weight, bias, win, groups, out) -> None:
+    count = _shares(x.shape[0])
+    if count == 1:
+        return forward(x, weight, bias, win, groups, out)
+    if not blas_threads.available():
+        with blas.single_threaded():
+            return _forward_parallel(x, weight, bias, win, groups, out, count)
+    row = None if bias is None else np.ascontiguousarray(bias).reshape(1, 1, 1, -1)
+    arrays = (x, weight, row, out, _geometry(win, groups))
+    blas_threads.run(_forward_task(x.dtype.type, bias is not None), records(split(x.shape[0], count), arrays))
+
+
+def input_grad_threaded(grad, weight, win, groups, out) -> None:
+    count = _shares(grad.shape[0])
+    if count == 1:
+        return input_grad(grad, weight, win, groups, out)
+    if not blas_threads.available():
+        with blas.single_threaded():
+            return _input_grad_parallel(grad, weight, win, groups, out, count)
+    arrays = (grad, weight, out, _geometry(win, groups))
+    blas_threads.run(_input_grad_task(grad.dtype.type), records(split(grad.shape[0], count), arrays))
+
+
+def weight_grad_threaded(x, grad, win, groups, out) -> None:
+    count = _shares(x.shape[0])
+    if count == 1:
+        return weight_grad(x, grad, win, groups, out)
+    partial = np.empty((count,) + out.shape, out.dtype)
+    if not blas_threads.available():
+        with blas.single_threaded():
+            _weight_grad_parallel(x, grad, win, groups, partial)
+    else:
+        arrays = (x, grad, partial.reshape(count, out.shape[0], out.shape[1], -1), _geometry(win, groups))
+        blas_threads.run(_weight_grad_task(x.dtype.type), records(split(x.shape[0], count), arrays))
+    np.sum(partial, axis=0, out=out)
+
+
+@njit(inline="always")
+def _share(t: int, n: int, count: int) -> tuple:
+    """Images [start, stop) of share t of ``count`` (``blas_threads.split``'s ranges)."""
+    return n * t // count, n * (t + 1) // count
+
+
+@njit(parallel=True)
+def _forward_parallel(x, weight, bias, win, groups, out, count):
+    for t in prange(count):
+        start, stop = _share(t, x.shape[0], count)
+        _forward_images(x, weight, bias, win, groups, out, start, stop)
+
+
+@njit(parallel=True)
+def _input_grad_parallel(grad, weight, win, groups, out, count):
+    for t in prange(count):
+        start, stop = _share(t, grad.shape[0], count)
+        _input_grad_images(grad, weight, win, groups, out, start, stop)
+
+
+@njit(parallel=True)
+def _weight_grad_parallel(x, grad, win, groups, partial):
+    count = partial.shape[0]
+    for t in prange(count):
+        start, stop = _share(t, x.shape[0], count)
+        _weight_grad_images(x, grad, win, groups, partial[t], start, stop)
+
+
+@functools.cache
+def _forward_task(dtype, has_bias: bool):
+    """The task running ``_forward_images`` on one record row: slots x, weight, bias, out, geometry."""
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 5)
+        x, weight, out = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 3, dtype)
+        bias = contiguous(row, 2, dtype)[0, 0, 0] if has_bias else None
+        g = contiguous(row, 4, np.int64)[0, 0, 0]
+        try:
+            _forward_images(x, weight, bias, _window(g), g[10], out, row[0], row[1])
+        except Exception:  # (e.g. no memory for the scratch: reported by ``blas_threads.run``)
+            fail(row)
+
+    return blas_threads.cfunc(task)
+
+
+@functools.cache
+def _input_grad_task(dtype):
+    """The task running ``_input_grad_images``: slots grad, weight, out, geometry."""
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 4)
+        grad, weight, out = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
+        g = contiguous(row, 3, np.int64)[0, 0, 0]
+        try:
+            _input_grad_images(grad, weight, _window(g), g[10], out, row[0], row[1])
+        except Exception:
+            fail(row)
+
+    return blas_threads.cfunc(task)
+
+
+@functools.cache
+def _weight_grad_task(dtype):
+    """The task running ``_weight_grad_images`` into its share's partial gradient: slots x, grad,
+    the partials (count, Co, C/G, kh * kw), geometry."""
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 4)
+        x, grad, partial = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
+        g = contiguous(row, 3, np.int64)[0, 0, 0]
+        win = _window(g)
+        count, n = partial.shape[0], x.shape[0]
+        t = 0
+        while _share(t, n, count)[0] != row[0]:  # (which share this row is: its start says)
+            t += 1
+        mine = partial[t].reshape((partial.shape[1], partial.shape[2], win.kh, win.kw))
+        try:
+            _weight_grad_images(x, grad, win, g[10], mine, row[0], row[1])
+        except Exception:
+            fail(row)
+
+    return blas_threads.cfunc(task)

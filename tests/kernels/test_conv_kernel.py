@@ -1,0 +1,117 @@
+"""kernels/conv.py and conv_depthwise.py: the numba convolutions (im2col + BLAS, the 1x1 path, the
+depthwise loops, serial and parallel) against the references (unfold + matmul), forward and both
+gradients, with groups, strides, dilation, padding and non-contiguous operands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_paths import MODES, jitted, reference, tolerance
+
+from minitensor.kernels import conv as K
+from minitensor.kernels import conv_depthwise, conv_gemm
+from minitensor.kernels.im2col import Window
+from minitensor.kernels.runtime import blas_threads
+
+# (C, Co, groups, H, W, window): general, grouped, 1x1 (the image as its own columns), strided 1x1,
+# depthwise, depthwise with a channel multiplier, strided and dilated depthwise.
+CASES = [
+    (3, 4, 1, 6, 7, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 7)),
+    (4, 6, 2, 7, 5, Window(3, 2, 2, 1, 1, 0, 1, 2, 4, 3)),
+    (5, 3, 1, 4, 6, Window(1, 1, 1, 1, 0, 0, 1, 1, 4, 6)),
+    (4, 4, 1, 5, 5, Window(1, 1, 2, 2, 0, 0, 1, 1, 3, 3)),
+    (4, 4, 4, 6, 6, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 6)),
+    (3, 6, 3, 5, 8, Window(2, 3, 1, 1, 0, 1, 1, 1, 4, 8)),
+    (3, 3, 3, 9, 9, Window(3, 3, 2, 3, 2, 1, 2, 1, 5, 3)),
+]
+
+
+def operands(rng, c, co, groups, h, w, win, dtype, transposed: bool = False) -> tuple:
+    x = rng.standard_normal((2, c, h, w)).astype(dtype)
+    weight = rng.standard_normal((co, c // groups, win.kh, win.kw)).astype(dtype)
+    grad = rng.standard_normal((2, co, win.oh, win.ow)).astype(dtype)
+    if transposed:  # non-contiguous operands: the kernels take a contiguous copy
+        x = np.ascontiguousarray(x.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+        grad = np.asfortranarray(grad)
+    return x, weight, rng.standard_normal(co).astype(dtype), grad
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"C{c[0]}-Co{c[1]}-g{c[2]}-k{c[5].kh}x{c[5].kw}")
+def test_kernels_match_the_reference(kernel, rng, dtype, case) -> None:
+    c, co, groups, h, w, win = case
+    x, weight, bias, grad = operands(rng, *case, dtype, transposed=case is CASES[1])
+
+    def run():
+        return (
+            K.conv2d(x, weight, bias, win, groups),
+            K.conv2d(x, weight, None, win, groups),
+            K.conv2d_input_grad(grad, weight, (h, w), win, groups),
+            K.conv2d_weight_grad(x, grad, win, groups),
+        )
+
+    for got, expected in zip(jitted(run), reference(run)):
+        assert got.dtype == np.dtype(dtype) and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, **tolerance(dtype))
+
+
+def test_the_reference_is_the_definition(rng) -> None:
+    """One output element by hand: the sum over the window's pixels and the group's channels."""
+    c, co, groups, h, w, win = CASES[1]
+    x, weight, bias, _ = operands(rng, *CASES[1], np.float64)
+    y = reference(lambda: K.conv2d(x, weight, bias, win, groups))
+    n, o, p, q = 1, 4, 2, 1  # output channel 4 is in group 1: input channels 2 and 3
+    padded = np.pad(x, ((0, 0), (0, 0), (win.pt, win.pt), (win.pl, win.pl)))
+    rows = p * win.sh + win.dh * np.arange(win.kh)
+    cols = q * win.sw + win.dw * np.arange(win.kw)
+    window = padded[n, 2:4][:, rows][:, :, cols]
+    assert y[n, o, p, q] == pytest.approx(np.sum(window * weight[o]) + bias[o], rel=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES[4:], ids=["depthwise", "multiplier", "strided"])
+def test_depthwise_shapes_take_the_direct_loops(case) -> None:
+    c, co, groups, *_ = case
+    assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c // groups, 1, 1)), groups)
+    assert not conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c, 1, 1)), 1)
+
+
+def test_other_dtypes_and_empty_batches_take_the_reference(rng) -> None:
+    win = CASES[0][5]
+    x = rng.integers(-3, 3, (2, 3, 6, 7))
+    weight = rng.integers(-3, 3, (4, 3, 3, 3))
+    y = jitted(lambda: K.conv2d(x.astype(np.float64), weight.astype(np.float64), None, win, 1))
+    np.testing.assert_array_equal(reference(lambda: K.conv2d(x, weight, None, win, 1)), y)
+    empty = K.conv2d_weight_grad(np.zeros((0, 3, 6, 7), np.float32), np.zeros((0, 4, 6, 7), np.float32), win, 1)
+    assert empty.shape == (4, 3, 3, 3) and not empty.any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
+def test_images_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
+    """The threaded kernels (each thread a range of images, on BLAS's threads or numba's) give the
+    one-thread results, for every image count around the split (1, 2, 3, 5 images)."""
+    runs = []
+    if on_blas_threads:
+        run = blas_threads.run
+        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
+    else:
+        monkeypatch.setattr(blas_threads, "available", lambda: False)
+        for name in ("_forward_parallel", "_input_grad_parallel", "_weight_grad_parallel"):
+            kernel = getattr(conv_gemm, name)
+            monkeypatch.setattr(conv_gemm, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    c, co, groups, h, w, win = CASES[1]
+    for n in (1, 2, 3, 5):
+        x = rng.standard_normal((n, c, h, w)).astype(dtype)
+        weight = rng.standard_normal((co, c // groups, win.kh, win.kw)).astype(dtype)
+        bias = rng.standard_normal(co).astype(dtype)
+        grad = rng.standard_normal((n, co, win.oh, win.ow)).astype(dtype)
+        for serial, threaded, args, shape in [
+            (conv_gemm.forward, conv_gemm.forward_threaded, (x, weight, bias, win, groups), grad.shape),
+            (conv_gemm.input_grad, conv_gemm.input_grad_threaded, (grad, weight, win, groups), x.shape),
+            (conv_gemm.weight_grad, conv_gemm.weight_grad_threaded, (x, grad, win, groups), weight.shape),
+        ]:
+            one, two = np.empty(shape, dtype), np.empty(shape, dtype)
+            serial(*args, one)
+            threaded(*args, two)
+            np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
+    assert runs == [2] * 9  # (three passes on 2, 3 and 5 images; 1 image runs on one thread)
