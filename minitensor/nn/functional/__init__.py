@@ -6,8 +6,43 @@ this package re-exports their functions, so ``F.linear(x, w, b)`` works.
 """
 
 from ...ops.padding import pad
-from ...ops.softplus import silu, softplus
-from .activation import gelu, log_softmax, relu, sigmoid, softmax, tanh
+from ...ops.softplus import softplus
+from .activation import (
+    celu,
+    celu_,
+    elu,
+    elu_,
+    gelu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    log_softmax,
+    logsigmoid,
+    mish,
+    prelu,
+    relu,
+    relu6,
+    relu_,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
+    sigmoid,
+    silu,
+    softmax,
+    softmin,
+    softshrink,
+    softsign,
+    tanh,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .binary_loss import binary_cross_entropy, binary_cross_entropy_with_logits
 from .divergence import kl_div
