@@ -104,5 +104,161 @@ ACTIVATIONS = [
     ),
 ]
 
-NN_UNARY = ACTIVATIONS
-NN_BINARY: list = []
+
+# ------------------------------------------------------------------ distances, normalisation, bags
+def _norms_away_from_zero(*arrays) -> bool:
+    return all(a.ndim > 0 and a.size > 0 and np.min(np.sqrt((a * a).sum(-1))) > MARGIN for a in arrays)
+
+
+def _same_shape(a, b) -> bool:
+    return a.shape == b.shape and a.ndim > 0 and a.size > 0
+
+
+def _np_cosine(a, b):
+    return (a * b).sum(-1) / np.sqrt((a * a).sum(-1) * (b * b).sum(-1))
+
+
+def _np_rms_norm(a):
+    return a / np.sqrt((a * a).mean(-1, keepdims=True) + np.finfo(a.dtype).eps)
+
+
+def _bags(a) -> np.ndarray:
+    """Indices into the rows of ``a`` for ``embedding_bag``: two bags (the second maybe empty)."""
+    return np.arange(a.shape[0])[::-1].copy()
+
+
+def _np_embedding_bag(a, mode, split):
+    picked = a[_bags(a)]
+    bags = [picked[:split], picked[split:]]
+    if mode == "sum":
+        return np.stack([b.sum(0) for b in bags])
+    if mode == "mean":
+        return np.stack([b.mean(0) if len(b) else np.zeros(a.shape[1]) for b in bags])
+    return np.stack([b.max(0) if len(b) else np.zeros(a.shape[1]) for b in bags])
+
+
+def _bag_modes(a) -> list:
+    """'sum' and 'mean'; 'max' too when no two rows nearly tie in any dim (its gradient goes to one winner)."""
+    ordered = np.sort(a, axis=0)
+    return ["sum", "mean"] + (["max"] if np.min(ordered[1:] - ordered[:-1]) > MARGIN else [])
+
+
+OTHERS = [
+    Op(
+        "rms_norm",
+        1,
+        lambda a: F.rms_norm(a, a.shape[-1:]),
+        _np_rms_norm,
+        lambda a: f"F.rms_norm({a}, {a}.shape[-1:])",
+        ok=lambda a: a.ndim > 0 and np.min(np.abs(a).max(-1)) > MARGIN,
+    ),  # fmt: skip
+    Op(
+        "embedding_bag",
+        1,
+        lambda a, mode, split: F.embedding_bag(mt.tensor(_bags(a._data)), a, mt.tensor([0, split]), mode=mode),
+        _np_embedding_bag,
+        lambda a, mode, split: f"F.embedding_bag(rows reversed, {a}, [0, {split}], mode={mode!r})",
+        ok=lambda a: a.ndim == 2 and a.shape[0] >= 2,
+        params=lambda draw, a: {
+            "mode": draw(st.sampled_from(_bag_modes(a))),
+            "split": draw(st.integers(1, a.shape[0])),
+        },
+    ),
+]
+DISTANCES = [
+    Op(
+        "cosine_similarity",
+        2,
+        lambda a, b: F.cosine_similarity(a, b, -1),
+        _np_cosine,
+        lambda a, b: f"F.cosine_similarity({a}, {b}, -1)",
+        ok=lambda a, b: _same_shape(a, b) and _norms_away_from_zero(a, b),
+    ),
+    Op(
+        "pairwise_distance",
+        2,
+        F.pairwise_distance,
+        lambda a, b: np.sqrt(((a - b + 1e-6) ** 2).sum(-1)),
+        lambda a, b: f"F.pairwise_distance({a}, {b})",
+        ok=lambda a, b: _same_shape(a, b) and _norms_away_from_zero(a - b),
+    ),
+]
+
+
+# ------------------------------------------------------------------ losses (target: the second operand)
+def _reduced(loss, reduction):
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+def _loss(name: str, np_loss, ok=_same_shape) -> Op:
+    return Op(
+        name,
+        2,
+        lambda a, b, reduction: getattr(F, name)(a, b, reduction=reduction),
+        lambda a, b, reduction: _reduced(np_loss(a, b), reduction),
+        lambda a, b, reduction: f"F.{name}({a}, {b}, reduction={reduction!r})",
+        ok=ok,
+        params=lambda draw, a, b: {"reduction": draw(st.sampled_from(["mean", "sum"]))},
+    )
+
+
+def _hinge_ok(a, b) -> bool:
+    """margin_ranking_loss(a, b, target=1, margin=0.5): -(a - b) + 0.5 away from its kink at 0."""
+    return _same_shape(a, b) and bool(np.min(np.abs(b - a + 0.5)) > MARGIN)
+
+
+LOSSES = [
+    _loss("soft_margin_loss", lambda a, b: np.logaddexp(0, -a * b)),
+    _loss(
+        "multilabel_soft_margin_loss",
+        lambda a, b: -(b * -np.logaddexp(0, -a) + (1 - b) * -np.logaddexp(0, a)).mean(-1),
+    ),
+    _loss("poisson_nll_loss", lambda a, b: np.exp(a) - b * a, ok=lambda a, b: _same_shape(a, b) and np.max(a) < 4),
+    Op(
+        "gaussian_nll_loss",
+        2,
+        lambda a, b: F.gaussian_nll_loss(a, b, b * b + 0.5),
+        lambda a, b: (0.5 * (np.log(b * b + 0.5) + (a - b) ** 2 / (b * b + 0.5))).mean(),
+        lambda a, b: f"F.gaussian_nll_loss({a}, {b}, {b} * {b} + 0.5)",
+        ok=_same_shape,
+    ),
+    Op(
+        "margin_ranking_loss",
+        2,
+        lambda a, b: F.margin_ranking_loss(a, b, a.detach() * 0 + 1, margin=0.5),
+        lambda a, b: np.maximum(b - a + 0.5, 0).mean(),
+        lambda a, b: f"F.margin_ranking_loss({a}, {b}, 1, margin=0.5)",
+        ok=_hinge_ok,
+    ),
+    Op(
+        "ctc_loss",
+        1,
+        lambda a: F.ctc_loss(
+            a.log_softmax(-1),
+            mt.tensor([[1]] * a.shape[1]),
+            [a.shape[0]] * a.shape[1],
+            [1] * a.shape[1],
+            reduction="sum",
+        ),  # fmt: skip
+        lambda a: _np_ctc_one_label(a),
+        lambda a: f"F.ctc_loss({a}.log_softmax(-1), target [1] each, reduction='sum')",
+        ok=lambda a: a.ndim == 3 and a.shape[2] >= 2 and a.shape[0] >= 1,
+    ),
+]
+
+
+def _np_ctc_one_label(a):
+    """-log p(label 1) summed over the batch, by its closed form: the paths are blank* 1+ blank*."""
+    lp = a - np.log(np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True)) - a.max(-1, keepdims=True)
+    p = np.exp(lp)  # (T, N, C)
+    t_max = a.shape[0]
+    total = np.zeros(a.shape[1])
+    for start in range(t_max):  # the first and last steps of the label
+        for end in range(start, t_max):
+            path = np.prod(p[:start, :, 0], 0) * np.prod(p[start : end + 1, :, 1], 0) * np.prod(p[end + 1 :, :, 0], 0)
+            total = total + path
+    return -np.log(total).sum()
+
+
+NN_UNARY = ACTIVATIONS + OTHERS + [op for op in LOSSES if op.arity == 1]
+NN_BINARY = DISTANCES + [op for op in LOSSES if op.arity == 2]

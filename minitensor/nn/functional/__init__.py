@@ -45,10 +45,24 @@ from .activation import (
 )
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .binary_loss import binary_cross_entropy, binary_cross_entropy_with_logits
+from .ctc import ctc_loss
+from .distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .divergence import kl_div
 from .dropout import dropout
-from .embedding import embedding, one_hot
-from .linear import linear
+from .embedding import embedding, embedding_bag, one_hot
+from .likelihood_loss import gaussian_nll_loss, poisson_nll_loss
+from .linear import bilinear, linear
 from .loss import cross_entropy, mse_loss, nll_loss
-from .normalization import layer_norm
+from .margin_loss import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from .normalization import layer_norm, rms_norm
 from .robust_loss import huber_loss, l1_loss, smooth_l1_loss

@@ -16,7 +16,6 @@ writes the result into the input (recorded in the graph, as PyTorch's in-place o
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 from ... import dtypes
@@ -26,7 +25,7 @@ from ...ops import smooth_activations as S
 from ...ops import softplus as _softplus
 from ...ops.arithmetic import _recomputed
 from ...tensor import Tensor
-from ._checks import as_input, check_float, check_same_dtype, check_tensor
+from ._checks import as_input, check_float, check_number, check_same_dtype, check_tensor
 
 
 def in_place_or_not(input: Tensor, inplace, name: str, fn) -> Tensor:  # noqa: A002
@@ -136,12 +135,6 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
 
 
 # ---------------------------------------------------------------- piecewise linear
-def _number(value, name: str, fn: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{fn}: {name} must be a number, got {type(value).__name__} {value!r}")
-    return float(value)
-
-
 def _float_input(input, fn: str) -> Tensor:  # noqa: A002
     input = as_input(input, "input", fn)  # noqa: A001
     check_float(input, fn)
@@ -155,7 +148,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     [-0.5, 2.0]
     """
     input = _float_input(input, "leaky_relu")  # noqa: A001
-    slope = _number(negative_slope, "negative_slope", "leaky_relu")
+    slope = check_number(negative_slope, "negative_slope", "leaky_relu")
     return in_place_or_not(input, inplace, "leaky_relu_", lambda x: A.LeakyRelu.apply(x, slope=slope))
 
 
@@ -191,7 +184,7 @@ def rrelu(
     """Randomized leaky ReLU: in training the slope of each element below 0 is drawn from U(lower, upper)
     (minitensor's generator: ``mt.manual_seed``); in evaluation it is ``(lower + upper) / 2``."""
     input = _float_input(input, "rrelu")  # noqa: A001
-    lower, upper = _number(lower, "lower", "rrelu"), _number(upper, "upper", "rrelu")
+    lower, upper = check_number(lower, "lower", "rrelu"), check_number(upper, "upper", "rrelu")
     if lower > upper:
         raise ValueError(f"rrelu: lower must be <= upper, got lower={lower}, upper={upper}")
     if training:
@@ -207,7 +200,7 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """``clip(x, min_val, max_val)``; the gradient is 1 strictly between the bounds, 0 elsewhere."""
     input = as_input(input, "input", "hardtanh")  # noqa: A001
-    low, high = _number(min_val, "min_val", "hardtanh"), _number(max_val, "max_val", "hardtanh")
+    low, high = check_number(min_val, "min_val", "hardtanh"), check_number(max_val, "max_val", "hardtanh")
     if low > high:
         raise ValueError(f"hardtanh: min_val must be <= max_val, got min_val={min_val}, max_val={max_val}")
     return in_place_or_not(input, inplace, "hardtanh_", lambda x: A.Hardtanh.apply(x, low=low, high=high))
@@ -250,14 +243,14 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa
 
 def _threshold(input, threshold: float, value: float, inplace: bool) -> Tensor:  # noqa: A002
     input = as_input(input, "input", "threshold")  # noqa: A001
-    th, value = _number(threshold, "threshold", "threshold"), _number(value, "value", "threshold")
+    th, value = check_number(threshold, "threshold", "threshold"), check_number(value, "value", "threshold")
     return in_place_or_not(input, inplace, "threshold_", lambda x: A.Threshold.apply(x, threshold=th, value=value))
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between (``lambd >= 0``)."""
     input = _float_input(input, "softshrink")  # noqa: A001
-    lambd = _number(lambd, "lambd", "softshrink")
+    lambd = check_number(lambd, "lambd", "softshrink")
     if lambd < 0:
         raise ValueError(f"softshrink: lambd must be >= 0, got {lambd}")
     return A.Softshrink.apply(input, lambd=lambd)
@@ -266,14 +259,14 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     """``x`` outside ``[-lambd, lambd]``, 0 inside."""
     input = _float_input(input, "hardshrink")  # noqa: A001
-    return A.Hardshrink.apply(input, lambd=_number(lambd, "lambd", "hardshrink"))
+    return A.Hardshrink.apply(input, lambd=check_number(lambd, "lambd", "hardshrink"))
 
 
 # ---------------------------------------------------------------- smooth
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where x > 0, ``alpha * (exp(x) - 1)`` elsewhere."""
     input = _float_input(input, "elu")  # noqa: A001
-    alpha = _number(alpha, "alpha", "elu")
+    alpha = check_number(alpha, "alpha", "elu")
     return in_place_or_not(input, inplace, "elu_", lambda x: S.Elu.apply(x, alpha=alpha))
 
 
@@ -295,7 +288,7 @@ def selu_(input: Tensor) -> Tensor:  # noqa: A002
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where x > 0, ``alpha * (exp(x / alpha) - 1)`` elsewhere (``alpha != 0``)."""
     input = _float_input(input, "celu")  # noqa: A001
-    alpha = _number(alpha, "alpha", "celu")
+    alpha = check_number(alpha, "alpha", "celu")
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0 (the input is divided by it), got 0")
     return in_place_or_not(input, inplace, "celu_", lambda x: S.Elu.apply(x, alpha=alpha, input_scale=1.0 / alpha))
