@@ -15,7 +15,8 @@ The table:
 - ``torch`` itself (``_torch.py``) and ``torch.nn``: modules that forward every
   attribute to minitensor's and add PyTorch's extra names (``torch.cuda``,
   ``torch.nn.modules.linear`` ...);
-- the GPU, distributed and export modules of ``cuda.py``, ``backends.py``, ``unavailable.py``.
+- the GPU, distributed and export modules of ``cuda.py``, ``backends.py``, ``unavailable.py``, and
+  ``torch.version`` (``version.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import types
 
 import minitensor
 
-from . import _torch, backends, cuda, unavailable
+from . import _torch, backends, cuda, unavailable, version
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -76,6 +77,7 @@ def build() -> dict:
     table["torch.nn.modules.linear"].NonDynamicallyQuantizableLinear = minitensor.nn.Linear
     table.update({"torch.cuda": cuda, "torch.cuda.amp": cuda.amp, "torch.amp": cuda.torch_amp})
     table["torch.accelerator"] = cuda.accelerator
+    table["torch.version"] = version
     table.update(backends.modules())
     table.update(unavailable.modules())
     # save, load, safe_globals, add_safe_globals, get_safe_globals, clear_safe_globals
