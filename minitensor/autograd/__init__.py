@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import functional  # (its functions call grad, below, when they run)
+from . import batching, functional  # (functional's functions call grad, below, when they run)
 from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import _seed_grad, run_backward
 from .function import Function, Node
@@ -87,12 +87,15 @@ def grad(
         if not o.requires_grad:
             raise RuntimeError(f"grad: outputs[{i}] does not require grad and has no grad_fn")
     retain_graph = create_graph if retain_graph is None else retain_graph
+    logical = inputs
+    if batching.levels and batching.batched([*outputs, *inputs]):  # inside vmap: the batched graph
+        outputs, inputs, grad_outputs = batching.physical_grad_args(outputs, inputs, grad_outputs)
     seeds = [_seed_grad(o, g, "grad_outputs", create_graph) for o, g in zip(outputs, grad_outputs)]
     grads = run_backward(outputs, seeds, retain_graph, capture=inputs, create_graph=create_graph)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:
             raise RuntimeError(f"grad: inputs[{i}] was not used to compute the outputs; pass allow_unused=True")
-    return tuple(_as_tensor(g) for g in grads)
+    return tuple(None if g is None else batching.like(x, _as_tensor(g)) for g, x in zip(grads, logical))
 
 
 def _as_tensor(g):

@@ -21,7 +21,9 @@ has run.
 
 With ``create_graph=True`` every gradient is a Tensor and each backward runs on
 Tensors with grad mode on (``_graph_backward``), so the pass itself is recorded:
-the gradients it leaves can be differentiated again.
+the gradients it leaves can be differentiated again.  Inside a forward-mode level
+whose tensors carry tangents, the pass runs on Tensors too (grad mode off), so the
+gradients carry tangents (``dual.py``: forward-over-reverse).
 
 Before a node's backward runs, the versions of the tensors whose data it saved
 are compared with the ones ``Function.apply`` recorded: a tensor changed in
@@ -38,9 +40,11 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from . import _profiling, anomaly
-from .function import GraphContext, Node, OnceDifferentiable
-from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
+from . import _profiling, anomaly, dual
+from .composite import OnceDifferentiable
+from .function import Node
+from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled, no_grad
+from .saved import GraphContext
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to use saved values after they "
@@ -176,7 +180,16 @@ def run_backward(
     """
     if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
         with enable_grad():
-            return run_backward(roots, root_grads, retain_graph, capture, create_graph)
+            return _walk(roots, root_grads, retain_graph, capture, tensors=True)
+    if not create_graph and dual.levels and dual.in_use():  # forward mode: the gradients carry tangents
+        root_grads = [g if isinstance(g, Tensor) else Tensor._make(g, False, None) for g in root_grads]
+        with no_grad():
+            return _walk(roots, root_grads, retain_graph, capture, tensors=True)
+    return _walk(roots, root_grads, retain_graph, capture, tensors=create_graph)
+
+
+def _walk(roots: list, root_grads: list, retain_graph: bool, capture: list | None, tensors: bool) -> list | None:
+    """``run_backward``'s walk; ``tensors``: each backward runs on Tensors (recorded when grad mode is on)."""
     backend.adapt_threads()  # (BLAS and the parallel kernels take the cores free now)
     grads = {}  # id(node or leaf) -> summed gradient so far
     leaves = {}  # id(leaf) -> leaf: leaves get their summed gradient at the end
@@ -201,9 +214,9 @@ def run_backward(
             if needed is None:  # backward(): every node runs
                 if node.tensor_hooks is not None:
                     grad = run_hooks(node.tensor_hooks, grad)
-                _propagate(node, grad, grads, leaves, retain_graph, create_graph)
+                _propagate(node, grad, grads, leaves, retain_graph, tensors)
             else:  # autograd.grad: only the nodes on a path to the wanted tensors
-                _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, needed, wanted, captured)
+                _visit_for_grad(node, grad, grads, leaves, retain_graph, tensors, needed, wanted, captured)
         for parent in node.parents:
             if isinstance(parent, Node):
                 key = id(parent)
@@ -289,13 +302,16 @@ def _as_array(g, node: Node) -> np.ndarray:
 def _graph_backward(node: Node, grad) -> tuple:
     """One node's backward with ``create_graph=True``: on Tensors, recorded as a graph."""
     function = node.function
+    record = is_grad_enabled()  # (off: a backward inside a forward-mode level, for the tangents only)
     if function.differentiable_backward:
-        with enable_grad(), building_graph_backward():
+        with building_graph_backward():
             return function.backward(GraphContext(node), grad)
     # A backward on arrays: its result is a dead end, marked so that using it raises.
     in_grads = function.backward(node, grad._data)
     if not isinstance(in_grads, tuple):
         in_grads = (in_grads,)
+    if not record:
+        return in_grads
     anchors = [p if isinstance(p, Tensor) else Tensor._make(_EMPTY, True, p) for p in node.parents if p is not None]
     with enable_grad():
         return tuple(

@@ -159,6 +159,10 @@ class _Gather(Function):
     def backward(ctx, grad):
         return ctx.state.gathered(ctx.side, ctx.n_parents)
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None  # (a token of zeros: it carries no value)
+
 
 class _Slot(Function):
     """(x, token) -> x (a view of the same memory); backward records d/dx and sends x nothing:
@@ -175,3 +179,7 @@ class _Slot(Function):
     def backward(ctx, grad):
         ctx.state.grads[ctx.side][ctx.slot] = grad
         return None, np.zeros(())
+
+    @staticmethod
+    def jvp(ctx, dx, dtoken):
+        return dx

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .nn_ops import on_arrays
 from .trig import _floating
@@ -48,6 +49,10 @@ class Log1p(Op):
         (x,) = ctx.saved_tensors
         return grad / (x + 1)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Expm1(Op):
     """exp(x) - 1;  dx = grad * (y + 1), y the output."""
@@ -62,6 +67,10 @@ class Expm1(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * (y + 1)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Exp2(Op):
@@ -78,6 +87,10 @@ class Exp2(Op):
         (y,) = ctx.saved_tensors
         return grad * y * math.log(2.0)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Log2(Op):
     """log2 x;  dx = grad / (x ln 2).  Exact on powers of two (``kernels/exp_log.py``)."""
@@ -92,6 +105,10 @@ class Log2(Op):
         (x,) = ctx.saved_tensors
         return grad / (x * math.log(2.0))
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Log10(Op):
     """log10 x;  dx = grad / (x ln 10).  Exact on powers of ten (``kernels/exp_log.py``)."""
@@ -105,6 +122,10 @@ class Log10(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / (x * math.log(10.0))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Rsqrt(Op):
@@ -122,6 +143,10 @@ class Rsqrt(Op):
         (y,) = ctx.saved_tensors
         return grad * (y * y * y * -0.5)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Frac(Op):
     """x - trunc(x);  dx = grad (slope 1 between the jumps, as PyTorch's: one node and no pass
@@ -136,6 +161,10 @@ class Frac(Op):
     def backward(ctx, grad):
         return grad
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Constant(Op):
     """A piecewise-constant function (``ufunc``: sign, floor ...) of x; its gradient is 0."""
@@ -147,6 +176,10 @@ class Constant(Op):
     @staticmethod
     def backward(ctx, grad):
         return np.zeros_like(grad) if on_arrays(grad) else grad * 0  # (zeros, as PyTorch: even for NaN)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def log1p(input):  # noqa: A002

@@ -11,6 +11,8 @@ import numpy as np
 
 from .. import backend
 from .._args import _dim, _positive_int, _shape_arg
+from ..autograd.batching import elementwise, shift
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from .shape import Index
 
@@ -26,6 +28,10 @@ class Clone(Op):
     def backward(ctx, grad):
         return grad
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Flip(Op):
     """x reversed along ``dims``; the gradient is flipped back the same way."""
@@ -38,6 +44,10 @@ class Flip(Op):
     @staticmethod
     def backward(ctx, grad):
         return Flip.call(grad, dims=ctx.dims)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = shift("dims")
 
 
 class Roll(Op):
@@ -52,6 +62,16 @@ class Roll(Op):
     @staticmethod
     def backward(ctx, grad):
         return Roll.call(grad, shifts=tuple(-s for s in ctx.shifts), dims=ctx.dims)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        shifts, dims = b.settings["shifts"], b.settings["dims"]
+        if dims is None:  # (a roll of the flattened tensor: per example, over its own elements)
+            x = b.values[0]
+            return Roll.apply(x.reshape(b.size, -1), shifts=shifts, dims=(1,)).reshape(*x.shape)
+        return b.run(b.values[0], shifts=shifts, dims=tuple(d % b.ndims[0] + 1 for d in dims))
 
 
 def clone(input):  # noqa: A002

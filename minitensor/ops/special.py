@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 
 erf = backend.erf  # (the function, under the name it had here: ``minitensor.ops.special.erf``)
@@ -32,3 +33,7 @@ class Erf(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * (_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once

@@ -7,6 +7,7 @@ float64 through NumPy's functions.
 from __future__ import annotations
 
 from .. import backend, dtypes
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 
 
@@ -23,6 +24,10 @@ class Sin(Op):
         (x,) = ctx.saved_tensors
         return grad * Cos.call(x)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Cos(Op):
     """cos(x);  dx = -grad * sin(x)."""
@@ -36,6 +41,10 @@ class Cos(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return -(grad * Sin.call(x))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def _floating(x):

@@ -6,13 +6,10 @@ import re
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
 from minitensor.autograd import Function, GradcheckError, gradgradcheck
-
-
-def f64(values, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 def _plain(t):

@@ -1,16 +1,65 @@
-"""The activation layers (nn/activation.py) and the options of their ``F.`` forms: PyTorch's defaults,
-``repr``, state dicts and init; ``inplace=True``; softmin, glu, Softmax2d; bad arguments."""
+"""nn/activation.py: the activation modules: float64 gradchecks, values, float32 kept, GELU's
+``approximate`` checked, reprs; PyTorch's defaults, ``repr``, state dicts and init for every layer;
+the options of their ``F.`` forms (``inplace=True``; softmin, glu, Softmax2d); bad arguments."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from helpers import gradcheck_module, randn_f64
 
 import minitensor as mt
 import minitensor.nn as nn
 import minitensor.nn.functional as F
 
-torch = pytest.importorskip("torch")
+
+@pytest.mark.parametrize(
+    "layer",
+    [nn.ReLU(), nn.GELU(), nn.GELU(approximate="tanh"), nn.Tanh(), nn.Sigmoid(), nn.Softmax(dim=1), nn.LogSoftmax(-1)],
+    ids=repr,
+)
+def test_activation_gradcheck(rng, layer):
+    x = randn_f64(rng, 3, 4, 2)
+    if isinstance(layer, nn.ReLU):
+        with mt.no_grad():
+            x.numpy()[np.abs(x.numpy()) < 0.05] = 0.5  # away from the kink
+    gradcheck_module(layer, x)
+
+
+# ------------------------------------------------------------------ activations
+def test_activation_values(rng):
+    x = mt.tensor(rng.standard_normal((3, 4)), dtype=mt.float64)
+    a = x.numpy()
+    np.testing.assert_allclose(nn.ReLU()(x).numpy(), np.maximum(a, 0))
+    np.testing.assert_allclose(nn.Tanh()(x).numpy(), np.tanh(a))
+    np.testing.assert_allclose(nn.Sigmoid()(x).numpy(), 1 / (1 + np.exp(-a)))
+    e = np.exp(a - a.max(0))
+    np.testing.assert_allclose(nn.Softmax(dim=0)(x).numpy(), e / e.sum(0))
+    np.testing.assert_allclose(nn.LogSoftmax(dim=0)(x).numpy(), np.log(e / e.sum(0)))
+    gelu = [v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in a.ravel()]
+    np.testing.assert_allclose(nn.GELU()(x).numpy().ravel(), gelu, rtol=1e-14, atol=1e-15)
+    tanh = 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
+    np.testing.assert_allclose(nn.GELU("tanh")(x).numpy(), tanh, rtol=1e-14)
+
+
+def test_activations_keep_float32():
+    x = mt.randn(3, 4)
+    for layer in (nn.ReLU(), nn.GELU(), nn.GELU("tanh"), nn.Tanh(), nn.Softmax(-1)):
+        assert layer(x).dtype == mt.float32, layer
+
+
+def test_gelu_rejects_unknown_approximation():
+    with pytest.raises(ValueError, match="approximate"):
+        nn.GELU("fast")
+
+
+def test_activation_reprs():
+    assert repr(nn.GELU("tanh")) == "GELU(approximate='tanh')"
+    assert repr(nn.Softmax(dim=-1)) == "Softmax(dim=-1)"
+    assert repr(nn.ReLU()) == "ReLU()" and repr(nn.Dropout(0.1)) == "Dropout(p=0.1)"
+
 
 # (constructor arguments) for each layer: PyTorch's repr and state dict keys must be the same
 LAYERS = {
@@ -41,7 +90,7 @@ CONSTRUCTIONS = [(name, args) for name, all_args in LAYERS.items() for args in a
 
 
 @pytest.mark.parametrize("name,args", CONSTRUCTIONS, ids=[f"{n}{a}" for n, a in CONSTRUCTIONS])
-def test_repr_and_state_dict_keys_equal_pytorch(name, args):
+def test_repr_and_state_dict_keys_equal_pytorch(name, args, torch):
     ours, theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
     assert repr(ours) == repr(theirs)
     assert list(ours.state_dict()) == list(theirs.state_dict())
@@ -49,7 +98,7 @@ def test_repr_and_state_dict_keys_equal_pytorch(name, args):
 
 @pytest.mark.filterwarnings("ignore:Implicit dimension choice for softmin")  # (Softmin() without dim)
 @pytest.mark.parametrize("name,args", CONSTRUCTIONS, ids=[f"{n}{a}" for n, a in CONSTRUCTIONS])
-def test_layer_output_and_input_gradient_equal_pytorch(name, args):
+def test_layer_output_and_input_gradient_equal_pytorch(name, args, torch):
     x = np.random.default_rng(0).uniform(-5, 5, (2, 4, 3, 2))
     ours, theirs = getattr(nn, name)(*args).double().eval(), getattr(torch.nn, name)(*args).double().eval()
     for key, value in theirs.state_dict().items():  # (PReLU's weight)
@@ -67,7 +116,7 @@ def test_layer_output_and_input_gradient_equal_pytorch(name, args):
         np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-12, err_msg=key)
 
 
-def test_prelu_parameter_init_dtype_and_loading():
+def test_prelu_parameter_init_dtype_and_loading(torch):
     layer = nn.PReLU(4, init=0.1, dtype=mt.float64)
     assert layer.weight.shape == (4,) and layer.weight.dtype == mt.float64
     np.testing.assert_array_equal(layer.weight.numpy(), np.full(4, 0.1))
@@ -116,7 +165,7 @@ def test_rrelu_layer_draws_in_training_and_uses_the_mean_slope_in_eval():
     np.testing.assert_allclose(layer.eval()(x).numpy(), -0.2)
 
 
-def test_softmin_glu_and_softmax2d():
+def test_softmin_glu_and_softmax2d(torch):
     x = mt.tensor([[1.0, 2.0, 3.0]])
     np.testing.assert_allclose(F.softmin(x, dim=1).numpy(), torch.nn.functional.softmin(torch.tensor(x.numpy()), 1))
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
