@@ -16,7 +16,8 @@ the piece, with PyTorch's choice at the kinks.
 on arrays (first order) and on Tensors (``create_graph=True``) alike; the second derivative of a
 piecewise-linear function is 0 except through ``Prelu``'s product ``w * x`` and Hardswish's ``x/3``.
 NaN passes as in PyTorch: a comparison with NaN is False, so NaN takes the branch PyTorch's kernel
-takes.
+takes.  Forward mode: each is elementwise (a diagonal Jacobian), so its JVP is its backward applied to
+the tangent (``jvp = backward``); ``Prelu`` adds its slopes' tangent by the product rule.
 
 >>> LeakyRelu.apply(mt.tensor([-2.0, 3.0]), slope=0.25).tolist()
 [-0.5, 3.0]
@@ -27,7 +28,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import random
+from ..autograd import batching
+from ..autograd.batching import elementwise
+from ..autograd.dual import plus
 from ..autograd.function import Op
+from ..tensor import Tensor
 from .nn_ops import save_with_state
 
 
@@ -45,6 +50,10 @@ class LeakyRelu(Op):
         (x,) = ctx.saved_tensors
         return np.where(x > 0, grad, grad * ctx.slope)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Hardtanh(Op):
     """clip(x, low, high);  dx = grad strictly inside (low, high), else 0 (NaN passes it, as PyTorch)."""
@@ -60,6 +69,10 @@ class Hardtanh(Op):
         (x,) = ctx.saved_tensors
         return np.where(np.logical_or(x <= ctx.low, x >= ctx.high), 0.0, grad)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Hardsigmoid(Op):
     """clip(x + 3, 0, 6) / 6, a piecewise-linear sigmoid;  dx = grad / 6 on (-3, 3), else 0."""
@@ -73,6 +86,10 @@ class Hardsigmoid(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return np.where(np.logical_and(x > -3.0, x < 3.0), grad / 6.0, 0.0)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Hardswish(Op):
@@ -88,6 +105,10 @@ class Hardswish(Op):
         (x,) = ctx.saved_tensors
         return np.where(x <= -3.0, 0.0, np.where(x < 3.0, grad * (x / 3.0 + 0.5), grad))
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Threshold(Op):
     """x where x > threshold, else value;  dx = grad where x > threshold, else 0."""
@@ -102,6 +123,10 @@ class Threshold(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return np.where(x <= ctx.threshold, 0.0, grad)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Softshrink(Op):
@@ -119,6 +144,10 @@ class Softshrink(Op):
         (x,) = ctx.saved_tensors
         return _outside(x, ctx.lambd, grad)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Hardshrink(Op):
     """x outside [-lambd, lambd], 0 inside;  dx = grad outside, else 0."""
@@ -133,6 +162,10 @@ class Hardshrink(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return _outside(x, ctx.lambd, grad)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def _outside(x, lambd: float, grad):
@@ -158,6 +191,18 @@ class Prelu(Op):
         gw = np.where(positive, 0.0, grad * x) if need_w else None
         return gx, gw
 
+    @staticmethod
+    def jvp(ctx, dx, dw):
+        # the product rule of where(x > 0, x, w * x): dx through either piece, dw through w * x
+        x, w = ctx.saved_tensors
+        positive = x > 0
+        return plus(
+            None if dx is None else np.where(positive, dx, w * dx),
+            None if dw is None else np.where(positive, 0.0, x * dw),
+        )
+
+    batch = elementwise  # vmap: x and the slopes broadcast as in any elementwise op
+
 
 class RreluWithNoise(Op):
     """RReLU in training: y = x * noise, ``noise`` drawn from minitensor's generator: U(lower, upper) where
@@ -174,3 +219,16 @@ class RreluWithNoise(Op):
     def backward(ctx, grad):
         ((noise,),) = ctx.saved_tensors
         return grad * noise
+
+    jvp = backward  # dy = dx * noise (a constant)
+
+    @staticmethod
+    def batch(b):
+        x = b.values[0]  # (batch dim 0)
+        mode = batching.randomness[0] if batching.randomness else "different"
+        if mode != "same":
+            return b.run(x)  # (each example its own noise; "error" mode raised at the draw)
+        lower, upper = b.settings.get("lower", 0.125), b.settings.get("upper", 1.0 / 3.0)
+        dtype = x._data.dtype
+        draw = random.generator().uniform(lower, upper, x.shape[1:]).astype(dtype, copy=False)  # (one, for all)
+        return x * Tensor._make(np.where(x._data <= 0, draw, dtype.type(1)), False, None)

@@ -26,6 +26,9 @@ Second order (``create_graph=True``): the gradient of ``_plain``, the same loss 
 the forward recursion in probability space, each step rescaled to sum 1 (Rabiner's scaling), so no
 log of 0 appears where no path leads.
 
+Forward mode: the JVP is the transpose of that gradient (``jvp``), so forward and reverse mode give
+the same Jacobian; on Tensors (a tangent that is itself differentiated) it is the JVP of ``_plain``.
+
 A sample whose target cannot fit its input (too long, counting the blanks needed between repeated
 labels) has loss inf, as PyTorch; its gradient is 0 (PyTorch's is NaN unless ``zero_infinity``).
 """
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.composite import composite_jvp
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .nn_ops import composite, on_arrays, save_with_state
@@ -154,6 +158,16 @@ class CtcLoss(Op):
         counted = (np.arange(t_max)[:, None] < input_lengths[None, :]) & feasible[None, :]
         g = np.where(counted[:, :, None], g * np.asarray(grad)[None, :, None], 0.0)
         return g.astype(log_probs.dtype)
+
+    @staticmethod
+    def jvp(ctx, dlp):
+        # the transpose of backward's Jacobian (so jacfwd and jacrev agree, and through log_softmax, whose
+        # tangents' rows sum to 0 against exp(lp), both are the exact derivative): each sample's loss moves
+        # by its gradient (T, C) dotted with its tangent.  PyTorch has no forward AD for ctc_loss.
+        if isinstance(dlp, Tensor) or isinstance(ctx.inputs[0], Tensor):
+            return composite_jvp(lambda lp: _plain(lp, **ctx.settings), ctx.inputs, (dlp,))
+        ones = np.ones(ctx.output.shape, ctx.output.dtype)
+        return (CtcLoss.backward(ctx, ones) * dlp).sum((0, 2))
 
 
 def _plain(log_probs, targets=None, input_lengths=None, target_lengths=None, blank=0, feasible=None):

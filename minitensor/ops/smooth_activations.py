@@ -13,7 +13,8 @@
 of ``min(x, 0)`` only, so no large ``x`` overflows in the branch that is not used (nor, under
 ``create_graph``, in its zero gradient: ``0 * inf`` would be NaN).  Each backward is written with
 operators, ``np.where`` and ops that answer arrays and Tensors alike (``Sigmoid.call``,
-``Softplus.call``), so second derivatives come from the same lines.
+``Softplus.call``), so second derivatives come from the same lines, and so do the JVPs: each op is elementwise (a
+diagonal Jacobian), so its JVP is its backward applied to the tangent (``jvp = backward``).
 
 >>> Elu.apply(mt.tensor([-1.0, 2.0]), alpha=1.0).tolist()  # doctest: +ELLIPSIS
 [-0.632120..., 2.0]
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .elementwise import Sigmoid
 from .softplus import Softplus
@@ -52,6 +54,10 @@ class Elu(Op):
         slope = (ctx.scale * ctx.alpha * ctx.input_scale) * np.exp(_negative_part(x) * ctx.input_scale)
         return np.where(x <= 0, grad * slope, grad * ctx.scale)  # (NaN takes the linear piece, as PyTorch)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Mish(Op):
     """x * tanh(softplus(x));  dx = grad * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(softplus(x))."""
@@ -67,6 +73,10 @@ class Mish(Op):
         t = np.tanh(Softplus.call(x, beta=1.0, threshold=20.0))
         return grad * (t + x * Sigmoid.call(x) * (1 - t * t))
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class LogSigmoid(Op):
     """log(sigmoid(x)), computed as min(x, 0) - log1p(exp(-|x|)) (no overflow);  dx = grad * sigmoid(-x)."""
@@ -80,6 +90,10 @@ class LogSigmoid(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * Sigmoid.call(-x)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Softsign(Op):
@@ -96,6 +110,10 @@ class Softsign(Op):
         d = 1 + np.abs(x)
         return grad / (d * d)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Tanhshrink(Op):
     """x - tanh(x);  dx = grad * tanh(x)^2."""
@@ -110,3 +128,7 @@ class Tanhshrink(Op):
         (x,) = ctx.saved_tensors
         t = np.tanh(x)
         return grad * (t * t)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from op_checks import check_jvp
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -117,7 +118,7 @@ def test_embedding_bag_bags_of_a_2d_input_and_per_sample_weights_as_pytorch(mode
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
-def test_embedding_bag_gradcheck_and_second_order(mode):
+def test_embedding_bag_gradcheck_second_order_and_jvp(mode):
     w = mt.tensor(bag_rng.standard_normal((6, 3)), dtype=mt.float64, requires_grad=True)
     psw = mt.tensor(bag_rng.standard_normal(5), dtype=mt.float64, requires_grad=True)
     index, offsets = mt.tensor([0, 5, 5, 2, 3]), mt.tensor([0, 2, 2])
@@ -134,6 +135,8 @@ def test_embedding_bag_gradcheck_and_second_order(mode):
 
         inputs = [w]
     assert gradcheck(fn, inputs) and gradgradcheck(fn, inputs)
+    # forward mode against differences (PyTorch's embedding_bag has no forward AD)
+    check_jvp(fn, None, *[x.detach().numpy() for x in inputs], pytorch_jvp=False)
 
 
 def test_embedding_bag_layer_as_pytorch(torch):

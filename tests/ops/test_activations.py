@@ -9,7 +9,7 @@ import doctest
 import numpy as np
 import pytest
 from helpers import away_from
-from op_checks import check_op
+from op_checks import check_jvp, check_op
 
 import minitensor as mt
 import minitensor.nn.functional as F
@@ -105,6 +105,7 @@ def test_rrelu_in_training_draws_a_slope_per_negative_element_from_the_generator
 
     small = x.detach()[:4].requires_grad_()
     assert gradcheck(seeded, [small]) and gradgradcheck(seeded, [small])
+    check_jvp(seeded, None, small.detach().numpy(), pytorch_jvp=False)  # (the tangent times the drawn slope)
 
 
 def test_float32_stays_float32_and_matches_float64():

@@ -9,8 +9,10 @@ import itertools
 
 import numpy as np
 import pytest
+from op_checks import check_jvp
 
 import minitensor as mt
+import minitensor.func as func
 import minitensor.nn as nn
 import minitensor.nn.functional as F
 from minitensor.autograd import gradcheck, gradgradcheck
@@ -107,6 +109,36 @@ def test_gradcheck_and_second_order_through_log_softmax():
 
     assert gradcheck(loss, [logits])
     assert gradgradcheck(loss, [logits])
+
+
+def test_jvp_through_log_softmax_against_differences():
+    """PyTorch has no forward AD for ctc_loss: ours against central differences (through log_softmax,
+    where the gradient is the exact one)."""
+    logits = np.random.default_rng(6).standard_normal((5, 3, 4))
+
+    def loss(z):
+        return F.ctc_loss(z.log_softmax(2), mt.tensor([[1, 2], [3, 3], [1, 1]]), [5, 4, 3], [2, 2, 2], reduction="none")
+
+    check_jvp(loss, None, logits, pytorch_jvp=False)
+
+
+def test_forward_and_reverse_mode_give_the_same_jacobian_and_hessian():
+    """On raw log-probabilities the JVP is the transpose of PyTorch's gradient (jacfwd == jacrev); the
+    Hessian by forward-over-reverse (the JVP on Tensors) equals reverse-over-reverse."""
+    lp = mt.tensor(log_probs((4, 2, 3), seed=8), dtype=mt.float64)
+
+    def loss(x):
+        return F.ctc_loss(x, mt.tensor([[1, 2], [2, 2]]), [4, 4], [2, 1], reduction="none")
+
+    np.testing.assert_allclose(func.jacfwd(loss)(lp).numpy(), func.jacrev(loss)(lp).numpy(), rtol=1e-10)
+    logits = mt.tensor(np.random.default_rng(9).standard_normal((3, 1, 3)), dtype=mt.float64)
+
+    def total(z):
+        return F.ctc_loss(z.log_softmax(2), mt.tensor([[1, 2]]), [3], [2], reduction="sum")
+
+    np.testing.assert_allclose(
+        func.hessian(total)(logits).numpy(), func.jacrev(func.jacrev(total))(logits).numpy(), atol=1e-12
+    )
 
 
 def test_layer_as_pytorch():
