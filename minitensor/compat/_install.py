@@ -10,8 +10,9 @@ The table:
 - minitensor's packages and every submodule already imported under them
   (``minitensor.nn.functional`` -> ``torch.nn.functional``, ``minitensor.optim.lr_scheduler``
   -> ``torch.optim.lr_scheduler``, ``minitensor.utils.data`` -> ``torch.utils.data`` ...);
-  a submodule not imported yet is found by the finder when ``torch.<its path>`` is imported
-  (``import torch.autograd.functional`` imports ``minitensor.autograd.functional``, the same module);
+  a module not imported yet is found by the finder when ``torch.<its path>`` is imported
+  (``import torch.autograd.functional`` imports ``minitensor.autograd.functional``, the same module;
+  ``import torch.func`` imports ``minitensor.func``);
 - ``torch`` itself (``_torch.py``) and ``torch.nn``: modules that forward every
   attribute to minitensor's and add PyTorch's extra names (``torch.cuda``,
   ``torch.nn.modules.linear`` ...);
@@ -33,8 +34,8 @@ from . import _torch, backends, cuda, unavailable, version
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
-# minitensor packages that stand for torch's (their submodules follow them).
-_PACKAGES = ("autograd", "distributions", "nn", "optim", "profiler", "testing", "utils")
+# minitensor packages and modules that stand for torch's (their submodules follow them).
+_PACKAGES = ("autograd", "distributions", "func", "linalg", "nn", "optim", "profiler", "random", "testing", "utils")
 
 # torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
 _NN_FILES = (
@@ -102,9 +103,9 @@ _ON_IMPORT = {"torch.utils.tensorboard": "tensorboard.py"}
 
 
 def _minitensor_module(fullname: str) -> str | None:
-    """``torch.<package>.<path>`` -> ``minitensor.<package>.<path>`` when that module exists, else None."""
+    """``torch.<package>[.<path>]`` -> ``minitensor.<package>[.<path>]`` when that module exists, else None."""
     parts = fullname.split(".")
-    if len(parts) < 3 or parts[1] not in _PACKAGES:
+    if len(parts) < 2 or parts[1] not in _PACKAGES:
         return None
     name = "minitensor." + ".".join(parts[1:])
     try:

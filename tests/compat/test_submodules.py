@@ -15,6 +15,7 @@ def test_every_submodule_maps_to_its_torch_name(tmp_path: Path, run_python) -> N
             import importlib, pkgutil, sys
             from minitensor.compat._install import _PACKAGES
             assert "minitensor.utils.benchmark" not in sys.modules  # not imported by minitensor itself
+            assert "minitensor.func" not in sys.modules
             import minitensor.compat
             minitensor.compat.install()
             import torch.utils.benchmark as benchmark  # found on import
@@ -25,9 +26,14 @@ def test_every_submodule_maps_to_its_torch_name(tmp_path: Path, run_python) -> N
             import torch.autograd.profiler, torch.testing
             assert torch.autograd.profiler.profile is minitensor.autograd.profiler.profile
             assert torch.testing.assert_close is minitensor.testing.assert_close
+            import torch.func  # (a package minitensor does not import itself)
+            assert torch.func is sys.modules["minitensor.func"] and torch.func.vmap is minitensor.func.vmap
+            from torch.func import grad, jacrev  # noqa: F401
             count = 0
             for package in _PACKAGES:
                 root = importlib.import_module("minitensor." + package)
+                if package != "nn":  # (torch.nn forwards to minitensor.nn and adds PyTorch's extra names)
+                    assert importlib.import_module("torch." + package) is root, package
                 for info in pkgutil.walk_packages(getattr(root, "__path__", []), root.__name__ + "."):
                     if ".tensorboard" in info.name:
                         continue  # needs the tensorboard package, as PyTorch's does
