@@ -176,6 +176,7 @@ from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autog
 from . import testing
 from . import utils
 from . import distributions
+from . import func
 from .utils import serialization
 from .utils.serialization import load, save
 

@@ -26,6 +26,7 @@ values meet the outer levels in turn.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -40,6 +41,8 @@ randomness = None  # (mode, batch size, level) of the innermost vmap: how its ra
 def size_of(level: int) -> int:
     """The batch size of the active vmap ``level``."""
     return sizes[level]
+
+
 _warned: set = set()  # ops whose slow fallback has been announced
 
 
@@ -216,19 +219,81 @@ def apply(cls, inputs: tuple, settings: dict):
 
 def loop(b: Batch):
     """The slow fallback: the op once per example, the results stacked."""
-    name = b.op.__name__
+    _warn_once(b.op.__name__, stacklevel=5)
+    pieces = [b.run(*[v[k] if is_b else v for v, is_b in zip(b.values, b.batched)]) for k in range(b.size)]
+    return _stacked(pieces)
+
+
+def _warn_once(name: str, stacklevel: int) -> None:
     if name not in _warned:
         _warned.add(name)
         warnings.warn(
             f"There is a performance drop because we have not yet implemented the batching rule for {name}. "
             "vmap runs it once per example (see docs/transforms.md).",
             UserWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
+
+
+def _stacked(pieces: list):
+    """The examples' results stacked along a new dim 0 (each result a Tensor)."""
     from ..ops.shape import stack  # noqa: PLC0415  (the fallback stacks with the ops floor's stack)
 
-    pieces = [b.run(*[v[k] if is_b else v for v, is_b in zip(b.values, b.batched)]) for k in range(b.size)]
     return stack(pieces)
+
+
+# ------------------------------------------------------------------ functions that are not ops
+def per_example(function):
+    """Decorator for a function that reads its inputs' values itself instead of through an op (the
+    order ``sort`` finds, the index ``argmax`` picks): inside vmap it runs once per example and the
+    results (a Tensor, or a tuple of them) are stacked, with the loop fallback's warning."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        if not (levels and batched(args)):
+            return function(*args, **kwargs)
+        level = max(x._level for x in args if isinstance(x, BatchedTensor))
+        size = next(x._value.shape[0] for x in args if isinstance(x, BatchedTensor) and x._level == level)
+        _warn_once(function.__qualname__, stacklevel=3)
+        results = [function(*[x._value[k] if _at(x, level) else x for x in args], **kwargs) for k in range(size)]
+        first = results[0]
+        if not isinstance(first, tuple):
+            return BatchedTensor(_stacked(results), level)
+        parts = [BatchedTensor(_stacked([r[i] for r in results]), level) for i in range(len(first))]
+        return type(first)(*parts) if hasattr(first, "_fields") else tuple(parts)
+
+    return run
+
+
+def elementwise_function(function):
+    """Decorator for an elementwise function that is not an op (a comparison): inside vmap it runs
+    once on the whole batch, its operands' ranks aligned as the ``elementwise`` rule aligns them."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        if not (levels and batched(args)):
+            return function(*args, **kwargs)
+        level = max(x._level for x in args if isinstance(x, BatchedTensor))
+        rank = max((_ndim(x) for x in args if _ndim(x) is not None), default=0)
+        values = []
+        for x in args:
+            if _at(x, level):
+                v = x._value
+                x = v.reshape(v.shape[0], *([1] * (rank - x.ndim)), *v.shape[1:]) if x.ndim < rank else v
+            values.append(x)
+        return BatchedTensor(function(*values, **kwargs), level)
+
+    return run
+
+
+# The bitwise operators are plain functions of the tensor floor below (tensor/extras.py), not ops:
+# on a batched tensor they run once on the whole batch.
+for _name in ("__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__invert__"):
+    setattr(BatchedTensor, _name, elementwise_function(getattr(Tensor, _name)))
+
+
+def _at(x, level: int) -> bool:
+    return isinstance(x, BatchedTensor) and x._level == level
 
 
 # ------------------------------------------------------------------ generic rules

@@ -30,7 +30,7 @@ import types
 
 import minitensor
 
-from . import _torch, backends, cuda, unavailable, version
+from . import _torch, backends, cuda, functorch, unavailable, version
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -81,6 +81,7 @@ def build() -> dict:
     table["torch.version"] = version
     table.update(backends.modules())
     table.update(unavailable.modules())
+    table["functorch"] = functorch.module()  # (torch.func's older name)
     # save, load, safe_globals, add_safe_globals, get_safe_globals, clear_safe_globals
     table["torch.serialization"] = _forwarding_module("torch.serialization", minitensor.serialization)
     # Make each synthetic module an attribute of its synthetic parent (torch.nn.modules.linear ...).
@@ -165,7 +166,7 @@ def install() -> None:
     """
     if is_installed():
         return
-    if "torch" in sys.modules:
+    if "torch" in sys.modules or "functorch" in sys.modules:
         raise RuntimeError(
             "minitensor.compat.install(): the real PyTorch is already imported in this process; "
             "call install() before any 'import torch' (restart the kernel in a notebook)"
@@ -178,7 +179,7 @@ def uninstall() -> None:
     """Undo ``install()``: forget every ``torch`` module it registered."""
     if not is_installed():
         return
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+    for name in [n for n in sys.modules if n in ("torch", "functorch") or n.startswith("torch.")]:
         del sys.modules[name]
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)

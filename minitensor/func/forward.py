@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import random
-from ..autograd import dual
+from ..autograd import batching, dual
 from ..autograd.composite import Alias
 from ..ops.shape import stack
 from ..tensor import Tensor
@@ -49,8 +49,8 @@ def _dual_at(level, primal: Tensor, tangent: Tensor) -> Tensor:
     d = Alias.apply(primal)
     if tangent.dtype != primal.dtype:
         tangent = tangent.to(primal.dtype)
-    plain = not tangent.requires_grad and dual.carrying([tangent]) is None
-    level.set(d, tangent._data if plain else tangent)
+    plain = not tangent.requires_grad and dual.carrying([tangent]) is None and not batching.batched([tangent])
+    level.set(d, tangent._data if plain else tangent)  # (an array: no graph to keep)
     return d
 
 

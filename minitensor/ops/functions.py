@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._args import _dim
+from ..autograd import batching
 from ..tensor import Tensor
 from .arithmetic import add, div, mul, sub  # noqa: F401  (re-exported, as those below)
 from .cumsum import cumsum  # noqa: F401
@@ -62,6 +63,7 @@ def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
     return _truth(np.any, input, dim, keepdim, "any")
 
 
+@batching.per_example
 def _truth(reduce, input, dim, keepdim: bool, name: str) -> Tensor:  # noqa: A002
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
@@ -69,6 +71,7 @@ def _truth(reduce, input, dim, keepdim: bool, name: str) -> Tensor:  # noqa: A00
     return Tensor._make(np.asarray(reduce(input._data, axis=axis, keepdims=keepdim)), False, None)
 
 
+@batching.elementwise_function
 def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:  # noqa: A002
     """|input - other| <= atol + rtol * |other|, elementwise (broadcast): a bool tensor."""
     a, b = (x._data if isinstance(x, Tensor) else np.asarray(x) for x in (input, other))

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from .._args import _axes, _dim
+from ..autograd import batching
 from ..tensor import Tensor
 from ..tensor.extras import parse_to
 from . import arithmetic, cumsum, elementwise, functions, modulo, more_math, nn_ops, norms, power, reduce, trig
@@ -292,6 +293,7 @@ class MathMethods:
     def min(self, dim=None, keepdim: bool = False):
         return self._extremum(np.argmin, MinResult, dim, keepdim)
 
+    @batching.per_example
     def _extremum(self, arg, result, dim, keepdim):
         if self._data.size == 0:
             raise ValueError(f"max/min: expected a non-empty tensor, got shape {self.shape}")
@@ -334,6 +336,7 @@ class MathMethods:
     def argmin(self, dim=None, keepdim: bool = False):
         return self._arg(np.argmin, dim, keepdim)
 
+    @batching.per_example
     def _arg(self, arg, dim, keepdim):
         if dim is None:
             return self._make(np.asarray(arg(self._data), dtype=dtypes.int64), False, None)

@@ -89,7 +89,7 @@ def batched_row_loss(b: Batch):
     rows = x.reshape(b.size * x.shape[1], *x.shape[2:]) if b.ndims[0] > 1 else x
     targets = target.reshape(-1, *target.shape[2:]) if b.ndims[0] > 1 else target
     losses = b.run(rows, targets, **{**b.settings, "reduction": "none"})
-    losses = losses.reshape(b.size, *losses.shape[1:]) if b.ndims[0] > 1 else losses
+    losses = losses.reshape(b.size, x.shape[1], *losses.shape[1:]) if b.ndims[0] > 1 else losses
     if reduction != "mean":
         return _reduce_examples(losses, reduction, b)
     t = targets._data if isinstance(targets, Tensor) else np.asarray(targets)

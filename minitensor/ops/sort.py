@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import backend
 from .._args import _dim
+from ..autograd import batching
 from ..tensor import Tensor
 from .reduce import TakeAlongDim
 
@@ -40,6 +41,7 @@ def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(order, -1, dim)).astype(np.int64, copy=False)
 
 
+@batching.per_example
 def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002  (PyTorch's names)
     """``(values, indices)`` of ``input`` sorted along ``dim`` (ascending unless ``descending``).
 
@@ -55,6 +57,7 @@ def sort(input, dim: int = -1, descending: bool = False, stable: bool = False): 
     return SortResult(values, Tensor._make(index.copy(), False, None))  # (values' backward keeps its own index)
 
 
+@batching.per_example
 def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002
     """The indices that sort ``input`` along ``dim`` (``sort(...).indices``)."""
     _check_tensor(input, "argsort")
