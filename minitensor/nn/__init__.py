@@ -38,11 +38,12 @@ from .activation import (
     Threshold,
 )
 from .attention import MultiheadAttention
+from .bilinear import Bilinear
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .embedding import Embedding, EmbeddingBag
-from .linear import Bilinear, Identity, Linear
+from .linear import Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -70,8 +71,9 @@ from .loss_margin import (
     TripletMarginWithDistanceLoss,
 )
 from .module import Module
-from .normalization import LayerNorm, RMSNorm
+from .normalization import LayerNorm
 from .parameter import Parameter
+from .rms_norm import RMSNorm
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell
 from .transformer import (

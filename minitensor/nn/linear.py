@@ -1,5 +1,4 @@
-"""``Linear`` (y = x @ W.T + b), ``Bilinear`` (y = x1ᵀ W x2 + b) and ``Identity``: a layer is a Module
-that owns Parameters.
+"""``Linear`` (y = x @ W.T + b) and ``Identity``: a layer is a Module that owns Parameters.
 
 ``Linear`` creates its ``weight`` (out, in) and ``bias`` (out,) as ``Parameter``s (the
 Module registers them when they are assigned), initialises them as PyTorch does
@@ -73,48 +72,3 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-
-class Bilinear(Module):
-    """y[..., o] = x1 @ weight[o] @ x2 + bias[o]: one bilinear form per output feature.
-
-    Args:
-        in1_features, in2_features: sizes of the two inputs' last dims.
-        out_features: size of the output's last dim.
-        bias: learn an additive bias (default True).
-        dtype: parameter dtype (default: ``mt.get_default_dtype()``).
-
-    Shapes: (..., in1), (..., in2) -> (..., out).  ``weight`` (out, in1, in2), ``bias`` (out,).
-    Init (PyTorch's): both ~ U(-1/sqrt(in1_features), 1/sqrt(in1_features)).
-    """
-
-    def __init__(
-        self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None, dtype=None
-    ) -> None:
-        super().__init__()
-        self.in1_features = check_size(in1_features, "in1_features", "Bilinear")
-        self.in2_features = check_size(in2_features, "in2_features", "Bilinear")
-        self.out_features = check_size(out_features, "out_features", "Bilinear")
-        dtype = float_dtype(dtype, "Bilinear", device)
-        self.weight = empty_parameter((self.out_features, self.in1_features, self.in2_features), dtype)
-        if bias:
-            self.bias = empty_parameter((self.out_features,), dtype)
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        """weight and bias ~ U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
-        bound = 1.0 / math.sqrt(self.in1_features)
-        init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            init.uniform_(self.bias, -bound, bound)
-
-    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
-        return F.bilinear(input1, input2, self.weight, self.bias)
-
-    def extra_repr(self) -> str:
-        return (
-            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-            f"out_features={self.out_features}, bias={self.bias is not None}"
-        )
