@@ -58,6 +58,7 @@ def _forwarding_module(name: str, target: types.ModuleType) -> types.ModuleType:
 
     module.__getattr__ = __getattr__
     module.__path__ = []  # a package: ``import name.sub`` asks the finders
+    module.__forwards_to__ = target.__name__  # (read by scripts/pytorch_names.py)
     return module
 
 
