@@ -1,6 +1,11 @@
 """Reverse-mode automatic differentiation: the graph, the engine, gradient checks.
 
-- ``function.py``: ``Function`` (one op: forward/backward on arrays) and ``Node``.
+- ``function.py``: ``Function`` (one op: forward/backward on arrays; its ``jvp`` and ``batch``
+  rules) and ``Node``; ``user_function.py``: a user's Function on Tensors, as PyTorch's.
+- ``graph.py``: the graph as PyTorch exposes it (``Node``, ``saved_tensors_hooks`` ...);
+  ``saved.py``: what ops saved, watched and handed back; ``composite.py``: a fused op's
+  derivatives from its formula.
+- ``forward_ad.py`` and ``dual.py``: forward mode (tangents, levels); ``batching.py``: vmap's rules.
 - ``engine.py``: the backward pass (iterative topological order).
 - ``grad_mode.py``: ``no_grad`` / ``enable_grad`` (thread-local).
 - ``gradcheck.py``: ``gradcheck``, ``numerical_grad``, ``GradcheckError``.
@@ -12,7 +17,7 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import batching, functional  # (functional's functions call grad, below, when they run)
+from . import batching, functional, graph  # (functional's functions call grad, below, when they run)
 from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import _seed_grad, run_backward
 from .function import Function, Node

@@ -108,8 +108,11 @@ class Alias(Op):
 
 
 class OnceDifferentiable(Function):
-    """The gradient of a Function whose backward works on arrays only, put in the graph
+    """The gradient of a Function whose backward is not differentiable (``@once_differentiable``,
+    or a backward on arrays), put in the graph
     (``create_graph=True``) so that differentiating it again raises, naming the Function."""
+
+    on_arrays = True  # (works on arrays, as the ops do)
 
     @staticmethod
     def forward(ctx, g, *anchors, name=""):
@@ -119,8 +122,7 @@ class OnceDifferentiable(Function):
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError(
-            f"{ctx.function_name}: its backward works on NumPy arrays, so its gradient cannot be "
-            "differentiated again (PyTorch's once_differentiable). To allow it, set "
-            "differentiable_backward = True on the Function and write backward with operators and "
-            "NumPy functions that also accept Tensors (see docs/higher_order.md)."
+            f"{ctx.function_name}: trying to differentiate twice a function that was marked with "
+            "@once_differentiable (or whose backward left Tensor ops: it works on NumPy arrays). "
+            "Write its backward with Tensor operations, without @once_differentiable (see docs/higher_order.md)."
         )

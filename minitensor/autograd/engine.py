@@ -40,17 +40,11 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from . import _profiling, anomaly, dual
+from . import _profiling, anomaly, dual, graph, saved
 from .composite import OnceDifferentiable
 from .function import Node
 from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled, no_grad
-from .saved import GraphContext
-
-_FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or to use saved values after they "
-    "were freed). The graph's buffers are freed after .backward() or autograd.grad(); "
-    "pass retain_graph=True the first time if you need to backward through it again."
-)
+from .saved import FREED, GraphContext
 
 
 def _count_dependencies(roots: list) -> dict:
@@ -245,10 +239,15 @@ def _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, neede
 def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, create_graph: bool) -> None:
     """Run one node's backward and hand each input its share of the gradient."""
     if node.freed:
-        raise RuntimeError(_FREED_MESSAGE)
+        raise RuntimeError(FREED)
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
+    if node.packed is not None:  # saved_tensors_hooks packed what forward saved: unpack it
+        node.saved_tensors = saved.unpack(node)
+    hooks = node.node_hooks
+    if hooks is not None and hooks[0]:
+        grad = graph.run_prehooks(hooks[0], grad, create_graph)
     if create_graph:
         in_grads = _graph_backward(node, grad)
     elif _profiling.active is None:
@@ -257,6 +256,8 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
         in_grads = _profiling.active.time(node.name(), "backward", node.function.backward, node, grad)
     if type(in_grads) is not tuple:
         in_grads = (in_grads,)
+    if hooks is not None and hooks[1]:
+        in_grads = graph.run_node_hooks(hooks[1], in_grads, grad, create_graph)
     if anomaly.enabled:
         anomaly.check_gradients(node, in_grads)
     parents = node.parents
@@ -305,17 +306,24 @@ def _graph_backward(node: Node, grad) -> tuple:
     record = is_grad_enabled()  # (off: a backward inside a forward-mode level, for the tangents only)
     if function.differentiable_backward:
         with building_graph_backward():
-            return function.backward(GraphContext(node), grad)
-    # A backward on arrays: its result is a dead end, marked so that using it raises.
-    in_grads = function.backward(node, grad._data)
-    if not isinstance(in_grads, tuple):
-        in_grads = (in_grads,)
+            in_grads = function.backward(GraphContext(node), grad)
+        if function.on_arrays:
+            return in_grads
+        # A user's backward that left Tensor ops (an array among its results) is a dead end too.
+        in_grads = in_grads if isinstance(in_grads, tuple) else (in_grads,)
+        if not any(isinstance(g, np.ndarray) for g in in_grads):
+            return in_grads
+    else:  # A backward on arrays: its result is a dead end, marked so that using it raises.
+        in_grads = function.backward(node, grad._data)
+        in_grads = in_grads if isinstance(in_grads, tuple) else (in_grads,)
     if not record:
         return in_grads
     anchors = [p if isinstance(p, Tensor) else Tensor._make(_EMPTY, True, p) for p in node.parents if p is not None]
     with enable_grad():
         return tuple(
-            None if g is None else OnceDifferentiable.apply(np.asarray(g), grad, *anchors, name=function.__name__)
+            g
+            if g is None or isinstance(g, Tensor)
+            else OnceDifferentiable.apply(g, grad, *anchors, name=function.__name__)
             for g in in_grads
         )
 

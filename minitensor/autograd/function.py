@@ -3,6 +3,8 @@
 An op is written once, on plain NumPy arrays, as a pair of static methods::
 
     class Exp(Function):
+        on_arrays = True                # (the ops' anatomy: NumPy arrays in and out)
+
         @staticmethod
         def forward(ctx, x):            # x: ndarray
             y = np.exp(x)
@@ -36,9 +38,10 @@ output Tensors), so the gradient it returns is itself a graph.  That is why an
 ``Op`` saves only its inputs and its output with ``save_for_backward`` (other
 constants, e.g. a dropout mask, go on ``ctx`` as attributes).  A fused op whose
 first-order backward is a kernel returns ``composite_grads(...)`` of its plain
-Tensor-op formula instead when it is given Tensors.  A user's ``Function``
-keeps a backward on arrays: differentiating it twice raises (PyTorch's
-once-differentiable), unless it sets ``differentiable_backward = True``.
+Tensor-op formula instead when it is given Tensors.  (This docstring's ``Exp``
+and the built-in ops say ``on_arrays = True``.  A user's ``Function`` is
+PyTorch's: forward and backward on Tensors, differentiable twice unless its
+backward is ``@once_differentiable``; see ``user_function.py``.)
 
 In-place safety: when ``forward`` saves an input's array (or a view of it),
 or the output's, ``apply`` records that tensor's version (its count of
@@ -53,12 +56,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
-from . import _profiling, anomaly, batching, dual
+from . import _profiling, anomaly, batching, dual, graph, saved
 from .grad_mode import is_grad_enabled
 from .saved import saved_records
+from .user_function import once_differentiable, tensor_backward, tensor_forward  # noqa: F401  (torch.autograd.function.once_differentiable)
 
 
-class Node:
+class Node(graph.Node):
     """A recorded op in the graph; it is also the ``ctx`` its Function saw.
 
     Attributes:
@@ -95,22 +99,15 @@ class Node:
         """Keep arrays for ``jvp`` (forward mode), where they are ``ctx.saved_tensors``."""
         self.saved_for_forward = arrays
 
-    @property
-    def next_functions(self) -> tuple:
-        """The parents of this node (for inspecting a graph, as in PyTorch)."""
-        return self.parents
-
-    def name(self) -> str:
-        return type(self).__name__
-
     def release(self) -> None:
         """Free the arrays kept for backward; a later backward that needs them raises.
 
         Settings kept as attributes (``ctx.dim``) stay, as in PyTorch: a node that
         saved nothing can be walked again.
         """
-        if self.saved_tensors:
+        if self.saved_tensors or self.packed is not None:
             self.saved_tensors = ()
+            self.packed = None
             self.saved_versions = ()
             self.freed = True
 
@@ -122,12 +119,21 @@ class Function:
     """Base class of differentiable ops; subclasses define ``forward`` and ``backward``."""
 
     _node_cls: type = Node
-    differentiable_backward = False  # does backward also run on Tensors (create_graph)?
+    on_arrays = False  # forward and backward on NumPy arrays (the ops' anatomy), or on Tensors (PyTorch's)
+    differentiable_backward = True  # can backward's result be differentiated again (create_graph)?
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         # The graph node class is named after the op, e.g. Matmul -> MatmulBackward.
         cls._node_cls = type(f"{cls.__name__}Backward", (Node,), {"__slots__": (), "function": cls})
+        backward = cls.__dict__.get("backward")
+        if getattr(getattr(backward, "__func__", backward), "once_differentiable", False):
+            cls.differentiable_backward = False
+        if not cls.on_arrays:  # a user's Function, written as in PyTorch (user_function.py)
+            if "forward" in cls.__dict__:
+                cls.forward = staticmethod(tensor_forward(cls.__dict__["forward"].__func__))
+            if backward is not None:
+                cls.backward = staticmethod(tensor_backward(getattr(backward, "__func__", backward)))
 
     @staticmethod
     def forward(ctx: Node, *inputs, **settings):
@@ -200,7 +206,7 @@ class Function:
             else:
                 arrays.append(x)
             parents.append(None)
-        if settings and not cls.differentiable_backward:  # (built-in ops never pass Tensors as settings)
+        if settings and not cls.on_arrays:  # (built-in ops never pass Tensors as settings)
             for name, value in settings.items():
                 if isinstance(value, Tensor):
                     raise TypeError(
@@ -225,9 +231,11 @@ class Function:
             if anomaly.enabled:  # remember the user's line, for a NaN found in backward
                 ctx.forward_line = anomaly.user_line()
             result = Tensor._make(out, True, ctx)
-            saved = ctx.saved_tensors
-            if saved:
-                ctx.saved_versions, ctx.saved_origins = saved_records(saved, arrays, inputs, result)
+            kept = ctx.saved_tensors
+            if kept:
+                ctx.saved_versions, ctx.saved_origins = saved_records(kept, arrays, inputs, result)
+                if saved.hooks and tangents is None:  # inside saved_tensors_hooks: pack what was saved
+                    saved.pack(ctx, inputs, result)
             else:
                 ctx.saved_versions = ctx.saved_origins = ()
         if out.base is not None:  # a view: it shares the version counter of the input it views
@@ -268,6 +276,7 @@ class Op(Function):
     ``ctx.saved_tensors`` (they become Tensors with ``create_graph=True``).
     """
 
+    on_arrays = True
     differentiable_backward = True
 
     @classmethod

@@ -17,6 +17,15 @@ import numpy as np
 
 from ..tensor import Tensor, VersionCounter
 
+hooks: list = []  # (pack_hook, unpack_hook) of the active saved_tensors_hooks, innermost last
+disabled: list = []  # error messages of the active disable_saved_tensors_hooks, innermost last
+
+FREED = (
+    "Trying to backward through the graph a second time (or to use saved values after they "
+    "were freed). The graph's buffers are freed after .backward() or autograd.grad(); "
+    "pass retain_graph=True the first time if you need to backward through it again."
+)
+
 
 def saved_records(saved: tuple, arrays: list, inputs: tuple, out: Tensor) -> tuple:
     """Version records and origins of the arrays ``forward`` saved.
@@ -163,3 +172,61 @@ class JvpContext:
 def _constant(x):
     """A non-Tensor input (array or number) as a Tensor outside any graph."""
     return Tensor._make(np.asarray(x), False, None) if isinstance(x, (np.ndarray, np.generic)) else x
+
+
+# ------------------------------------------------------------------ saved_tensors_hooks
+def pack(ctx, inputs: tuple, out: Tensor) -> None:
+    """Hand each array ``forward`` saved, as the Tensor it is (an input, the output, or a Tensor of
+    its own), to the innermost pack hook; the node keeps what the hook returns instead."""
+    pack_hook, unpack_hook = hooks[-1]
+    packed = []
+    for array, origin in zip(ctx.saved_tensors, ctx.saved_origins):
+        if not isinstance(array, np.ndarray):
+            packed.append((False, array))
+            continue
+        if origin == -1:
+            tensor = out
+        elif origin is not None and isinstance(inputs[origin], Tensor):
+            tensor = inputs[origin]
+        else:
+            tensor = Tensor._make(array, False, None)
+        packed.append((True, pack_hook(tensor)))
+    ctx.saved_tensors = ()
+    ctx.packed = (unpack_hook, packed)
+
+
+def unpack(node) -> tuple:
+    """The node's saved arrays back from the unpack hook (the engine asks before a backward)."""
+    unpack_hook, packed = node.packed
+    arrays = []
+    for hooked, value in packed:
+        if hooked:
+            value = unpack_hook(value)
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                    f"{type(value).__name__}"
+                )
+            value = value._data
+        arrays.append(value)
+    return tuple(arrays)
+
+
+_POSITIONS = {"self": 0, "input": 0, "other": 1, "result": -1}
+
+
+def saved_value(node, name: str):
+    """``grad_fn._saved_<name>``: the saved input 0 (``self``), input 1 (``other``) or output
+    (``result``) as a Tensor, or the setting ``name`` the op kept on its ctx."""
+    if name in node.__dict__:
+        return node.__dict__[name]
+    position = _POSITIONS.get(name)
+    if position is not None and node.saved_origins:
+        if node.freed:
+            raise RuntimeError(FREED)
+        arrays = unpack(node) if node.packed is not None else node.saved_tensors
+        for array, origin in zip(arrays, node.saved_origins):
+            if origin == position:
+                parent = node.parents[origin] if origin >= 0 else None
+                return parent if isinstance(parent, Tensor) else Tensor._make(array, False, None)
+    raise AttributeError(f"{type(node).__name__!r} object has no attribute '_saved_{name}'")

@@ -148,6 +148,8 @@ def _as_grad(grad, graph: bool):
 class _Gather(Function):
     """tensors -> a 0-d token; its backward runs after every slot of its side (see above)."""
 
+    on_arrays = True  # (works on arrays, as the ops do)
+
     differentiable_backward = True  # it only passes gradients on: Tensors with create_graph=True
 
     @staticmethod
@@ -167,6 +169,8 @@ class _Gather(Function):
 class _Slot(Function):
     """(x, token) -> x (a view of the same memory); backward records d/dx and sends x nothing:
     its gradient goes on through the Gather node, after the hooks."""
+
+    on_arrays = True  # (works on arrays, as the ops do)
 
     differentiable_backward = True
 

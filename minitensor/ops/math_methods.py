@@ -19,6 +19,7 @@ from ..autograd import batching
 from ..tensor import Tensor
 from ..tensor.extras import parse_to
 from . import arithmetic, cumsum, elementwise, functions, modulo, more_math, nn_ops, norms, power, reduce, trig
+from .arguments import floating
 from .operands import MaxResult, MinResult, _binary, _compare, matmul
 
 
@@ -166,22 +167,22 @@ class MathMethods:
 
     # ------------------------------------------------------ elementwise (integers: in the default float dtype)
     def exp(self):
-        return elementwise.Exp.apply(trig._floating(self))
+        return elementwise.Exp.apply(floating(self))
 
     def log(self):
-        return elementwise.Log.apply(trig._floating(self))
+        return elementwise.Log.apply(floating(self))
 
     def sqrt(self):
-        return elementwise.Sqrt.apply(trig._floating(self))
+        return elementwise.Sqrt.apply(floating(self))
 
     def abs(self):
         return elementwise.Abs.apply(self)
 
     def tanh(self):
-        return elementwise.Tanh.apply(trig._floating(self))
+        return elementwise.Tanh.apply(floating(self))
 
     def sigmoid(self):
-        return elementwise.Sigmoid.apply(trig._floating(self))
+        return elementwise.Sigmoid.apply(floating(self))
 
     def relu(self):
         return elementwise.Relu.apply(self)

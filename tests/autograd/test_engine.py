@@ -257,9 +257,9 @@ def test_grad_fn_names_and_next_functions():
     d = c.exp().sum()
     assert type(c.grad_fn).__name__ == "MatmulBackward"
     assert type(d.grad_fn).__name__ == "SumBackward"
-    assert type(d.grad_fn.next_functions[0]).__name__ == "ExpBackward"
-    assert d.grad_fn.next_functions[0].next_functions == (c.grad_fn,)
-    assert c.grad_fn.next_functions == (a, b)
+    assert type(d.grad_fn.next_functions[0][0]).__name__ == "ExpBackward"
+    assert d.grad_fn.next_functions[0][0].next_functions == ((c.grad_fn, 0),)
+    assert [(n.variable, i) for n, i in c.grad_fn.next_functions] == [(a, 0), (b, 0)]
     assert a.grad_fn is None
 
 

@@ -48,14 +48,38 @@ def test_a_gradient_of_the_wrong_shape_names_function_input_and_shapes():
         _run(lambda g: (np.ones((2, 2)), g))
 
 
-def test_a_forward_returning_a_tensor_is_explained():
+def test_an_op_on_arrays_returning_a_tensor_is_explained():
     class Bad(Function):
+        on_arrays = True
+
         @staticmethod
         def forward(ctx, x):
             return mt.tensor(x)
 
     with pytest.raises(TypeError, match="Bad.forward returned a Tensor"):
         Bad.apply(mt.randn(2, requires_grad=True))
+
+
+def test_a_pytorch_style_function_runs_on_tensors():
+    """PyTorch's own tutorial Function: Tensor methods in forward, in-place masking in backward."""
+
+    class MyReLU(Function):
+        @staticmethod
+        def forward(ctx, input):  # noqa: A002
+            assert isinstance(input, mt.Tensor) and not input.requires_grad
+            ctx.save_for_backward(input)
+            return input.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (input,) = ctx.saved_tensors  # noqa: A001
+            grad_input = grad_output.clone()
+            grad_input[input < 0] = 0
+            return grad_input
+
+    x = mt.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+    MyReLU.apply(x).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0]
 
 
 def test_a_tensor_keyword_argument_is_explained():
@@ -84,7 +108,7 @@ def test_bool_and_integer_outputs_never_get_a_grad_fn():
         assert out.grad_fn is None and not out.requires_grad
 
 
-def test_array_backward_is_once_differentiable_and_says_so():
+def test_a_function_is_twice_differentiable_by_default():
     class Cube(Function):
         @staticmethod
         def forward(ctx, x):
@@ -98,8 +122,48 @@ def test_array_backward_is_once_differentiable_and_says_so():
 
     x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
     (g,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.numpy(), [3.0, 12.0])  # first order is right
-    with pytest.raises(RuntimeError, match="Cube: its backward works on NumPy arrays"):
+    np.testing.assert_allclose(g.detach().numpy(), [3.0, 12.0])
+    (h,) = mt.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), [6.0, 12.0])  # 6x
+
+
+def test_once_differentiable_backward_raises_when_differentiated_again():
+    from minitensor.autograd.function import once_differentiable
+
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 3 * grad * x**2
+
+    x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
+    (g,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [3.0, 12.0])  # first order is right
+    with pytest.raises(RuntimeError, match="Cube: trying to differentiate twice"):
+        g.sum().backward()
+
+
+def test_a_backward_through_numpy_is_a_dead_end_not_a_wrong_zero():
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 3 * grad.numpy() * x.numpy() ** 2
+
+    x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
+    (g,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="Cube"):
         g.sum().backward()
 
 
@@ -183,3 +247,29 @@ def test_a_piece_of_a_leaf_cannot_change_in_place() -> None:
     x = mt.ones(3, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf"):
         x.unbind(0)[0].add_(1)
+
+
+def test_pytorch_tutorial_function_matches_pytorch_to_second_order():
+    """LegendrePolynomial3 of PyTorch's custom-Function tutorial, the same class body on both."""
+    from helpers import run_on_both
+
+    def program(L):
+        class LegendrePolynomial3(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, input):  # noqa: A002
+                ctx.save_for_backward(input)
+                return 0.5 * (5 * input**3 - 3 * input)
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (input,) = ctx.saved_tensors  # noqa: A001
+                return grad_output * 1.5 * (5 * input**2 - 1)
+
+        x = L.tensor([0.3, -0.8, 1.2], dtype=L.float64, requires_grad=True)
+        y = LegendrePolynomial3.apply(x)
+        (g,) = L.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = L.autograd.grad(g.sum(), x)
+        return y.tolist(), g.tolist(), h.tolist()
+
+    ours, theirs = run_on_both(program)
+    np.testing.assert_allclose(np.array(ours), np.array(theirs), rtol=1e-12)

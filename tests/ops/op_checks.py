@@ -30,7 +30,8 @@ def _pair(mt_fn, n):
     def grad_fn(*ts):
         xs, w = ts[:n], ts[n]
         with mt.enable_grad():  # gradcheck evaluates fn under no_grad for its differences
-            return mt.autograd.grad((mt_fn(*xs) * w).sum(), list(xs), create_graph=True, allow_unused=True)
+            grads = mt.autograd.grad((mt_fn(*xs) * w).sum(), list(xs), create_graph=True, allow_unused=True)
+        return tuple(mt.zeros_like(x) if g is None else g for g, x in zip(grads, xs))  # (no gradient: zeros)
 
     return grad_fn
 

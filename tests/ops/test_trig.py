@@ -1,5 +1,6 @@
-"""ops/trig.py: ``sin`` and ``cos`` (functions and methods): gradients of first and second order
-against PyTorch, integer inputs computed in the default float dtype, and the float32 kernels' accuracy."""
+"""ops/trig.py: ``sin``, ``cos``, ``tan``, ``asin``, ``acos``, ``atan``, ``atan2`` and the arc* aliases
+(functions and methods): float64 gradcheck, second order and PyTorch as the oracle, integer inputs computed
+in the default float dtype, and the float32 sin/cos kernels' accuracy."""
 
 from __future__ import annotations
 
@@ -40,3 +41,43 @@ def test_sin_cos_float32_forward_and_backward_by_the_kernels(name, rng):
     assert y.dtype == mt.float32 and t.grad.dtype == mt.float32
     np.testing.assert_allclose(y.numpy(), value, rtol=0, atol=1.5 * np.spacing(np.float32(1)))
     np.testing.assert_allclose(t.grad.numpy(), g * slope, rtol=0, atol=4 * np.spacing(np.float32(4)))
+
+
+RNG = np.random.default_rng(11)
+INSIDE = RNG.uniform(-0.8, 0.8, (2, 3))  # (asin, acos: away from ±1, where the slope is infinite)
+
+
+@pytest.mark.parametrize("name", ["tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan"])
+def test_unary_functions_and_methods(name):
+    check_op(lambda x: getattr(mt, name)(x), lambda x: getattr(x, name)(), INSIDE)
+    check_op(lambda x: getattr(x, name)(), lambda x: getattr(x, name)(), INSIDE)
+
+
+@pytest.mark.parametrize("name", ["atan2", "arctan2"])
+def test_atan2_broadcasts_and_differentiates_both_operands(name):
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((3,)) + 2.0
+    check_op(lambda x, y: getattr(mt, name)(x, y), lambda x, y: getattr(x, name)(y), a, b)
+
+
+def test_atan2_quadrants_and_integers():
+    y, x = mt.tensor([1, 1, -1, -1]), mt.tensor([1, -1, -1, 1])
+    out = mt.atan2(y, x)
+    assert out.dtype == mt.float32
+    np.testing.assert_allclose(out.numpy(), np.arctan2([1, 1, -1, -1], [1, -1, -1, 1]), rtol=1e-6)
+
+
+def test_in_place_forms_change_the_tensor_and_join_the_graph():
+    w = mt.tensor([0.1, 0.2], dtype=mt.float64, requires_grad=True)
+    h = w * 1.0
+    h.tan_()
+    h.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), 1 / np.cos([0.1, 0.2]) ** 2)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        mt.tensor([1, 2]).asin_()
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(TypeError, match="tan: input must be a Tensor, got list"):
+        mt.tan([1.0])
+    with pytest.raises(ValueError, match="atan2: shapes"):
+        mt.atan2(mt.ones(2), mt.ones(3))
