@@ -39,6 +39,7 @@ from .activation import (
 )
 from .attention import MultiheadAttention
 from .bilinear import Bilinear
+from .channel_shuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
@@ -75,7 +76,7 @@ from .normalization import LayerNorm
 from .parameter import Parameter
 from .rms_norm import RMSNorm
 from .rnn import GRU, LSTM, RNN, RNNBase
-from .rnn_cell import GRUCell, LSTMCell, RNNCell
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .transformer import (
     Transformer,
     TransformerDecoder,

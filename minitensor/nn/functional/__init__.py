@@ -66,3 +66,4 @@ from .margin_loss import (
 )
 from .normalization import layer_norm, rms_norm
 from .robust_loss import huber_loss, l1_loss, smooth_l1_loss
+from .shuffle import channel_shuffle
