@@ -27,7 +27,10 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - products: ``matmul``, attention (``attention_forward``, ``heads_forward``, ...), the recurrent
   layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's fused bias,
   activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
-- optimizers: ``adam_settings``, ``adam_apply``.
+- optimizers: ``adam_settings``, ``adam_apply``;
+- vision: pooling windows (``max_pool_index``, ``window_mean`` and its transpose), batch norm
+  (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``) and
+  resampling by sparse maps (``resample`` and its transpose: interpolation, padding modes).
 
 >>> x = np.array([[1.0, 2.0, 3.0]])
 >>> softmax(x, -1).round(4)
@@ -43,6 +46,7 @@ from .kernels import adam as _adam
 from .kernels import along_dim as _along_dim
 from .kernels import attention as _attention
 from .kernels import attention_softmax as _attention_softmax
+from .kernels import batch_norm as _batch_norm
 from .kernels import bce as _bce
 from .kernels import bessel as _bessel
 from .kernels import class_targets as _class_targets
@@ -63,6 +67,8 @@ from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
 from .kernels import matmul as _matmul
 from .kernels import pointwise as _pointwise
+from .kernels import pool as _pool
+from .kernels import resample as _resample
 from .kernels import robust_loss as _robust_loss
 from .kernels import scatter as _scatter
 from .kernels import softmax as _softmax
@@ -182,3 +188,14 @@ bias_gelu_dropout_backward = _activation.gelu_backward  # (pre, grad, keep, scal
 # ------------------------------------------------------------------ optimizers
 adam_settings = _adam.adam_settings  # a step's numbers in the parameter's dtype (once per group and step)
 adam_apply = _adam.adam_apply  # one Adam step of one parameter, in place, in one pass
+
+# ------------------------------------------------------------------ vision
+max_pool_index = _pool.max_pool_index  # (planes, rows, cols): the flat index of each window's max
+window_mean = _pool.window_mean  # (planes, rows, cols, divisor): each window's sum / its divisor
+window_mean_transpose = _pool.window_mean_transpose  # (grad, rows, cols, divisor, size): its backward
+batch_norm_stats = _batch_norm.batch_norm_stats  # (x (N, C, L),) -> (mean, biased var) per channel, float64
+batch_norm_forward = _batch_norm.batch_norm_forward  # (x, mean, invstd, weight, bias) -> y
+batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd, weight, training) -> (dx, dw, db)
+channel_affine = _batch_norm.channel_affine  # (x (N, C, L), a, b): x * a[c] + b[c]
+resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
+resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add

@@ -6,6 +6,8 @@
 - ``gradcheck_module(module, x)``: ``gradcheck`` of ``module(x)`` w.r.t. ``x`` and every parameter;
 - ``copy_weights(torch_module, mt_module)``: a PyTorch module's weights into the minitensor module;
 - ``assert_same_numbers(actual, expected)``: two paths that compute the same thing agree;
+- ``assert_module_matches_torch(ours, theirs, x, torch)``: a layer and PyTorch's agree (outputs,
+  gradients, state after);
 - ``run_on_both(program)``: ``program(lib)`` on minitensor and on PyTorch (skips without PyTorch);
 - ``torch_functional()``: ``torch.nn.functional`` for an oracle that runs last (skips without PyTorch).
 """
@@ -81,6 +83,32 @@ def away_from(values, points, margin: float = 0.1):
         near = np.abs(values - point) < margin
         values[near] = point + 2 * margin
     return values
+
+
+def assert_module_matches_torch(ours, theirs, x: np.ndarray, torch, steps: int = 1, rtol: float = 1e-10) -> None:
+    """A minitensor module and a PyTorch module of the same class behave alike: PyTorch's state
+    (parameters and buffers, the same keys in the same order) is loaded into ours, then for each of
+    ``steps`` calls on ``x`` (times the step's number) the outputs, the input gradients and the
+    parameter gradients for a random weighting of the output agree, and so do the states after
+    (running statistics).  Both modules in the same mode (train/eval) and dtype as ``x``."""
+    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
+    assert list(ours.state_dict()) == list(state)
+    ours.load_state_dict(state)
+    close = {"rtol": rtol, "atol": rtol * 1e-2} if x.dtype == np.float64 else {"rtol": 1e-4, "atol": 1e-5}
+    rng = np.random.default_rng(0)
+    for step in range(1, steps + 1):
+        xm = mt.tensor(x * step, dtype=x.dtype, requires_grad=True)
+        xt = torch.tensor(x * step, requires_grad=True)
+        ym, yt = ours(xm), theirs(xt)
+        np.testing.assert_allclose(ym.numpy(), yt.detach().numpy(), err_msg="output", **close)
+        g = rng.standard_normal(ym.shape).astype(x.dtype)
+        ym.backward(mt.tensor(g, dtype=x.dtype))
+        yt.backward(torch.tensor(g))
+        np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), err_msg="input gradient", **close)
+        for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+            np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), err_msg=f"gradient of {name}", **close)
+    for name, value in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[name].numpy(), value.numpy(), err_msg=name, **close)
 
 
 def as_numpy_tree(tree):

@@ -46,6 +46,10 @@ def size_of(level: int) -> int:
 _warned: set = set()  # ops whose slow fallback has been announced
 
 
+class ValuesRead(RuntimeError):
+    """An op without a batching rule read the values of a batched tensor (they differ per example)."""
+
+
 _READS_VALUES = (
     "vmap: an operation read the values of a batched tensor directly (they differ from example to "
     "example), and it has no batching rule. Use tensor operations, or compute it outside vmap."
@@ -63,16 +67,16 @@ class _OneExample:
         self.ndim, self.size = len(self.shape), int(np.prod(self.shape, dtype=np.int64))
 
     def __array__(self, *args, **kwargs):
-        raise RuntimeError(_READS_VALUES)
+        raise ValuesRead(_READS_VALUES)
 
     def __array_function__(self, *args, **kwargs):
-        raise RuntimeError(_READS_VALUES)
+        raise ValuesRead(_READS_VALUES)
 
     def __getattr__(self, name: str):
-        raise RuntimeError(_READS_VALUES)
+        raise ValuesRead(_READS_VALUES)
 
     def __getitem__(self, key):
-        raise RuntimeError(_READS_VALUES)
+        raise ValuesRead(_READS_VALUES)
 
 
 class BatchedTensor(Tensor):
@@ -154,8 +158,16 @@ def like(x, value: Tensor):
         chain.append(x._level)
         x = x._value
     for level in reversed(chain):
-        value = BatchedTensor(value, level)
+        value = _wrap_level(value, level)
     return value
+
+
+def _wrap_level(value: Tensor, level: int) -> BatchedTensor:
+    """``value``'s (logical) dim 0 as vmap ``level``'s batch: the inverse of ``_unwrap_level`` (levels
+    deeper than ``level`` that value carries stay the outer wrappers, as they nest)."""
+    if isinstance(value, BatchedTensor) and value._level > level:
+        return BatchedTensor(_wrap_level(value._value.transpose(0, 1), level), value._level)
+    return BatchedTensor(value, level)
 
 
 class Batch:
@@ -375,9 +387,24 @@ def physical_grad_args(outputs: list, inputs: list, grad_outputs: list) -> tuple
 
 
 def _physical_like(g, o: BatchedTensor):
-    """A cotangent for the batched ``o`` as a physical tensor of ``physical(o)``'s shape."""
-    if isinstance(g, BatchedTensor):
-        return physical(g)
-    value = physical(o)
-    g = g if isinstance(g, Tensor) else Tensor._make(np.asarray(g, value.dtype), False, None)
-    return g.expand(*value.shape)
+    """A cotangent for the batched ``o`` shaped like ``physical(o)``: each of o's levels made a
+    physical dim of g (g's own deeper levels, e.g. jacrev's rows inside vmap, stay batched)."""
+    if not isinstance(g, Tensor):
+        g = Tensor._make(np.asarray(g, physical(o).dtype), False, None)
+    while isinstance(o, BatchedTensor):
+        g = _unwrap_level(g, o._level)
+        o = o._value
+    return g
+
+
+def _unwrap_level(g: Tensor, level: int) -> Tensor:
+    """``g`` with vmap ``level``'s batch dim made its (logical) dim 0: its values if g is batched
+    at ``level``, else g shared by every example (expanded)."""
+    if not isinstance(g, BatchedTensor):
+        return g.unsqueeze(0).expand(size_of(level), *g.shape)
+    if g._level == level:
+        return g._value
+    if g._level < level:  # (g's levels are all outside this one: shared by its examples)
+        return g.unsqueeze(0).expand(size_of(level), *g.shape)
+    inner = _unwrap_level(g._value, level)  # (B_level, n_g, ...) under the levels outside g's
+    return BatchedTensor(inner.transpose(0, 1), g._level)

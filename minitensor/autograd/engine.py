@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from . import _profiling, anomaly, dual, graph, saved
+from . import _profiling, anomaly, batching, dual, graph, saved
 from .composite import OnceDifferentiable
 from .function import Node
 from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled, no_grad
@@ -140,6 +140,10 @@ def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
                 f"pass {name}= with the same shape"
             )
         grad = np.ones(t.shape, dtype=t.dtype)
+    elif isinstance(gradient, batching.BatchedTensor):  # vmap over grad_outputs: one backward for the batch
+        if gradient.shape != t.shape:
+            raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {gradient.shape}")
+        return gradient if gradient.dtype == t.dtype else gradient.to(t.dtype)
     elif create_graph and isinstance(gradient, Tensor):
         if gradient.shape != t.shape:
             raise ValueError(f"backward: {name} must have the output's shape {t.shape}, got {gradient.shape}")
@@ -174,6 +178,9 @@ def run_backward(
     """
     if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
         with enable_grad():
+            return _walk(roots, root_grads, retain_graph, capture, tensors=True)
+    if batching.levels and batching.batched(root_grads):  # vmap of a vjp: the backward runs on the batch
+        with enable_grad() if create_graph else no_grad():
             return _walk(roots, root_grads, retain_graph, capture, tensors=True)
     if not create_graph and dual.levels and dual.in_use():  # forward mode: the gradients carry tangents
         root_grads = [g if isinstance(g, Tensor) else Tensor._make(g, False, None) for g in root_grads]

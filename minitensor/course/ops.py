@@ -135,6 +135,29 @@ def build(wb) -> SimpleNamespace:
             grads = wb.layer_norm.layer_norm_backward(grad, ctx.cache)
             return tuple(check_shape("layer_norm_backward", g, s) for g, s in zip(grads, ctx.shapes))
 
+    class MaxPool2d(StudentOp):
+        @staticmethod
+        def forward(ctx, x, kernel_size=2, stride=2):
+            y, ctx.cache = wb.max_pool.max_pool2d_forward(x, kernel_size, stride)
+            ctx.x_shape = x.shape
+            return np.asarray(y, dtype=x.dtype)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return check_shape("max_pool2d_backward", wb.max_pool.max_pool2d_backward(grad, ctx.cache), ctx.x_shape)
+
+    class BatchNorm(StudentOp):
+        @staticmethod
+        def forward(ctx, x, weight, bias, eps=1e-5):
+            y, ctx.cache = wb.batch_norm.batch_norm_forward(x, weight, bias, eps)
+            ctx.shapes = (x.shape, weight.shape, bias.shape)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            grads = wb.batch_norm.batch_norm_backward(grad, ctx.cache)
+            return tuple(check_shape("batch_norm_backward", g, s) for g, s in zip(grads, ctx.shapes))
+
     class CrossEntropy(StudentOp):
         @staticmethod
         def forward(ctx, logits, target):
@@ -174,6 +197,8 @@ def build(wb) -> SimpleNamespace:
         log_softmax=lambda x, dim=-1: LogSoftmax.apply(x, dim=dim),
         index=lambda x, index: Index.apply(x, index=np.asarray(index)),
         layer_norm=lambda x, w, b, eps=1e-5: LayerNorm.apply(x, w, b, eps=eps),
+        max_pool2d=lambda x, kernel_size, stride: MaxPool2d.apply(x, kernel_size=kernel_size, stride=stride),
+        batch_norm=lambda x, w, b, eps=1e-5: BatchNorm.apply(x, w, b, eps=eps),
         cross_entropy=lambda logits, target: CrossEntropy.apply(logits, np.asarray(target)),
         attention=lambda q, k, v, mask=None: Attention.apply(q, k, v, mask=mask),
         backward=lambda loss, grad=None: backward_with(wb.engine, loss, grad),
@@ -202,6 +227,8 @@ def reference_ops() -> SimpleNamespace:
         softmax=lambda x, dim=-1: x.softmax(dim), log_softmax=lambda x, dim=-1: x.log_softmax(dim),
         index=lambda x, index: x[mt.tensor(np.asarray(index))],
         layer_norm=lambda x, w, b, eps=1e-5: F.layer_norm(x, x.shape[-1:], w, b, eps),
+        max_pool2d=lambda x, kernel_size, stride: F.max_pool2d(x, kernel_size, stride),
+        batch_norm=lambda x, w, b, eps=1e-5: F.batch_norm(x, None, None, w, b, training=True, eps=eps),
         cross_entropy=lambda logits, target: F.cross_entropy(logits, mt.tensor(np.asarray(target))),
         attention=attention,
     )  # fmt: skip

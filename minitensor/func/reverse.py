@@ -30,6 +30,7 @@ from ..autograd.grad_mode import enable_grad
 from ..ops.shape import stack
 from ..tensor import Tensor
 from .pytree import tree_flatten, tree_unflatten
+from .vmap import vmap
 
 
 # ------------------------------------------------------------------ argument handling
@@ -202,9 +203,10 @@ def jacrev(
     func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False, chunk_size: int | None = None
 ) -> Callable:
     """A function returning the Jacobian of ``func`` with respect to the argument(s) ``argnums``, by
-    reverse mode: one vector-Jacobian product per output element (rows of the identity).  Each output
-    Tensor's Jacobian with respect to an input has shape ``output.shape + input.shape``; cheap when
-    the outputs are few.  ``chunk_size``: how many rows to compute together (None: all)."""
+    reverse mode: one vector-Jacobian product per output element (rows of the identity), computed
+    together by vmap over the cotangents.  Each output Tensor's Jacobian with respect to an input has
+    shape ``output.shape + input.shape``; cheap when the outputs are few.  ``chunk_size``: how many
+    rows to compute together (None: all)."""
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ValueError(f"jacrev: `chunk_size` should be greater than 0, got {chunk_size}")
 
@@ -222,15 +224,7 @@ def jacrev(
         value, vjp_fn = result[0], result[1]
         out_leaves, out_spec = tree_flatten(value)
         in_leaves, in_spec = tree_flatten(diff)
-        blocks = []  # per output leaf: per input leaf, a Jacobian block
-        for index, out in enumerate(out_leaves):
-            rows = [[] for _ in in_leaves]
-            for k in range(out.numel()):
-                basis = [o.detach() * 0 for o in out_leaves]
-                basis[index] = _unit(out, k)
-                for j, g in enumerate(tree_flatten(vjp_fn(tree_unflatten(basis, out_spec)))[0]):
-                    rows[j].append(g)
-            blocks.append([_assemble(r, out, x) for r, x in zip(rows, in_leaves)])
+        blocks = [_rows(vjp_fn, out_leaves, out_spec, i, in_leaves, chunk_size) for i in range(len(out_leaves))]
         per_output = [tree_unflatten(b, in_spec) for b in blocks]
         jac = tree_unflatten([p if not isinstance(argnums, int) else p[0] for p in per_output], out_spec)
         return (jac, result[2]) if has_aux else jac
@@ -238,11 +232,27 @@ def jacrev(
     return wrapper
 
 
-def _unit(like: Tensor, k: int) -> Tensor:
-    """A tensor shaped like ``like``, 1 at flat position ``k``, 0 elsewhere."""
-    data = np.zeros(like.shape, like.dtype)
-    data.reshape(-1)[k] = 1
-    return Tensor._make(data, False, None)
+def _rows(vjp_fn, out_leaves: list, out_spec, index: int, in_leaves: list, chunk_size) -> list:
+    """d out_leaves[index] / d each input (``out.shape + x.shape``), row by row: row k is the VJP of
+    the k-th unit cotangent.  All rows at once, by vmap over the cotangents (one backward pass on the
+    batch, ``chunk_size`` rows at a time); one backward per row when some op's backward cannot run
+    batched (it reads values itself)."""
+    out = out_leaves[index]
+    n = out.numel()
+    if n == 0:
+        return [_assemble([], out, x) for x in in_leaves]
+
+    def row(unit):
+        basis = [o.detach() * 0 for o in out_leaves]
+        basis[index] = unit
+        return tuple(tree_flatten(vjp_fn(tree_unflatten(basis, out_spec)))[0])
+
+    units = Tensor._make(np.eye(n, dtype=out.dtype).reshape(n, *out.shape), False, None)
+    try:
+        rows = vmap(row, chunk_size=chunk_size)(units)
+    except batching.ValuesRead:
+        rows = [stack(r) for r in zip(*[row(units[k]) for k in range(n)])]
+    return [r.reshape(*out.shape, *x.shape) for r, x in zip(rows, in_leaves)]
 
 
 def _assemble(rows: list, out: Tensor, x: Tensor) -> Tensor:

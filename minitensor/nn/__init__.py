@@ -38,12 +38,16 @@ from .activation import (
     Threshold,
 )
 from .attention import MultiheadAttention
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .bilinear import Bilinear
 from .channel_shuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout
 from .embedding import Embedding, EmbeddingBag
+from .feature_dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .flatten import Flatten, Unflatten
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
@@ -72,8 +76,35 @@ from .loss_margin import (
     TripletMarginWithDistanceLoss,
 )
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
 from .parameter import Parameter
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    LPPool1d,
+    LPPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+)
 from .rms_norm import RMSNorm
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
@@ -84,3 +115,4 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d

@@ -8,8 +8,8 @@ also the dim before it.
   filled with ``value``; its gradient is the same op with the amounts negated
   (cropping the gradient back), so every order of derivative is exact.
 - ``'reflect'``, ``'replicate'`` and ``'circular'`` read the input at computed
-  indices (``x[ix_(rows, cols)]``, the indexing op), whose gradient adds each
-  padded cell's gradient back to the cell it copies.
+  positions (``ops/resample.py``'s ``Resample``: a gather kernel), whose gradient adds each
+  padded cell's gradient back to the cell it copies (its transpose, a scatter-add).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from .resample import pad_taps, resample
 
 
 class ConstantPad(Op):
@@ -61,23 +62,17 @@ def _inner(shape: tuple, pads) -> tuple:
     return tuple(slice(max(b, 0), n - max(a, 0)) for n, (b, a) in zip(shape, pads))
 
 
-def _source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
-    """For each position of the padded dim, the input position it copies."""
-    i = np.arange(-before, n + after)
-    if mode == "replicate":
-        return np.clip(i, 0, n - 1)
-    if mode == "circular":
-        return i % n
-    period = 2 * (n - 1)  # reflect: ... 2 1 [0 1 2 ... n-1] n-2 ...
-    i = np.abs(i) % period if period else np.zeros_like(i)
-    return np.where(i >= n, period - i, i)
-
-
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
 def pad(input, pad, mode: str = "constant", value=None):  # noqa: A002
-    """Pad the last ``len(pad) // 2`` dims of ``input`` by ``pad`` = (last_before, last_after, ...)."""
+    """Pad the last ``len(pad) // 2`` dims of ``input`` by ``pad`` = (last_before, last_after, ...).
+
+    ``'constant'`` pads any dims of any input with ``value`` (default 0).  The other modes pad,
+    as PyTorch's, the last 1, 2 or 3 dims of an input with one or two more dims (e.g. 2 or 3 dims
+    for ``pad`` of length 2); negative amounts crop.  ``'reflect'`` needs each amount smaller
+    than its dim, ``'circular'`` at most its (cropped) dim.
+    """
     if not isinstance(pad, (tuple, list)) or any(not isinstance(p, (int, np.integer)) for p in pad):
         raise TypeError(f"pad: pad must be a tuple of ints, got {pad!r}")
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
@@ -95,13 +90,32 @@ def pad(input, pad, mode: str = "constant", value=None):  # noqa: A002
         return ConstantPad.apply(input, pads=tuple(amounts), value=0.0 if value is None else value)
     if value not in (None, 0, 0.0):
         raise ValueError(f"pad: value is only used in 'constant' mode, got value={value} with mode {mode!r}")
-    dims = input.ndim - k
-    for n, (b, a) in zip(input.shape[dims:], amounts[dims:]):
-        if min(b, a) < 0:
-            raise ValueError(f"pad: negative padding {pad} is only supported in 'constant' mode")
+    return resample(input, [pad_taps(n, b, a, mode) for n, (b, a) in _checked_pads(input, amounts, pad, mode, k)])
+
+
+def _checked_pads(input, amounts: list, pad, mode: str, k: int) -> list:  # noqa: A002
+    """[(size, (before, after))] of the ``k`` padded dims, checked as PyTorch checks them."""
+    if not 1 <= k <= 3 or input.ndim not in (k + 1, k + 2):
+        raise ValueError(
+            f"pad: mode {mode!r} pads the last 1, 2 or 3 dims of an input with one or two more dims "
+            f"(pad of length {2 * k} needs a {k + 1}-D or {k + 2}-D input), got input of shape {tuple(input.shape)}"
+        )
+    first = input.ndim - k
+    if any(n == 0 for n in input.shape[1 if input.ndim == k + 2 else 0 :]):
+        raise ValueError(f"pad: mode {mode!r} needs non-empty dims (but the batch), got shape {tuple(input.shape)}")
+    padded = list(zip(input.shape[first:], amounts[first:]))
+    for d, (n, (b, a)) in enumerate(padded, start=first):
         if mode == "reflect" and max(b, a) >= n:
-            raise ValueError(f"pad: reflect padding {pad} must be smaller than the padded dim's size {n}")
-        if mode == "circular" and max(b, a) > n:
-            raise ValueError(f"pad: circular padding {pad} must be at most the padded dim's size {n}")
-    index = [_source_index(n, b, a, mode) for n, (b, a) in zip(input.shape[dims:], amounts[dims:])]
-    return input[(slice(None),) * dims + np.ix_(*index)]
+            raise ValueError(
+                f"pad: reflect padding {(b, a)} at dim {d} must be smaller than the padded dim's size {n} "
+                f"(input of shape {tuple(input.shape)})"
+            )
+        kept = n - max(-b, 0) - max(-a, 0)
+        if n + b + a == 0 or kept <= 0:
+            raise ValueError(f"pad: padding {(b, a)} at dim {d} leaves nothing of its size {n}")
+        if mode == "circular" and max(b, a) > kept:
+            raise ValueError(
+                f"pad: circular padding {(b, a)} at dim {d} wraps around more than once: at most the dim's size "
+                f"{kept} (after cropping), input {tuple(input.shape)}"
+            )
+    return padded

@@ -177,7 +177,7 @@ def test_saved_values_after_backward_raise_as_pytorch() -> None:
         y = x.exp()
         y.sum().backward()
         try:
-            y.grad_fn._saved_result
+            _ = y.grad_fn._saved_result
         except RuntimeError as e:
             return "freed" if "backward through the graph a second time" in str(e) else str(e)
         return "kept"
@@ -189,4 +189,4 @@ def test_saved_values_after_backward_raise_as_pytorch() -> None:
 def test_an_unknown_saved_name_is_an_attribute_error() -> None:
     y = mt.tensor([1.0], requires_grad=True).exp()
     with pytest.raises(AttributeError, match="_saved_mat2"):
-        y.grad_fn._saved_mat2
+        _ = y.grad_fn._saved_mat2

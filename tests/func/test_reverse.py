@@ -106,3 +106,47 @@ def test_errors_as_pytorchs() -> None:
         func.vjp(lambda a: (a * 2, a), x)[1](mt.ones(3, dtype=mt.float64))
     with pytest.raises(RuntimeError, match="Mismatch in shape"):
         func.vjp(lambda a: a * 2, x)[1](mt.ones(2, dtype=mt.float64))
+
+
+def test_jacrev_rows_together_in_chunks_and_one_by_one_agree():
+    """jacrev computes its rows by vmap over the cotangents (chunk_size rows at a time); a backward
+    that cannot run batched (a user Function through NumPy) falls back to one backward per row."""
+    from minitensor.autograd.function import once_differentiable
+
+    class Square(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return mt.from_numpy(2 * x.numpy() * grad.numpy())
+
+    w = mt.tensor(np.random.default_rng(3).standard_normal((5, 3)), dtype=mt.float64)
+    x = mt.tensor([0.3, -1.2, 0.8], dtype=mt.float64)
+
+    def f(v):
+        return mt.tanh(w @ v).softmax(0)
+
+    whole = func.jacrev(f)(x).numpy()
+    for chunk in (1, 2, 5):
+        np.testing.assert_allclose(func.jacrev(f, chunk_size=chunk)(x).numpy(), whole, rtol=1e-12)
+    np.testing.assert_allclose(whole, func.jacfwd(f)(x).numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        func.jacrev(lambda v: Square.apply(w @ v))(x).numpy(), 2 * (w @ x).numpy()[:, None] * w.numpy()
+    )
+
+
+def test_vmap_of_a_vjp_function_is_one_batched_backward():
+    def program(L, fn):
+        w = L.tensor(np.arange(12.0).reshape(4, 3) / 10, dtype=L.float64)
+        x = L.tensor([0.5, -0.25, 1.0], dtype=L.float64)
+        _, vjp_fn = fn.vjp(lambda v: L.sin(w @ v), x)
+        return fn.vmap(vjp_fn)(L.eye(4, dtype=L.float64))[0]
+
+    ours = program(mt, func)
+    torch = pytest.importorskip("torch")
+    assert_trees_close(ours, program(torch, torch.func))

@@ -23,10 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 from graph_ops import BINARY, MATMUL, MAX_ABS, MAX_DIMS, MAX_SIZE, TANH, UNARY, Op
 from graph_ops_math import MATH_BINARY, MATH_UNARY
 from graph_ops_nn import NN_BINARY, NN_UNARY
 from hypothesis import strategies as st
+from vision_ops import VISION
+
+import minitensor as mt
+import minitensor.autograd.forward_ad as fwAD
 
 
 @dataclass
@@ -73,13 +78,15 @@ class Graph:
 
 # ------------------------------------------------------------------ generation
 @st.composite
-def graphs(draw, min_ops: int = 3, max_ops: int = 8) -> Graph:
+def graphs(draw, min_ops: int = 3, max_ops: int = 8, unary: list | None = None, dims: list | None = None) -> Graph:
     """A random graph of ``min_ops``-``max_ops`` ops over 1-3 broadcastable float64 leaves
-    (every op kind is differentiable twice and more: the same graphs serve second-order checks)."""
-    unary = UNARY + MATH_UNARY + NN_UNARY
+    (every op kind is differentiable twice and more: the same graphs serve second-order checks).
+    ``unary``: the unary ops to draw from (default: all); ``dims``: the leaves' numbers of dims
+    to draw from (default: 2, 3 or 1)."""
+    unary = UNARY + MATH_UNARY + NN_UNARY + VISION if unary is None else unary
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     # (Hypothesis favours the first item of a list: it is the common case.)
-    base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from([2, 3, 1]))))
+    base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from(dims or [2, 3, 1]))))
     graph = Graph()
     values = []
 
@@ -153,3 +160,29 @@ def evaluate(graph: Graph, leaves: list, lib: str) -> tuple:
             fn = step.op.mt if lib == "mt" else step.op.np
             values.append(fn(*(values[a] for a in step.args), **step.params))
     return tuple(values[i] for i in graph.outputs())
+
+
+def check_forward_mode(graph: Graph, seed: int) -> None:
+    """The graph in forward mode: each output's tangent in a random direction (``seed``) equals the
+    central difference, forward mode records no graph, and ``u . (J v)`` equals reverse mode's
+    ``(u J) . v`` for a random ``u``."""
+    rng = np.random.default_rng(seed)
+    directions = [rng.standard_normal(np.shape(a)) for a in graph.leaves]
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(mt.tensor(a, dtype=mt.float64), mt.tensor(v, dtype=mt.float64))
+                 for a, v in zip(graph.leaves, directions)]  # fmt: skip
+        outputs = evaluate(graph, duals, "mt")
+        tangents = [fwAD.unpack_dual(o).tangent for o in outputs]
+        assert not any(o.requires_grad for o in outputs)  # forward mode records no graph
+    eps = 1e-6
+    ahead = evaluate(graph, [mt.tensor(a + eps * v, dtype=mt.float64) for a, v in zip(graph.leaves, directions)], "mt")
+    behind = evaluate(graph, [mt.tensor(a - eps * v, dtype=mt.float64) for a, v in zip(graph.leaves, directions)], "mt")
+    leaves = [mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in graph.leaves]
+    reverse = evaluate(graph, leaves, "mt")
+    for out, tangent, a, b in zip(reverse, tangents, ahead, behind, strict=True):
+        mine = np.zeros(out.shape) if tangent is None else tangent.numpy()
+        np.testing.assert_allclose(mine, (a.numpy() - b.numpy()) / (2 * eps), rtol=1e-5, atol=1e-5)
+        u = rng.standard_normal(out.shape)
+        vjps = mt.autograd.grad(out, leaves, mt.tensor(u, dtype=mt.float64), retain_graph=True, allow_unused=True)
+        back = sum(float(np.sum(g.numpy() * v)) for g, v in zip(vjps, directions) if g is not None)
+        assert float(np.sum(u * mine)) == pytest.approx(back, rel=1e-9, abs=1e-9)

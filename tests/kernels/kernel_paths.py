@@ -25,9 +25,9 @@ from minitensor.kernels.runtime.dispatch import Kernel
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
-    for name in ("activation", "attention", "attention_softmax", "bce", "class_targets", "divergence", "exp2",
-                 "exp_log", "expm1", "gelu", "layer_norm", "log1p", "matmul", "pointwise", "robust_loss", "softmax",
-                 "softplus", "tanh", "trig", "where")
+    for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "class_targets", "divergence",
+                 "exp2", "exp_log", "expm1", "gelu", "layer_norm", "log1p", "matmul", "pointwise", "pool", "resample",
+                 "robust_loss", "softmax", "softplus", "tanh", "trig", "where")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial

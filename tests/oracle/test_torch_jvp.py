@@ -27,6 +27,8 @@ def MATH_ATTENTION():
 TARGET = np.array([2, 0, 1, 2])
 IGNORED = np.array([2, -100, 1, 0])
 MASK = np.triu(np.full((3, 3), -np.inf), 1)
+RUNNING = np.array([0.3, -0.2, 0.1]), np.array([0.5, 2.0, 1.5])  # batch norm's running mean and variance
+UNPOOL_INDEX = np.array([[[[0, 3], [9, 14]], [[5, 2], [8, 15]]]])  # max_unpool2d's: (1, 2, 2, 2) into 4x4 planes
 
 
 def F(L):
@@ -109,6 +111,39 @@ FUSED = {
     "remainder": (lambda L, a, b: L.remainder(a, b), [((3, 4), "n"), ((4,), "pos")]),
     "sin_cos": (lambda L, a: a.sin() * a.cos(), [((3, 4), "n")]),
     "log1p_expm1": (lambda L, a: (a.abs() + 0.1).log1p() + a.expm1(), [((3, 4), "away")]),
+    # vision (pooling, resampling, padding modes, normalisation)
+    "max_pool2d": (lambda L, a: F(L).max_pool2d(a, 2, stride=1, padding=1), [((2, 2, 4, 5), "n")]),
+    "adaptive_max_pool1d": (lambda L, a: F(L).adaptive_max_pool1d(a, 3), [((2, 7), "n")]),
+    "max_unpool2d": (lambda L, v: F(L).max_unpool2d(v, L.tensor(UNPOOL_INDEX), 2), [((1, 2, 2, 2), "n")]),
+    "avg_pool2d": (
+        lambda L, a: F(L).avg_pool2d(a, 3, stride=2, padding=1, count_include_pad=False),
+        [((2, 2, 5, 4), "n")],
+    ),
+    "adaptive_avg_pool2d": (lambda L, a: F(L).adaptive_avg_pool2d(a, (2, 3)), [((1, 2, 5, 4), "n")]),
+    "interpolate_bilinear": (
+        lambda L, a: F(L).interpolate(a, size=(5, 3), mode="bilinear"),
+        [((1, 2, 3, 4), "n")],
+    ),
+    "interpolate_bicubic": (
+        lambda L, a: F(L).interpolate(a, scale_factor=2, mode="bicubic", align_corners=True),
+        [((1, 1, 3, 3), "n")],
+    ),
+    "interpolate_nearest_1d": (lambda L, a: F(L).interpolate(a, size=7), [((2, 2, 3), "n")]),
+    "pad_reflect": (lambda L, a: F(L).pad(a, (2, 1, 1, 2), mode="reflect"), [((1, 2, 3, 4), "n")]),
+    "pad_replicate_circular": (
+        lambda L, a: F(L).pad(F(L).pad(a, (2, 1), mode="replicate"), (1, 3), mode="circular"),
+        [((2, 3), "n")],
+    ),
+    "batch_norm_training": (
+        lambda L, x, w, b: F(L).batch_norm(x, None, None, w, b, training=True),
+        [((4, 3, 2), "n"), ((3,), "n"), ((3,), "n")],
+    ),
+    "batch_norm_evaluation": (
+        lambda L, x, w, b: F(L).batch_norm(x, *[L.tensor(r, dtype=L.float64) for r in RUNNING], w, b),
+        [((4, 3, 2, 2), "n"), ((3,), "n"), ((3,), "n")],
+    ),
+    "instance_norm": (lambda L, x, w: F(L).instance_norm(x, weight=w), [((2, 3, 4), "n"), ((3,), "n")]),
+    "local_response_norm": (lambda L, x: F(L).local_response_norm(x, 3, k=2.0), [((2, 4, 3), "n")]),
 }
 
 

@@ -5,18 +5,21 @@ from __future__ import annotations
 from . import (
     adam,
     attention,
+    batch_norm,
     broadcasting,
     cross_entropy,
     elementwise,
     engine,
+    forward_mode,
     indexing,
     layer_norm,
     matmul,
+    max_pool,
     reductions,
     softmax,
     transformer,
 )  # fmt: skip
 
 TASKS = [m.TASK for m in (elementwise, broadcasting, reductions, matmul, indexing, softmax, layer_norm, engine,
-                                cross_entropy, attention, adam, transformer)]  # fmt: skip
+                          cross_entropy, attention, adam, transformer, forward_mode, max_pool, batch_norm)]  # fmt: skip
 BY_NAME = {t.name: t for t in TASKS}

@@ -1,0 +1,247 @@
+"""Resampling planes by a fixed sparse map per dim: interpolation (nearest, linear, cubic) and the
+reflect / replicate / circular padding modes, forward and transposed.
+
+A resampling of planes ``x`` (P, H, W) to (P, Ho, Wo) is described per dim by taps: for each
+output row ``i``, ``T`` input rows ``index_h[i, t]`` and their weights ``weight_h[i, t]``
+(likewise for the columns, ``S`` taps), and computes::
+
+    out[p, i, j] = sum over t, s of  weight_h[i, t] * weight_w[j, s] * x[p, index_h[i, t], index_w[j, s]]
+
+- nearest interpolation and the padding modes: one tap per dim, weight 1 (``weight`` None:
+  a pure gather, e.g. reflect padding reads row ``|i - pad|`` mirrored at the edges);
+- (bi)linear interpolation: two taps per dim; bicubic: four.
+
+The map is linear in ``x``, so its gradient is its transpose (``resample_transpose``): each
+output's gradient times the tap weights added back to the taps' input positions (a
+scatter-add: positions read by several outputs collect all their gradients).  The transpose's
+own transpose is the resampling again, so both directions are ops of each other's backward.
+
+A 1-D resampling (N, C, L) is the planes (N * C, 1, L) with the identity map along H
+(``index_h = [[0]]``).  The numba kernels loop over the planes (in parallel for big inputs);
+the NumPy references gather all positions at once (``np.add.at`` for the transpose).
+
+>>> x = np.array([[[1.0, 2.0, 3.0]]])                     # one plane, H = 1, W = 3
+>>> rows = (np.array([[0]]), None)                         # the identity along H
+>>> cols = (np.array([[1], [0], [1], [2], [1]]), None)     # W reflect-padded by 1 on each side
+>>> resample(x, rows, cols)
+array([[[2., 1., 2., 3., 2.]]])
+>>> resample_transpose(np.ones((1, 1, 5)), rows, cols, (1, 3))
+array([[[1., 3., 1.]]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .runtime.dispatch import Kernel
+from .runtime.jit import njit, prange
+
+
+def resample(x: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
+    """The planes ``x`` (P, H, W) resampled to (P, Ho, Wo).
+
+    Args:
+        rows: ``(index, weight)`` along H: int64 (Ho, T) input rows and their float weights
+            (Ho, T), or weight None (one tap of weight 1: a gather).
+        cols: the same along W, (Wo, S).
+    """
+    (ih, wh), (iw, ww) = rows, cols
+    out = np.empty((x.shape[0], ih.shape[0], iw.shape[0]), x.dtype)
+    x = np.ascontiguousarray(x)
+    if _gather_only(rows, cols):
+        _GATHER.on(x)(x, np.ascontiguousarray(ih[:, 0]), np.ascontiguousarray(iw[:, 0]), out)
+        return out
+    wh, ww = _weights(wh, x.dtype), _weights(ww, x.dtype)
+    _RESAMPLE.on(x)(x, ih, wh, iw, ww, out)
+    return out
+
+
+def resample_transpose(grad: np.ndarray, rows: tuple, cols: tuple, size: tuple) -> np.ndarray:
+    """The transpose of ``resample`` (its backward): ``grad`` (P, Ho, Wo) times the tap weights,
+    added to the taps' positions in zeros of (P, *size)."""
+    (ih, wh), (iw, ww) = rows, cols
+    out = np.zeros((grad.shape[0], *size), grad.dtype)
+    grad = np.ascontiguousarray(grad)
+    if _gather_only(rows, cols):
+        _SCATTER_ADD.on(grad)(grad, np.ascontiguousarray(ih[:, 0]), np.ascontiguousarray(iw[:, 0]), out)
+        return out
+    wh, ww = _weights(wh, grad.dtype), _weights(ww, grad.dtype)
+    _TRANSPOSE.on(grad)(grad, ih, wh, iw, ww, out)
+    return out
+
+
+def _gather_only(rows: tuple, cols: tuple) -> bool:
+    """One tap of weight 1 per dim (nearest interpolation, the padding modes): a plain gather, whose
+    kernels (``_gather_plane``, ``_scatter_add_plane``) skip the taps' loops."""
+    return rows[1] is None and cols[1] is None and rows[0].shape[1] == 1 and cols[0].shape[1] == 1
+
+
+def _weights(w, dtype):
+    return None if w is None else np.ascontiguousarray(w, dtype=dtype)
+
+
+def _taps(index: np.ndarray, weight) -> list:
+    """[(index column, weight column or None)] of each tap."""
+    return [(index[:, t], None if weight is None else weight[:, t]) for t in range(index.shape[1])]
+
+
+def _resample_numpy(x, ih, wh, iw, ww, out) -> None:
+    out[...] = 0
+    for rows, row_weight in _taps(ih, wh):
+        for cols, col_weight in _taps(iw, ww):
+            term = x[:, rows[:, None], cols[None, :]]
+            if row_weight is not None:
+                term = term * row_weight[:, None]
+            if col_weight is not None:
+                term = term * col_weight[None, :]
+            out += term
+
+
+def _transpose_numpy(grad, ih, wh, iw, ww, out) -> None:
+    planes = np.arange(grad.shape[0])[:, None, None]
+    for rows, row_weight in _taps(ih, wh):
+        for cols, col_weight in _taps(iw, ww):
+            term = grad
+            if row_weight is not None:
+                term = term * row_weight[:, None]
+            if col_weight is not None:
+                term = term * col_weight[None, :]
+            np.add.at(out, (planes, rows[None, :, None], cols[None, None, :]), term)
+
+
+@njit
+def _resample_plane(x, ih, wh, iw, ww, out):
+    """One plane, a row of the output at a time: its input rows combined first (``row``: the
+    taps along H, weighted), then each output read from ``row`` (the taps along W): W * T + Wo * S
+    operations per output row instead of Wo * T * S.  With no weights (numba compiles that case
+    apart) a gather of one tap per dim."""
+    row = np.empty(x.shape[1], x.dtype)
+    for i in range(ih.shape[0]):
+        if wh is None and ih.shape[1] == 1:
+            src = x[ih[i, 0]]
+        else:
+            src = row
+            _weighted_rows(x, ih[i], None if wh is None else wh[i], row)
+        dst = out[i]
+        for j in range(iw.shape[0]):
+            if ww is None and iw.shape[1] == 1:
+                dst[j] = src[iw[j, 0]]
+            else:
+                total = x.dtype.type(0)
+                for s in range(iw.shape[1]):
+                    total += src[iw[j, s]] if ww is None else src[iw[j, s]] * ww[j, s]
+                dst[j] = total
+
+
+@njit
+def _weighted_rows(x, index, weight, row):
+    """row = the sum over taps t of weight[t] * x[index[t]] (weight None: 1)."""
+    for b in range(row.shape[0]):
+        row[np.uint64(b)] = 0
+    for t in range(index.shape[0]):
+        src, w = x[index[t]], x.dtype.type(1) if weight is None else weight[t]
+        for b in range(row.shape[0]):
+            row[np.uint64(b)] += w * src[np.uint64(b)]
+
+
+@njit
+def _resample_planes(x, ih, wh, iw, ww, out):
+    for p in range(x.shape[0]):
+        _resample_plane(x[p], ih, wh, iw, ww, out[p])
+
+
+@njit(parallel=True)
+def _resample_parallel(x, ih, wh, iw, ww, out):
+    for p in prange(x.shape[0]):
+        _resample_plane(x[p], ih, wh, iw, ww, out[p])
+
+
+@njit
+def _transpose_plane(grad, ih, wh, iw, ww, out):
+    """The transpose of ``_resample_plane``, a row of the gradient at a time: its values sent along W
+    into ``row`` (a scatter-add by the W taps), then ``row`` added to each of the H taps' rows."""
+    row = np.empty(out.shape[1], out.dtype)
+    for i in range(ih.shape[0]):
+        src = grad[i]
+        direct = wh is None and ih.shape[1] == 1
+        dst = out[ih[i, 0]] if direct else row
+        if not direct:
+            for b in range(row.shape[0]):
+                row[np.uint64(b)] = 0
+        for j in range(iw.shape[0]):
+            for s in range(iw.shape[1]):
+                dst[iw[j, s]] += src[j] if ww is None else src[j] * ww[j, s]
+        if not direct:
+            for t in range(ih.shape[1]):
+                target, w = out[ih[i, t]], out.dtype.type(1) if wh is None else wh[i, t]
+                for b in range(row.shape[0]):
+                    target[np.uint64(b)] += w * row[np.uint64(b)]
+
+
+@njit
+def _transpose_planes(grad, ih, wh, iw, ww, out):
+    for p in range(grad.shape[0]):
+        _transpose_plane(grad[p], ih, wh, iw, ww, out[p])
+
+
+@njit(parallel=True)
+def _transpose_parallel(grad, ih, wh, iw, ww, out):
+    for p in prange(grad.shape[0]):
+        _transpose_plane(grad[p], ih, wh, iw, ww, out[p])
+
+
+# ------------------------------------------------------------------ one tap, weight 1: gather
+def _gather_numpy(x, ih, iw, out) -> None:
+    out[...] = x[:, ih[:, None], iw[None, :]]
+
+
+def _scatter_add_numpy(grad, ih, iw, out) -> None:
+    np.add.at(out, (np.arange(grad.shape[0])[:, None, None], ih[:, None], iw[None, :]), grad)
+
+
+@njit
+def _gather_plane(x, ih, iw, out):
+    """out[i, j] = x[ih[i], iw[j]] for one plane."""
+    for i in range(ih.shape[0]):
+        src, dst = x[ih[i]], out[i]
+        for j in range(iw.shape[0]):
+            dst[j] = src[iw[j]]
+
+
+@njit
+def _gather_planes(x, ih, iw, out):
+    for p in range(x.shape[0]):
+        _gather_plane(x[p], ih, iw, out[p])
+
+
+@njit(parallel=True)
+def _gather_parallel(x, ih, iw, out):
+    for p in prange(x.shape[0]):
+        _gather_plane(x[p], ih, iw, out[p])
+
+
+@njit
+def _scatter_add_plane(grad, ih, iw, out):
+    """out[ih[i], iw[j]] += grad[i, j] for one plane (the transpose of ``_gather_plane``)."""
+    for i in range(ih.shape[0]):
+        src, dst = grad[i], out[ih[i]]
+        for j in range(iw.shape[0]):
+            dst[iw[j]] += src[j]
+
+
+@njit
+def _scatter_add_planes(grad, ih, iw, out):
+    for p in range(grad.shape[0]):
+        _scatter_add_plane(grad[p], ih, iw, out[p])
+
+
+@njit(parallel=True)
+def _scatter_add_parallel(grad, ih, iw, out):
+    for p in prange(grad.shape[0]):
+        _scatter_add_plane(grad[p], ih, iw, out[p])
+
+
+_GATHER = Kernel(_gather_numpy, _gather_planes, _gather_parallel, ns=0.4)
+_SCATTER_ADD = Kernel(_scatter_add_numpy, _scatter_add_planes, _scatter_add_parallel, ns=0.5)
+_RESAMPLE = Kernel(_resample_numpy, _resample_planes, _resample_parallel, ns=0.8)
+_TRANSPOSE = Kernel(_transpose_numpy, _transpose_planes, _transpose_parallel, ns=1.0)

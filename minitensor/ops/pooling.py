@@ -1,0 +1,184 @@
+"""The ops of pooling: max pooling as an argmax and a gather, average pooling as a linear map.
+
+Max pooling (``max_pool``) is two steps.  First the argmax of every window
+(``backend.max_pool_index``, a kernel: the flat index ``h * W + w`` of the window's
+largest value in its plane, PyTorch's ``return_indices``; a choice has no gradient).
+Then x is read at those indices: ``TakeFlat``, a gather, which is linear in x.  Its
+gradient sends each output's gradient back to the position it was read from, adding
+where windows overlap and chose the same position (``AddFlat``, a scatter-add); the
+gradient of a scatter-add is the gather again.  So the backward of max pooling is an
+op whose backward is an op, and every order of derivative is exact, for the pooling
+and for its ties: the gradient goes to the element the forward chose (the first
+maximum of the window in row-major order, as PyTorch; a NaN wins).  ``PutFlat``
+writes values at flat indices (max unpooling); its gradient is the gather.
+
+Average pooling is linear too: ``AvgPool`` sums each window and divides by its divisor
+(``backend.window_mean``); its backward is the transposed map ``AvgPoolTranspose``
+(each output's gradient divided and spread over its window), whose backward is
+``AvgPool`` again.
+
+All of them are linear in their float input, so their forward-mode rule is the op itself
+applied to the tangent (``jvp = linear``): the tangent of max pooling is the tangent read at
+the chosen positions.  Under ``vmap`` the batch dim is one more leading dim (``max_pool``
+unwraps a batched input itself: its argmax reads the values).
+
+The ops work on the trailing ``dims`` (1 or 2) dims of their input, whatever dims
+come before (batch, channels), seen as planes (``pool_geometry.as_planes``).
+
+>>> x = mt.tensor([[[1.0, 5.0, 2.0, 2.0]]], requires_grad=True)        # (N, C, L)
+>>> rows, (cols,) = IDENTITY, [sliding(4, 2, kernel_size=2, stride=2, padding=0, dilation=1)]
+>>> y, index = max_pool(x, 1, rows, cols, return_indices=True)
+>>> y, index
+(tensor([[[5., 2.]]], grad_fn=<TakeFlatBackward>), tensor([[[1, 2]]]))
+>>> y.backward(mt.tensor([[[10.0, 20.0]]]))
+>>> x.grad
+tensor([[[ 0., 10., 20.,  0.]]])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import backend
+from ..autograd.batching import Batch, batched, leading, like, physical
+from ..autograd.dual import linear
+from ..autograd.function import Op
+from ..tensor import Tensor
+from .pool_geometry import IDENTITY, Windows, as_planes, from_planes, sliding  # noqa: F401  (the docstring's)
+
+
+def _flat(a, dims: int):
+    """a (..., *spatial) as (P, prod(spatial)): its ``dims`` trailing dims flattened (array or Tensor)."""
+    lead = a.shape[: a.ndim - dims]
+    return a.reshape(math.prod(lead), math.prod(a.shape[a.ndim - dims :]))
+
+
+class TakeFlat(Op):
+    """y = x at ``index``: flat indices into x's ``dims`` trailing dims (index: x's leading dims,
+    then any ``dims`` dims);  dx = AddFlat(dy) (the gradient added back where it was read)."""
+
+    @staticmethod
+    def forward(ctx, x, index=None, dims=2):
+        ctx.index, ctx.dims, ctx.shape_in = index, dims, x.shape
+        return backend.gather(_flat(x, dims), _flat(index, dims), 1).reshape(index.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AddFlat.call(grad, index=ctx.index, dims=ctx.dims, shape=ctx.shape_in)
+
+    jvp = linear  # linear in x: the tangent read at the same indices
+
+    @staticmethod
+    def batch(b: Batch):
+        return _with_batched_index(b)
+
+
+class AddFlat(Op):
+    """Zeros of ``shape`` with ``values`` added at the flat ``index`` (repeats add up);
+    dvalues = TakeFlat(dy)."""
+
+    @staticmethod
+    def forward(ctx, values, index=None, dims=2, shape=()):
+        ctx.index, ctx.dims = index, dims
+        out = np.zeros(shape, values.dtype)
+        backend.scatter_add(_flat(out, dims), _flat(index, dims), _flat(np.ascontiguousarray(values), dims), 1)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakeFlat.call(grad, index=ctx.index, dims=ctx.dims)
+
+    jvp = linear  # linear in values
+
+    @staticmethod
+    def batch(b: Batch):
+        return _with_batched_index(b)
+
+
+class PutFlat(Op):
+    """Zeros of ``shape`` with ``values`` written at the flat ``index`` (of a repeated index, the
+    last value written stays; PyTorch leaves it unspecified);  dvalues = TakeFlat(dy)."""
+
+    @staticmethod
+    def forward(ctx, values, index=None, dims=2, shape=()):
+        ctx.index, ctx.dims = index, dims
+        out = np.zeros(shape, values.dtype)
+        backend.scatter(_flat(out, dims), _flat(index, dims), _flat(np.ascontiguousarray(values), dims), 1)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakeFlat.call(grad, index=ctx.index, dims=ctx.dims)
+
+    jvp = linear  # linear in values
+
+    @staticmethod
+    def batch(b: Batch):
+        return _with_batched_index(b)
+
+
+def _with_batched_index(b: Batch):
+    """vmap rule of the flat-index ops: the (unbatched) ``index`` repeated for every example, the
+    output's ``shape`` (if a setting) one dim longer."""
+    index = b.settings["index"]
+    b.settings["index"] = np.broadcast_to(index, (b.size, *index.shape))
+    if "shape" in b.settings:
+        b.settings["shape"] = (b.size, *b.settings["shape"])
+    return b.run(*b.values)
+
+
+def max_pool(input: Tensor, dims: int, rows: Windows, cols: Windows, return_indices: bool = False):  # noqa: A002
+    """The max of each window of ``input``'s ``dims`` trailing dims (1-D: ``rows`` is ``IDENTITY``):
+    ``(values, indices)`` with ``return_indices``, else the values."""
+    if batched((input,)):  # vmap: the argmax reads the values, all the examples' at once
+        out = max_pool(physical(input), dims, rows, cols, return_indices)
+        return tuple(like(input, o) for o in out) if return_indices else like(input, out)
+    lead = input.shape[: input.ndim - dims]
+    index = from_planes(backend.max_pool_index(as_planes(input._data, dims), rows, cols), lead, dims)
+    out = TakeFlat.apply(input, index=index, dims=dims)
+    return (out, Tensor._make(index.copy(), False, None)) if return_indices else out
+
+
+class AvgPool(Op):
+    """y = the sum of each window / its divisor (``rows``, ``cols``: the windows' ``(start, count)``,
+    ``divisor``: (Ho, Wo));  dx = AvgPoolTranspose(dy)."""
+
+    @staticmethod
+    def forward(ctx, x, rows=None, cols=None, divisor=None, dims=2):
+        ctx.rows, ctx.cols, ctx.divisor, ctx.dims, ctx.shape_in = rows, cols, divisor, dims, x.shape
+        out = backend.window_mean(as_planes(x, dims), rows, cols, divisor)
+        return from_planes(out, x.shape[: x.ndim - dims], dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AvgPoolTranspose.call(
+            grad, rows=ctx.rows, cols=ctx.cols, divisor=ctx.divisor, dims=ctx.dims, shape=ctx.shape_in
+        )
+
+    jvp = linear  # linear in x
+    batch = leading  # vmap: works on the trailing dims, the batch dim is one more leading dim
+
+
+class AvgPoolTranspose(Op):
+    """The transpose of ``AvgPool`` (its backward): each of ``g``'s values divided by its window's
+    divisor and added to the window's positions in zeros of ``shape``;  dg = AvgPool(dy)."""
+
+    @staticmethod
+    def forward(ctx, g, rows=None, cols=None, divisor=None, dims=2, shape=()):
+        ctx.rows, ctx.cols, ctx.divisor, ctx.dims = rows, cols, divisor, dims
+        planes = as_planes(g, dims)  # (P, Ho, Wo)
+        size = ((1,) if dims == 1 else ()) + tuple(shape[len(shape) - dims :])
+        return backend.window_mean_transpose(planes, rows, cols, divisor, size).reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AvgPool.call(grad, rows=ctx.rows, cols=ctx.cols, divisor=ctx.divisor, dims=ctx.dims)
+
+    jvp = linear  # linear in g
+
+    @staticmethod
+    def batch(b: Batch):  # vmap: one more leading dim, in the output's shape too
+        b.settings["shape"] = (b.size, *b.settings["shape"])
+        return b.run(*b.values)

@@ -1,0 +1,85 @@
+"""Pooling kernels (``kernels/pool.py``): the argmax of each window, the mean of each window and its
+transpose, numba (serial and parallel) against the NumPy reference, on windows as the pooling ops
+make them (padding, dilation, ceil_mode, adaptive), ties and NaN included."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+from kernel_paths import MODES, jitted, reference, tolerance
+
+from minitensor.kernels import pool
+from minitensor.ops.pool_geometry import IDENTITY, adaptive, output_size, sliding
+
+# (H, W, kernel, stride, padding, dilation, ceil_mode) of sliding windows along H and along W
+SLIDING = [
+    (6, 7, 2, 2, 0, 1, False),
+    (5, 9, 3, 2, 1, 1, True),
+    (8, 5, 3, 1, 1, 2, False),
+    (1, 11, 4, 3, 2, 1, True),
+]
+
+
+def _windows(h, w, k, s, p, d, ceil):
+    rows = sliding(h, output_size(h, min(k, h), s, 0, 1, ceil), min(k, h), s, 0, 1) if h > 1 else IDENTITY
+    cols = sliding(w, output_size(w, k, s, p, d, ceil), k, s, p, d)
+    return rows, cols
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+@pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide"])
+def test_max_index_matches_reference(kernel, rng, dtype, case) -> None:
+    """Narrow windows (searched along W, then H) and wide ones (window by window: global pooling)."""
+    if case in ("adaptive", "wide"):
+        (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4 if case == "adaptive" else 1)
+    else:
+        (h, w), rows, cols = case[:2], *_windows(*case)
+    x = rng.standard_normal((5, h, w)).astype(dtype)
+    x[1] = 1.0  # every window tied: the first of the window wins
+    x[2, :, ::3] = np.nan  # NaN wins, the last NaN of a window
+    x[3] = np.round(x[3])  # some ties
+    got, expected = (
+        jitted(lambda: pool.max_pool_index(x, rows, cols)),
+        reference(lambda: pool.max_pool_index(x, rows, cols)),
+    )
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_max_index_rule_on_ties_and_nan() -> None:
+    """PyTorch's rule, spelled out: the first maximum in row-major order, a NaN wins (the last)."""
+    x = np.array([[[1.0, 3.0, 3.0, 2.0, np.nan, 5.0, np.nan, 0.0]]])
+    cols = sliding(8, 2, 4, 4, 0, 1)
+    for run in (jitted, reference):
+        assert run(lambda: pool.max_pool_index(x, IDENTITY, cols)).tolist() == [[[1, 6]]]
+
+
+@pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
+@pytest.mark.parametrize("case", SLIDING[:2] + [SLIDING[3], "adaptive", "whole rows"])
+def test_window_mean_and_transpose_match_reference(kernel, rng, dtype, case) -> None:
+    if case == "adaptive":
+        (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4)
+    elif case == "whole rows":  # windows as wide as the plane: global pooling (one contiguous run each)
+        (h, w), rows, cols = (7, 10), adaptive(7, 2), adaptive(10, 1)
+    else:
+        h, w = case[:2]
+        rows, cols = _windows(h, w, *case[2:4], case[4], 1, case[6])
+    rows, cols = rows[:2], cols[:2]
+    x = rng.standard_normal((6, h, w)).astype(dtype)
+    divisor = rng.uniform(1, 4, (rows[0].size, cols[0].size))
+    g = rng.standard_normal((6, rows[0].size, cols[0].size)).astype(dtype)
+
+    def run():
+        return pool.window_mean(x, rows, cols, divisor), pool.window_mean_transpose(g, rows, cols, divisor, (h, w))
+
+    for got, expected in zip(jitted(run), reference(run)):
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got, expected, **tolerance(dtype))
+    y, t = reference(run)  # the transpose is the adjoint: <mean(x), g> = <x, transpose(g)>
+    np.testing.assert_allclose((y * g).sum(), (x * t).sum(), rtol=1e-4 if dtype == "float32" else 1e-12)
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(pool, extraglobs={"np": np})
+    assert result.attempted > 0 and result.failed == 0

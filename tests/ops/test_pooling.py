@@ -1,0 +1,189 @@
+"""Pooling (``ops/pooling.py``, ``nn/functional/pooling.py``): max, average, adaptive, LP pooling and
+max unpooling.  Each form: float64 gradcheck and second-order gradcheck, PyTorch as the oracle for
+the output, the gradient and the second derivative (``check_op``), and a hypothesis sweep over the
+pooling parameters against PyTorch (values, indices, gradients); ties route as PyTorch's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from op_checks import check_op
+
+import minitensor as mt
+import minitensor.nn.functional as F
+
+torch = pytest.importorskip("torch")
+tF = torch.nn.functional
+
+rng = np.random.default_rng(3)
+X2 = rng.standard_normal((2, 2, 5, 6))  # (N, C, H, W)
+X1 = rng.standard_normal((2, 3, 7))  # (N, C, L)
+
+MAX2D = [
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+    {"kernel_size": (2, 3), "stride": (1, 2), "padding": (1, 0), "dilation": (2, 1)},
+]
+AVG2D = [
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
+    {"kernel_size": (2, 3), "stride": 1, "padding": (1, 1), "divisor_override": 4},
+]
+
+
+@pytest.mark.parametrize("kw", MAX2D, ids=str)
+def test_max_pool2d(kw) -> None:
+    check_op(lambda x: F.max_pool2d(x, **kw), lambda x: tF.max_pool2d(x, **kw), X2)
+
+
+def test_max_pool1d_unbatched_with_dilation() -> None:
+    kw = {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2, "ceil_mode": True}
+    check_op(lambda x: F.max_pool1d(x, **kw), lambda x: tF.max_pool1d(x, **kw), X1[0])
+
+
+@pytest.mark.parametrize("kw", AVG2D, ids=str)
+def test_avg_pool2d(kw) -> None:
+    check_op(lambda x: F.avg_pool2d(x, **kw), lambda x: tF.avg_pool2d(x, **kw), X2)
+
+
+def test_avg_pool1d() -> None:
+    kw = {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False}
+    check_op(lambda x: F.avg_pool1d(x, **kw), lambda x: tF.avg_pool1d(x, **kw), X1)
+
+
+@pytest.mark.parametrize("size", [(2, 4), (None, 3), 1])
+def test_adaptive_pool2d(size) -> None:
+    check_op(lambda x: F.adaptive_avg_pool2d(x, size), lambda x: tF.adaptive_avg_pool2d(x, size), X2[:, :1])
+    check_op(lambda x: F.adaptive_max_pool2d(x, size), lambda x: tF.adaptive_max_pool2d(x, size), X2[0])
+
+
+def test_adaptive_pool1d() -> None:
+    check_op(lambda x: F.adaptive_avg_pool1d(x, 3), lambda x: tF.adaptive_avg_pool1d(x, 3), X1)
+    check_op(lambda x: F.adaptive_max_pool1d(x, 4), lambda x: tF.adaptive_max_pool1d(x, 4), X1[0])
+
+
+def test_lp_pool() -> None:
+    pos = np.abs(X2[:1]) + 0.5  # (x^p of a negative x with a fractional p is NaN in both libraries)
+    check_op(lambda x: F.lp_pool2d(x, 2.5, 2, stride=1), lambda x: tF.lp_pool2d(x, 2.5, 2, stride=1), pos)
+    check_op(lambda x: F.lp_pool1d(x, 3, 2), lambda x: tF.lp_pool1d(x, 3, 2), np.abs(X1) + 0.5)
+
+
+def test_max_unpool2d_is_differentiable_in_its_values() -> None:
+    _, idx = tF.max_pool2d(torch.tensor(X2), 2, stride=2, return_indices=True)
+    values = rng.standard_normal(idx.shape)
+    mi = mt.tensor(idx.numpy())
+    check_op(
+        lambda v: F.max_unpool2d(v, mi, 2, output_size=(5, 6)),
+        lambda v: tF.max_unpool2d(v, idx, 2, output_size=(5, 6)),
+        values,
+    )
+    _, idx1 = tF.max_pool1d(torch.tensor(X1), 2, return_indices=True)
+    mi1 = mt.tensor(idx1.numpy())
+    check_op(
+        lambda v: F.max_unpool1d(v, mi1, 2), lambda v: tF.max_unpool1d(v, idx1, 2), rng.standard_normal(idx1.shape)
+    )
+
+
+def test_ties_route_the_gradient_as_pytorch() -> None:
+    """Equal maxima: the first of each window gets the gradient; overlapping windows that pick the
+    same element add up; with return_indices the indices are PyTorch's."""
+    x = np.round(rng.standard_normal((1, 2, 6, 6)))  # many ties
+    x[0, 1] = 1.0  # a plane of one value
+    for kw in [{"kernel_size": 2}, {"kernel_size": 3, "stride": 1, "padding": 1}]:
+        xm, xt = mt.tensor(x, dtype=mt.float64, requires_grad=True), torch.tensor(x, requires_grad=True)
+        (ym, im), (yt, it) = F.max_pool2d(xm, return_indices=True, **kw), tF.max_pool2d(xt, return_indices=True, **kw)
+        np.testing.assert_array_equal(im.numpy(), it.numpy())
+        g = rng.standard_normal(ym.shape)
+        ym.backward(mt.tensor(g, dtype=mt.float64))
+        yt.backward(torch.tensor(g))
+        np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [mt.float32, mt.float64], ids=str)
+def test_dtype_is_kept_and_batched_equals_unbatched(dtype) -> None:
+    x = mt.tensor(X2, dtype=dtype)
+    for fn in (lambda t: F.max_pool2d(t, 2), lambda t: F.avg_pool2d(t, 3, 1, 1), lambda t: F.adaptive_avg_pool2d(t, 2)):
+        assert fn(x).dtype == dtype
+        np.testing.assert_array_equal(fn(x[1]).numpy(), fn(x)[1].numpy())
+
+
+def test_empty_batch() -> None:
+    for fn, tfn in [(F.max_pool2d, tF.max_pool2d), (F.avg_pool2d, tF.avg_pool2d)]:
+        assert fn(mt.zeros(0, 3, 4, 4), 2).shape == tuple(tfn(torch.zeros(0, 3, 4, 4), 2).shape)
+    assert F.adaptive_avg_pool2d(mt.zeros(2, 3, 4, 4), 0).shape == (2, 3, 0, 0)
+
+
+# ------------------------------------------------------------------ a sweep against PyTorch
+@st.composite
+def sliding_cases(draw):
+    """A valid sliding pooling of a (2, 2, H, W) input: kernel, stride, padding <= half the kernel,
+    dilation, ceil_mode, and the (dilated) kernel fitting the padded input."""
+    kernel = (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding = tuple(draw(st.integers(0, k // 2)) for k in kernel)
+    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    size = tuple(
+        max(d * (k - 1) + 1 - 2 * p, 1) + draw(st.integers(0, 4)) for k, d, p in zip(kernel, dilation, padding)
+    )
+    return size, {
+        "kernel_size": kernel,
+        "stride": stride,
+        "padding": padding,
+        "dilation": dilation,
+        "ceil_mode": draw(st.booleans()),
+    }
+
+
+def _pair(x: np.ndarray) -> tuple:
+    return mt.tensor(x, dtype=mt.float64, requires_grad=True), torch.tensor(x, requires_grad=True)
+
+
+def _same_forward_and_backward(ym, yt, xm, xt) -> None:
+    assert ym.shape == tuple(yt.shape)
+    np.testing.assert_allclose(ym.numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(0).standard_normal(ym.shape)
+    ym.backward(mt.tensor(g, dtype=mt.float64))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=25)
+@given(case=sliding_cases(), seed=st.integers(0, 2**16), ties=st.booleans())
+def test_max_pool_sweep_against_pytorch(case, seed, ties) -> None:
+    size, kw = case
+    x = np.random.default_rng(seed).standard_normal((2, 2, *size))
+    x = np.round(x) if ties else x
+    (xm, xt) = _pair(x)
+    (ym, im), (yt, it) = F.max_pool2d(xm, return_indices=True, **kw), tF.max_pool2d(xt, return_indices=True, **kw)
+    np.testing.assert_array_equal(im.numpy(), it.numpy())
+    _same_forward_and_backward(ym, yt, xm, xt)
+
+
+@settings(max_examples=25)
+@given(case=sliding_cases(), seed=st.integers(0, 2**16), include=st.booleans(), divisor=st.sampled_from([None, 3]))
+def test_avg_pool_sweep_against_pytorch(case, seed, include, divisor) -> None:
+    size, kw = case
+    kw = {**kw, "count_include_pad": include, "divisor_override": divisor}
+    kw.pop("dilation")
+    size = tuple(max(s, k) for s, k in zip(size, kw["kernel_size"]))
+    xm, xt = _pair(np.random.default_rng(seed).standard_normal((2, 2, *size)))
+    _same_forward_and_backward(F.avg_pool2d(xm, **kw), tF.avg_pool2d(xt, **kw), xm, xt)
+
+
+@settings(max_examples=15)
+@given(
+    size=st.tuples(st.integers(1, 9), st.integers(1, 9)),
+    out=st.tuples(st.integers(1, 6), st.integers(1, 6)),
+    seed=st.integers(0, 2**16),
+    kind=st.sampled_from(["avg", "max"]),
+)
+def test_adaptive_pool_sweep_against_pytorch(size, out, seed, kind) -> None:
+    xm, xt = _pair(np.random.default_rng(seed).standard_normal((1, 2, *size)))
+    fn, tfn = (
+        (F.adaptive_avg_pool2d, tF.adaptive_avg_pool2d)
+        if kind == "avg"
+        else (F.adaptive_max_pool2d, tF.adaptive_max_pool2d)
+    )
+    _same_forward_and_backward(fn(xm, out), tfn(xt, out), xm, xt)
