@@ -113,6 +113,9 @@ class RNNCell(RNNCellBase):
         pre = gx + gh
         return _squeezed(fn.relu(pre) if self.nonlinearity == "relu" else fn.tanh(pre), unbatched)
 
+    def extra_repr(self) -> str:
+        return super().extra_repr() + ("" if self.nonlinearity == "tanh" else f", nonlinearity={self.nonlinearity}")
+
 
 class LSTMCell(RNNCellBase):
     """One LSTM step: ``(h', c') = cell(x, (h, c))`` (see the module docstring)."""

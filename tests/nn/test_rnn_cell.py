@@ -83,5 +83,7 @@ def test_rnn_cell_base_as_pytorch(torch):
         assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
         assert [p.shape for p in ours.parameters()] == [tuple(p.shape) for p in theirs.parameters()]
     assert all(isinstance(cell(2, 3), nn.RNNCellBase) for cell in (nn.RNNCell, nn.LSTMCell, nn.GRUCell))
+    for args in ((2, 3, True, "relu"), (2, 3, False, "tanh")):  # (the cells' reprs too)
+        assert repr(nn.RNNCell(*args)) == repr(torch.nn.RNNCell(*args))
     with pytest.raises(ValueError, match="num_chunks"):
         nn.RNNCellBase(3, 4, True, 0)
