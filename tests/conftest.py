@@ -41,3 +41,9 @@ def jit_path(request):
     mt.set_jit_enabled(request.param == "jit")
     yield request.param
     mt.set_jit_enabled(previous)
+
+
+@pytest.fixture
+def torch():
+    """PyTorch, the oracle; the test is skipped when it is not installed."""
+    return pytest.importorskip("torch")

@@ -10,12 +10,14 @@ The table:
 - minitensor's packages and every submodule already imported under them
   (``minitensor.nn.functional`` -> ``torch.nn.functional``, ``minitensor.optim.lr_scheduler``
   -> ``torch.optim.lr_scheduler``, ``minitensor.utils.data`` -> ``torch.utils.data`` ...);
-  a submodule not imported yet is found by the finder when ``torch.<its path>`` is imported
-  (``import torch.autograd.functional`` imports ``minitensor.autograd.functional``, the same module);
+  a module not imported yet is found by the finder when ``torch.<its path>`` is imported
+  (``import torch.autograd.functional`` imports ``minitensor.autograd.functional``, the same module;
+  ``import torch.func`` imports ``minitensor.func``);
 - ``torch`` itself (``_torch.py``) and ``torch.nn``: modules that forward every
   attribute to minitensor's and add PyTorch's extra names (``torch.cuda``,
   ``torch.nn.modules.linear`` ...);
-- the GPU, distributed and export modules of ``cuda.py``, ``backends.py``, ``unavailable.py``.
+- the GPU, distributed and export modules of ``cuda.py``, ``backends.py``, ``unavailable.py``, and
+  ``torch.version`` (``version.py``).
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ import types
 
 import minitensor
 
-from . import _torch, backends, cuda, functorch, unavailable
+from . import _torch, backends, cuda, functorch, unavailable, version
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
-# minitensor packages that stand for torch's (their submodules follow them).
-_PACKAGES = ("autograd", "distributions", "func", "nn", "optim", "profiler", "testing", "utils")
+# minitensor packages and modules that stand for torch's (their submodules follow them).
+_PACKAGES = ("autograd", "distributions", "func", "linalg", "nn", "optim", "profiler", "random", "testing", "utils")
 
 # torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
 _NN_FILES = (
@@ -56,6 +58,7 @@ def _forwarding_module(name: str, target: types.ModuleType) -> types.ModuleType:
 
     module.__getattr__ = __getattr__
     module.__path__ = []  # a package: ``import name.sub`` asks the finders
+    module.__forwards_to__ = target.__name__  # (read by scripts/pytorch_names.py)
     return module
 
 
@@ -79,6 +82,7 @@ def build() -> dict:
     table["torch.nn.modules.conv"]._ConvTransposeNd = minitensor.nn.conv._ConvTransposeNd
     table.update({"torch.cuda": cuda, "torch.cuda.amp": cuda.amp, "torch.amp": cuda.torch_amp})
     table["torch.accelerator"] = cuda.accelerator
+    table["torch.version"] = version
     table.update(backends.modules())
     table.update(unavailable.modules())
     table["functorch"] = functorch.module()  # (torch.func's older name)
@@ -104,9 +108,9 @@ _ON_IMPORT = {"torch.utils.tensorboard": "tensorboard.py"}
 
 
 def _minitensor_module(fullname: str) -> str | None:
-    """``torch.<package>.<path>`` -> ``minitensor.<package>.<path>`` when that module exists, else None."""
+    """``torch.<package>[.<path>]`` -> ``minitensor.<package>[.<path>]`` when that module exists, else None."""
     parts = fullname.split(".")
-    if len(parts) < 3 or parts[1] not in _PACKAGES:
+    if len(parts) < 2 or parts[1] not in _PACKAGES:
         return None
     name = "minitensor." + ".".join(parts[1:])
     try:

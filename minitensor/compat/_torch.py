@@ -14,9 +14,10 @@ from __future__ import annotations
 import minitensor
 
 from . import cuda as cuda  # noqa: PLC0414  (torch.cuda)
+from . import version as version  # noqa: PLC0414  (torch.version)
 from .cuda import autocast as autocast  # noqa: PLC0414
 
-__version__ = f"{minitensor.__version__}+minitensor"
+__version__ = version.__version__
 __path__: list = []  # a package, so that ``import torch.<anything>`` reaches the switch's finder
 Size = tuple  # t.size() is a tuple; torch.Size([2, 3]) == (2, 3)
 _float32_matmul_precision = ["highest"]

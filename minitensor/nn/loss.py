@@ -1,10 +1,13 @@
-"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss`` and more.
+"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``,
+``KLDivLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``PoissonNLLLoss``, ``GaussianNLLLoss``, ``CTCLoss``.
+(The margin and embedding losses are in ``loss_margin.py``.)
 
 Each holds its options and calls the function of the same name in
 ``nn.functional``; the class weights of the first two are a buffer (saved in
-``state_dict()`` as ``'weight'``, like PyTorch's).  Options after ``weight``
-are keyword-only (PyTorch's positional order still has the deprecated
-``size_average`` and ``reduce``).
+``state_dict()`` as ``'weight'``, like PyTorch's).  In the first nine, options after
+``weight`` are keyword-only (PyTorch's positional order still has the deprecated
+``size_average`` and ``reduce``); the newer ones take PyTorch's positional order,
+``size_average`` and ``reduce`` included (mapped to ``reduction`` with PyTorch's warning).
 
 >>> criterion = nn.CrossEntropyLoss(label_smoothing=0.1)
 >>> loss = criterion(model(x), y)      # model(x): (N, C) logits, y: (N,) int64 classes
@@ -16,20 +19,20 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import functional as F
-from .functional.loss import _check_ignore_index, _check_label_smoothing, _check_options
+from .functional._checks import reduction_of
+from .functional.loss import _check_ignore_index, _check_label_smoothing
 from .module import Module
 
 
 class _Loss(Module):
-    def __init__(self, reduction: str) -> None:
+    def __init__(self, reduction: str, size_average=None, reduce=None) -> None:
         super().__init__()
-        _check_options(reduction, type(self).__name__)
-        self.reduction = reduction
+        self.reduction = reduction_of(size_average, reduce, reduction, type(self).__name__)
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight, reduction: str) -> None:
-        super().__init__(reduction)
+    def __init__(self, weight, reduction: str, size_average=None, reduce=None) -> None:
+        super().__init__(reduction, size_average, reduce)
         if weight is not None and not isinstance(weight, Tensor):
             weight = Tensor(np.asarray(weight))
         self.register_buffer("weight", weight)
@@ -173,4 +176,55 @@ class BCEWithLogitsLoss(_WeightedLoss):
     def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
         return F.binary_cross_entropy_with_logits(
             input, target, weight=self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class NLLLoss2d(NLLLoss):
+    """``NLLLoss`` under its old name for (N, C, H, W) inputs (PyTorch keeps it for old code)."""
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log-likelihood of counts given the (log-)rate (``F.poisson_nll_loss``)."""
+
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average=None,
+        eps: float = 1e-8,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(reduction, size_average, reduce)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(
+            log_input, target, log_input=self.log_input, full=self.full, eps=self.eps, reduction=self.reduction
+        )
+
+
+class GaussianNLLLoss(_Loss):
+    """Gaussian negative log-likelihood of a target given a mean and a variance (``F.gaussian_nll_loss``);
+    ``forward(input, target, var)``."""
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input: Tensor, target: Tensor, var) -> Tensor:  # noqa: A002
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``F.ctc_loss``);
+    ``forward(log_probs, targets, input_lengths, target_lengths)``."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets, input_lengths, target_lengths) -> Tensor:
+        return F.ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity
         )

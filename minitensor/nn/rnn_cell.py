@@ -36,19 +36,21 @@ from ._utils import check_size, empty_parameter, float_dtype
 from .module import Module
 
 
-class _Cell(Module):
-    """The parameters and shape handling the three cells share (use those)."""
+class RNNCellBase(Module):
+    """The parameters and shape handling the three cells share, as PyTorch's base class (use the cells):
+    ``weight_ih`` (num_chunks * hidden_size, input_size), ``weight_hh``, ``bias_ih``, ``bias_hh``.
+    ``num_chunks`` is the number of gate blocks (the cells' class attribute ``gates``)."""
 
     gates = 1
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None, dtype=None) -> None:
         super().__init__()
         name = type(self).__name__
         self.input_size = check_size(input_size, "input_size", name)
         self.hidden_size = check_size(hidden_size, "hidden_size", name)
         self.bias = bool(bias)
         dtype = float_dtype(dtype, name, device)
-        rows = self.gates * self.hidden_size
+        rows = check_size(num_chunks, "num_chunks", name) * self.hidden_size
         self.weight_ih = empty_parameter((rows, self.input_size), dtype)
         self.weight_hh = empty_parameter((rows, self.hidden_size), dtype)
         self.bias_ih = empty_parameter((rows,), dtype) if self.bias else None
@@ -95,7 +97,7 @@ def _squeezed(t: Tensor, unbatched: bool) -> Tensor:
     return t.squeeze(0) if unbatched else t
 
 
-class RNNCell(_Cell):
+class RNNCell(RNNCellBase):
     """h' = tanh(x W_ihᵀ + b_ih + h W_hhᵀ + b_hh) (``nonlinearity='relu'``: relu)."""
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
@@ -103,7 +105,7 @@ class RNNCell(_Cell):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
         self.nonlinearity = nonlinearity
-        super().__init__(input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, self.gates, device, dtype)
 
     def forward(self, input, hx=None) -> Tensor:  # noqa: A002
         x, unbatched = self._input(input)
@@ -111,11 +113,17 @@ class RNNCell(_Cell):
         pre = gx + gh
         return _squeezed(fn.relu(pre) if self.nonlinearity == "relu" else fn.tanh(pre), unbatched)
 
+    def extra_repr(self) -> str:
+        return super().extra_repr() + ("" if self.nonlinearity == "tanh" else f", nonlinearity={self.nonlinearity}")
 
-class LSTMCell(_Cell):
+
+class LSTMCell(RNNCellBase):
     """One LSTM step: ``(h', c') = cell(x, (h, c))`` (see the module docstring)."""
 
     gates = 4
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, self.gates, device, dtype)
 
     def forward(self, input, hx=None) -> tuple:  # noqa: A002
         x, unbatched = self._input(input)
@@ -126,10 +134,13 @@ class LSTMCell(_Cell):
         return _squeezed(h, unbatched), _squeezed(c, unbatched)
 
 
-class GRUCell(_Cell):
+class GRUCell(RNNCellBase):
     """One GRU step: ``h' = cell(x, h)`` (see the module docstring)."""
 
     gates = 3
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, self.gates, device, dtype)
 
     def forward(self, input, hx=None) -> Tensor:  # noqa: A002
         x, unbatched = self._input(input)

@@ -32,6 +32,31 @@ from .gamma import digamma, lgamma, polygamma  # noqa: F401
 from .grids import cartesian_prod, combinations, meshgrid  # noqa: F401
 from .hyperbolic import acosh, arccosh, arcsinh, arctanh, asinh, atanh, cosh, sinh  # noqa: F401
 from .indexing import gather, index_fill, scatter, scatter_add  # noqa: F401
+from .logic import (  # noqa: F401
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    eq,
+    ge,
+    gt,
+    isfinite,
+    isinf,
+    isnan,
+    isneginf,
+    isposinf,
+    le,
+    logical_and,
+    logical_or,
+    logical_xor,
+    lt,
+    ne,
+)
+from .logic import ge as greater_equal  # noqa: F401
+from .logic import gt as greater  # noqa: F401
+from .logic import le as less_equal  # noqa: F401
+from .logic import lt as less  # noqa: F401
+from .logic import ne as not_equal  # noqa: F401
 from .matrix_functions import matrix_power  # noqa: F401
 from .method_forms import clamp_max, clamp_min, clip  # noqa: F401
 from .method_forms import torch_qr as qr  # noqa: F401

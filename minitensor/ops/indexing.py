@@ -1,6 +1,7 @@
 """Index-driven ops along one dim: ``gather``, ``scatter``, ``scatter_add``, ``index_fill``.
 
-With ``index`` an int64 tensor of the input's number of dims, along ``dim``:
+With ``index`` an int64 tensor of the input's number of dims, along ``dim`` (a 0-d index, or src, counts
+as 1-D of size 1, as PyTorch's: ``x.scatter_(0, mt.tensor(2), 1.0)`` on a 1-D ``x``):
 
 - ``gather``:       out[i][j][k] = input[index[i][j][k]][j][k]          (dim 0)
 - ``scatter``:      out = input; out[index[i][j][k]][j][k] = src[i][j][k]
@@ -24,6 +25,7 @@ from .._args import _dim
 from ..autograd.batching import shift
 from ..autograd.dual import linear
 from ..autograd.function import Op
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .inplace import IndexPut, apply_inplace
 
@@ -143,8 +145,15 @@ def _key(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002
     return key if input.ndim else key[0]
 
 
+def _nonempty(t, input):  # noqa: A002
+    """A 0-d index or src of a 1-D input as 1-D of size 1 (PyTorch compares dims counting 0-d as 1-d)."""
+    return t.reshape(1) if isinstance(t, Tensor) and t.ndim == 0 and input.ndim == 1 else t
+
+
 def gather(input, dim: int, index):  # noqa: A002
     """Values of ``input`` at ``index`` along ``dim``; the output has ``index``'s shape."""
+    if isinstance(index, Tensor) and index.ndim == 0 and input.ndim == 1:
+        return gather(input, dim, index.reshape(1)).reshape(())
     d, _ = _checked_index("gather", input, dim, index)
     if input.ndim == 0:
         return Gather.apply(input.reshape(1), index.reshape(-1), dim=0).reshape(index.shape)
@@ -171,14 +180,17 @@ def _src(fn: str, src, like):
 def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):  # noqa: A002
     """A copy of ``input`` with ``src`` (a tensor or a number) written at ``index`` along ``dim``.
 
-    ``value=`` is PyTorch's keyword for a number; ``reduce`` is not supported.
-    With repeated indices one of the written values wins (as PyTorch, unspecified which).
+    ``value=`` is PyTorch's keyword for a number.  With repeated indices one of the written values
+    wins (as PyTorch, unspecified which).  PyTorch's deprecated ``reduce='add'`` adds instead
+    (``scatter_add``, differentiable here) and ``reduce='multiply'`` multiplies (not differentiable, as
+    in PyTorch).
     """
-    if reduce is not None:
-        raise ValueError(f"scatter: reduce is not supported, got {reduce!r}; use scatter_add for 'add'")
     if (src is None) == (value is None):
         raise TypeError("scatter: give exactly one of src and value")
-    src = _src("scatter", src if value is None else value, input)
+    if reduce is not None:
+        return _scatter_reduce(input, dim, index, src if value is None else value, reduce)
+    index = _nonempty(index, input)
+    src = _src("scatter", _nonempty(src if value is None else value, input), input)
     others = (("src", src),) if isinstance(src, Tensor) else ()
     d, _ = _checked_index("scatter", input, dim, index, others)
     if isinstance(src, Tensor):
@@ -188,9 +200,29 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):  # no
     return Scatter.apply(input, src, index, dim=d)
 
 
+def _scatter_reduce(input, dim: int, index, src, reduce: str):  # noqa: A002
+    """``scatter(..., reduce=)``: 'add' is ``scatter_add``; 'multiply' multiplies in, outside the graph."""
+    if reduce == "add":
+        if not isinstance(src, Tensor):
+            src = Tensor(np.full(index.shape, src, dtype=input.dtype))
+        return scatter_add(input, dim, index, src)
+    if reduce != "multiply":
+        raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
+    if is_grad_enabled() and (input.requires_grad or getattr(src, "requires_grad", False)):
+        raise RuntimeError("scatter: the derivative of reduce='multiply' is not implemented (as in PyTorch)")
+    index = _nonempty(index, input)
+    src = _src("scatter", _nonempty(src, input), input)
+    key = _key("scatter", input, dim, index, (("src", src),) if isinstance(src, Tensor) else ())
+    out = np.array(input._data)
+    factors = _crop(src, index.shape)._data if isinstance(src, Tensor) else src
+    np.multiply.at(out, key, factors)
+    return Tensor._make(out, False, None)
+
+
 def scatter_add(input, dim: int, index, src):  # noqa: A002
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices add up)."""
-    src = _src("scatter_add", src, input)
+    index = _nonempty(index, input)
+    src = _src("scatter_add", _nonempty(src, input), input)
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add: src must be a Tensor, got {type(src).__name__}")
     d, _ = _checked_index("scatter_add", input, dim, index, (("src", src),))
@@ -233,7 +265,11 @@ def index_fill_(input, dim: int, index, value):  # noqa: A002
 def scatter_(input, dim: int, index, src=None, *, value=None, reduce=None):  # noqa: A002
     """``scatter`` in place."""
     scatter(input.detach(), dim, index, _detached(src), value=value, reduce=reduce)  # checks the arguments
-    src = src if value is None else value
+    if reduce is not None:
+        input.copy_(scatter(input, dim, index, src, value=value, reduce=reduce))
+        return input
+    index = _nonempty(index, input)
+    src = _nonempty(src if value is None else value, input)
     key = _key("scatter_", input, dim, index)
     input[key] = _crop(src, index.shape) if isinstance(src, Tensor) else src
     return input
@@ -242,6 +278,7 @@ def scatter_(input, dim: int, index, src=None, *, value=None, reduce=None):  # n
 def scatter_add_(input, dim: int, index, src):  # noqa: A002
     """``scatter_add`` in place."""
     scatter_add(input.detach(), dim, index, _detached(src))  # checks the arguments
+    index, src = _nonempty(index, input), _nonempty(src, input)
     key = _key("scatter_add_", input, dim, index)
 
     def update(array, s):

@@ -29,8 +29,10 @@ from . import (
     gamma,
     hyperbolic,
     inplace,
+    logic,
     matrix_functions,
     more_math,
+    operands,
     order_stats,
     products,
     reorder,
@@ -102,7 +104,9 @@ METHODS = {
     "inner": products.inner, "cross": products.cross, "kron": products.kron, "det": determinant.det,
     "logdet": determinant.logdet, "slogdet": determinant.slogdet, "inverse": solve.inv, "pinverse": solve.pinverse,
     "matrix_power": matrix_functions.matrix_power, "cholesky": decompositions.torch_cholesky,
-    "qr": torch_qr, "svd": decompositions.torch_svd,
+    "qr": torch_qr, "svd": decompositions.torch_svd, "matmul": operands.matmul,
+    # comparisons and logic (not differentiable)
+    **logic.FUNCTIONS,
 }  # fmt: skip
 
 # The methods with an in-place form ``name_`` (PyTorch's).

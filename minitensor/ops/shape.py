@@ -293,8 +293,18 @@ def _same_dtype(tensors: list) -> list:
     return [_cast(t, dtype) for t in tensors]
 
 
-def cat(tensors, dim: int = 0) -> Tensor:
-    """Join tensors along an existing ``dim``; the other dims must match."""
+def axis_alias(dim: int, axis, fn: str) -> int:
+    """PyTorch's (and NumPy's) ``axis=`` for ``dim``."""
+    if axis is None:
+        return dim
+    if dim != 0:
+        raise TypeError(f"{fn}() got both dim={dim!r} and its alias axis={axis!r}")
+    return axis
+
+
+def cat(tensors, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along an existing ``dim`` (or ``axis``, its alias); the other dims must match."""
+    dim = axis_alias(dim, axis, "cat")
     tensors = _tensor_list(tensors, "cat")
     first = tensors[0]
     d = _dim(dim, first.ndim)
@@ -307,8 +317,9 @@ def cat(tensors, dim: int = 0) -> Tensor:
     return Cat.apply(*_same_dtype(tensors), dim=d)
 
 
-def stack(tensors, dim: int = 0) -> Tensor:
-    """Join equally shaped tensors along a new ``dim``."""
+def stack(tensors, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join equally shaped tensors along a new ``dim`` (or ``axis``, its alias)."""
+    dim = axis_alias(dim, axis, "stack")
     tensors = _tensor_list(tensors, "stack")
     first = tensors[0]
     for i, t in enumerate(tensors):

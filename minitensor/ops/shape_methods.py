@@ -89,8 +89,9 @@ class ShapeMethods:
     def __getitem__(self, key):
         return S.index(self, _index_key(key))
 
-    def chunk(self, chunks: int, dim: int = 0) -> list:
-        """Split into ``chunks`` nearly equal pieces along ``dim`` (as PyTorch)."""
+    def chunk(self, chunks: int, dim: int = 0, *, axis: int | None = None) -> list:
+        """Split into ``chunks`` nearly equal pieces along ``dim`` (or ``axis``, its alias; as PyTorch)."""
+        dim = S.axis_alias(dim, axis, "chunk")
         _positive_int(chunks, "chunk: chunks")
         d = _dim(dim, self.ndim)
         step = max(-(-self.shape[d] // chunks), 1)

@@ -34,7 +34,12 @@ def _check_like(t, fn: str) -> None:
         raise TypeError(f"{fn}: expected a Tensor to take the shape of, got {type(t).__name__}")
 
 
-def _check_shape(shape: tuple, fn: str) -> tuple:
+def _check_shape(shape: tuple, fn: str, size=None) -> tuple:
+    """The sizes given positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as PyTorch's ``size=`` keyword."""
+    if size is not None:
+        if shape:
+            raise TypeError(f"{fn}() got the sizes both positionally {shape} and as size={size!r}")
+        shape = (size,)
     shape = _shape_arg(shape, fn)
     if any(s < 0 for s in shape):
         raise ValueError(f"{fn}: sizes must be non-negative, got shape {shape}")
@@ -69,16 +74,16 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array if type(array) is np.ndarray else array.view(np.ndarray), False, None)
 
 
-def zeros(*shape, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _new(np.zeros(_check_shape(shape, "zeros"), _float_dtype(dtype)), requires_grad, device, "zeros")
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.zeros(_check_shape(shape, "zeros", size), _float_dtype(dtype)), requires_grad, device, "zeros")
 
 
-def ones(*shape, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _new(np.ones(_check_shape(shape, "ones"), _float_dtype(dtype)), requires_grad, device, "ones")
+def ones(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.ones(_check_shape(shape, "ones", size), _float_dtype(dtype)), requires_grad, device, "ones")
 
 
-def empty(*shape, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _new(np.empty(_check_shape(shape, "empty"), _float_dtype(dtype)), requires_grad, device, "empty")
+def empty(*shape, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _new(np.empty(_check_shape(shape, "empty", size), _float_dtype(dtype)), requires_grad, device, "empty")
 
 
 def full(shape, fill_value, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:
@@ -102,17 +107,17 @@ def ones_like(t: Tensor, dtype=None, requires_grad: bool = False, *, device=None
     return _new(np.ones(t.shape, dtype), requires_grad, device, "ones_like")
 
 
-def randn(*shape, dtype=None, requires_grad: bool = False, generator=None, device=None) -> Tensor:
+def randn(*shape, size=None, dtype=None, requires_grad: bool = False, generator=None, device=None) -> Tensor:
     """Standard normal samples from ``generator`` (default: minitensor's, see ``mt.manual_seed``)."""
-    shape = _check_shape(shape, "randn")
+    shape = _check_shape(shape, "randn", size)
     dtype = _random_dtype(dtype, "randn")
     draws = random.generator(generator).standard_normal(random.example_shape(shape)).astype(dtype)
     return random.as_examples(_new(draws, requires_grad, device, "randn"))  # (inside vmap: one per example)
 
 
-def rand(*shape, dtype=None, requires_grad: bool = False, generator=None, device=None) -> Tensor:
+def rand(*shape, size=None, dtype=None, requires_grad: bool = False, generator=None, device=None) -> Tensor:
     """Uniform samples in [0, 1) from ``generator`` (default: minitensor's)."""
-    shape = _check_shape(shape, "rand")
+    shape = _check_shape(shape, "rand", size)
     dtype = _random_dtype(dtype, "rand")
     draws = random.generator(generator).random(random.example_shape(shape)).astype(dtype)
     return random.as_examples(_new(draws, requires_grad, device, "rand"))  # (inside vmap: one per example)

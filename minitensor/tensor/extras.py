@@ -8,6 +8,8 @@ data, gradients and ops.  Here live
   ``cuda()`` (raises: minitensor has no GPU), ``type()``, ``type_as()``,
   ``is_floating_point()``, ``half()/int()/bool()``, ``nelement()``, and the
   factories ``new_zeros/new_ones/new_full/new_empty/new_tensor`` (same dtype as self);
+- memory: ``element_size()``, ``itemsize``, ``nbytes``, ``data_ptr()`` (the address of the first
+  element: two tensors sharing it share memory, e.g. tied weights);
 - Python protocols: ``format(t, '.4f')`` and ``__index__`` (``range(t)``, ``lst[t]``)
   for one-element tensors;
 - bitwise/logical ``& | ^ ~`` on bool and integer tensors, ``nonzero``;
@@ -159,6 +161,24 @@ class TensorExtras:
         """Zero-filled here (PyTorch leaves it uninitialised)."""
         check_device(device, "new_empty")
         return self.new_full(_size(size), 0, dtype, None, requires_grad)
+
+    def element_size(self) -> int:
+        """Bytes per element (4 for float32)."""
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element, as ``element_size()``."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements: ``numel() * element_size()``."""
+        return self._data.nbytes
+
+    def data_ptr(self) -> int:
+        """The memory address of the first element (tied weights, views at offset 0: the same address)."""
+        return self._data.__array_interface__["data"][0]
 
     def nelement(self) -> int:
         """The number of elements (``numel()``)."""

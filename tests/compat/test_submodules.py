@@ -25,9 +25,13 @@ def test_every_submodule_maps_to_its_torch_name(tmp_path: Path, run_python) -> N
             import torch.autograd.profiler, torch.testing
             assert torch.autograd.profiler.profile is minitensor.autograd.profiler.profile
             assert torch.testing.assert_close is minitensor.testing.assert_close
+            import torch.linalg, torch.random  # (modules, not packages: torch.<name> itself is looked up)
+            assert torch.linalg is minitensor.linalg and torch.random.manual_seed is minitensor.manual_seed
             count = 0
             for package in _PACKAGES:
                 root = importlib.import_module("minitensor." + package)
+                if package != "nn":  # (torch.nn forwards to minitensor.nn and adds PyTorch's extra names)
+                    assert importlib.import_module("torch." + package) is root, package
                 for info in pkgutil.walk_packages(getattr(root, "__path__", []), root.__name__ + "."):
                     if ".tensorboard" in info.name:
                         continue  # needs the tensorboard package, as PyTorch's does

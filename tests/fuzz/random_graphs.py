@@ -1,5 +1,5 @@
-"""Random op graphs for the fuzz tests: a generator, an evaluator, a printer (the ops: ``graph_ops.py`` and
-``graph_ops_math.py``).
+"""Random op graphs for the fuzz tests: a generator, an evaluator, a printer (the ops: ``graph_ops.py``,
+``graph_ops_math.py`` and, for ``nn.functional``, ``graph_ops_nn.py``).
 
 A ``Graph`` is a small program: some float64 leaves, then 3-8 steps, each one op
 applied to earlier values (leaves or step results)::
@@ -27,6 +27,7 @@ import pytest
 from graph_conv_ops import CONVS
 from graph_ops import BINARY, MATMUL, MAX_ABS, MAX_DIMS, MAX_SIZE, TANH, UNARY, Op
 from graph_ops_math import MATH_BINARY, MATH_UNARY
+from graph_ops_nn import NN_BINARY, NN_UNARY
 from hypothesis import strategies as st
 from vision_ops import VISION
 
@@ -83,7 +84,7 @@ def graphs(draw, min_ops: int = 3, max_ops: int = 8, unary: list | None = None, 
     (every op kind is differentiable twice and more: the same graphs serve second-order checks).
     ``unary``: the unary ops to draw from (default: all); ``dims``: the leaves' numbers of dims
     to draw from (default: 2, 3 or 1)."""
-    unary = UNARY + MATH_UNARY + VISION if unary is None else unary
+    unary = UNARY + MATH_UNARY + NN_UNARY + VISION if unary is None else unary
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     # (Hypothesis favours the first item of a list: it is the common case.)
     base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from(dims or [2, 3, 1]))))
@@ -132,7 +133,9 @@ def _binary_step(draw, values: list, add_leaf: Callable) -> Step | None:
         params = op.params(draw, values[a])
         add_leaf(params.pop("weight_shape"))
         return _checked(Step(op, (a, len(values) - 1), params), values)
-    pairs = [(op, b) for op in BINARY + MATH_BINARY for b in range(len(values)) if op.ok(values[a], values[b])]
+    pairs = [
+        (op, b) for op in BINARY + MATH_BINARY + NN_BINARY for b in range(len(values)) if op.ok(values[a], values[b])
+    ]
     if not pairs:
         return None
     op, b = draw(st.sampled_from(pairs))

@@ -18,6 +18,8 @@ MODULES = [
     "minitensor.nn.container",
     "minitensor.nn.linear",
     "minitensor.nn.normalization",
+    "minitensor.nn.bilinear",
+    "minitensor.nn.rms_norm",
     "minitensor.nn.dropout",
     "minitensor.nn.activation",
     "minitensor.nn.embedding",

@@ -74,3 +74,16 @@ def test_cell_errors_name_the_argument():
         nn.RNNCell(3, 4, nonlinearity="gelu")
     with pytest.raises(ValueError, match="hidden_size must be positive"):
         nn.GRUCell(3, 0)
+
+
+def test_rnn_cell_base_as_pytorch(torch):
+    """The cells' base class (PyTorch's RNNCellBase): its parameters for num_chunks gate blocks, repr, keys."""
+    for args in ((3, 4, True, 2), (3, 4, False, 1)):
+        ours, theirs = nn.RNNCellBase(*args), torch.nn.RNNCellBase(*args)
+        assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+        assert [p.shape for p in ours.parameters()] == [tuple(p.shape) for p in theirs.parameters()]
+    assert all(isinstance(cell(2, 3), nn.RNNCellBase) for cell in (nn.RNNCell, nn.LSTMCell, nn.GRUCell))
+    for args in ((2, 3, True, "relu"), (2, 3, False, "tanh")):  # (the cells' reprs too)
+        assert repr(nn.RNNCell(*args)) == repr(torch.nn.RNNCell(*args))
+    with pytest.raises(ValueError, match="num_chunks"):
+        nn.RNNCellBase(3, 4, True, 0)

@@ -9,6 +9,11 @@
    of that gradient (the second derivative) w.r.t. the inputs and ``w``;
 4. forward mode: the JVP rule (``forward_ad``) against central finite differences and against
    PyTorch's forward AD, in a random direction.
+
+``pytorch_second_order=False`` leaves out the comparison of the second derivative with PyTorch only
+(for PyTorch kernels whose backward has no derivative, e.g. ``multi_margin_loss``): step 2 still
+checks ours. ``pytorch_jvp=False`` likewise leaves out PyTorch's forward AD (kernels without one,
+e.g. ``multi_margin_loss``, ``pdist``): the JVP is still checked against differences.
 """
 
 from __future__ import annotations
@@ -31,9 +36,9 @@ def _pair(mt_fn, n):
     return grad_fn
 
 
-def check_jvp(mt_fn, torch_fn, *arrays, seed: int = 0, atol: float = 1e-10) -> None:
+def check_jvp(mt_fn, torch_fn, *arrays, seed: int = 0, atol: float = 1e-10, pytorch_jvp: bool = True) -> None:
     """The tangent of ``mt_fn`` at ``arrays`` (float64) in a random direction, by its JVP rules,
-    against central differences and (when PyTorch is installed) PyTorch's forward AD."""
+    against central differences and (when PyTorch is installed and ``pytorch_jvp``) PyTorch's forward AD."""
     rng = np.random.default_rng(seed + 1)
     vs = [rng.standard_normal(np.shape(a)) for a in arrays]
     with fwAD.dual_level():
@@ -52,6 +57,8 @@ def check_jvp(mt_fn, torch_fn, *arrays, seed: int = 0, atol: float = 1e-10) -> N
     np.testing.assert_allclose(
         mine, (at(eps) - at(-eps)) / (2 * eps), rtol=1e-5, atol=1e-6, err_msg="JVP vs differences"
     )
+    if not pytorch_jvp:
+        return
     torch = pytest.importorskip("torch")
     with torch.autograd.forward_ad.dual_level():
         make = torch.autograd.forward_ad.make_dual
@@ -61,8 +68,17 @@ def check_jvp(mt_fn, torch_fn, *arrays, seed: int = 0, atol: float = 1e-10) -> N
     np.testing.assert_allclose(mine, expected, rtol=1e-9, atol=atol, err_msg="JVP vs PyTorch's forward AD")
 
 
-def check_op(mt_fn, torch_fn, *arrays, seed: int = 0, second: bool = True, atol: float = 1e-10):
-    check_jvp(mt_fn, torch_fn, *arrays, seed=seed, atol=atol)
+def check_op(
+    mt_fn,
+    torch_fn,
+    *arrays,
+    seed: int = 0,
+    second: bool = True,
+    atol: float = 1e-10,
+    pytorch_second_order: bool = True,
+    pytorch_jvp: bool = True,
+):
+    check_jvp(mt_fn, torch_fn, *arrays, seed=seed, atol=atol, pytorch_jvp=pytorch_jvp)
     rng = np.random.default_rng(seed)
     xs = [mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in arrays]
     assert gradcheck(mt_fn, xs)
@@ -76,7 +92,7 @@ def check_op(mt_fn, torch_fn, *arrays, seed: int = 0, second: bool = True, atol:
     tout = torch_fn(*txs)
     np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=atol)
     tw = torch.tensor(w_arr, requires_grad=True)
-    tgrads = torch.autograd.grad((tout * tw).sum(), txs, create_graph=True, allow_unused=True)
+    tgrads = torch.autograd.grad((tout * tw).sum(), txs, create_graph=pytorch_second_order, allow_unused=True)
     mgrads = _pair(mt_fn, len(xs))(*xs, w)
     vs = [rng.standard_normal(np.shape(a)) for a in arrays]
     tsecond_out = sum((g * torch.tensor(v)).sum() for g, v in zip(tgrads, vs) if g is not None)
@@ -85,7 +101,7 @@ def check_op(mt_fn, torch_fn, *arrays, seed: int = 0, second: bool = True, atol:
         t_arr = np.zeros(np.shape(a)) if tg is None else tg.detach().numpy()
         m_arr = np.zeros(np.shape(a)) if mg is None else mg.numpy()
         np.testing.assert_allclose(m_arr, t_arr, rtol=1e-10, atol=atol)
-    if not second or not getattr(tsecond_out, "requires_grad", False):
+    if not (second and pytorch_second_order) or not getattr(tsecond_out, "requires_grad", False):
         return
     tsec = torch.autograd.grad(tsecond_out, [*txs, tw], allow_unused=True)
     msec = mt.autograd.grad(msecond_out, [*xs, w], allow_unused=True)

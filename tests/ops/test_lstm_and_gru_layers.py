@@ -109,11 +109,6 @@ def test_in_place_change_of_a_saved_input_is_caught(kind, rng):
         out.sum().backward()
 
 
-@pytest.fixture
-def torch():
-    return pytest.importorskip("torch")
-
-
 @pytest.mark.parametrize("kind", LAYERS)
 @pytest.mark.parametrize(
     "dtype, kwargs, shape, tol",

@@ -15,12 +15,6 @@ import minitensor.nn as nn
 from minitensor import serialization
 
 
-@pytest.fixture
-def torch():
-    """PyTorch, the oracle (the tests that use it are skipped without it)."""
-    return pytest.importorskip("torch")
-
-
 @pytest.fixture(autouse=True)
 def no_safe_globals_left():
     """Each test starts and ends with nothing allowed."""

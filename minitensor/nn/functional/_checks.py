@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -63,3 +64,31 @@ def check_same_dtype(input: Tensor, param: Tensor, name: str, fn: str) -> None: 
             f"{fn}: input dtype {input.dtype} does not match {name} dtype {param.dtype}; "
             f"convert one of them (module.to({input.dtype}) or input.to({param.dtype}))"
         )
+
+
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def reduction_of(size_average, reduce, reduction: str, fn: str) -> str:
+    """A loss's ``reduction``, checked.  PyTorch's deprecated ``size_average`` and ``reduce`` (old tutorials'
+    ``size_average=False``) decide it when either is given, with PyTorch's warning: both True (or None):
+    ``'mean'``; ``reduce`` True and ``size_average`` False: ``'sum'``; ``reduce`` False: ``'none'``."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{fn}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    return reduction
+
+
+def check_number(value, name: str, fn: str) -> float:
+    """``value`` as a float: TypeError for anything but a real number (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: {name} must be a number, got {type(value).__name__} {value!r}")
+    return float(value)

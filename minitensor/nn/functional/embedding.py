@@ -1,12 +1,14 @@
-"""``embedding``: look up rows of a weight matrix by integer index (``ops.nn_ops.Embedding``)."""
+"""``embedding``: look up rows of a weight matrix by integer index (``ops.nn_ops.Embedding``);
+``embedding_bag``: the sum, mean or max of the rows of each bag of indices; ``one_hot``."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...ops import nn_ops
+from ...ops.shape import IndexAdd, where
 from ...tensor import Tensor
-from ._checks import check_tensor
+from ._checks import check_same_dtype, check_tensor
 
 
 def _indices(indices) -> np.ndarray:
@@ -47,6 +49,120 @@ def embedding(input, weight: Tensor, padding_idx: int | None = None) -> Tensor: 
             raise ValueError(f"embedding: padding_idx must be in [{-num}, {num - 1}], got {padding_idx}")
         padding_idx %= num
     return nn_ops.Embedding.apply(weight, indices, padding_idx=padding_idx)
+
+
+def embedding_bag(
+    input,  # noqa: A002
+    weight: Tensor,
+    offsets=None,
+    max_norm=None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
+    """The sum, mean or max of the rows of ``weight`` picked by each bag of indices: (B, D).
+
+    Bags: the rows of a 2-D ``input`` (B, L) (``offsets`` None), or the runs of a 1-D ``input`` that start
+    at each of the (B,) ``offsets`` (the first 0; with ``include_last_offset`` there are B + 1 offsets, the
+    last the end).  Indices equal to ``padding_idx`` are left out (an empty bag gives zeros).
+    ``per_sample_weights`` (``input``'s shape, ``mode='sum'`` only) scales each row before the sum.
+    The max gives its gradient to the first largest row of each bag and dim, as PyTorch.
+    ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are accepted at their defaults only.
+
+    >>> F.embedding_bag(mt.tensor([0, 2, 1]), mt.eye(3), mt.tensor([0, 2]), mode="sum").tolist()
+    [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
+    """
+    fn = "embedding_bag"
+    check_tensor(weight, "weight", fn)
+    if weight.ndim != 2:
+        raise ValueError(f"{fn}: weight must be 2-D (num_embeddings, embedding_dim), got shape {weight.shape}")
+    for name, value in (("max_norm", max_norm), ("scale_grad_by_freq", scale_grad_by_freq), ("sparse", sparse)):
+        if value:
+            raise ValueError(f"{fn}: {name}={value!r} is not supported by minitensor (only the default)")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"{fn}: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+    indices = _indices(input)
+    bags, n_bags = _bags(indices, offsets, include_last_offset, fn)
+    flat = indices.reshape(-1)
+    num = weight.shape[0]
+    if flat.size and (flat.min() < 0 or flat.max() >= num):
+        bad = flat.min() if flat.min() < 0 else flat.max()
+        raise ValueError(f"{fn}: index {bad} is out of range; indices must be in [0, {num - 1}]")
+    kept = np.ones(bags.shape, dtype=bool)
+    if padding_idx is not None:
+        is_int = isinstance(padding_idx, (int, np.integer)) and not isinstance(padding_idx, bool)
+        if not is_int or not -num <= padding_idx < num:
+            raise ValueError(f"{fn}: padding_idx must be an int in [{-num}, {num - 1}] or None, got {padding_idx!r}")
+        kept &= flat != padding_idx % num
+    rows = nn_ops.Embedding.apply(weight, flat[kept])  # (K, D)
+    bags = bags[kept]
+    shape = (n_bags, weight.shape[1])
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise ValueError(f"{fn}: per_sample_weights is only supported for mode='sum', got mode={mode!r}")
+        check_tensor(per_sample_weights, "per_sample_weights", fn)
+        if per_sample_weights.shape != indices.shape:
+            raise ValueError(
+                f"{fn}: per_sample_weights must have input's shape {indices.shape}, got {per_sample_weights.shape}"
+            )
+        check_same_dtype(per_sample_weights, weight, "weight", fn)
+        rows = rows * per_sample_weights.reshape(-1)[np.flatnonzero(kept)].unsqueeze(1)
+    if mode == "max":
+        return _bag_max(rows, bags, shape)
+    total = IndexAdd.apply(rows, key=(bags,), shape=shape)
+    if mode == "sum":
+        return total
+    counts = np.bincount(bags, minlength=n_bags).astype(weight.dtype)
+    return total / np.maximum(counts, 1)[:, None]
+
+
+def _bags(indices: np.ndarray, offsets, include_last_offset: bool, fn: str) -> tuple:
+    """The bag of each index of ``indices`` (flattened) and the number of bags."""
+    if indices.ndim == 2:
+        if offsets is not None:
+            raise ValueError(f"{fn}: offsets must be None for a 2-D input (each row is a bag), got {offsets!r}")
+        n_bags, length = indices.shape
+        return np.repeat(np.arange(n_bags), length), n_bags
+    if indices.ndim != 1:
+        raise ValueError(f"{fn}: input must be 1-D (with offsets) or 2-D (B, L), got shape {indices.shape}")
+    if offsets is None:
+        raise ValueError(f"{fn}: a 1-D input needs offsets (the start of each bag), got None")
+    starts = offsets._data if isinstance(offsets, Tensor) else np.asarray(offsets)
+    if starts.ndim != 1 or starts.dtype.kind not in "iu":
+        raise ValueError(f"{fn}: offsets must be a 1-D integer tensor, got shape {starts.shape} dtype {starts.dtype}")
+    if starts.size and (starts[0] != 0 or np.any(np.diff(starts) < 0) or starts[-1] > indices.size):
+        raise ValueError(
+            f"{fn}: offsets must start at 0, never decrease and stay <= the input's length {indices.size}, "
+            f"got {starts.tolist()}"
+        )
+    if include_last_offset:  # (the last offset is the input's length: PyTorch's results differ by dtype otherwise)
+        if starts.size == 0 or starts[-1] != indices.size:
+            raise ValueError(
+                f"{fn}: with include_last_offset=True the last offset must be the input's length {indices.size}, "
+                f"got offsets {starts.tolist()}"
+            )
+        starts = starts[:-1]
+    return np.searchsorted(starts, np.arange(indices.size), side="right") - 1, starts.size
+
+
+def _bag_max(rows: Tensor, bags: np.ndarray, shape: tuple) -> Tensor:
+    """The largest row of each bag per dim (the first of equal ones gets the gradient); 0 for empty bags."""
+    n_bags, width = shape
+    if rows.shape[0] == 0:
+        return IndexAdd.apply(rows, key=(bags,), shape=shape)
+    values = rows._data
+    best = np.full(shape, -np.inf, dtype=values.dtype)
+    np.maximum.at(best, bags, values)
+    winner = np.where(values == best[bags], np.arange(rows.shape[0])[:, None], rows.shape[0])
+    first = np.full(shape, rows.shape[0])
+    np.minimum.at(first, bags, winner)
+    empty = np.bincount(bags, minlength=n_bags) == 0
+    picked = rows.gather(0, Tensor(np.where(empty[:, None], 0, first)))
+    return where(empty[:, None], 0.0, picked)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

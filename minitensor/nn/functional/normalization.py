@@ -1,16 +1,19 @@
-"""``layer_norm``: normalise over the trailing dims, one fused op (``ops.nn_ops.LayerNorm``)."""
+"""``layer_norm``: normalise over the trailing dims, one fused op (``ops.nn_ops.LayerNorm``); ``rms_norm``:
+scale by the root mean square over the trailing dims (Tensor ops)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from ...ops import nn_ops
 from ...tensor import Tensor
 from ._checks import as_input, check_float, check_same_dtype, check_tensor, float_like
 
 
-def _as_shape(normalized_shape) -> tuple:
+def _as_shape(normalized_shape, fn: str = "layer_norm") -> tuple:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if not shape or any(not isinstance(s, int) or s <= 0 for s in shape):
-        raise ValueError(f"layer_norm: normalized_shape must be positive ints, got {normalized_shape!r}")
+        raise ValueError(f"{fn}: normalized_shape must be positive ints, got {normalized_shape!r}")
     return shape
 
 
@@ -53,3 +56,36 @@ def layer_norm(
             raise ValueError(f"layer_norm: {name} must have shape normalized_shape={shape}, got {param.shape}")
         check_same_dtype(input, param, name, "layer_norm")
     return nn_ops.LayerNorm.apply(input, weight, bias, n_dims=len(shape), eps=float(eps))
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:  # noqa: A002
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims (no centring):
+
+        y = x / sqrt(mean(x^2) + eps) * weight
+
+    ``eps=None`` is the input dtype's machine epsilon (``mt.finfo(dtype).eps``), as PyTorch.  Written in
+    Tensor ops (differentiable to any order).
+
+    >>> F.rms_norm(mt.tensor([[3.0, -3.0], [1.0, 7.0]]), (2,), eps=0.0).tolist()  # the RMS: 3, then 5
+    [[1.0, -1.0], [0.2..., 1.3999...]]
+    """
+    input = as_input(input, "input", "rms_norm", like=float_like(weight))  # noqa: A001
+    check_float(input, "rms_norm")
+    shape = _as_shape(normalized_shape, "rms_norm")
+    if input.ndim < len(shape) or input.shape[input.ndim - len(shape) :] != shape:
+        raise ValueError(
+            f"rms_norm: input's trailing dims must equal normalized_shape={shape}, got input of shape {input.shape}"
+        )
+    if eps is None:
+        eps = float(np.finfo(input.dtype).eps)
+    elif isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
+        raise ValueError(f"rms_norm: eps must be a non-negative number or None, got {eps!r}")
+    dims = tuple(range(-len(shape), 0))
+    y = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is None:
+        return y
+    check_tensor(weight, "weight", "rms_norm")
+    if weight.shape != shape:
+        raise ValueError(f"rms_norm: weight must have shape normalized_shape={shape}, got {weight.shape}")
+    check_same_dtype(input, weight, "weight", "rms_norm")
+    return y * weight

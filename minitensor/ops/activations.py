@@ -1,0 +1,234 @@
+"""Piecewise activations: each is a choice between a few linear pieces, and its gradient the slope of
+the piece, with PyTorch's choice at the kinks.
+
+    op            y                                              dy/dx
+    LeakyRelu     x if x > 0 else slope * x                      1 if x > 0 else slope (slope at 0)
+    Hardtanh      clip(x, low, high)                             1 if low < x < high else 0 (0 at both ends)
+    Hardsigmoid   clip(x + 3, 0, 6) / 6                          1/6 if -3 < x < 3 else 0
+    Hardswish     x * clip(x + 3, 0, 6) / 6                      0 up to -3, x/3 + 1/2 on (-3, 3), 1 from 3
+    Threshold     x if x > threshold else value                  1 if x > threshold else 0
+    Softshrink    x - lambd above lambd, x + lambd below -lambd, else 0     1 outside [-lambd, lambd], else 0
+    Hardshrink    x outside [-lambd, lambd], else 0                          1 outside [-lambd, lambd], else 0
+    Prelu         x if x > 0 else w * x  (w: one slope per channel)         dx: 1 or w;  dw: 0 or x
+    RreluWithNoise  x * noise  (RReLU in training: noise ~ U(lower, upper) where x <= 0, else 1)   noise
+
+``ReLU6`` is ``Hardtanh(0, 6)``.  Each backward is a ``np.where`` of the incoming gradient, so it runs
+on arrays (first order) and on Tensors (``create_graph=True``) alike; the second derivative of a
+piecewise-linear function is 0 except through ``Prelu``'s product ``w * x`` and Hardswish's ``x/3``.
+NaN passes as in PyTorch: a comparison with NaN is False, so NaN takes the branch PyTorch's kernel
+takes.  Forward mode: each is elementwise (a diagonal Jacobian), so its JVP is its backward applied to
+the tangent (``jvp = backward``); ``Prelu`` adds its slopes' tangent by the product rule.
+
+>>> LeakyRelu.apply(mt.tensor([-2.0, 3.0]), slope=0.25).tolist()
+[-0.5, 3.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import random
+from ..autograd import batching
+from ..autograd.batching import elementwise
+from ..autograd.dual import plus
+from ..autograd.function import Op
+from ..tensor import Tensor
+from .nn_ops import save_with_state
+
+
+class LeakyRelu(Op):
+    """x where x > 0, else slope * x;  dx = grad where x > 0, else slope * grad."""
+
+    @staticmethod
+    def forward(ctx, x, slope=0.01):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        return np.where(x > 0, x, x * slope)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return np.where(x > 0, grad, grad * ctx.slope)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Hardtanh(Op):
+    """clip(x, low, high);  dx = grad strictly inside (low, high), else 0 (NaN passes it, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, x, low=-1.0, high=1.0):
+        ctx.save_for_backward(x)
+        ctx.low, ctx.high = low, high
+        return np.clip(x, x.dtype.type(low), x.dtype.type(high))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return np.where(np.logical_or(x <= ctx.low, x >= ctx.high), 0.0, grad)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Hardsigmoid(Op):
+    """clip(x + 3, 0, 6) / 6, a piecewise-linear sigmoid;  dx = grad / 6 on (-3, 3), else 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return np.where(np.logical_and(x > -3.0, x < 3.0), grad / 6.0, 0.0)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Hardswish(Op):
+    """x * clip(x + 3, 0, 6) / 6;  dx = 0 up to -3, grad * (x/3 + 1/2) on (-3, 3), grad from 3 on."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * np.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return np.where(x <= -3.0, 0.0, np.where(x < 3.0, grad * (x / 3.0 + 0.5), grad))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Threshold(Op):
+    """x where x > threshold, else value;  dx = grad where x > threshold, else 0."""
+
+    @staticmethod
+    def forward(ctx, x, threshold=0.0, value=0.0):
+        ctx.save_for_backward(x)
+        ctx.threshold = threshold
+        return np.where(x <= threshold, x.dtype.type(value), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return np.where(x <= ctx.threshold, 0.0, grad)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Softshrink(Op):
+    """x - lambd above lambd, x + lambd below -lambd, 0 between;  dx = grad outside [-lambd, lambd], else 0."""
+
+    @staticmethod
+    def forward(ctx, x, lambd=0.5):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        lambd = x.dtype.type(lambd)
+        return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))  # (x * 0: NaN stays NaN)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return _outside(x, ctx.lambd, grad)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Hardshrink(Op):
+    """x outside [-lambd, lambd], 0 inside;  dx = grad outside, else 0."""
+
+    @staticmethod
+    def forward(ctx, x, lambd=0.5):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        return np.where(np.logical_and(x >= -lambd, x <= lambd), x.dtype.type(0), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return _outside(x, ctx.lambd, grad)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+def _outside(x, lambd: float, grad):
+    """grad outside [-lambd, lambd] (NaN is outside), 0 inside: both shrinkages' gradient, as PyTorch's."""
+    return np.where(np.logical_and(x >= -lambd, x <= lambd), 0.0, grad)
+
+
+class Prelu(Op):
+    """x where x > 0, else w * x, with ``w`` shaped to broadcast against x (one slope per channel);
+    dx = grad where x > 0, else w * grad;  dw = 0 where x > 0, else x * grad (the engine sums it to w's shape)."""
+
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return np.where(x > 0, x, w * x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need_x, need_w = ctx.needs_input_grad
+        positive = x > 0
+        gx = np.where(positive, grad, grad * w) if need_x else None
+        gw = np.where(positive, 0.0, grad * x) if need_w else None
+        return gx, gw
+
+    @staticmethod
+    def jvp(ctx, dx, dw):
+        # the product rule of where(x > 0, x, w * x): dx through either piece, dw through w * x
+        x, w = ctx.saved_tensors
+        positive = x > 0
+        return plus(
+            None if dx is None else np.where(positive, dx, w * dx),
+            None if dw is None else np.where(positive, 0.0, x * dw),
+        )
+
+    batch = elementwise  # vmap: x and the slopes broadcast as in any elementwise op
+
+
+class RreluWithNoise(Op):
+    """RReLU in training: y = x * noise, ``noise`` drawn from minitensor's generator: U(lower, upper) where
+    x <= 0, 1 elsewhere (PyTorch's rule);  dx = grad * noise (a constant, as dropout's mask)."""
+
+    @staticmethod
+    def forward(ctx, x, lower=0.125, upper=1.0 / 3.0):
+        noise = random.generator().uniform(lower, upper, x.shape).astype(x.dtype, copy=False)
+        noise = np.where(x <= 0, noise, x.dtype.type(1))
+        save_with_state(ctx, state=(noise,))
+        return x * noise
+
+    @staticmethod
+    def backward(ctx, grad):
+        ((noise,),) = ctx.saved_tensors
+        return grad * noise
+
+    jvp = backward  # dy = dx * noise (a constant)
+
+    @staticmethod
+    def batch(b):
+        x = b.values[0]  # (batch dim 0)
+        mode = batching.randomness[0] if batching.randomness else "different"
+        if mode != "same":
+            return b.run(x)  # (each example its own noise; "error" mode raised at the draw)
+        lower, upper = b.settings.get("lower", 0.125), b.settings.get("upper", 1.0 / 3.0)
+        dtype = x._data.dtype
+        draw = random.generator().uniform(lower, upper, x.shape[1:]).astype(dtype, copy=False)  # (one, for all)
+        return x * Tensor._make(np.where(x._data <= 0, draw, dtype.type(1)), False, None)

@@ -1,0 +1,206 @@
+"""Connectionist temporal classification: ``CtcLoss``, ``-log p(target | log_probs)`` summed over every
+alignment of the target to the T time steps (Graves et al., 2006), as PyTorch's ``ctc_loss``.
+
+Notation, for one sample: ``lp`` (T, C) log-probabilities, the target ``l`` of S labels, and the
+extended target ``l'`` = (blank, l1, blank, l2, ..., lS, blank) of L = 2S + 1 states.  An alignment
+walks through ``l'`` one time step at a time: it stays, moves to the next state, or skips a blank
+(from a label to the next label, when the two labels differ).
+
+Forward (alpha) recursion, in log space (``lse`` = log-sum-exp; -inf where no path leads)::
+
+    alpha_0(0) = lp_0(blank),   alpha_0(1) = lp_0(l1)
+    alpha_t(s) = lse(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) if the skip is allowed) + lp_t(l'_s)
+    nll        = -lse(alpha_{T-1}(L-1), alpha_{T-1}(L-2))
+
+Backward (beta) recursion, the same from the end; then, with ``lcab_t(c) = lse over the states s with
+l'_s = c of alpha_t(s) + beta_t(s)``, the gradient is PyTorch's::
+
+    d nll / d lp_t(c) = exp(lp_t(c)) - exp(lcab_t(c) + nll - lp_t(c))          (0 for t beyond the input's length)
+
+The second term is the derivative of ``nll``; the first, ``exp(lp)``, is what PyTorch adds: it assumes
+``lp = log_softmax(logits)``, whose backward then removes it (each row of ``exp(lp)`` sums to 1, a
+constant).  Through ``log_softmax`` the gradient is therefore exact; on raw ``lp`` it is PyTorch's.
+
+Second order (``create_graph=True``): the gradient of ``_plain``, the same loss (plus the sum of
+``exp(lp)`` over the counted time steps, so that its gradient is the one above) written in Tensor ops:
+the forward recursion in probability space, each step rescaled to sum 1 (Rabiner's scaling), so no
+log of 0 appears where no path leads.
+
+Forward mode: the JVP is the transpose of that gradient (``jvp``), so forward and reverse mode give
+the same Jacobian; on Tensors (a tangent that is itself differentiated) it is the JVP of ``_plain``.
+
+A sample whose target cannot fit its input (too long, counting the blanks needed between repeated
+labels) has loss inf, as PyTorch; its gradient is 0 (PyTorch's is NaN unless ``zero_infinity``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.composite import composite_jvp
+from ..autograd.function import Op
+from ..tensor import Tensor
+from .nn_ops import composite, on_arrays, save_with_state
+from .shape import cat, where
+
+
+def extended_targets(targets: np.ndarray, target_lengths: np.ndarray, blank: int) -> tuple:
+    """For padded targets (N, S): the extended targets ``ext`` (N, L) (blank between and around the
+    labels; blank also past each target's end), ``skip`` (N, L) (may state s be reached from s - 2) and
+    each target's number of states ``2 S_n + 1``."""
+    n, s = targets.shape
+    labels = np.where(np.arange(s) < target_lengths[:, None], targets, blank)
+    ext = np.full((n, 2 * s + 1), blank, dtype=np.int64)
+    ext[:, 1::2] = labels
+    skip = np.zeros(ext.shape, dtype=bool)
+    skip[:, 3::2] = labels[:, 1:] != labels[:, :-1]
+    return ext, skip, 2 * target_lengths + 1
+
+
+def _shift(a: np.ndarray, by: int) -> np.ndarray:
+    """``a`` (N, L) moved ``by`` states to the right (``by`` < 0: to the left), -inf filling in."""
+    out = np.full_like(a, -np.inf)
+    if by > 0:
+        out[:, by:] = a[:, :-by]
+    else:
+        out[:, :by] = a[:, -by:]
+    return out
+
+
+def _lse(*arrays: np.ndarray) -> np.ndarray:
+    out = arrays[0]
+    for a in arrays[1:]:
+        out = np.logaddexp(out, a)
+    return out
+
+
+def log_alpha(lp_ext: np.ndarray, skip: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """The forward variables (T, N, L) of the states' log-probabilities ``lp_ext`` (T, N, L)."""
+    t_max, n, length = lp_ext.shape
+    alpha = np.full(lp_ext.shape, -np.inf)
+    if t_max == 0:
+        return alpha
+    alpha[0, :, 0] = lp_ext[0, :, 0]
+    if length > 1:
+        alpha[0, :, 1] = np.where(states > 1, lp_ext[0, :, 1], -np.inf)
+    for t in range(1, t_max):
+        prev = alpha[t - 1]
+        alpha[t] = _lse(prev, _shift(prev, 1), np.where(skip, _shift(prev, 2), -np.inf)) + lp_ext[t]
+    return alpha
+
+
+def log_beta(lp_ext: np.ndarray, skip: np.ndarray, states: np.ndarray, input_lengths: np.ndarray) -> np.ndarray:
+    """The backward variables (T, N, L), started at each sample's last time step ``input_lengths - 1``."""
+    t_max, n, _ = lp_ext.shape
+    beta = np.full(lp_ext.shape, -np.inf)
+    rows = np.nonzero(input_lengths > 0)[0]
+    last = input_lengths[rows] - 1
+    beta[last, rows, states[rows] - 1] = lp_ext[last, rows, states[rows] - 1]
+    two = rows[states[rows] > 1]
+    beta[input_lengths[two] - 1, two, states[two] - 2] = lp_ext[input_lengths[two] - 1, two, states[two] - 2]
+    skip_ahead = _shift(skip.astype(float), -2) > 0  # may state s + 2 be reached from s
+    for t in range(t_max - 2, -1, -1):
+        nxt = beta[t + 1]
+        step = _lse(nxt, _shift(nxt, -1), np.where(skip_ahead, _shift(nxt, -2), -np.inf)) + lp_ext[t]
+        beta[t] = np.where((t < input_lengths - 1)[:, None], step, beta[t])
+    return beta
+
+
+def _nll(alpha: np.ndarray, states: np.ndarray, input_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarray:
+    """-log p(target) of each sample from its forward variables at its last time step."""
+    n = alpha.shape[1]
+    nll = np.where(target_lengths == 0, 0.0, np.inf)  # (an empty input: only an empty target fits)
+    rows = np.nonzero(input_lengths > 0)[0]
+    last = alpha[input_lengths[rows] - 1, rows]  # (rows, L)
+    end = last[np.arange(rows.size), states[rows] - 1]
+    before = np.where(states[rows] > 1, last[np.arange(rows.size), np.maximum(states[rows] - 2, 0)], -np.inf)
+    nll[rows] = -np.logaddexp(end, before)
+    return nll if n else nll[:0]
+
+
+class CtcLoss(Op):
+    """The CTC negative log-likelihood of each sample, (N,), of ``log_probs`` (T, N, C).
+
+    Settings: ``targets`` (N, S) int64 (each row's first ``target_lengths[n]`` entries count),
+    ``input_lengths`` and ``target_lengths`` (N,) int64, ``blank``, ``zero_infinity`` (infinite losses,
+    and their gradients, become 0).
+    """
+
+    @staticmethod
+    def forward(ctx, log_probs, targets=None, input_lengths=None, target_lengths=None, blank=0, zero_infinity=False):
+        ext, skip, states = extended_targets(targets, target_lengths, blank)
+        lp = log_probs.astype(np.float64, copy=False)
+        lp_ext = np.take_along_axis(lp, np.broadcast_to(ext, (lp.shape[0], *ext.shape)), axis=2)
+        lp_ext = np.where(np.arange(ext.shape[1]) < states[:, None], lp_ext, -np.inf)
+        alpha = log_alpha(lp_ext, skip, states)
+        nll = _nll(alpha, states, input_lengths, target_lengths)
+        feasible = np.isfinite(nll)
+        save_with_state(ctx, log_probs, state=(alpha, lp_ext, ext, skip, states, nll))
+        ctx.settings = {"targets": targets, "input_lengths": input_lengths, "target_lengths": target_lengths,
+                        "blank": blank, "feasible": feasible}  # fmt: skip
+        out = np.where(feasible, nll, 0.0) if zero_infinity else nll
+        return out.astype(log_probs.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not on_arrays(grad):
+            return composite(_plain, ctx.saved_tensors[:1], ctx, grad, **ctx.settings)
+        log_probs, (alpha, lp_ext, ext, skip, states, nll) = ctx.saved_tensors
+        input_lengths, feasible = ctx.settings["input_lengths"], ctx.settings["feasible"]
+        beta = log_beta(lp_ext, skip, states, input_lengths)
+        t_max, n, c = log_probs.shape
+        lcab = np.full((t_max, n, c), -np.inf)
+        t_idx, n_idx, s_idx = np.indices(alpha.shape)
+        np.logaddexp.at(lcab, (t_idx, n_idx, ext[n_idx, s_idx]), alpha + beta)
+        lp = log_probs.astype(np.float64, copy=False)
+        with np.errstate(invalid="ignore"):  # (infeasible samples: -inf + inf, replaced below)
+            g = np.exp(lp) - np.exp(lcab + np.where(feasible, nll, 0.0)[None, :, None] - lp)
+        counted = (np.arange(t_max)[:, None] < input_lengths[None, :]) & feasible[None, :]
+        g = np.where(counted[:, :, None], g * np.asarray(grad)[None, :, None], 0.0)
+        return g.astype(log_probs.dtype)
+
+    @staticmethod
+    def jvp(ctx, dlp):
+        # the transpose of backward's Jacobian (so jacfwd and jacrev agree, and through log_softmax, whose
+        # tangents' rows sum to 0 against exp(lp), both are the exact derivative): each sample's loss moves
+        # by its gradient (T, C) dotted with its tangent.  PyTorch has no forward AD for ctc_loss.
+        if isinstance(dlp, Tensor) or isinstance(ctx.inputs[0], Tensor):
+            return composite_jvp(lambda lp: _plain(lp, **ctx.settings), ctx.inputs, (dlp,))
+        ones = np.ones(ctx.output.shape, ctx.output.dtype)
+        return (CtcLoss.backward(ctx, ones) * dlp).sum((0, 2))
+
+
+def _plain(log_probs, targets=None, input_lengths=None, target_lengths=None, blank=0, feasible=None):
+    """The loss (N,) in Tensor ops (plus the sum of exp(lp) over each sample's time steps: see the module
+    docstring), by the scaled forward recursion in probability space.  Infeasible samples give 0."""
+    t_max, n, _ = log_probs.shape
+    if t_max == 0:
+        return log_probs.sum((0, 2)) * 0.0
+    ext, skip, states = extended_targets(targets, target_lengths, blank)
+    index = Tensor(ext)
+    present = (np.arange(ext.shape[1]) < states[:, None]).astype(log_probs.dtype)
+    first = present * (np.arange(ext.shape[1]) < 2)
+    skip = skip.astype(log_probs.dtype)
+    probs = log_probs.exp()
+    alpha, log_scale = None, 0.0
+    for t in range(t_max):
+        y = probs[t].gather(1, index) * present
+        if alpha is None:
+            step = y * first
+        else:
+            zero = alpha[:, :1] * 0.0
+            moved = cat([zero, alpha[:, :-1]], 1)
+            skipped = cat([zero, zero, alpha[:, :-2]], 1) * skip if ext.shape[1] > 2 else 0.0
+            step = (alpha + moved + skipped) * y
+        active = (t < input_lengths) & feasible
+        total = step.sum(1)
+        scale = where(active, total, 1.0)
+        step = step / scale.unsqueeze(1)
+        alpha = step if alpha is None else where(active[:, None], step, alpha)
+        log_scale = log_scale + scale.log()
+    rows = np.arange(n)
+    end = alpha[rows, states - 1] + where(states > 1, alpha[rows, np.maximum(states - 2, 0)], 0.0)
+    end = where(feasible & (input_lengths > 0), end, 1.0)
+    counted = (np.arange(t_max)[:, None] < input_lengths[None, :]) & feasible[None, :]  # (T, N)
+    extra = (probs * counted[:, :, None].astype(log_probs.dtype)).sum((0, 2))
+    return where(feasible, -(log_scale + end.log()), 0.0) + extra

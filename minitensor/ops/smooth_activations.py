@@ -1,0 +1,134 @@
+"""Smooth activations: the exponential linear units and the log-sigmoid family.
+
+    op          y                                                 dy/dx
+    Elu         scale * x                         where x > 0     scale
+                scale * alpha * (exp(s * x) - 1)  elsewhere       scale * alpha * s * exp(s * x)
+    Mish        x * tanh(softplus(x))                             t + x * sigmoid(x) * (1 - t^2), t = tanh(softplus(x))
+    LogSigmoid  log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))    sigmoid(-x)
+    Softsign    x / (1 + |x|)                                     1 / (1 + |x|)^2
+    Tanhshrink  x - tanh(x)                                       tanh(x)^2
+
+``Elu`` is PyTorch's one kernel for three layers: ELU (``scale = s = 1``), SELU (``scale`` = 1.0507...,
+``alpha`` = 1.6732..., ``s = 1``) and CELU (``scale = 1``, ``s = 1 / alpha``).  The exponential is taken
+of ``min(x, 0)`` only, so no large ``x`` overflows in the branch that is not used (nor, under
+``create_graph``, in its zero gradient: ``0 * inf`` would be NaN).  Each backward is written with
+operators, ``np.where`` and ops that answer arrays and Tensors alike (``Sigmoid.call``,
+``Softplus.call``), so second derivatives come from the same lines, and so do the JVPs: each op is elementwise (a
+diagonal Jacobian), so its JVP is its backward applied to the tangent (``jvp = backward``).
+
+>>> Elu.apply(mt.tensor([-1.0, 2.0]), alpha=1.0).tolist()  # doctest: +ELLIPSIS
+[-0.632120..., 2.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.batching import elementwise
+from ..autograd.function import Op
+from .elementwise import Sigmoid
+from .softplus import Softplus
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _negative_part(x):
+    """min(x, 0) for arrays and Tensors (``np.where`` answers both; ``np.minimum`` only arrays)."""
+    return np.where(x <= 0, x, 0.0)
+
+
+class Elu(Op):
+    """scale * alpha * (exp(input_scale * x) - 1) where x <= 0, else scale * x."""
+
+    @staticmethod
+    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
+        ctx.save_for_backward(x)
+        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
+        negative = (scale * alpha) * np.expm1(_negative_part(x) * input_scale)
+        return np.where(x <= 0, negative, x * scale)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        slope = (ctx.scale * ctx.alpha * ctx.input_scale) * np.exp(_negative_part(x) * ctx.input_scale)
+        return np.where(x <= 0, grad * slope, grad * ctx.scale)  # (NaN takes the linear piece, as PyTorch)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Mish(Op):
+    """x * tanh(softplus(x));  dx = grad * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(softplus(x))."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * np.tanh(Softplus.run(x, beta=1.0, threshold=20.0))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        t = np.tanh(Softplus.call(x, beta=1.0, threshold=20.0))
+        return grad * (t + x * Sigmoid.call(x) * (1 - t * t))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class LogSigmoid(Op):
+    """log(sigmoid(x)), computed as min(x, 0) - log1p(exp(-|x|)) (no overflow);  dx = grad * sigmoid(-x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * Sigmoid.call(-x)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Softsign(Op):
+    """x / (1 + |x|);  dx = grad / (1 + |x|)^2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x / (1 + np.abs(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        d = 1 + np.abs(x)
+        return grad / (d * d)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Tanhshrink(Op):
+    """x - tanh(x);  dx = grad * tanh(x)^2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x - np.tanh(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        t = np.tanh(x)
+        return grad * (t * t)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once

@@ -1,0 +1,71 @@
+"""The smooth activations (ops/smooth_activations.py) through their ``F.`` forms: float64 gradcheck and
+second order, PyTorch's values and gradients (first and second order), large inputs, NaN and 0."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+from helpers import away_from
+from op_checks import check_op
+
+import minitensor as mt
+import minitensor.nn.functional as F
+from minitensor.ops import smooth_activations
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+CASES = [
+    ("elu", F.elu, TF.elu),
+    ("elu(0.5)", lambda x: F.elu(x, 0.5), lambda x: TF.elu(x, 0.5)),
+    ("selu", F.selu, TF.selu),
+    ("celu", F.celu, TF.celu),
+    ("celu(2.5)", lambda x: F.celu(x, 2.5), lambda x: TF.celu(x, 2.5)),
+    ("mish", F.mish, TF.mish),
+    ("logsigmoid", F.logsigmoid, TF.logsigmoid),
+    ("softsign", F.softsign, TF.softsign),
+    ("tanhshrink", F.tanhshrink, TF.tanhshrink),
+]
+IDS = [case[0] for case in CASES]
+
+
+@pytest.mark.parametrize("name,ours,theirs", CASES, ids=IDS)
+def test_against_pytorch_to_second_order(name, ours, theirs):
+    x = away_from(np.random.default_rng(0).uniform(-6, 6, (3, 5)), [0.0])  # (the ELUs' second derivative jumps at 0)
+    check_op(ours, theirs, x)
+
+
+@pytest.mark.parametrize("name,ours,theirs", CASES, ids=IDS)
+def test_large_inputs_zero_and_nan_as_pytorch(name, ours, theirs):
+    points = np.array([-1000.0, -60.0, -0.0, 0.0, 1e-12, 60.0, 1000.0, np.nan])
+    # (float32: PyTorch's softsign gradient is its composite's, 1e-4 relative off at |x| = 60)
+    for dtype, tdtype, rtol in ((mt.float64, torch.float64, 1e-9), (mt.float32, torch.float32, 2e-4)):
+        x = mt.tensor(points, dtype=dtype, requires_grad=True)
+        tx = torch.tensor(points, dtype=tdtype, requires_grad=True)
+        y, ty = ours(x), theirs(tx)
+        assert y.dtype == dtype
+        np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=rtol, atol=1e-20)
+        (g,) = mt.autograd.grad(y.sum(), x, create_graph=True)
+        (tg,) = torch.autograd.grad(ty.sum(), tx, create_graph=True)
+        np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=rtol, atol=1e-20)
+        finite = np.isfinite(points)
+        (gg,) = mt.autograd.grad((g * mt.tensor(finite.astype(points.dtype), dtype=dtype)).sum(), x)
+        assert np.all(np.isfinite(gg.numpy()[finite])), f"{name}: a second derivative is not finite"
+
+
+def test_integer_inputs_give_floats_where_pytorch_does():
+    ints = mt.tensor([-2, 0, 3])
+    for name in ("softsign", "tanhshrink"):
+        y = getattr(F, name)(ints)
+        assert y.dtype == mt.float32
+        np.testing.assert_allclose(y.numpy(), getattr(TF, name)(torch.tensor([-2, 0, 3])).numpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="elu: input must be a float tensor"):
+        F.elu(ints)
+
+
+def test_docstring_examples_run():
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(smooth_activations, extraglobs={"mt": mt}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0
