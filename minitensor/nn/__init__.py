@@ -49,6 +49,7 @@ from .embedding import Embedding, EmbeddingBag
 from .feature_dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
+from .group_norm import GroupNorm, LocalResponseNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Identity, Linear
 from .loss import (
@@ -78,7 +79,7 @@ from .loss_margin import (
     TripletMarginWithDistanceLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
+from .normalization import LayerNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,

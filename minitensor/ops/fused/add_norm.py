@@ -5,7 +5,7 @@ and a layer norm, three passes over the activations and three nodes.  The kernel
 (``kernels/layer_norm.py``) adds the residual, applies the dropout mask and normalises in one pass
 over each row.  It is a part of the fused layer nodes (``encoder_layer.py``, ``decoder_layer.py``),
 which run it on its own context (``parts.sub_forward``): its backward is first order only, the
-layer node taking ``create_graph`` through the layer's definition.
+layer node taking ``create_graph`` and forward mode (its ``jvp``) through the layer's definition.
 """
 
 from __future__ import annotations

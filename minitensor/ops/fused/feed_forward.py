@@ -5,8 +5,8 @@ GELU, ``nn.Dropout``): four nodes and three passes over the hidden activations b
 matrix products.  The kernel (``kernels/activation.py``) adds the bias, applies the activation
 and the dropout mask in one pass each way.  It is a part of the fused layer nodes
 (``encoder_layer.py``, ``decoder_layer.py``), run on its own context (``parts.sub_forward``): its
-backward is first order only, the layer node taking ``create_graph`` through the layer's
-definition.
+backward is first order only, the layer node taking ``create_graph`` and forward mode (its ``jvp``)
+through the layer's definition.
 """
 
 from __future__ import annotations
