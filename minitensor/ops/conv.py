@@ -30,7 +30,8 @@ channels.  1-D convolutions are 2-D ones over a height of 1 (``nn.functional.con
 
 Forward mode: an op bilinear in (a, b) has the tangent ``op(da, b) + op(a, db)`` (the product
 rule), plus the bias's tangent broadcast over the pixels (``bilinear_jvp``).  Under vmap a batch
-of inputs whose weight is shared joins the op's own batch of images (``images_merged``).
+of inputs whose weight is shared joins the op's own batch of images (``images_merged``); with a
+weight per example (per-sample gradients) the examples become groups (``examples_as_groups``).
 
 The kernels (``backend.conv2d`` ...) compute each op as im2col and matrix products; their
 NumPy references are unfold + matmul (``kernels/conv.py``).
@@ -41,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..autograd.batching import Batch, loop
+from ..autograd.batching import Batch
 from ..autograd.dual import plus
 from ..autograd.function import Op
 
@@ -62,12 +63,34 @@ def bilinear_jvp(ctx, da, db, dbias=None):
 
 def images_merged(b: Batch):
     """vmap: the examples' images (B, N, ...) become one batch of B * N images for an op on image
-    batches (first input), its other inputs shared; a batched weight takes the per-example loop."""
+    batches (first input), its other inputs shared; with a batched weight, ``examples_as_groups``."""
     if any(b.batched[1:]):
-        return loop(b)
+        return examples_as_groups(b)
     x = b.values[0]
     out = b.run(x.reshape(b.size * x.shape[1], *x.shape[2:]), *b.values[1:])
     return out.reshape(b.size, x.shape[1], *out.shape[1:])
+
+
+def examples_as_groups(b: Batch):
+    """vmap with a weight per example (per-sample gradients): the B examples become B times the
+    groups of one grouped op, their channels side by side.  Images (B, N, C, H, W) -> (N, B*C, H, W),
+    weights (B, O, C/g, kh, kw) -> (B*O, C/g, kh, kw), biases (B, O) -> (B*O,), groups g -> B*g; the
+    output back to (B, N, O, ...) (an image) or (B, O, C/g, kh, kw) (``ConvWeight``'s weight)."""
+    size = b.size
+    images = (0, 1) if b.op is ConvWeight else (0,)  # (the other inputs are weights and a bias)
+    values = []
+    for i in range(len(b.values)):
+        v = b.expanded(i)
+        if v is None:
+            values.append(None)
+        elif i in images:  # (B, N, C, H, W) -> (N, B*C, H, W)
+            values.append(v.transpose(0, 1).reshape(v.shape[1], size * v.shape[2], *v.shape[3:]))
+        else:  # a weight (B, O, ...) or a bias (B, O): the examples' channels one after another
+            values.append(v.reshape(size * v.shape[1], *v.shape[2:]))
+    out = b.run(*values, **{**b.settings, "groups": size * b.settings.get("groups", 1)})
+    if b.op is ConvWeight:
+        return out.reshape(size, out.shape[0] // size, *out.shape[1:])
+    return out.reshape(out.shape[0], size, out.shape[1] // size, *out.shape[2:]).transpose(0, 1)
 
 
 class Conv(Op):
@@ -152,4 +175,5 @@ class ConvWeight(Op):
         dg = Conv.call(x, grad, **settings) if need[1] else None
         return dx, dg
 
-    jvp = bilinear_jvp  # (no batching rule: it sums over the images; vmap loops)
+    jvp = bilinear_jvp  # the product rule
+    batch = examples_as_groups  # vmap: each example's images and gradients a group of their own

@@ -1,7 +1,8 @@
 """vmap over the convolution family (``ops/conv.py``, ``ops/unfold.py``) against ``torch.func.vmap``
 and against a Python loop over the examples: the examples' images join the op's batch of images
-(``images_merged``), with no per-example fallback; a batched weight takes the loop (with its warning)
-and still gives the right values, as do per-example weight gradients (``vmap(grad)``)."""
+(``images_merged``); a weight per example makes the examples groups of one grouped op
+(``examples_as_groups``: ensembles, per-example weight gradients by ``vmap(grad)``); no per-example
+fallback anywhere."""
 
 from __future__ import annotations
 
@@ -61,35 +62,55 @@ def test_vmap_of_the_convolutions_gives_the_loop_and_torch_func(name: str) -> No
     assert_trees_close(ours, theirs, rtol=1e-10, atol=1e-12)
 
 
-def test_per_example_weights_loop_and_agree() -> None:
-    """A weight batched with the images (an ensemble of convolutions) runs once per example."""
-    weights = rng.standard_normal((3, 6, 4, 3, 3))
+@pytest.mark.parametrize("groups", [1, 2])
+def test_per_example_weights_are_groups_of_one_op(groups: int) -> None:
+    """A weight (and bias) batched with the images (an ensemble of convolutions), grouped or not."""
+    weights = rng.standard_normal((3, 6, 4 // groups, 3, 3))
+    biases = rng.standard_normal((3, 6))
 
-    def program(L, func, x, w):
-        return func.vmap(lambda e, k: _f(L).conv2d(e, k, padding=1))(x, w)
+    def program(L, func, x, w, b):
+        return func.vmap(lambda e, k, c: _f(L).conv2d(e, k, c, padding=1, groups=groups))(x, w, b)
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # (the loop fallback's warning)
-        ours = program(mt, mf, T(X), T(weights))
-    loop = [_f(mt).conv2d(T(x), T(w), padding=1).numpy() for x, w in zip(X, weights)]
+        warnings.simplefilter("error", UserWarning)  # (no loop fallback)
+        ours = program(mt, mf, T(X), T(weights), T(biases))
+    loop = [_f(mt).conv2d(T(x), T(w), T(b), padding=1, groups=groups).numpy() for x, w, b in zip(X, weights, biases)]
     np.testing.assert_allclose(ours.numpy(), np.stack(loop), rtol=1e-12, atol=1e-12)
     torch = pytest.importorskip("torch")
-    assert_trees_close(ours, program(torch, torch.func, torch.tensor(X), torch.tensor(weights)), rtol=1e-10)
+    theirs = program(torch, torch.func, torch.tensor(X), torch.tensor(weights), torch.tensor(biases))
+    assert_trees_close(ours, theirs, rtol=1e-10)
 
 
-def test_per_example_gradients_of_a_convolution() -> None:
-    """vmap(grad): each example's gradient of its loss w.r.t. the shared weight (ConvWeight, per example)."""
+def test_per_example_weights_of_a_transposed_convolution() -> None:
+    weights = rng.standard_normal((3, 4, 3, 3, 3))
 
     def program(L, func, x, w):
-        loss = lambda w, e: (_f(L).conv2d(e, w, stride=2).tanh() ** 2).sum()  # noqa: E731
-        return func.vmap(func.grad(loss), in_dims=(None, 0))(w, x)
+        return func.vmap(lambda e, k: _f(L).conv_transpose2d(e, k, stride=2))(x, w)
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        ours = program(mt, mf, T(X), T(W))
-    for k, e in enumerate(X):
-        w = mt.tensor(W, dtype=mt.float64, requires_grad=True)
-        (_f(mt).conv2d(T(e), w, stride=2).tanh() ** 2).sum().backward()
-        np.testing.assert_allclose(ours.numpy()[k], w.grad.numpy(), rtol=1e-10, atol=1e-12)
+        warnings.simplefilter("error", UserWarning)
+        ours = program(mt, mf, T(X), T(weights))
+    loop = [_f(mt).conv_transpose2d(T(x), T(w), stride=2).numpy() for x, w in zip(X, weights)]
+    np.testing.assert_allclose(ours.numpy(), np.stack(loop), rtol=1e-12, atol=1e-12)
+
+
+def test_per_example_gradients_of_a_small_cnn() -> None:
+    """vmap(grad): each example's gradients of its loss w.r.t. the shared weights of two convolutions
+    and a linear head, in one batched backward (ConvWeight and ConvTranspose per example)."""
+    w1, w2, head = rng.standard_normal((4, 2, 3, 3)), rng.standard_normal((3, 4, 3, 3)), rng.standard_normal((2, 3))
+    images = rng.standard_normal((5, 2, 7, 7))  # 5 examples, each one (2, 7, 7) image
+
+    def program(L, func, x, p1, p2, p3):
+        def loss(params, e):
+            h = _f(L).conv2d(e.unsqueeze(0), params[0], padding=1).relu()
+            h = _f(L).conv2d(h, params[1], stride=2).tanh().mean((2, 3))
+            return (h @ params[2].T).pow(2).sum()
+
+        return func.vmap(func.grad(loss), in_dims=(None, 0))((p1, p2, p3), x)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        ours = program(mt, mf, T(images), T(w1), T(w2), T(head))
     torch = pytest.importorskip("torch")
-    assert_trees_close(ours, program(torch, torch.func, torch.tensor(X), torch.tensor(W)), rtol=1e-10)
+    theirs = program(torch, torch.func, *[torch.tensor(a) for a in (images, w1, w2, head)])
+    assert_trees_close(ours, theirs, rtol=1e-10, atol=1e-12)
