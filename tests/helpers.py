@@ -178,3 +178,23 @@ def torch_functional():
     >>> check_op(F.silu, lambda t: torch_functional().silu(t), x)  # doctest: +SKIP
     """
     return pytest.importorskip("torch").nn.functional
+
+
+class Cube(mt.autograd.Function):
+    """y = x³, written as in PyTorch: forward and backward on Tensors."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 3 * grad * x**2
+
+
+class CubeOnce(Cube):
+    """The same backward, marked not differentiable again."""
+
+    backward = staticmethod(mt.autograd.function.once_differentiable(Cube.backward))

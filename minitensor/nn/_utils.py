@@ -33,3 +33,20 @@ def float_dtype(dtype, layer: str, device=None) -> np.dtype:
 def empty_parameter(shape: tuple, dtype: np.dtype) -> Parameter:
     """A Parameter of ``shape`` to be filled by an init function."""
     return Parameter(np.empty(shape, dtype=dtype))
+
+
+def scale_and_shift(module, shape: tuple, dtype: np.dtype, affine: bool, bias: bool) -> None:
+    """A normalisation layer's ``weight`` (ones) and ``bias`` (zeros) of ``shape``, registered as
+    None where ``affine`` or ``bias`` says the layer has none (as PyTorch's norm layers)."""
+    module.register_parameter("weight", Parameter(np.ones(shape, dtype)) if affine else None)
+    module.register_parameter("bias", Parameter(np.zeros(shape, dtype)) if affine and bias else None)
+
+
+def reset_scale_and_shift(module) -> None:
+    """weight = 1, bias = 0, for those of the two the layer has."""
+    if module.weight is not None:
+        module.weight._data[...] = 1
+        module.weight._version += 1
+    if module.bias is not None:
+        module.bias._data[...] = 0
+        module.bias._version += 1

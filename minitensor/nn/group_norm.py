@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import functional as F
-from . import init
-from ._utils import check_size, empty_parameter, float_dtype
+from ._utils import check_size, float_dtype, reset_scale_and_shift, scale_and_shift
 from .module import Module
 
 
@@ -38,23 +37,11 @@ class GroupNorm(Module):
         self.eps = eps
         self.affine = affine
         dtype = float_dtype(dtype, "GroupNorm", device)
-        if affine:
-            self.weight = empty_parameter((num_channels,), dtype)
-            if bias:
-                self.bias = empty_parameter((num_channels,), dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        scale_and_shift(self, (num_channels,), dtype, affine, bias)
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_scale_and_shift(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from ..tensor import Tensor
 from . import functional as F
-from . import init
-from ._utils import check_size, empty_parameter, float_dtype
+from ._utils import check_size, float_dtype, reset_scale_and_shift, scale_and_shift
 from .module import Module
 
 
@@ -53,23 +52,11 @@ class LayerNorm(Module):
         self.eps = float(eps)
         self.elementwise_affine = elementwise_affine
         dtype = float_dtype(dtype, "LayerNorm", device)
-        if elementwise_affine:
-            self.weight = empty_parameter(self.normalized_shape, dtype)
-            if bias:
-                self.bias = empty_parameter(self.normalized_shape, dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        scale_and_shift(self, self.normalized_shape, dtype, elementwise_affine, bias)
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_scale_and_shift(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)

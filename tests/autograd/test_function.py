@@ -1,12 +1,13 @@
 """autograd/function.py: a student's first custom Function gets told what went wrong (correctness
-sweep, item 6), higher order through user Functions (once-differentiable unless declared), and
-``Function.apply_each`` (the pieces of ``unbind`` / ``split``): the same nodes, views, version
+sweep, item 6), higher order through user Functions (twice differentiable as PyTorch's, unless
+``@once_differentiable``), and ``Function.apply_each`` (the pieces of ``unbind`` / ``split``): the same nodes, views, version
 counters and in-place behaviour as one ``apply`` per piece."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import Cube, CubeOnce
 
 import minitensor as mt
 from minitensor.autograd import Function
@@ -108,83 +109,37 @@ def test_bool_and_integer_outputs_never_get_a_grad_fn():
         assert out.grad_fn is None and not out.requires_grad
 
 
+class CubeThroughNumPy(Cube):
+    """A backward through NumPy arrays: it leaves Tensor ops."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 3 * grad.numpy() * x.numpy() ** 2
+
+
+def _first_derivative(function, x):
+    (g,) = mt.autograd.grad(function.apply(x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * x.detach().numpy() ** 2)  # first order is right
+    return g
+
+
 def test_a_function_is_twice_differentiable_by_default():
-    class Cube(Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return 3 * grad * x**2
-
     x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
-    (g,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), [3.0, 12.0])
-    (h,) = mt.autograd.grad(g.sum(), x)
+    (h,) = mt.autograd.grad(_first_derivative(Cube, x).sum(), x)
     np.testing.assert_allclose(h.numpy(), [6.0, 12.0])  # 6x
 
 
 def test_once_differentiable_backward_raises_when_differentiated_again():
-    from minitensor.autograd.function import once_differentiable
-
-    class Cube(Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
-
-        @staticmethod
-        @once_differentiable
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return 3 * grad * x**2
-
-    x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
-    (g,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), [3.0, 12.0])  # first order is right
-    with pytest.raises(RuntimeError, match="Cube: trying to differentiate twice"):
+    g = _first_derivative(CubeOnce, mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True))
+    with pytest.raises(RuntimeError, match="CubeOnce: trying to differentiate twice"):
         g.sum().backward()
 
 
 def test_a_backward_through_numpy_is_a_dead_end_not_a_wrong_zero():
-    class Cube(Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return 3 * grad.numpy() * x.numpy() ** 2
-
-    x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
-    (g,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
-    with pytest.raises(RuntimeError, match="Cube"):
+    g = _first_derivative(CubeThroughNumPy, mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True))
+    with pytest.raises(RuntimeError, match="CubeThroughNumPy"):
         g.sum().backward()
-
-
-def test_a_declared_differentiable_backward_is_differentiated_again():
-    class Cube(Function):
-        differentiable_backward = True
-
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return 3 * grad * x**2
-
-    x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
-    (g,) = mt.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
-    (h,) = mt.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(h.numpy(), [6.0, 12.0])
 
 
 KEYS = [{"key": (0,)}, {"key": (slice(1, 3),)}, {"key": (slice(None), 2)}]

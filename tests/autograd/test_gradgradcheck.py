@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from helpers import f64
+from helpers import Cube, CubeOnce, f64
 
 import minitensor as mt
 from minitensor.autograd import Function, GradcheckError, gradgradcheck
@@ -87,22 +87,6 @@ def test_raise_exception_false_returns_false():
 
 
 def test_a_pytorch_style_function_passes_and_a_once_differentiable_one_raises_naming_it():
-    from minitensor.autograd.function import once_differentiable
-
-    class Cube(Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x**3
-
-        @staticmethod
-        def backward(ctx, grad):
-            (x,) = ctx.saved_tensors
-            return 3 * grad * x**2
-
-    class CubeOnce(Cube):
-        backward = staticmethod(once_differentiable(Cube.backward))
-
     assert gradgradcheck(Cube.apply, f64([1.0, 2.0]))
     with pytest.raises(RuntimeError, match="CubeOnce"):
         gradgradcheck(CubeOnce.apply, f64([1.0, 2.0]))
