@@ -1,7 +1,7 @@
 """autograd/function.py: a student's first custom Function gets told what went wrong (correctness
 sweep, item 6), higher order through user Functions (twice differentiable as PyTorch's, unless
-``@once_differentiable``), and ``Function.apply_each`` (the pieces of ``unbind`` / ``split``): the same nodes, views, version
-counters and in-place behaviour as one ``apply`` per piece."""
+``@once_differentiable``), and ``Function.apply_each`` (the pieces of ``unbind`` / ``split``): the
+same nodes, views, version counters and in-place behaviour as one ``apply`` per piece."""
 
 from __future__ import annotations
 
