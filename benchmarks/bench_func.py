@@ -61,25 +61,28 @@ def _loss(L, params, x, y):
     return F.cross_entropy(logits.unsqueeze(0), y.unsqueeze(0)) if x.ndim == 1 else F.cross_entropy(logits, y)
 
 
-def per_sample_steps(rng) -> dict:
-    arrays = _mlp_arrays(rng)
-    xs = rng.standard_normal((BATCH, IN)).astype(np.float32)
-    ys = rng.integers(0, CLASSES, BATCH)
+def per_sample_steps(loss, arrays: dict, xs: np.ndarray, ys: np.ndarray) -> dict:
+    """Per-sample gradients of ``loss(L, params, x, y)`` (one example) over the batch ``xs``, ``ys``:
+    vmap(grad), a Python loop of grad, and torch.func's vmap(grad)."""
     params = {k: mt.tensor(v) for k, v in arrays.items()}
     x, y = mt.tensor(xs), mt.tensor(ys)
-    one_grad = mf.grad(lambda p, a, b: _loss(mt, p, a, b))
+    one_grad = mf.grad(lambda p, a, b: loss(mt, p, a, b))
     per_sample = mf.vmap(one_grad, in_dims=(None, 0, 0))
-
     steps = {
         "minitensor vmap(grad)": lambda: per_sample(params, x, y),
-        "minitensor loop of grad": lambda: [one_grad(params, x[i], y[i]) for i in range(BATCH)],
+        "minitensor loop of grad": lambda: [one_grad(params, x[i], y[i]) for i in range(len(xs))],
     }
     if tf is not None:
         tparams = {k: torch.tensor(v) for k, v in arrays.items()}
         tx, ty = torch.tensor(xs), torch.tensor(ys)
-        t_per_sample = tf.vmap(tf.grad(lambda p, a, b: _loss(torch, p, a, b)), in_dims=(None, 0, 0))
+        t_per_sample = tf.vmap(tf.grad(lambda p, a, b: loss(torch, p, a, b)), in_dims=(None, 0, 0))
         steps["torch.func vmap(grad)"] = lambda: t_per_sample(tparams, tx, ty)
     return steps
+
+
+def mlp_per_sample_steps(rng) -> dict:
+    xs = rng.standard_normal((BATCH, IN)).astype(np.float32)
+    return per_sample_steps(_loss, _mlp_arrays(rng), xs, rng.integers(0, CLASSES, BATCH))
 
 
 def _cnn_arrays(rng) -> dict:
@@ -99,23 +102,8 @@ def _cnn_loss(L, params, x, y):
 
 
 def cnn_per_sample_steps(rng) -> dict:
-    arrays = _cnn_arrays(rng)
     xs = rng.standard_normal((BATCH, 1, 16, 16)).astype(np.float32)
-    ys = rng.integers(0, CLASSES, BATCH)
-    params = {k: mt.tensor(v) for k, v in arrays.items()}
-    x, y = mt.tensor(xs), mt.tensor(ys)
-    one_grad = mf.grad(lambda p, a, b: _cnn_loss(mt, p, a, b))
-    per_sample = mf.vmap(one_grad, in_dims=(None, 0, 0))
-    steps = {
-        "minitensor vmap(grad)": lambda: per_sample(params, x, y),
-        "minitensor loop of grad": lambda: [one_grad(params, x[i], y[i]) for i in range(BATCH)],
-    }
-    if tf is not None:
-        tparams = {k: torch.tensor(v) for k, v in arrays.items()}
-        tx, ty = torch.tensor(xs), torch.tensor(ys)
-        t_per_sample = tf.vmap(tf.grad(lambda p, a, b: _cnn_loss(torch, p, a, b)), in_dims=(None, 0, 0))
-        steps["torch.func vmap(grad)"] = lambda: t_per_sample(tparams, tx, ty)
-    return steps
+    return per_sample_steps(_cnn_loss, _cnn_arrays(rng), xs, rng.integers(0, CLASSES, BATCH))
 
 
 def jacobian_steps(rng, n_in: int, n_out: int) -> dict:
@@ -179,7 +167,7 @@ def main() -> None:
     print(host.state())
     lines = []
     cases = [
-        ("per-sample gradients, MLP 64-128-10, batch 64", per_sample_steps(rng)),
+        ("per-sample gradients, MLP 64-128-10, batch 64", mlp_per_sample_steps(rng)),
         ("per-sample gradients, CNN (two 3x3 convolutions, 16x16 images), batch 64", cnn_per_sample_steps(rng)),
         ("Jacobian of tanh(W x), R^4 -> R^1000", jacobian_steps(rng, 4, 1000)),
         ("Jacobian of tanh(W x), R^1000 -> R^4", jacobian_steps(rng, 1000, 4)),
