@@ -43,6 +43,13 @@ and the built-in ops say ``on_arrays = True``.  A user's ``Function`` is
 PyTorch's: forward and backward on Tensors, differentiable twice unless its
 backward is ``@once_differentiable``; see ``user_function.py``.)
 
+Two more rules sit beside ``backward`` in an op's class (docs/transforms.md):
+``jvp(ctx, *tangents)``, forward mode: the output's tangent from the inputs'
+(``Exp``'s is ``tangent * y``, its backward formula again, so ``jvp = backward``);
+and ``batch``, vmap's rule: how to compute a batch of examples at once
+(``batch = elementwise`` for ``Exp``).  ``apply`` hands the op to them when a
+forward-mode level or a vmap is active.
+
 In-place safety: when ``forward`` saves an input's array (or a view of it),
 or the output's, ``apply`` records that tensor's version (its count of
 in-place modifications, ``Tensor._version``) in ``ctx.saved_versions``; the
