@@ -157,7 +157,9 @@ def test_ops_match_pytorch_at_special_values() -> None:
 
 
 def test_silu_checks_its_input() -> None:
-    with pytest.raises(TypeError, match="silu: input must be a Tensor"):
-        F.silu(np.ones(3))
+    """As every nn function: a Tensor or a NumPy array (converted), nothing else; floating point only."""
+    np.testing.assert_allclose(F.silu(np.zeros(3)).numpy(), 0.0)
+    with pytest.raises(TypeError, match="silu: input must be a Tensor or a NumPy array"):
+        F.silu([1.0, 2.0])
     with pytest.raises(TypeError, match="floating point"):
         F.silu(mt.tensor([1, 2]))
