@@ -16,7 +16,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
   ``cos``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
-  backward passes that need more than a product (``tanh_backward``, ...);
+  backward passes that need more than a product (``tanh_backward``, ...); the special functions
+  ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (NumPy only);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``layer_norm``,
   ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
@@ -43,6 +44,7 @@ from .kernels import along_dim as _along_dim
 from .kernels import attention as _attention
 from .kernels import attention_softmax as _attention_softmax
 from .kernels import bce as _bce
+from .kernels import bessel as _bessel
 from .kernels import class_targets as _class_targets
 from .kernels import column_sums as _column_sums
 from .kernels import cumsum as _cumsum
@@ -53,6 +55,7 @@ from .kernels import exp_log as _exp_log
 from .kernels import expm1 as _expm1
 from .kernels import extremum as _extremum
 from .kernels import flip as _flip
+from .kernels import gamma as _gamma
 from .kernels import gelu as _gelu
 from .kernels import gru as _gru
 from .kernels import layer_norm as _layer_norm
@@ -96,6 +99,12 @@ cos = _trig.cos  # the kernel for float32, NumPy's for float64
 tanh = _tanh.tanh  # (NumPy's tanh for other than floats)
 tanh_backward = _tanh.tanh_backward  # (grad, y): grad * (1 - y^2) from the output y
 erf = _erf.erf  # the error function (Cody's approximation)
+erfc = _erf.erfc  # 1 - erf(x), keeping its relative precision in the tail
+erfinv = _erf.erfinv  # the inverse of erf on [-1, 1]
+lgamma = _gamma.lgamma  # log |Gamma(x)| (the C library's, per element)
+polygamma = _gamma.polygamma  # (n, x): the n-th derivative of digamma (n = 0: digamma)
+i0 = _bessel.i0  # the modified Bessel function I0 (NumPy's)
+i1 = _bessel.i1  # the modified Bessel function I1 (its derivative)
 sigmoid = _pointwise.sigmoid  # 1 / (1 + exp(-x)), never overflowing
 sigmoid_backward = _pointwise.sigmoid_backward  # (grad, y): grad * y * (1 - y) from the output y
 relu = _pointwise.relu  # max(x, 0), keeping NaN and -0.0

@@ -125,8 +125,42 @@ def replaying(state):
         bits.state = now
 
 
+def restore(state) -> None:
+    """Put the default generator back to ``state`` (from ``snapshot()``)."""
+    default_generator._rng.bit_generator.state = state
+
+
+_forbidden = None  # a message: random ops raise it (a transform's randomness="error")
+_per_example = None  # (batch size, wrap) while vmap(randomness="different") runs: draws get a batch dim
+
+
+def per_example(size: int | None, wrap=None) -> None:
+    """While a ``vmap(..., randomness="different")`` runs: random tensors are drawn for each of the
+    ``size`` examples and ``wrap`` makes the batch of them one batched tensor (None: draw once)."""
+    global _per_example
+    _per_example = None if size is None else (size, wrap)
+
+
+def example_shape(shape: tuple) -> tuple:
+    """The shape to draw for a random tensor of ``shape``: with a batch dim under ``per_example``."""
+    return shape if _per_example is None else (_per_example[0], *shape)
+
+
+def as_examples(t):
+    """A random tensor drawn with ``example_shape``, as what the caller sees (batched under ``per_example``)."""
+    return t if _per_example is None else _per_example[1](t)
+
+
+def forbid(message: str | None) -> None:
+    """Make every random op raise ``RuntimeError(message)`` (None: allow them again)."""
+    global _forbidden
+    _forbidden = message
+
+
 def generator(gen: Generator | None = None) -> np.random.Generator:
     """The NumPy generator to draw from: ``gen``'s, or the default one's (read it at each use)."""
+    if _forbidden is not None:
+        raise RuntimeError(_forbidden)
     if gen is None:
         return default_generator._rng
     if not isinstance(gen, Generator):

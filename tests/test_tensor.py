@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
-
-
-def f64(values, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 # -------------------------------------------------------------- attributes

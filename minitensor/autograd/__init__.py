@@ -1,6 +1,11 @@
 """Reverse-mode automatic differentiation: the graph, the engine, gradient checks.
 
-- ``function.py``: ``Function`` (one op: forward/backward on arrays) and ``Node``.
+- ``function.py``: ``Function`` (one op: forward/backward on arrays; its ``jvp`` and ``batch``
+  rules) and ``Node``; ``user_function.py``: a user's Function on Tensors, as PyTorch's.
+- ``graph.py``: the graph as PyTorch exposes it (``Node``, ``saved_tensors_hooks`` ...);
+  ``saved.py``: what ops saved, watched and handed back; ``composite.py``: a fused op's
+  derivatives from its formula.
+- ``forward_ad.py`` and ``dual.py``: forward mode (tangents, levels); ``batching.py``: vmap's rules.
 - ``engine.py``: the backward pass (iterative topological order).
 - ``grad_mode.py``: ``no_grad`` / ``enable_grad`` (thread-local).
 - ``gradcheck.py``: ``gradcheck``, ``numerical_grad``, ``GradcheckError``.
@@ -12,7 +17,7 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import functional  # (its functions call grad, below, when they run)
+from . import batching, functional, graph  # (functional's functions call grad, below, when they run)
 from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import _seed_grad, run_backward
 from .function import Function, Node
@@ -87,12 +92,15 @@ def grad(
         if not o.requires_grad:
             raise RuntimeError(f"grad: outputs[{i}] does not require grad and has no grad_fn")
     retain_graph = create_graph if retain_graph is None else retain_graph
+    logical = inputs
+    if batching.levels and batching.batched([*outputs, *inputs]):  # inside vmap: the batched graph
+        outputs, inputs, grad_outputs = batching.physical_grad_args(outputs, inputs, grad_outputs)
     seeds = [_seed_grad(o, g, "grad_outputs", create_graph) for o, g in zip(outputs, grad_outputs)]
     grads = run_backward(outputs, seeds, retain_graph, capture=inputs, create_graph=create_graph)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:
             raise RuntimeError(f"grad: inputs[{i}] was not used to compute the outputs; pass allow_unused=True")
-    return tuple(_as_tensor(g) for g in grads)
+    return tuple(None if g is None else batching.like(x, _as_tensor(g)) for g, x in zip(grads, logical))
 
 
 def _as_tensor(g):

@@ -21,7 +21,9 @@ has run.
 
 With ``create_graph=True`` every gradient is a Tensor and each backward runs on
 Tensors with grad mode on (``_graph_backward``), so the pass itself is recorded:
-the gradients it leaves can be differentiated again.
+the gradients it leaves can be differentiated again.  Inside a forward-mode level
+whose tensors carry tangents, the pass runs on Tensors too (grad mode off), so the
+gradients carry tangents (``dual.py``: forward-over-reverse).
 
 Before a node's backward runs, the versions of the tensors whose data it saved
 are compared with the ones ``Function.apply`` recorded: a tensor changed in
@@ -38,15 +40,11 @@ import numpy as np
 
 from .. import backend
 from ..tensor import Tensor
-from . import _profiling, anomaly
-from .function import GraphContext, Node, OnceDifferentiable
-from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled
-
-_FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or to use saved values after they "
-    "were freed). The graph's buffers are freed after .backward() or autograd.grad(); "
-    "pass retain_graph=True the first time if you need to backward through it again."
-)
+from . import _profiling, anomaly, dual, graph, saved
+from .composite import OnceDifferentiable
+from .function import Node
+from .grad_mode import building_graph_backward, enable_grad, is_grad_enabled, no_grad
+from .saved import FREED, GraphContext
 
 
 def _count_dependencies(roots: list) -> dict:
@@ -176,7 +174,16 @@ def run_backward(
     """
     if create_graph and not is_grad_enabled():  # the gradients' own graph is recorded
         with enable_grad():
-            return run_backward(roots, root_grads, retain_graph, capture, create_graph)
+            return _walk(roots, root_grads, retain_graph, capture, tensors=True)
+    if not create_graph and dual.levels and dual.in_use():  # forward mode: the gradients carry tangents
+        root_grads = [g if isinstance(g, Tensor) else Tensor._make(g, False, None) for g in root_grads]
+        with no_grad():
+            return _walk(roots, root_grads, retain_graph, capture, tensors=True)
+    return _walk(roots, root_grads, retain_graph, capture, tensors=create_graph)
+
+
+def _walk(roots: list, root_grads: list, retain_graph: bool, capture: list | None, tensors: bool) -> list | None:
+    """``run_backward``'s walk; ``tensors``: each backward runs on Tensors (recorded when grad mode is on)."""
     backend.adapt_threads()  # (BLAS and the parallel kernels take the cores free now)
     grads = {}  # id(node or leaf) -> summed gradient so far
     leaves = {}  # id(leaf) -> leaf: leaves get their summed gradient at the end
@@ -201,9 +208,9 @@ def run_backward(
             if needed is None:  # backward(): every node runs
                 if node.tensor_hooks is not None:
                     grad = run_hooks(node.tensor_hooks, grad)
-                _propagate(node, grad, grads, leaves, retain_graph, create_graph)
+                _propagate(node, grad, grads, leaves, retain_graph, tensors)
             else:  # autograd.grad: only the nodes on a path to the wanted tensors
-                _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, needed, wanted, captured)
+                _visit_for_grad(node, grad, grads, leaves, retain_graph, tensors, needed, wanted, captured)
         for parent in node.parents:
             if isinstance(parent, Node):
                 key = id(parent)
@@ -232,10 +239,15 @@ def _visit_for_grad(node, grad, grads, leaves, retain_graph, create_graph, neede
 def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, create_graph: bool) -> None:
     """Run one node's backward and hand each input its share of the gradient."""
     if node.freed:
-        raise RuntimeError(_FREED_MESSAGE)
+        raise RuntimeError(FREED)
     for position, counter, version, shape in node.saved_versions:
         if counter.value != version:
             raise RuntimeError(_modified_message(node, position, counter.value, version, shape))
+    if node.packed is not None:  # saved_tensors_hooks packed what forward saved: unpack it
+        node.saved_tensors = saved.unpack(node)
+    hooks = node.node_hooks
+    if hooks is not None and hooks[0]:
+        grad = graph.run_prehooks(hooks[0], grad, create_graph)
     if create_graph:
         in_grads = _graph_backward(node, grad)
     elif _profiling.active is None:
@@ -244,6 +256,8 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
         in_grads = _profiling.active.time(node.name(), "backward", node.function.backward, node, grad)
     if type(in_grads) is not tuple:
         in_grads = (in_grads,)
+    if hooks is not None and hooks[1]:
+        in_grads = graph.run_node_hooks(hooks[1], in_grads, grad, create_graph)
     if anomaly.enabled:
         anomaly.check_gradients(node, in_grads)
     parents = node.parents
@@ -289,17 +303,27 @@ def _as_array(g, node: Node) -> np.ndarray:
 def _graph_backward(node: Node, grad) -> tuple:
     """One node's backward with ``create_graph=True``: on Tensors, recorded as a graph."""
     function = node.function
+    record = is_grad_enabled()  # (off: a backward inside a forward-mode level, for the tangents only)
     if function.differentiable_backward:
-        with enable_grad(), building_graph_backward():
-            return function.backward(GraphContext(node), grad)
-    # A backward on arrays: its result is a dead end, marked so that using it raises.
-    in_grads = function.backward(node, grad._data)
-    if not isinstance(in_grads, tuple):
-        in_grads = (in_grads,)
+        with building_graph_backward():
+            in_grads = function.backward(GraphContext(node), grad)
+        if function.on_arrays:
+            return in_grads
+        # A user's backward that left Tensor ops (an array among its results) is a dead end too.
+        in_grads = in_grads if isinstance(in_grads, tuple) else (in_grads,)
+        if not any(isinstance(g, np.ndarray) for g in in_grads):
+            return in_grads
+    else:  # A backward on arrays: its result is a dead end, marked so that using it raises.
+        in_grads = function.backward(node, grad._data)
+        in_grads = in_grads if isinstance(in_grads, tuple) else (in_grads,)
+    if not record:
+        return in_grads
     anchors = [p if isinstance(p, Tensor) else Tensor._make(_EMPTY, True, p) for p in node.parents if p is not None]
     with enable_grad():
         return tuple(
-            None if g is None else OnceDifferentiable.apply(np.asarray(g), grad, *anchors, name=function.__name__)
+            g
+            if g is None or isinstance(g, Tensor)
+            else OnceDifferentiable.apply(g, grad, *anchors, name=function.__name__)
             for g in in_grads
         )
 

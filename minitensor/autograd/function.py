@@ -3,6 +3,8 @@
 An op is written once, on plain NumPy arrays, as a pair of static methods::
 
     class Exp(Function):
+        on_arrays = True                # (the ops' anatomy: NumPy arrays in and out)
+
         @staticmethod
         def forward(ctx, x):            # x: ndarray
             y = np.exp(x)
@@ -36,9 +38,10 @@ output Tensors), so the gradient it returns is itself a graph.  That is why an
 ``Op`` saves only its inputs and its output with ``save_for_backward`` (other
 constants, e.g. a dropout mask, go on ``ctx`` as attributes).  A fused op whose
 first-order backward is a kernel returns ``composite_grads(...)`` of its plain
-Tensor-op formula instead when it is given Tensors.  A user's ``Function``
-keeps a backward on arrays: differentiating it twice raises (PyTorch's
-once-differentiable), unless it sets ``differentiable_backward = True``.
+Tensor-op formula instead when it is given Tensors.  (This docstring's ``Exp``
+and the built-in ops say ``on_arrays = True``.  A user's ``Function`` is
+PyTorch's: forward and backward on Tensors, differentiable twice unless its
+backward is ``@once_differentiable``; see ``user_function.py``.)
 
 In-place safety: when ``forward`` saves an input's array (or a view of it),
 or the output's, ``apply`` records that tensor's version (its count of
@@ -52,12 +55,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor, VersionCounter
-from . import _profiling, anomaly
-from .grad_mode import enable_grad, is_grad_enabled
+from ..tensor import Tensor
+from . import _profiling, anomaly, batching, dual, graph, saved
+from .grad_mode import is_grad_enabled
+from .saved import saved_records
+from .user_function import once_differentiable, tensor_backward, tensor_forward  # noqa: F401  (torch.autograd.function.once_differentiable)
 
 
-class Node:
+class Node(graph.Node):
     """A recorded op in the graph; it is also the ``ctx`` its Function saw.
 
     Attributes:
@@ -90,13 +95,9 @@ class Node:
         """Keep arrays for ``backward``; released after backward unless retain_graph."""
         self.saved_tensors = arrays
 
-    @property
-    def next_functions(self) -> tuple:
-        """The parents of this node (for inspecting a graph, as in PyTorch)."""
-        return self.parents
-
-    def name(self) -> str:
-        return type(self).__name__
+    def save_for_forward(self, *arrays) -> None:
+        """Keep arrays for ``jvp`` (forward mode), where they are ``ctx.saved_tensors``."""
+        self.saved_for_forward = arrays
 
     def release(self) -> None:
         """Free the arrays kept for backward; a later backward that needs them raises.
@@ -104,8 +105,9 @@ class Node:
         Settings kept as attributes (``ctx.dim``) stay, as in PyTorch: a node that
         saved nothing can be walked again.
         """
-        if self.saved_tensors:
+        if self.saved_tensors or self.packed is not None:
             self.saved_tensors = ()
+            self.packed = None
             self.saved_versions = ()
             self.freed = True
 
@@ -117,12 +119,21 @@ class Function:
     """Base class of differentiable ops; subclasses define ``forward`` and ``backward``."""
 
     _node_cls: type = Node
-    differentiable_backward = False  # does backward also run on Tensors (create_graph)?
+    on_arrays = False  # forward and backward on NumPy arrays (the ops' anatomy), or on Tensors (PyTorch's)
+    differentiable_backward = True  # can backward's result be differentiated again (create_graph)?
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         # The graph node class is named after the op, e.g. Matmul -> MatmulBackward.
         cls._node_cls = type(f"{cls.__name__}Backward", (Node,), {"__slots__": (), "function": cls})
+        backward = cls.__dict__.get("backward")
+        if getattr(getattr(backward, "__func__", backward), "once_differentiable", False):
+            cls.differentiable_backward = False
+        if not cls.on_arrays:  # a user's Function, written as in PyTorch (user_function.py)
+            if "forward" in cls.__dict__:
+                cls.forward = staticmethod(tensor_forward(cls.__dict__["forward"].__func__))
+            if backward is not None:
+                cls.backward = staticmethod(tensor_backward(getattr(backward, "__func__", backward)))
 
     @staticmethod
     def forward(ctx: Node, *inputs, **settings):
@@ -132,6 +143,14 @@ class Function:
     def backward(ctx: Node, grad):
         raise NotImplementedError
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        """Forward mode: the output's tangent from the inputs' (None for an input without one)."""
+        raise RuntimeError(
+            f"Trying to use forward AD with {ctx.function.__name__} that does not support it: "
+            "it has no jvp rule (see docs/transforms.md)"
+        )
+
     @classmethod
     def run(cls, *arrays, **settings) -> np.ndarray:
         """``forward`` on arrays, recording nothing: the output array.  For inference paths that
@@ -139,22 +158,41 @@ class Function:
         ctx = cls._node_cls()
         ctx.needs_input_grad = (False,) * len(arrays)
         ctx.saved_tensors = ()
+        return cls._forward(ctx, arrays, settings)
+
+    @classmethod
+    def _forward(cls, ctx: Node, arrays, settings: dict) -> np.ndarray:
         if _profiling.active is None:
             out = cls.forward(ctx, *arrays, **settings)
         else:  # mt.profiler is recording: time this forward
             out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
-        return out if type(out) is np.ndarray else _as_output(cls, out)
+        if type(out) is not np.ndarray:  # e.g. a NumPy scalar from a ufunc on 0-d arrays
+            scalar, out = out, _as_output(cls, out)
+            ctx.saved_tensors = tuple(out if a is scalar else a for a in ctx.saved_tensors)
+        return out
 
     @classmethod
     def apply(cls, *inputs, **settings):
         """Run the op on Tensors (or arrays/scalars) and record it when needed."""
-        record = is_grad_enabled()
-        if not record:  # (the lean path of inference: nothing to collect for a graph)
-            out = cls.run(*[x._data if isinstance(x, Tensor) else x for x in inputs], **settings)
+        if batching.levels and batching.batched(inputs):  # inside vmap: the op's batching rule
+            return batching.apply(cls, inputs, settings)
+        if dual.levels:  # forward mode: tangents go through the op too
+            return dual.record(cls, inputs, settings)[0]
+        return cls.record(inputs, settings)[0]
+
+    @classmethod
+    def record(cls, inputs: tuple, settings: dict, tangents: tuple | None = None) -> tuple:
+        """``apply``'s work: (the output Tensor, the ``ctx`` forward saw).  ``tangents``: which
+        inputs carry a tangent (forward mode), so that forward keeps what their rule needs too."""
+        if not is_grad_enabled():  # (the lean path of inference: nothing to collect for a graph)
+            ctx = cls._node_cls()
+            ctx.needs_input_grad = (False,) * len(inputs) if tangents is None else tangents
+            ctx.saved_tensors = ()
+            out = cls._forward(ctx, [x._data if isinstance(x, Tensor) else x for x in inputs], settings)
             result = Tensor._make(out, False, None)
             if out.base is not None:
                 _share_counter(result, inputs, cls, settings)
-            return result
+            return result, ctx
         arrays = []
         parents = []
         needs_grad = False
@@ -168,7 +206,7 @@ class Function:
             else:
                 arrays.append(x)
             parents.append(None)
-        if settings and not cls.differentiable_backward:  # (built-in ops never pass Tensors as settings)
+        if settings and not cls.on_arrays:  # (built-in ops never pass Tensors as settings)
             for name, value in settings.items():
                 if isinstance(value, Tensor):
                     raise TypeError(
@@ -176,15 +214,12 @@ class Function:
                         "settings that receive no gradient; pass Tensors positionally (they are the op's inputs)"
                     )
         ctx = cls._node_cls()
-        ctx.needs_input_grad = tuple([p is not None for p in parents])
+        if tangents is None:
+            ctx.needs_input_grad = tuple([p is not None for p in parents])
+        else:
+            ctx.needs_input_grad = tuple([p is not None or t for p, t in zip(parents, tangents)])
         ctx.saved_tensors = ()
-        if _profiling.active is None:
-            out = cls.forward(ctx, *arrays, **settings)
-        else:  # mt.profiler is recording: time this forward
-            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
-        if type(out) is not np.ndarray:  # e.g. a NumPy scalar from a ufunc on 0-d arrays
-            scalar, out = out, _as_output(cls, out)
-            ctx.saved_tensors = tuple(out if a is scalar else a for a in ctx.saved_tensors)
+        out = cls._forward(ctx, arrays, settings)
         dtype = out.dtype
         if not needs_grad or dtype.kind not in "fc":  # integer and bool results carry no gradient
             result = Tensor._make(out, False, None)
@@ -196,14 +231,16 @@ class Function:
             if anomaly.enabled:  # remember the user's line, for a NaN found in backward
                 ctx.forward_line = anomaly.user_line()
             result = Tensor._make(out, True, ctx)
-            saved = ctx.saved_tensors
-            if saved:
-                ctx.saved_versions, ctx.saved_origins = _saved_records(saved, arrays, inputs, result)
+            kept = ctx.saved_tensors
+            if kept:
+                ctx.saved_versions, ctx.saved_origins = saved_records(kept, arrays, inputs, result)
+                if saved.hooks and tangents is None:  # inside saved_tensors_hooks: pack what was saved
+                    saved.pack(ctx, inputs, result)
             else:
                 ctx.saved_versions = ctx.saved_origins = ()
         if out.base is not None:  # a view: it shares the version counter of the input it views
             _share_counter(result, inputs, cls, settings)
-        return result
+        return result, ctx
 
     @classmethod
     def apply_each(cls, x, settings: list) -> list:
@@ -211,7 +248,7 @@ class Function:
         nothing and returns a view of x (the pieces of ``unbind`` and ``split``: ``Index`` with basic
         keys).  The same nodes and tensors, without repeating the per-call checks for each piece
         (~0.7 µs a piece instead of ~3)."""
-        if _profiling.active is not None or anomaly.enabled:
+        if _profiling.active is not None or anomaly.enabled or dual.levels or batching.levels:
             return [cls.apply(x, **s) for s in settings]
         record = is_grad_enabled() and x._requires_grad
         parent, data, counter = x.grad_fn or x, x._data, x._counter()
@@ -239,6 +276,7 @@ class Op(Function):
     ``ctx.saved_tensors`` (they become Tensors with ``create_graph=True``).
     """
 
+    on_arrays = True
     differentiable_backward = True
 
     @classmethod
@@ -266,60 +304,6 @@ def _as_output(cls: type, out) -> np.ndarray:
     return out
 
 
-def _saved_records(saved: tuple, arrays: list, inputs: tuple, out: Tensor) -> tuple:
-    """Version records and origins of the arrays ``forward`` saved.
-
-    Versions: ``(position, counter, version, shape)`` of each input tensor (position >= 0)
-    or the output (-1) whose data was saved, itself or as a view of the same memory.
-    Origins: per saved array, the input position it *is*, -1 for the output, None otherwise.
-    (Kept lean, helpers inlined: it runs for every recorded op that saves arrays.)
-    """
-    records = []
-    origins = []
-    out_data = out._data
-    count = len(arrays)
-    for index, array in enumerate(saved):
-        if not isinstance(array, np.ndarray):
-            origins.append(None)
-            continue
-        if array is out_data:  # the output itself
-            origins.append(-1)
-            x, position, data = out, -1, out_data
-        elif index < count and arrays[index] is array:  # input ``index`` itself (forward saves its inputs in order)
-            origins.append(index)
-            x, position, data = inputs[index], index, array
-        else:
-            for position, a in enumerate(arrays):  # an input itself, saved out of order
-                if a is array:
-                    origins.append(position)
-                    x, data = inputs[position], a
-                    break
-            else:  # a view of an input's or the output's memory, or an array of its own
-                origins.append(None)
-                x, position, data = _owner_of(array, inputs, out)
-        if not isinstance(x, Tensor):  # a plain array input (a constant, no version to watch), or no owner
-            continue
-        counter = x._version_counter
-        if counter is None:
-            counter = x._version_counter = VersionCounter()
-        records.append((position, counter, counter.value, data.shape))
-    return tuple(records), tuple(origins)
-
-
-def _owner_of(array: np.ndarray, inputs: tuple, out: Tensor) -> tuple:
-    """(tensor, position, its data) of the input (or output, -1) whose memory ``array`` views."""
-    owner = array.base if array.base is not None else array
-    for position, x in enumerate(inputs):
-        if isinstance(x, Tensor):
-            data = x._data
-            if data is owner or data.base is owner:
-                return x, position, data
-    data = out._data
-    if data is owner or data.base is owner:
-        return out, -1, data
-    return None, None, None
-
-
 def _share_counter(result: Tensor, inputs: tuple, cls: type, settings: dict) -> None:
     """Give a view the version counter of the input whose memory it looks at, and remember
     how it was made from that input (``_view_of``), for in-place ops through the view."""
@@ -331,88 +315,3 @@ def _share_counter(result: Tensor, inputs: tuple, cls: type, settings: dict) -> 
                 result._version_counter = x._counter()
                 result._view_of = (x, cls, settings)
                 return
-
-
-# ------------------------------------------------------------------ create_graph
-class GraphContext:
-    """What a differentiable backward sees with ``create_graph=True``: the node's
-    attributes, but ``saved_tensors`` as Tensors in the graph (inputs and output)."""
-
-    def __init__(self, node: Node) -> None:
-        self._node = node
-        self.saved_tensors = tuple(_saved_tensor(node, a, o) for a, o in zip(node.saved_tensors, node.saved_origins))
-
-    def __getattr__(self, name: str):
-        return getattr(self._node, name)
-
-
-def _saved_tensor(node: Node, array, origin):
-    """One saved array as the Tensor it was in the forward pass."""
-    if origin is None:
-        if isinstance(array, (np.ndarray, np.generic)) and array.dtype.kind in "fc":
-            raise RuntimeError(
-                f"{node.name()} saved an array that is neither an input nor its output, so its backward "
-                "cannot be differentiated (create_graph=True); the op must save inputs/outputs or use composite_grads"
-            )
-        return array  # an integer/bool constant (indices, masks) or None
-    if origin == -1:
-        return Tensor._make(array, True, node)
-    parent = node.parents[origin]
-    if isinstance(parent, Tensor):
-        return parent
-    return Tensor._make(array, parent is not None, parent)
-
-
-def composite_grads(forward, inputs: tuple, grad, needs: tuple) -> tuple:
-    """The gradients of ``forward(*inputs)`` (an op written in Tensor ops) as Tensors in the graph.
-
-    Fused ops use it for ``create_graph=True``: their kernel backward works on
-    arrays, so the second derivative comes from their plain formula instead.
-    Each input that needs a gradient goes through an ``Alias`` node first, so the
-    gradient is taken with respect to this use of it only.
-
-    Args:
-        forward: ``(*tensors) -> Tensor``, the op in differentiable Tensor ops.
-        inputs: the op's inputs as Tensors (``ctx.saved_tensors``), or None.
-        grad: the incoming gradient (a Tensor, possibly in a graph).
-        needs: ``ctx.needs_input_grad``.
-    """
-    from . import grad as autograd_grad
-
-    with enable_grad():
-        aliases = [Alias.apply(x) if need else x for x, need in zip(inputs, needs)]
-        out = forward(*aliases)
-        wanted = [a for a, need in zip(aliases, needs) if need]
-        found = iter(autograd_grad(out, wanted, grad, create_graph=True, allow_unused=True))
-    return tuple(next(found) if need else None for need in needs)
-
-
-class Alias(Op):
-    """y = x, as a node of its own (``composite_grads`` differentiates through it)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
-
-
-class OnceDifferentiable(Function):
-    """The gradient of a Function whose backward works on arrays only, put in the graph
-    (``create_graph=True``) so that differentiating it again raises, naming the Function."""
-
-    @staticmethod
-    def forward(ctx, g, *anchors, name=""):
-        ctx.function_name = name
-        return g
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise RuntimeError(
-            f"{ctx.function_name}: its backward works on NumPy arrays, so its gradient cannot be "
-            "differentiated again (PyTorch's once_differentiable). To allow it, set "
-            "differentiable_backward = True on the Function and write backward with operators and "
-            "NumPy functions that also accept Tensors (see docs/higher_order.md)."
-        )

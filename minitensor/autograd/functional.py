@@ -1,6 +1,6 @@
 """Derivatives of whole functions: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
 
-Everything here is built from ``autograd.grad`` (reverse mode), as PyTorch's
+Built from ``autograd.grad`` (reverse mode) and forward mode (``dual.py``), as PyTorch's
 ``torch.autograd.functional`` with the same signatures and return structures:
 
 - a Tensor for a Tensor input, a tuple for a tuple of inputs;
@@ -9,10 +9,9 @@ Everything here is built from ``autograd.grad`` (reverse mode), as PyTorch's
   returns a Tensor or inputs is a Tensor); ``hessian``: ``H[i][j]`` of shape
   ``inputs[i].shape + inputs[j].shape``.
 
-Forward-mode products use the *double-vjp trick*: for outputs ``y`` and a dummy
-``u`` (zeros, requiring grad), ``g(u) = u^T J`` is linear in ``u``, so the vjp of
-``g`` with a vector ``v`` is ``J v``.  ``jvp``, ``hvp`` and
-``jacobian(strategy="forward-mode")`` are computed this way (two reverse passes).
+Forward-mode products (``jvp``, ``hvp``, ``jacobian(strategy="forward-mode")``) run
+forward mode: one pass carries tangents from the inputs to the outputs.  (PyTorch computes
+them with the *double-vjp trick*, two reverse passes; docs/transforms.md tells that lesson.)
 
 ``vectorize=True`` is accepted and runs the same loop (one reverse pass per row
 or column): minitensor has no batched gradients.
@@ -28,6 +27,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..tensor.creation import ones_like, zeros, zeros_like
+from . import dual
+from .composite import Alias
 from .grad_mode import enable_grad
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
@@ -146,17 +147,29 @@ def _vectors(v, refs: tuple, refs_tuple: bool, fn: str, of: str) -> tuple:
     return vs
 
 
-def _double_vjp(outputs, inputs, v, create_graph: bool, strict: bool, fn: str) -> tuple:
-    """J v for J = d(outputs)/d(inputs), by two reverse passes (the double-vjp trick)."""
-    dummies = tuple(zeros_like(o, requires_grad=True) for o in outputs)
-    g = _grads(outputs, inputs, dummies, create_graph=True)  # u^T J, linear in the dummies u
-    if strict and any(x is None for x in g):
-        i = next(k for k, x in enumerate(g) if x is None)
-        raise RuntimeError(f"{fn}: the output of the user-provided function is independent of input {i}; strict mode")
-    used = [(x, w) for x, w in zip(g, v) if x is not None]
-    jv = _grads([x for x, _ in used], dummies, [w for _, w in used], create_graph)
-    why = "the gradient with respect to the inputs is independent of entry {i} of the outputs (double-vjp trick)"
-    return _fill_zeros(jv, outputs, strict, fn, why)
+def _forward(func, xs: tuple, vs: tuple, fn: str, strict: bool, gradient: bool = False) -> tuple:
+    """(was_tuple, outputs, J v) in one forward pass at a forward-mode level of its own (``dual.py``):
+    the inputs carry the tangents ``vs``, and each output arrives with its tangent.  ``gradient``:
+    func's output is replaced by its gradient (``_gradient``), so J v is the Hessian times v
+    (forward-over-reverse)."""
+    level = dual.enter()
+    try:
+        duals = []
+        for x, v in zip(xs, vs):
+            d = Alias.apply(x)
+            level.set(d, v if v.requires_grad else v._data)
+            duals.append(d)
+        if gradient:
+            out, g = _gradient(func, tuple(duals), fn, strict)
+            was_tuple, outs = True, g
+        else:
+            was_tuple, outs = _call(func, tuple(duals), fn, strict)
+        found = [level.get(o) for o in outs]
+    finally:
+        dual.exit(level)
+    tangents = [t if t is None or isinstance(t, Tensor) else Tensor._make(t, False, None) for t in found]
+    why = "output {i} of the user-provided function is independent of the inputs (its tangent is zero)"
+    return (out if gradient else was_tuple), outs, _fill_zeros(tangents, outs, strict, fn, why)
 
 
 # ------------------------------------------------------------------ products
@@ -187,10 +200,11 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
-    """(func(inputs), J v): the Jacobian-vector product, by the double-vjp trick.
+    """(func(inputs), J v): the Jacobian-vector product, in one forward pass (forward mode).
 
     ``v`` is shaped like the inputs (may be omitted for a single-element input).
-    Returns (outputs, jvp), the jvp structured as func's outputs.
+    Returns (outputs, jvp), the jvp structured as func's outputs.  (PyTorch computes it by the
+    double-vjp trick, two reverse passes; docs/transforms.md shows both.)
 
     >>> x = mt.tensor([1.0, 2.0])
     >>> jvp(lambda t: t**2, x, mt.tensor([1.0, 0.0]))[1]
@@ -199,8 +213,10 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     in_tuple, xs = _as_tuple(inputs, "inputs", "jvp")
     xs = _prepare(xs, create_graph)
     vs = _vectors(v, xs, in_tuple, "jvp", "input")
-    out_tuple, outs = _call(func, xs, "jvp", strict)
-    jv = _double_vjp(outs, xs, vs, create_graph, strict, "jvp")
+    out_tuple, outs, jv = _forward(func, xs, vs, "jvp", strict)
+    if strict:  # (as PyTorch: every input must be used; the reverse graph tells)
+        why = "The output of the user-provided function is independent of input {i}"
+        _fill_zeros(_grads(outs, xs, [zeros_like(o) for o in outs], False), xs, strict, "jvp", why)
     _check_graph(jv, "jvp", "Jacobian-vector product for output", strict, create_graph)
     return _untuple(out_tuple, _finish(outs, create_graph)), _untuple(out_tuple, _finish(jv, create_graph))
 
@@ -243,10 +259,9 @@ def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 
 def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
-    """(func(inputs), H v) for a scalar func, by the double-vjp trick on its gradient.
+    """(func(inputs), H v) for a scalar func: forward mode over its gradient (forward-over-reverse).
 
-    Equal to ``vhp`` when H is symmetric (twice continuously differentiable func);
-    it costs one more reverse pass.
+    Equal to ``vhp`` when H is symmetric (twice continuously differentiable func).
 
     >>> x = mt.tensor([1.0, 2.0])
     >>> hvp(lambda t: (t**3).sum(), x, mt.tensor([1.0, 1.0]))[1]
@@ -255,8 +270,7 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     in_tuple, xs = _as_tuple(inputs, "inputs", "hvp")
     xs = _prepare(xs, create_graph)
     vs = _vectors(v, xs, in_tuple, "hvp", "input")
-    out, g = _gradient(func, xs, "hvp", strict)
-    h = _double_vjp(g, xs, vs, create_graph, strict, "hvp")
+    out, _, h = _forward(func, xs, vs, "hvp", strict, gradient=True)
     _check_graph(h, "hvp", "Hessian-vector product for input", strict, create_graph)
     return _finish((out,), create_graph)[0], _untuple(in_tuple, _finish(h, create_graph))
 
@@ -290,21 +304,19 @@ def _reverse_jacobian(outs, xs, create_graph: bool, strict: bool, fn: str) -> li
     return res
 
 
-def _forward_jacobian(outs, xs, create_graph: bool, strict: bool, fn: str) -> list:
-    """J[i][j] by the double-vjp trick, one pass per input element (columns)."""
-    dummies = tuple(zeros_like(o, requires_grad=True) for o in outs)
-    g = _grads(outs, xs, dummies, create_graph=True)  # u^T J
-    cols = [[[] for _ in xs] for _ in outs]
+def _forward_jacobian(func, xs, create_graph: bool, strict: bool, fn: str) -> tuple:
+    """(was_tuple, outputs, J[i][j]) by forward mode, one forward pass per input element (columns)."""
+    cols, outs, out_tuple = None, None, False
     for j, x in enumerate(xs):
         for k in range(x.numel()):
-            if g[j] is None:
-                jv = [None] * len(outs)
-            else:
-                jv = _grads([g[j]], dummies, [_one_hot(x, k)], create_graph)
-            why = f"output {{i}} of the user-provided function is independent of input {j}"
-            jv = _fill_zeros(jv, outs, strict, fn, why)
+            vs = tuple(_one_hot(x, k) if m == j else zeros_like(p) for m, p in enumerate(xs))
+            out_tuple, outs, jv = _forward(func, xs, vs, fn, strict)
+            cols = cols or [[[] for _ in xs] for _ in outs]
             for i, c in enumerate(jv):
                 cols[i][j].append(c)
+    if outs is None:  # (inputs without elements: one call for the outputs)
+        out_tuple, outs = _call(func, xs, fn, strict)
+        cols = [[[] for _ in xs] for _ in outs]
     res = []
     for i, o in enumerate(outs):
         row = []
@@ -312,7 +324,7 @@ def _forward_jacobian(outs, xs, create_graph: bool, strict: bool, fn: str) -> li
             c = _stack_rows(cols[i][j], x.shape, o)  # x.shape + o.shape
             row.append(c.permute(*range(x.ndim, x.ndim + o.ndim), *range(x.ndim)) if c.ndim else c)
         res.append(row)
-    return res
+    return out_tuple, outs, res
 
 
 def jacobian(
@@ -327,8 +339,7 @@ def jacobian(
         strict: raise instead of returning zeros for an output independent of an input.
         vectorize: accepted for PyTorch compatibility; the same loop runs either way.
         strategy: "reverse-mode" (one reverse pass per output element: best for few
-            outputs) or "forward-mode" (the double-vjp trick, two reverse passes plus
-            one per input element: best for few inputs).
+            outputs) or "forward-mode" (one forward pass per input element: best for few inputs).
 
     Returns:
         A Tensor (Tensor in, Tensor out), a tuple over inputs or over outputs, or a
@@ -344,9 +355,11 @@ def jacobian(
         raise TypeError(f"jacobian: vectorize must be a bool, got {type(vectorize).__name__}")
     in_tuple, xs = _as_tuple(inputs, "inputs", "jacobian")
     xs = _prepare(xs, create_graph)
-    out_tuple, outs = _call(func, xs, "jacobian", strict)
-    build = _forward_jacobian if strategy == "forward-mode" else _reverse_jacobian
-    res = build(outs, xs, create_graph, strict, "jacobian")
+    if strategy == "forward-mode":
+        out_tuple, outs, res = _forward_jacobian(func, xs, create_graph, strict, "jacobian")
+    else:
+        out_tuple, outs = _call(func, xs, "jacobian", strict)
+        res = _reverse_jacobian(outs, xs, create_graph, strict, "jacobian")
     for row in res:
         _check_graph(row, "jacobian", "Jacobian block for input", strict, create_graph)
     res = tuple(_finish(row, create_graph) for row in res)

@@ -28,12 +28,12 @@ import types
 
 import minitensor
 
-from . import _torch, backends, cuda, unavailable
+from . import _torch, backends, cuda, functorch, unavailable
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 # minitensor packages that stand for torch's (their submodules follow them).
-_PACKAGES = ("autograd", "distributions", "nn", "optim", "profiler", "testing", "utils")
+_PACKAGES = ("autograd", "distributions", "func", "nn", "optim", "profiler", "testing", "utils")
 
 # torch.nn.modules.<file>: the files of PyTorch's nn.modules package.
 _NN_FILES = (
@@ -78,6 +78,7 @@ def build() -> dict:
     table["torch.accelerator"] = cuda.accelerator
     table.update(backends.modules())
     table.update(unavailable.modules())
+    table["functorch"] = functorch.module()  # (torch.func's older name)
     # save, load, safe_globals, add_safe_globals, get_safe_globals, clear_safe_globals
     table["torch.serialization"] = _forwarding_module("torch.serialization", minitensor.serialization)
     # Make each synthetic module an attribute of its synthetic parent (torch.nn.modules.linear ...).
@@ -162,7 +163,7 @@ def install() -> None:
     """
     if is_installed():
         return
-    if "torch" in sys.modules:
+    if "torch" in sys.modules or "functorch" in sys.modules:
         raise RuntimeError(
             "minitensor.compat.install(): the real PyTorch is already imported in this process; "
             "call install() before any 'import torch' (restart the kernel in a notebook)"
@@ -175,7 +176,7 @@ def uninstall() -> None:
     """Undo ``install()``: forget every ``torch`` module it registered."""
     if not is_installed():
         return
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+    for name in [n for n in sys.modules if n in ("torch", "functorch") or n.startswith("torch.")]:
         del sys.modules[name]
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)

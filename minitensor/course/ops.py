@@ -30,6 +30,13 @@ from .diagnose import check_shape
 from .engine_adapter import backward_with
 
 
+class StudentOp(Function):
+    """An op whose forward and backward are the student's NumPy functions: on arrays, as the
+    built-in ops, and once differentiable (the student's backward is not written in Tensor ops)."""
+
+    on_arrays, differentiable_backward = True, False
+
+
 def build(wb) -> SimpleNamespace:
     """The ops of workbook ``wb`` (see the module docstring)."""
 
@@ -51,7 +58,7 @@ def build(wb) -> SimpleNamespace:
             return (unbroadcast(f"{rule} (1st)", ga, grad.shape, a.shape),
                     unbroadcast(f"{rule} (2nd)", gb, grad.shape, b.shape))  # fmt: skip
 
-        return type(name, (Function,), {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})
+        return type(name, (StudentOp,), {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})
 
     def unary(name: str, forward, backward) -> type:
         """``backward(ctx, grad)`` reads ctx.x / ctx.out / ctx.settings."""
@@ -64,7 +71,7 @@ def build(wb) -> SimpleNamespace:
         def bwd(ctx, grad):
             return check_shape(name, backward(ctx, grad), ctx.x.shape)
 
-        return type(name, (Function,), {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})
+        return type(name, (StudentOp,), {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})
 
     def reduction(name: str, forward, rule: str) -> type:
         """A reduction whose backward is ``wb.reductions.<rule>(grad, shape, dim, keepdim)``."""
@@ -102,7 +109,7 @@ def build(wb) -> SimpleNamespace:
         "Index", lambda x, index: x[index], lambda c, g: wb.indexing.index_backward(g, c.x.shape, c.settings["index"])
     )
 
-    class Matmul(Function):
+    class Matmul(StudentOp):
         @staticmethod
         def forward(ctx, a, b):
             ctx.save_for_backward(a, b)
@@ -116,7 +123,7 @@ def build(wb) -> SimpleNamespace:
             return (unbroadcast("matmul_backward (1st)", ga, batch + a.shape[-2:], a.shape),
                     unbroadcast("matmul_backward (2nd)", gb, batch + b.shape[-2:], b.shape))  # fmt: skip
 
-    class LayerNorm(Function):
+    class LayerNorm(StudentOp):
         @staticmethod
         def forward(ctx, x, weight, bias, eps=1e-5):
             y, ctx.cache = wb.layer_norm.layer_norm_forward(x, weight, bias, eps)
@@ -128,7 +135,7 @@ def build(wb) -> SimpleNamespace:
             grads = wb.layer_norm.layer_norm_backward(grad, ctx.cache)
             return tuple(check_shape("layer_norm_backward", g, s) for g, s in zip(grads, ctx.shapes))
 
-    class CrossEntropy(Function):
+    class CrossEntropy(StudentOp):
         @staticmethod
         def forward(ctx, logits, target):
             loss, ctx.cache = wb.cross_entropy.cross_entropy_forward(logits, target)
@@ -140,7 +147,7 @@ def build(wb) -> SimpleNamespace:
             return check_shape("cross_entropy_backward", wb.cross_entropy.cross_entropy_backward(grad, ctx.cache),
                                ctx.logits_shape), None  # fmt: skip
 
-    class Attention(Function):
+    class Attention(StudentOp):
         @staticmethod
         def forward(ctx, q, k, v, mask=None):
             out, ctx.cache = wb.attention.attention_forward(q, k, v, mask)

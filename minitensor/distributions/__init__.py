@@ -3,8 +3,7 @@ score values with (``log_prob``), and compare (``kl_divergence``).
 
 One file per family: ``normal.py``, ``bernoulli.py``, ``categorical.py``, ``one_hot_categorical.py``,
 ``uniform.py``, ``multivariate_normal.py``, ``gamma.py``, ``beta.py``, ``dirichlet.py``, ``independent.py``;
-``distribution.py`` (the base: shapes, validation), ``constraints.py``, ``kl.py``, ``utils.py``, and
-``_special.py`` / ``_linalg.py`` (what minitensor has no op for yet: see their docstrings).
+``distribution.py`` (the base: shapes, validation), ``constraints.py``, ``kl.py``, ``utils.py``.
 
 >>> import minitensor as mt
 >>> _ = mt.manual_seed(0)

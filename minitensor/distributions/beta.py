@@ -1,8 +1,8 @@
 """``Beta(concentration1, concentration0)``: distributions on [0, 1], as PyTorch's (a Dirichlet over (x, 1 - x)).
 
 log p(x) = (a - 1) log x + (b - 1) log(1 - x) - log B(a, b), a = concentration1, b = concentration0.
-Sampling, ``log_prob`` and ``entropy`` are the Dirichlet's, with its limits: lgamma/digamma of the
-concentrations as constants, and ``rsample`` refused when a concentration requires grad.
+Sampling, ``log_prob`` and ``entropy`` are the Dirichlet's, with its limit: ``rsample`` refused when a
+concentration requires grad (``log_prob`` and ``entropy`` are differentiable in both).
 
 >>> import minitensor as mt
 >>> d = Beta(mt.tensor(2.0), mt.tensor(3.0))

@@ -5,7 +5,7 @@ log p(x) = sum (alpha_i - 1) log x_i + lgamma(sum alpha) - sum lgamma(alpha_i).
 Samples are normalised gamma draws (NumPy, minitensor's generator).  ``rsample`` cannot carry
 gradients to the concentration (PyTorch's implicit reparameterisation, ``_dirichlet_grad``, has no
 minitensor op yet): it raises when the concentration requires grad.  ``log_prob`` and ``entropy``
-take lgamma/digamma of the concentration as constants (``_special.py``): gradients flow to the value.
+are differentiable in the concentration and the value (``lgamma`` and ``digamma`` are ops).
 
 >>> import minitensor as mt
 >>> d = Dirichlet(mt.tensor([1.0, 2.0, 3.0]))
@@ -22,7 +22,6 @@ from ..ops import functions as fn
 from ..tensor import Tensor
 from ..type_info import finfo
 from . import constraints
-from ._special import digamma, lgamma
 from .distribution import Distribution
 from .gamma import refuse_concentration_grad, standard_gamma
 from .utils import xlogy
@@ -59,7 +58,7 @@ class Dirichlet(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         alpha = self.concentration
-        return xlogy(alpha - 1.0, value).sum(-1) + lgamma(alpha.sum(-1)) - lgamma(alpha).sum(-1)
+        return xlogy(alpha - 1.0, value).sum(-1) + fn.lgamma(alpha.sum(-1)) - fn.lgamma(alpha).sum(-1)
 
     @property
     def mean(self) -> Tensor:
@@ -84,4 +83,5 @@ class Dirichlet(Distribution):
         alpha = self.concentration
         k = alpha.shape[-1]
         a0 = alpha.sum(-1)
-        return lgamma(alpha).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) - ((alpha - 1.0) * digamma(alpha)).sum(-1)
+        spread = ((alpha - 1.0) * fn.digamma(alpha)).sum(-1)
+        return fn.lgamma(alpha).sum(-1) - fn.lgamma(a0) - (k - a0) * fn.digamma(a0) - spread

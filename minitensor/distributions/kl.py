@@ -7,8 +7,8 @@ Normal, Bernoulli, Categorical, OneHotCategorical, Uniform, MultivariateNormal, 
 Dirichlet with themselves, Independent with Independent, and the mixed pairs Beta-Gamma,
 Beta-Normal, Beta-Uniform, Gamma-Normal, Uniform-Normal, Uniform-Gamma, Uniform-Beta, and the
 infinite ones (Normal-Uniform, Normal-Gamma, Normal-Beta, Gamma-Uniform, Gamma-Beta).
-Pairs with Gamma, Beta or Dirichlet take lgamma/digamma of their concentrations as constants
-(``_special.py``).
+Every KL is differentiable in the parameters of both distributions (``lgamma``, ``digamma`` and
+``linalg.solve_triangular`` are ops).
 
 >>> import minitensor as mt
 >>> from minitensor.distributions import Normal
@@ -22,11 +22,10 @@ import functools
 import math
 import warnings
 
+from ..linalg import solve_triangular
 from ..nn.functional import softplus
 from ..ops import functions as fn
 from ..tensor import Tensor, creation
-from ._linalg import solve_lower
-from ._special import digamma, lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
@@ -158,7 +157,8 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
             "KL-divergence between two Multivariate Normals with different event shapes cannot be computed"
         )
     half_term1 = q._half_log_det() - p._half_log_det()
-    term2 = solve_lower(q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril).pow(2).sum((-2, -1))
+    q_tril, p_tril = q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril
+    term2 = solve_triangular(q_tril, p_tril, upper=False).pow(2).sum((-2, -1))
     term3 = batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - p.event_shape[0])
 
@@ -166,8 +166,8 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = lgamma(q.concentration) - lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
+    t2 = fn.lgamma(q.concentration) - fn.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * fn.digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -176,21 +176,21 @@ def _kl_gamma_gamma(p, q):
 def _kl_beta_beta(p, q):
     sum_p = p.concentration1 + p.concentration0
     sum_q = q.concentration1 + q.concentration0
-    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sum_p)
-    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sum_q)
-    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
-    t5 = (sum_q - sum_p) * digamma(sum_p)
+    t1 = fn.lgamma(q.concentration1) + fn.lgamma(q.concentration0) + fn.lgamma(sum_p)
+    t2 = fn.lgamma(p.concentration1) + fn.lgamma(p.concentration0) + fn.lgamma(sum_q)
+    t3 = (p.concentration1 - q.concentration1) * fn.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * fn.digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * fn.digamma(sum_p)
     return t1 - t2 + t3 + t4 + t5
 
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
     sum_p, sum_q = p.concentration.sum(-1), q.concentration.sum(-1)
-    t1 = lgamma(sum_p) - lgamma(sum_q)
-    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t1 = fn.lgamma(sum_p) - fn.lgamma(sum_q)
+    t2 = (fn.lgamma(p.concentration) - fn.lgamma(q.concentration)).sum(-1)
     t3 = p.concentration - q.concentration
-    t4 = digamma(p.concentration) - digamma(sum_p).unsqueeze(-1)
+    t4 = fn.digamma(p.concentration) - fn.digamma(sum_p).unsqueeze(-1)
     return t1 - t2 + (t3 * t4).sum(-1)
 
 
@@ -205,8 +205,8 @@ def _kl_independent_independent(p, q):
 @register_kl(Beta, Gamma)
 def _kl_beta_gamma(p, q):
     t1 = -p.entropy()
-    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
-    t3 = (q.concentration - 1) * (digamma(p.concentration1) - digamma(p.concentration1 + p.concentration0))
+    t2 = fn.lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (fn.digamma(p.concentration1) - fn.digamma(p.concentration1 + p.concentration0))
     t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
     return t1 + t2 - t3 + t4
 
@@ -233,11 +233,11 @@ def _kl_beta_uniform(p, q):
 def _kl_gamma_normal(p, q):
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - lgamma(p.concentration)
+    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - fn.lgamma(p.concentration)
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
-    return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
+    return t1 + (p.concentration - 1) * fn.digamma(p.concentration) + (t2 - t3 + t4) / var_normal
 
 
 @register_kl(Gamma, Beta)
@@ -259,7 +259,7 @@ def _kl_uniform_beta(p, q):
     t1 = width.log()
     t2 = (q.concentration1 - 1) * (xlogy(p.high, p.high) - xlogy(p.low, p.low) - width) / width
     t3 = (q.concentration0 - 1) * (xlogy(1 - p.high, 1 - p.high) - xlogy(1 - p.low, 1 - p.low) + width) / width
-    t4 = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
+    t4 = fn.lgamma(q.concentration1) + fn.lgamma(q.concentration0) - fn.lgamma(q.concentration1 + q.concentration0)
     result = t3 + t4 - t1 - t2
     return fn.where((p.high > 1.0) | (p.low < 0.0), math.inf, result)
 
@@ -268,7 +268,7 @@ def _kl_uniform_beta(p, q):
 def _kl_uniform_gamma(p, q):
     width = p.high - p.low
     t1 = width.log()
-    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
+    t2 = fn.lgamma(q.concentration) - q.concentration * q.rate.log()
     t3 = (1 - q.concentration) * (xlogy(p.high, p.high) - xlogy(p.low, p.low) - width) / width
     t4 = q.rate * (p.high + p.low) / 2
     return fn.where(p.low < 0.0, math.inf, -t1 + t2 + t3 + t4)

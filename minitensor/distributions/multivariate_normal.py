@@ -7,9 +7,9 @@ Cholesky factor L (Sigma = L L^T).  Everything is computed from L:
 - log p(x) = -(k log(2 pi) + |L^-1 (x - loc)|^2) / 2 - sum(log diag L);
 - rsample = loc + L eps, eps ~ N(0, I); entropy = k (1 + log(2 pi)) / 2 + sum(log diag L).
 
-Gradients flow to ``loc`` and ``scale_tril`` (the solve with L is forward substitution in Tensor ops,
-``_linalg.py``).  A ``covariance_matrix`` or ``precision_matrix`` is factorised in NumPy as a constant:
-it may not require grad (minitensor has no Cholesky op yet; the error says to pass ``scale_tril``).
+Gradients of any order flow to ``loc`` and to whichever matrix was given (``linalg.cholesky`` and
+``linalg.solve_triangular`` are ops; L of a precision matrix as PyTorch computes it, from the
+Cholesky factor of the precision with its rows and columns reversed).
 
 >>> import minitensor as mt
 >>> d = MultivariateNormal(mt.zeros(2), covariance_matrix=mt.tensor([[4.0, 0.0], [0.0, 1.0]]))
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 
+from ..linalg import cholesky, solve_triangular
 from ..ops import functions as fn
 from ..tensor import Tensor, creation
 from . import constraints
-from ._linalg import cholesky, precision_to_scale_tril, solve_lower
 from .distribution import Distribution
 from .utils import broadcast_shapes, lazy_property, standard_normal
 
@@ -36,8 +36,17 @@ def _diagonal(matrix: Tensor) -> Tensor:
 
 def batch_mahalanobis(lower: Tensor, x: Tensor) -> Tensor:
     """|L^-1 x|^2 for L (..., k, k) lower triangular and x (..., k); batch dims broadcast."""
-    solved = solve_lower(lower, x.unsqueeze(-1))  # (..., k, 1)
+    solved = solve_triangular(lower, x.unsqueeze(-1), upper=False)  # (..., k, 1)
     return solved.pow(2).sum((-2, -1))
+
+
+def precision_to_scale_tril(precision: Tensor) -> Tensor:
+    """The lower factor L with L L^T = P^-1, as PyTorch computes it: from the Cholesky factor of P with its rows
+    and columns reversed."""
+    flipped = cholesky(precision.flip((-2, -1)))
+    inverse_t = flipped.flip((-2, -1)).mT
+    eye = creation.eye(precision.shape[-1], dtype=precision.dtype)
+    return solve_triangular(inverse_t, eye, upper=False)
 
 
 def _matrix(value, name: str) -> Tensor:
@@ -113,7 +122,7 @@ class MultivariateNormal(Distribution):
         """(L L^T)^-1 = L^-T L^-1."""
         lower = self._unbroadcasted_scale_tril
         eye = creation.eye(lower.shape[-1], dtype=lower.dtype)
-        inverse = solve_lower(lower, eye)
+        inverse = solve_triangular(lower, eye, upper=False)
         return self._full(inverse.mT @ inverse)
 
     @property

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..ops.special import Erf
+from ..ops.special import Erf, Erfinv
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
@@ -74,7 +74,8 @@ class Normal(Distribution):
         return 0.5 * (1 + Erf.apply((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError("Normal.icdf needs erfinv, an op minitensor does not have yet")
+        """loc + scale sqrt(2) erfinv(2 value - 1): the value below which the probability is ``value``."""
+        return self.loc + self.scale * Erfinv.apply(2 * value - 1) * math.sqrt(2)
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

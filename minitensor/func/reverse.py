@@ -23,7 +23,9 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import autograd
-from ..autograd.function import Alias, Node
+from ..autograd import batching, dual
+from ..autograd.composite import Alias
+from ..autograd.function import Node
 from ..autograd.grad_mode import enable_grad
 from ..ops.shape import stack
 from ..tensor import Tensor
@@ -50,12 +52,21 @@ def track(x, fn: str) -> Tensor:
         raise RuntimeError(f"{fn}: expected the differentiated inputs to be Tensors, got {type(x).__name__}")
     if x.dtype.kind != "f":
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
-    return Alias.apply(x) if x.requires_grad else x.detach().requires_grad_(True)
+    if batching.levels and not (isinstance(x, batching.BatchedTensor) and x._level == batching.levels[-1]):
+        # inside vmap, a tensor shared by the examples: each example differentiates its own copy of it
+        # (a view expanded along the batch), so the gradients are per example
+        size = batching.size_of(batching.levels[-1])
+        copy = dual.share_tangents(x, x.detach()).unsqueeze(0).expand(size, *x.shape)
+        return batching.wrap(copy.detach().requires_grad_(True), batching.levels[-1])
+    if x.requires_grad:
+        return Alias.apply(x)
+    return dual.share_tangents(x, x.detach().requires_grad_(True))  # (forward mode around: the tangents stay)
 
 
 def reaches_outside(outputs: list, inner: list) -> bool:
     """Does the graph of ``outputs`` reach a tensor that requires grad other than through ``inner``
     (the tracked inputs)?  Then the gradients must be recorded (``create_graph``) for that outer use."""
+    inner = [batching.physical(t) for t in inner]
     inner_ids = {id(t.grad_fn or t) for t in inner}
     stack_ = [t.grad_fn for t in outputs if isinstance(t, Tensor) and t.grad_fn is not None]
     seen = set()
@@ -145,7 +156,7 @@ def _split_aux(output, has_aux: bool, fn: str) -> tuple:
 def _outward(value, inner: list):
     """A transform's output as the caller sees it: detached unless an outer use tracks it."""
     if isinstance(value, Tensor) and value.requires_grad and not reaches_outside([value], inner):
-        return value.detach()
+        return dual.share_tangents(value, value.detach())
     return value
 
 

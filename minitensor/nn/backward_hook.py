@@ -148,6 +148,8 @@ def _as_grad(grad, graph: bool):
 class _Gather(Function):
     """tensors -> a 0-d token; its backward runs after every slot of its side (see above)."""
 
+    on_arrays = True  # (works on arrays, as the ops do)
+
     differentiable_backward = True  # it only passes gradients on: Tensors with create_graph=True
 
     @staticmethod
@@ -159,10 +161,16 @@ class _Gather(Function):
     def backward(ctx, grad):
         return ctx.state.gathered(ctx.side, ctx.n_parents)
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return None  # (a token of zeros: it carries no value)
+
 
 class _Slot(Function):
     """(x, token) -> x (a view of the same memory); backward records d/dx and sends x nothing:
     its gradient goes on through the Gather node, after the hooks."""
+
+    on_arrays = True  # (works on arrays, as the ops do)
 
     differentiable_backward = True
 
@@ -175,3 +183,7 @@ class _Slot(Function):
     def backward(ctx, grad):
         ctx.state.grads[ctx.side][ctx.slot] = grad
         return None, np.zeros(())
+
+    @staticmethod
+    def jvp(ctx, dx, dtoken):
+        return dx

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.composite import composite_jvp
 from ..autograd.function import Op
 from .nn_ops import composite
 
@@ -107,6 +108,16 @@ class Attention(Op):
             return composite(attention, qkv, ctx, grad, mask=mask, scale=ctx.scale, dropout_mask=ctx.dropout_mask)
         return backend.attention_backward(grad, *qkv, p, ctx.scale, ctx.dropout_mask, ctx.needs_input_grad)
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        (_, mask) = ctx.saved_tensors[-1]
+        settings = {"mask": mask, "scale": ctx.scale, "dropout_mask": ctx.dropout_mask}
+        return composite_jvp(lambda *qkv: attention(*qkv, **settings), ctx.inputs, tangents)
+
+    @staticmethod
+    def batch(b):  # vmap: the batch dim is one more leading dim of q, k, v (a mask broadcasts from the right)
+        return b.run(*[b.expanded(i) for i in range(len(b.values))])
+
 
 class AttentionWeights(Op):
     """P = softmax(scale * q @ kᵀ + mask) over the last dim, as one node (fully masked rows 0).
@@ -132,3 +143,12 @@ class AttentionWeights(Op):
         dq = np.matmul(ds, k) if need_q else None
         dk = np.matmul(np.swapaxes(ds, -1, -2), q) if need_k else None
         return dq, dk
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        (mask,) = ctx.saved_tensors[-1]
+        return composite_jvp(lambda q, k: attention_weights(q, k, mask=mask, scale=ctx.scale), ctx.inputs, tangents)
+
+    @staticmethod
+    def batch(b):  # vmap: the batch dim is one more leading dim of q, k, v (a mask broadcasts from the right)
+        return b.run(*[b.expanded(i) for i in range(len(b.values))])

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import backend
 from ..autograd.function import Op
-from .nn_ops import composite, on_arrays, save_with_state
+from .nn_ops import batched_loss, composite, jvp_by_backward, on_arrays, save_with_state
 from .shape import where
 from .softplus import softplus
 
@@ -54,6 +54,10 @@ class BinaryCrossEntropy(Op):
         if ctx.reduction == "mean":
             grad = grad / max(ctx.count, 1)  # (no division by 0 for an empty input)
         return backend.bce_backward(*_broadcast(p, t, w), lp, lq, grad, ctx.needs_input_grad)
+
+    jvp = jvp_by_backward
+
+    batch = batched_loss  # vmap: every example's losses at once, then each example's reduction
 
 
 def reduced(total: float, count: int, dtype) -> np.ndarray:
@@ -105,6 +109,10 @@ class BinaryCrossEntropyWithLogits(Op):
         full = [None if a is None else np.broadcast_to(a, x.shape) for a in (w, pw)]
         dx, dt = backend.bce_logits_backward(x, t, *full, s, sp, grad, ctx.needs_input_grad[:2])
         return dx, dt, None, None
+
+    jvp = jvp_by_backward
+
+    batch = batched_loss  # vmap: every example's losses at once, then each example's reduction
 
 
 def bce_logits_plain(x, t, w=None, pw=None, reduction: str = "mean"):

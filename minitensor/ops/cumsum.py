@@ -11,6 +11,8 @@ import numpy as np
 
 from .. import backend
 from .._args import _dim
+from ..autograd.batching import shift
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from .reorder import Clone
 
@@ -26,6 +28,10 @@ class Cumsum(Op):
     @staticmethod
     def backward(ctx, grad):
         return Cumsum.call(grad, dim=ctx.dim, reverse=not ctx.reverse)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = shift("dim")
 
 
 def cumsum(input, dim: int, *, dtype=None):  # noqa: A002

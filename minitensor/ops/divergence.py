@@ -23,7 +23,7 @@ import numpy as np
 from .. import backend
 from ..autograd.function import Op
 from .binary_loss import reduced
-from .nn_ops import composite, on_arrays, save_with_state
+from .nn_ops import batched_loss, composite, jvp_by_backward, on_arrays, save_with_state
 from .shape import where
 
 
@@ -57,6 +57,10 @@ class KLDiv(Op):
             elif need_t:
                 dt = np.where(t == 0, -x, lt + 1 - x) * scale
         return dx, dt
+
+    jvp = jvp_by_backward
+
+    batch = batched_loss  # vmap: every example's losses at once, then each example's reduction
 
 
 def kl_div_plain(x, t, reduction: str = "mean", log_target: bool = False):

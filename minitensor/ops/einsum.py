@@ -23,6 +23,7 @@ import string
 
 import numpy as np
 
+from ..autograd.dual import plus
 from ..autograd.function import Op
 from ..tensor import Tensor
 
@@ -51,6 +52,26 @@ class Einsum(Op):
         for i, need in enumerate(ctx.needs_input_grad):
             grads.append(_operand_grad(grad, output, subs, operands, i) if need else None)
         return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        """Multilinear: the sum, over the operands with a tangent, of the einsum with that operand
+        replaced by its tangent."""
+        xs = ctx.inputs
+        return plus(
+            *[
+                None if t is None else Einsum.call(*xs[:i], t, *xs[i + 1 :], equation=ctx.equation)
+                for i, t in enumerate(tangents)
+            ]
+        )
+
+    @staticmethod
+    def batch(b):
+        """vmap: a letter of its own for the batch dim, on the batched operands and the output."""
+        inputs, output = b.settings["equation"].split("->")
+        letter = next(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba" if c not in inputs)
+        subs = [letter + s if is_b else s for s, is_b in zip(inputs.split(","), b.batched)]
+        return b.run(*b.values, equation=",".join(subs) + "->" + letter + output)
 
 
 def _operand_grad(grad, output: str, subs: list, operands: tuple, i: int):

@@ -4,6 +4,10 @@ Each backward returns gradients in the broadcast shape of the output; the
 engine sums them back to each input's shape.  Every backward is written with
 operators and NumPy functions only, so it runs on arrays (first order) and on
 Tensors (``create_graph=True``: the gradient is differentiable again).
+
+Forward mode (``jvp``): a binary op adds the contributions of the operands that
+carry a tangent (``plus`` skips the None ones); a unary op's Jacobian is diagonal,
+so its JVP is its backward formula applied to the tangent (``jvp = backward``).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import elementwise
+from ..autograd.dual import plus
 from ..autograd.function import Op
 
 
@@ -23,6 +29,12 @@ class Add(Op):
     def backward(ctx, grad):
         return grad, grad
 
+    @staticmethod
+    def jvp(ctx, da, db):
+        return plus(da, db)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Sub(Op):
     @staticmethod
@@ -32,6 +44,12 @@ class Sub(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad, -grad if ctx.needs_input_grad[1] else None
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        return plus(da, None if db is None else -db)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Mul(Op):
@@ -50,6 +68,13 @@ class Mul(Op):
         gb = grad * a if ctx.needs_input_grad[1] else None
         return ga, gb
 
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else da * b, None if db is None else a * db)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Div(Op):
     """a / b;  da = grad / b, db = -grad * (a / b) / b (never b * b, which over- or underflows)."""
@@ -65,6 +90,13 @@ class Div(Op):
         ga = grad / b if ctx.needs_input_grad[0] else None
         gb = -(grad * (a / b)) / b if ctx.needs_input_grad[1] else None
         return ga, gb
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else da / b, None if db is None else -(db * ctx.output) / b)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Pow(Op):
@@ -83,6 +115,18 @@ class Pow(Op):
             ga = grad * _base_grad(a, b, out) if ctx.needs_input_grad[0] else None
             gb = grad * _exponent_grad(a, b, out) if ctx.needs_input_grad[1] else None
         return ga, gb
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        out = ctx.output
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return plus(
+                None if da is None else da * _base_grad(a, b, out),
+                None if db is None else db * _exponent_grad(a, b, out),
+            )
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def _base_grad(a, b, out):
@@ -130,6 +174,10 @@ class Neg(Op):
     def backward(ctx, grad):
         return -grad
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Exp(Op):
     """e^x;  dx = grad * y.  (``backend.exp``: one vectorised pass for float arrays.)"""
@@ -144,6 +192,10 @@ class Exp(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad * y
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Log(Op):
@@ -160,6 +212,10 @@ class Log(Op):
         (x,) = ctx.saved_tensors
         return grad / x
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Sqrt(Op):
     @staticmethod
@@ -172,6 +228,10 @@ class Sqrt(Op):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad / (2 * y)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Abs(Op):
@@ -189,6 +249,10 @@ class Abs(Op):
             return backend.abs_backward(grad, x)
         return grad * backend.sgn(x)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Tanh(Op):
     """tanh(x);  dx = grad * (1 - y^2).  (``backend.tanh`` and its backward: one pass each.)"""
@@ -205,6 +269,10 @@ class Tanh(Op):
         if type(grad) is np.ndarray:  # first order: one pass
             return backend.tanh_backward(grad, y)
         return grad * (1 - y * y)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Sigmoid(Op):
@@ -224,6 +292,10 @@ class Sigmoid(Op):
             return backend.sigmoid_backward(grad, y)
         return grad * y * (1 - y)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Relu(Op):
     """max(x, 0), keeping NaN and -0.0;  dx = grad where y > 0 or NaN, else 0 (0 at x = 0), as in
@@ -241,6 +313,10 @@ class Relu(Op):
         if type(grad) is np.ndarray:
             return backend.relu_backward(grad, y)
         return np.where(y <= 0, 0, grad)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Clamp(Op):
@@ -263,6 +339,10 @@ class Clamp(Op):
             inside = np.logical_and(x >= ctx.low, x <= ctx.high)
         return grad * inside
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Cast(Op):
     """Change dtype; the gradient is cast back to the input's dtype by the engine."""
@@ -274,3 +354,7 @@ class Cast(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once

@@ -27,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..autograd.function import Op, composite_grads
+from ..autograd.batching import decompose
+from ..autograd.composite import composite_grads, composite_jvp
+from ..autograd.function import Op
 from .recurrence import sequence_grads
 from .shape import stack
 
@@ -83,3 +85,9 @@ class GRULayer(Op):
         dgx, dgh, dh0 = backend.gru_backward(grad, gates, hg, out, h0, w_hh, ctx.reverse)
         grads = sequence_grads(dgx, dgh, x, w_ih, out, h0, ctx.reverse, ctx.needs_input_grad)
         return (*grads, dh0 if ctx.needs_input_grad[5] else None)
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return composite_jvp(lambda *a: gru_layer_reference(*a, reverse=ctx.reverse), ctx.inputs, tangents)
+
+    batch = decompose(gru_layer_reference)

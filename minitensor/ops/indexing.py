@@ -21,6 +21,8 @@ import numpy as np
 
 from .. import backend
 from .._args import _dim
+from ..autograd.batching import shift
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .inplace import IndexPut, apply_inplace
@@ -44,6 +46,10 @@ class Gather(Op):
         (index,) = ctx.saved_tensors
         return ScatterAdd.call(None, grad, index, dim=ctx.dim, shape=ctx.shape_in), None
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = shift("dim")  # vmap: x and index batched (a shared index expanded), dim + 1
+
 
 class ScatterAdd(Op):
     """x (zeros of ``shape`` when x is None) with ``values`` added at ``index`` along ``dim``, repeated
@@ -64,6 +70,14 @@ class ScatterAdd(Op):
         g_values = Gather.call(grad, index, dim=ctx.dim) if need_values else None
         return (grad if need_x else None), g_values, None
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        shape = b.settings["shape"]
+        settings = {"dim": b.settings["dim"] % b.ndims[1] + 1, "shape": None if shape is None else (b.size, *shape)}
+        return b.run(*[b.expanded(i) for i in range(3)], **settings)
+
 
 class Scatter(Op):
     """x with ``values`` (index's shape, or a number) written at ``index`` along ``dim``;
@@ -83,6 +97,10 @@ class Scatter(Op):
         need_x, need_values = ctx.needs_input_grad[:2]
         g_x = Scatter.call(grad, 0.0, index, dim=ctx.dim) if need_x else None
         return g_x, (Gather.call(grad, index, dim=ctx.dim) if need_values else None), None
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = shift("dim")
 
 
 def _checked_index(fn: str, input, dim, index, others=()) -> tuple:  # noqa: A002

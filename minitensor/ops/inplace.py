@@ -26,7 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, random
-from ..autograd.function import Alias, Op
+from ..autograd import dual
+from ..autograd.composite import Alias
+from ..autograd.dual import linear
+from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from ..tensor.hooks import RetainGrad
@@ -49,15 +52,16 @@ def apply_inplace(t, op: str, update, recompute, *others):
     in_graph = is_grad_enabled() and (
         t._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
     )
-    if not in_graph:
+    tangents = dual.levels and dual.carrying((t, *others)) is not None  # forward mode: tangents change too
+    if not in_graph and not tangents:
         update(t._data, *[o._data if isinstance(o, Tensor) else o for o in others])
         t._counter().value += 1
         return t
-    if t._requires_grad and t.grad_fn is None:
+    if in_graph and t._requires_grad and t.grad_fn is None:
         raise RuntimeError(
             f"{op}: a leaf tensor that requires grad cannot be modified in place; wrap the update in mt.no_grad()"
         )
-    chain = _view_chain(t, op)
+    chain = _view_chain(t, op, in_graph)
     olds = [_snapshot(x) for x in chain]  # the values before the op, for the recorded nodes
     new = recompute(olds[0], *others)
     if new.dtype != t.dtype:
@@ -65,23 +69,23 @@ def apply_inplace(t, op: str, update, recompute, *others):
     if new.shape != t.shape:
         raise ValueError(f"{op}: the result has shape {new.shape}, which does not fit the tensor's shape {t.shape}")
     t._data[...] = new._data
-    _take_history(t, new)
+    _take_history(t, new, in_graph)
     for view, base, old_base in zip(chain, chain[1:], olds[1:]):  # rewrite each base's history, inner to outer
         _, cls, settings = view._view_of
-        _take_history(base, ViewUpdate.apply(old_base, view, view_op=(cls, settings)))
+        _take_history(base, ViewUpdate.apply(old_base, view, view_op=(cls, settings)), in_graph)
     for view, base in zip(reversed(chain[:-1]), reversed(chain[1:])):  # re-derive each view from its new base
         _, cls, settings = view._view_of
-        _take_history(view, cls.apply(base, **settings))
+        _take_history(view, cls.apply(base, **settings), in_graph)
     t._counter().value += 1
     return t
 
 
-def _view_chain(t, op: str) -> list:
+def _view_chain(t, op: str, in_graph: bool = True) -> list:
     """[t, its base, the base's base, ...]: every tensor whose memory t's change also changes."""
     chain = [t]
     while chain[-1]._view_of is not None:
         base = chain[-1]._view_of[0]
-        if base._requires_grad and base.grad_fn is None:
+        if in_graph and base._requires_grad and base.grad_fn is None:
             raise RuntimeError(
                 f"{op}: a view of a leaf tensor that requires grad cannot be modified in place; "
                 "wrap the update in mt.no_grad()"
@@ -91,12 +95,20 @@ def _view_chain(t, op: str) -> list:
 
 
 def _snapshot(x):
-    """A copy of ``x``'s values with ``x``'s place in the graph."""
-    return Tensor._make(x._data.copy(), x._requires_grad, x.grad_fn)
+    """A copy of ``x``'s values with ``x``'s place in the graph (and its tangents, in forward mode)."""
+    snapshot = Tensor._make(x._data.copy(), x._requires_grad, x.grad_fn)
+    if dual.levels:
+        dual.copy_tangents(x, snapshot)
+    return snapshot
 
 
-def _take_history(t, new) -> None:
-    """``t`` now stands for the node that made ``new`` (its values are already in ``t``)."""
+def _take_history(t, new, in_graph: bool = True) -> None:
+    """``t`` now stands for the node that made ``new`` (its values are already in ``t``), and
+    carries its tangents."""
+    if dual.levels:
+        dual.overwrite(t, new)
+    if not in_graph:
+        return
     retained = t.retains_grad  # retain_grad follows the tensor to its new node, as in PyTorch
     if retained:
         hooks = t.grad_fn.tensor_hooks
@@ -131,6 +143,8 @@ class ViewUpdate(Op):
             return g_base, cls.run(grad, **settings)
         return ViewUpdate.apply(grad, 0.0, view_op=ctx.view_op), cls.apply(grad, **settings)
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
 
 class IndexPut(Op):
     """out = x with ``out[key] = value`` (what ``x[key] = value`` records).
@@ -157,6 +171,8 @@ class IndexPut(Op):
                 g_x[key] = 0
             return g_x, (np.asarray(grad[key]) if need_value else None)
         return (IndexPut.apply(grad, 0.0, key=key) if need_x else None), (grad[key] if need_value else None)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
 
 
 def setitem(t, key, value) -> None:
@@ -221,9 +237,14 @@ def view_(t, op: str, make_view):
         )
     if make_view is None:
         t.grad_fn, t._requires_grad = None, False
+        if dual.levels:
+            dual.drop_tangents(t)
         return t
     view = make_view(t)
     t._data, t.grad_fn, t._requires_grad = view._data, view.grad_fn, view._requires_grad
+    if dual.levels:
+        dual.drop_tangents(t)
+        dual.overwrite(t, view)
     t._view_of = None  # (still the same memory as its base, if it had one, but no longer its view op)
     return t
 

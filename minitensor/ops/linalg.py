@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd.dual import plus
 from ..autograd.function import Op
 
 
@@ -52,6 +53,28 @@ class Matmul(Op):
         ga = _mm(grad, _swap(b)) if need_a else None
         gb = _weight_grad(a, b_ndim, grad) if need_b else None
         return ga, gb
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else Matmul.call(da, b), None if db is None else Matmul.call(a, db))
+
+    @staticmethod
+    def batch(b):
+        """vmap: a vector operand becomes a one-row (or one-column) matrix, the batched operands get the
+        same rank, and the batch dim is one more matrix batch dim; the added row/column goes again."""
+        (a, c), (na, nc) = b.values, b.ndims
+        if na == 1:
+            a = a.unsqueeze(-2)  # (B, 1, k) or (1, k)
+        if nc == 1:
+            c = c.unsqueeze(-1)  # (B, k, 1) or (k, 1)
+        rank = max(na, nc, 2)
+        a = a.reshape(b.size, *([1] * (rank - max(na, 2))), *a.shape[1:]) if b.batched[0] else a
+        c = c.reshape(b.size, *([1] * (rank - max(nc, 2))), *c.shape[1:]) if b.batched[1] else c
+        out = b.run(a, c)
+        if nc == 1:
+            out = out.squeeze(-1)
+        return out.squeeze(-1 if nc == 1 else -2) if na == 1 else out
 
 
 def _weight_grad(a, b_ndim: int, grad):

@@ -36,7 +36,15 @@ import numpy as np
 
 from .. import backend
 from ..autograd.function import Op
-from .nn_ops import composite, on_arrays, save_with_state
+from .nn_ops import (
+    _reduce_examples,
+    batched_loss,
+    batched_row_loss,
+    composite,
+    jvp_by_backward,
+    on_arrays,
+    save_with_state,
+)
 from .reduce import PutAlongDim, TakeAlongDim
 
 
@@ -156,6 +164,10 @@ class CrossEntropy(Op):
             dx -= (scale * (eps / n_classes))[:, None] * (1 if weight is None else weight)
         return backend.from_rows(dx, ctx.moved_shape, axis, x), None
 
+    jvp = jvp_by_backward
+
+    batch = batched_row_loss  # vmap: every example's losses at once, then each example's reduction
+
 
 class SoftCrossEntropy(Op):
     """Cross-entropy of logits ``x`` and class probabilities ``target`` (same shape as ``x``).
@@ -195,6 +207,17 @@ class SoftCrossEntropy(Op):
             dtarget = -(1 - eps) * w_c * logp * scale
         return dx, dtarget
 
+    jvp = jvp_by_backward
+
+    @staticmethod
+    def batch(b):  # vmap: per-row losses of every example, then each example's reduction (mean: over its rows)
+        rows = b.size * (b.values[0].shape[1] if b.ndims[0] > 1 else 1)
+        merged = [
+            b.expanded(i).reshape(rows, *b.values[0].shape[2:]) if b.ndims[0] > 1 else b.expanded(i) for i in (0, 1)
+        ]
+        losses = b.run(*merged, **{**b.settings, "reduction": "none"})
+        return _reduce_examples(losses.reshape(b.size, *losses.shape[1:]), b.settings["reduction"], b)
+
 
 class NLLLoss(Op):
     """Negative log-likelihood: ``loss_i = -w[t_i] * x[i, t_i]`` for log-probabilities ``x``.
@@ -228,6 +251,10 @@ class NLLLoss(Op):
         dx.reshape(_as_nck(shape))[entries] = values.reshape(entries[1].shape)
         return dx, None
 
+    jvp = jvp_by_backward
+
+    batch = batched_row_loss  # vmap: every example's losses at once, then each example's reduction
+
 
 class MSELoss(Op):
     """Mean squared error ``(x - y)**2``, reduced; ``dx = 2 (x - y)`` scaled, ``dy = -dx``."""
@@ -248,6 +275,10 @@ class MSELoss(Op):
         scale = grad * 2 / ctx.count if ctx.reduction == "mean" else grad * 2
         dx = diff * scale
         return (dx if ctx.needs_input_grad[0] else None), (-dx if ctx.needs_input_grad[1] else None)
+
+    jvp = jvp_by_backward
+
+    batch = batched_loss  # vmap: every example's losses at once, then each example's reduction
 
 
 # ------------------------------------------------------------------ plain forms (create_graph)

@@ -25,7 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..autograd.function import Op, composite_grads
+from ..autograd.batching import decompose
+from ..autograd.composite import composite_grads, composite_jvp
+from ..autograd.function import Op
 from .shape import stack
 
 
@@ -89,3 +91,9 @@ class LSTMCellStep(Op):
             db if need[5] else None,
             db.copy() if need[6] else None,
         )
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return composite_jvp(lstm_cell_reference, ctx.inputs, tangents)
+
+    batch = decompose(lstm_cell_reference)  # vmap: the step's definition, whose ops have rules

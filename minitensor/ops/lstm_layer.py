@@ -31,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..autograd.function import Op, composite_grads
+from ..autograd.batching import decompose
+from ..autograd.composite import composite_grads, composite_jvp
+from ..autograd.function import Op
 from .recurrence import sequence_grads
 from .shape import stack
 
@@ -85,3 +87,9 @@ class LSTMLayer(Op):
         dgates, dh0, dc0 = backend.lstm_backward(grad, gates, c, tanh_c, c0, w_hh, ctx.reverse)
         grads = sequence_grads(dgates, dgates, x, w_ih, out[:-1], h0, ctx.reverse, ctx.needs_input_grad)
         return (*grads, dh0 if ctx.needs_input_grad[5] else None, dc0 if ctx.needs_input_grad[6] else None)
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return composite_jvp(lambda *a: lstm_layer_reference(*a, reverse=ctx.reverse), ctx.inputs, tangents)
+
+    batch = decompose(lstm_layer_reference)

@@ -15,9 +15,11 @@ import numpy as np
 
 from .. import dtypes
 from .._args import _axes, _dim
+from ..autograd import batching
 from ..tensor import Tensor
 from ..tensor.extras import parse_to
 from . import arithmetic, cumsum, elementwise, functions, modulo, more_math, nn_ops, norms, power, reduce, trig
+from .arguments import floating
 from .operands import MaxResult, MinResult, _binary, _compare, matmul
 
 
@@ -165,22 +167,22 @@ class MathMethods:
 
     # ------------------------------------------------------ elementwise (integers: in the default float dtype)
     def exp(self):
-        return elementwise.Exp.apply(trig._floating(self))
+        return elementwise.Exp.apply(floating(self))
 
     def log(self):
-        return elementwise.Log.apply(trig._floating(self))
+        return elementwise.Log.apply(floating(self))
 
     def sqrt(self):
-        return elementwise.Sqrt.apply(trig._floating(self))
+        return elementwise.Sqrt.apply(floating(self))
 
     def abs(self):
         return elementwise.Abs.apply(self)
 
     def tanh(self):
-        return elementwise.Tanh.apply(trig._floating(self))
+        return elementwise.Tanh.apply(floating(self))
 
     def sigmoid(self):
-        return elementwise.Sigmoid.apply(trig._floating(self))
+        return elementwise.Sigmoid.apply(floating(self))
 
     def relu(self):
         return elementwise.Relu.apply(self)
@@ -292,6 +294,7 @@ class MathMethods:
     def min(self, dim=None, keepdim: bool = False):
         return self._extremum(np.argmin, MinResult, dim, keepdim)
 
+    @batching.per_example
     def _extremum(self, arg, result, dim, keepdim):
         if self._data.size == 0:
             raise ValueError(f"max/min: expected a non-empty tensor, got shape {self.shape}")
@@ -334,6 +337,7 @@ class MathMethods:
     def argmin(self, dim=None, keepdim: bool = False):
         return self._arg(np.argmin, dim, keepdim)
 
+    @batching.per_example
     def _arg(self, arg, dim, keepdim):
         if dim is None:
             return self._make(np.asarray(arg(self._data), dtype=dtypes.int64), False, None)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.batching import elementwise
+from ..autograd.dual import plus
 from ..autograd.function import Op
 from ..tensor import Tensor
 from . import inplace
@@ -52,6 +54,13 @@ class _Remainder(Op):
         a, b = ctx.saved_tensors
         gb = -grad * cls.quotient(_plain(a), _plain(b)) if ctx.needs_input_grad[1] else None
         return grad, gb
+
+    @classmethod
+    def jvp(cls, ctx, da, db):
+        a, b = ctx.inputs
+        return plus(da, None if db is None else -db * cls.quotient(_plain(a), _plain(b)))
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Remainder(_Remainder):

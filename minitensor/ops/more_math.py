@@ -14,8 +14,12 @@
   as PyTorch's);
 - ``square``, ``reciprocal``, ``neg``:
   compositions of existing ops (their gradients, of any order, come from those);
-- ``sign``, ``floor``, ``ceil``, ``round``, ``trunc``: piecewise constant, so their gradient
-  is 0 everywhere, as PyTorch's (``Constant``: the values pass, the gradient does not).
+- ``sign`` (and ``sgn``, the same for real numbers), ``floor``, ``ceil``, ``round``, ``trunc`` (and
+  ``fix``): piecewise constant, so their gradient is 0 everywhere, as PyTorch's (``Constant``: the
+  values pass, the gradient does not); ``signbit`` is a bool tensor (no gradient);
+- ``deg2rad``, ``rad2deg``: products with a constant;
+- ``nan_to_num``: an op of its own (``NanToNum``): NaN and ±inf replaced by numbers, the gradient
+  passing where the input was finite and 0 where it was replaced (as PyTorch's).
 
 Integer inputs of the float functions are computed in the default float dtype, as PyTorch.
 
@@ -30,9 +34,13 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd import batching
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
+from ..tensor import Tensor
+from .arguments import float_input, number_arg, tensor_input
+from .arguments import floating as _floating
 from .nn_ops import on_arrays
-from .trig import _floating
 
 
 class Log1p(Op):
@@ -47,6 +55,10 @@ class Log1p(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / (x + 1)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Expm1(Op):
@@ -63,6 +75,10 @@ class Expm1(Op):
         (y,) = ctx.saved_tensors
         return grad * (y + 1)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Exp2(Op):
     """2 ** x;  dx = grad * y * ln 2, y the output."""
@@ -78,6 +94,10 @@ class Exp2(Op):
         (y,) = ctx.saved_tensors
         return grad * y * math.log(2.0)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Log2(Op):
     """log2 x;  dx = grad / (x ln 2).  Exact on powers of two (``kernels/exp_log.py``)."""
@@ -92,6 +112,10 @@ class Log2(Op):
         (x,) = ctx.saved_tensors
         return grad / (x * math.log(2.0))
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Log10(Op):
     """log10 x;  dx = grad / (x ln 10).  Exact on powers of ten (``kernels/exp_log.py``)."""
@@ -105,6 +129,10 @@ class Log10(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / (x * math.log(10.0))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 class Rsqrt(Op):
@@ -122,6 +150,10 @@ class Rsqrt(Op):
         (y,) = ctx.saved_tensors
         return grad * (y * y * y * -0.5)
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Frac(Op):
     """x - trunc(x);  dx = grad (slope 1 between the jumps, as PyTorch's: one node and no pass
@@ -136,6 +168,10 @@ class Frac(Op):
     def backward(ctx, grad):
         return grad
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Constant(Op):
     """A piecewise-constant function (``ufunc``: sign, floor ...) of x; its gradient is 0."""
@@ -147,6 +183,28 @@ class Constant(Op):
     @staticmethod
     def backward(ctx, grad):
         return np.zeros_like(grad) if on_arrays(grad) else grad * 0  # (zeros, as PyTorch: even for NaN)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class NanToNum(Op):
+    """x with NaN, inf and -inf replaced by ``nan``, ``posinf``, ``neginf``;  dx = grad where x is finite, else 0."""
+
+    @staticmethod
+    def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
+        ctx.save_for_backward(x)
+        return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return np.where(np.isfinite(getattr(x, "_data", x)), grad, 0.0)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def log1p(input):  # noqa: A002
@@ -208,6 +266,44 @@ def round(input):  # noqa: A001, A002  (PyTorch's name; halves to even, as PyTor
 
 def trunc(input):  # noqa: A002
     return Constant.apply(input, ufunc=np.trunc)
+
+
+def sgn(input):  # noqa: A002
+    """The sign (PyTorch's ``sgn``: ``sign`` for real numbers)."""
+    return sign(input)
+
+
+def fix(input):  # noqa: A002
+    """``trunc`` under NumPy's name (rounds toward zero)."""
+    return trunc(input)
+
+
+@batching.per_example  # (reads the values: under vmap, once per example)
+def signbit(input):  # noqa: A002
+    """True where the sign bit is set (negative numbers and -0.0): a bool tensor, no gradient."""
+    return Tensor._make(np.signbit(tensor_input(input, "signbit")._data), False, None)
+
+
+def deg2rad(input):  # noqa: A002
+    """Degrees to radians (integers give the default float dtype)."""
+    return float_input(input, "deg2rad") * (math.pi / 180.0)
+
+
+def rad2deg(input):  # noqa: A002
+    """Radians to degrees (integers give the default float dtype)."""
+    return float_input(input, "rad2deg") * (180.0 / math.pi)
+
+
+def nan_to_num(input, nan: float = 0.0, posinf=None, neginf=None):  # noqa: A002
+    """NaN, inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (by default 0, the dtype's largest
+    and its lowest finite value)."""
+    tensor_input(input, "nan_to_num")
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None:
+            number_arg(value, "nan_to_num", name)
+    if input.dtype.kind != "f":
+        return input.clone()
+    return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
 NAMES = ("log1p", "expm1", "log2", "log10", "exp2", "rsqrt", "square", "reciprocal", "neg", "frac", "sign",

@@ -26,7 +26,12 @@ import math
 import numpy as np
 
 from .. import backend, random
-from ..autograd.function import Op, composite_grads
+from ..autograd import batching
+from ..autograd.batching import Batch, decompose, elementwise, loop, shift
+from ..autograd.composite import composite_grads, composite_jvp
+from ..autograd.dual import linear, plus
+from ..autograd.function import Op
+from ..tensor import Tensor
 from .shape import IndexAdd
 from .special import Erf
 
@@ -40,6 +45,70 @@ def save_with_state(ctx, *tensors, state=()) -> None:
     """Save the op's inputs (or output) for backward, then ``state``: the kernel's intermediates as
     one tuple (released after backward with the rest; never turned into Tensors)."""
     ctx.save_for_backward(*tensors, tuple(state))
+
+
+def jvp_by_backward(ctx, *tangents):
+    """The JVP rule of a loss (a scalar, or one value per row or element): each input's gradient
+    for a unit output (its backward, given ones), times the input's tangent, summed down to the
+    output's shape: everything for a scalar loss, the class axis for per-row losses
+    (``reduction='none'``), nothing for per-element ones.  On arrays or on Tensors, as backward."""
+    out = ctx.output
+    ones = np.ones(out.shape, out.dtype)
+    grads = ctx.function.backward(ctx, ones if isinstance(out, np.ndarray) else type(out)(ones))
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    total = None
+    for i, (g, t) in enumerate(zip(grads, tangents)):
+        if t is None:
+            continue
+        if g is None:
+            raise RuntimeError(f"{ctx.function.__name__}: forward mode through its input {i} is not supported")
+        term = g * t
+        if out.ndim == 0:
+            term = term.sum()
+        elif term.shape != out.shape:
+            term = term.sum(1 if term.ndim > 1 else 0)  # (per-row losses: the classes' axis)
+        total = term if total is None else total + term
+    return total
+
+
+def batched_loss(b: Batch):
+    """The vmap rule of an elementwise loss (``reduction=`` among its settings): the losses of every
+    element of every example at once, then each example's own reduction."""
+    reduction = b.settings["reduction"]
+    b.settings["reduction"] = "none"
+    losses = elementwise(b)
+    return _reduce_examples(losses, reduction, b)
+
+
+def batched_row_loss(b: Batch):
+    """The vmap rule of a class-index loss (cross-entropy, NLL): the examples' rows merged into one
+    batch of rows (``reduction='none'``), then each example's own reduction (a weighted mean divides
+    by the summed class weights of its counted targets, as the op does)."""
+    x, target = b.expanded(0), b.expanded(1)
+    reduction, weight = b.settings["reduction"], b.settings.get("weight")
+    rows = x.reshape(b.size * x.shape[1], *x.shape[2:]) if b.ndims[0] > 1 else x
+    targets = target.reshape(-1, *target.shape[2:]) if b.ndims[0] > 1 else target
+    losses = b.run(rows, targets, **{**b.settings, "reduction": "none"})
+    losses = losses.reshape(b.size, x.shape[1], *losses.shape[1:]) if b.ndims[0] > 1 else losses
+    if reduction != "mean":
+        return _reduce_examples(losses, reduction, b)
+    t = targets._data if isinstance(targets, Tensor) else np.asarray(targets)
+    counted = t != b.settings.get("ignore_index", -100)
+    w = counted * (1.0 if weight is None else weight[np.where(counted, t, 0)])
+    denominators = w.reshape(b.size, -1).sum(1).astype(x.dtype)
+    return _reduce_examples(losses, "sum", b) / Tensor._make(denominators, False, None)
+
+
+def _reduce_examples(losses, reduction: str, b: Batch):
+    """``losses`` (B, ...) reduced per example: 'none', 'sum', 'mean' or 'batchmean' (sum / first dim)."""
+    dims = tuple(range(1, losses.ndim))
+    if reduction == "none" or not dims:
+        return losses
+    if reduction == "sum":
+        return losses.sum(dim=dims)
+    if reduction == "batchmean":
+        return losses.sum(dim=dims) / losses.shape[1]
+    return losses.mean(dim=dims)
 
 
 def composite(forward, inputs: tuple, ctx, grad, **settings) -> tuple:
@@ -65,6 +134,10 @@ class Softmax(Op):
             return backend.softmax_backward(y, grad, ctx.dim)
         return y * (grad - np.sum(grad * y, axis=ctx.dim, keepdims=True))
 
+    jvp = backward  # the softmax's Jacobian, diag(y) - y yᵀ, is symmetric: J·v is its backward applied to v
+
+    batch = shift("dim")  # vmap: the softmax's dim moves one up
+
 
 class LogSoftmax(Op):
     """y = x - logsumexp(x) along ``dim``;  dx = dy - exp(y) * sum(dy)."""
@@ -82,6 +155,12 @@ class LogSoftmax(Op):
         if on_arrays(grad):
             return backend.log_softmax_backward(y, grad, ctx.dim)
         return grad - np.exp(y) * np.sum(grad, axis=ctx.dim, keepdims=True)
+
+    @staticmethod
+    def jvp(ctx, dx):
+        return dx - np.sum(np.exp(ctx.output) * dx, axis=ctx.dim, keepdims=True)  # dx - softmax · dx
+
+    batch = shift("dim")
 
 
 class Linear(Op):
@@ -108,6 +187,21 @@ class Linear(Op):
         if len(needs) == 2:
             return gx, gw
         return gx, gw, backend.column_sums(g) if needs[2] else None
+
+    @staticmethod
+    def jvp(ctx, dx, dweight, dbias=None):
+        x, weight = ctx.inputs[:2]
+        return plus(
+            None if dx is None else Linear.call(dx, weight),
+            None if dweight is None else Linear.call(x, dweight),
+            dbias,
+        )
+
+    @staticmethod
+    def batch(b):
+        if not any(b.batched[1:]):  # a batch of inputs through one layer: the batch dim is one more row dim
+            return b.run(*b.values)
+        return decompose(lambda x, w, bias=None: x @ w.mT if bias is None else x @ w.mT + bias)(b)  # (an ensemble)
 
 
 def layer_norm(x, weight=None, bias=None, n_dims: int = 1, eps: float = 1e-5):
@@ -154,6 +248,29 @@ class LayerNorm(Op):
             dw.reshape(ctx.norm_shape) if need_w else None,
             db.reshape(ctx.norm_shape) if need_b else None,
         )
+
+    @staticmethod
+    def jvp(ctx, dx, dweight, dbias):
+        if not all(t is None or on_arrays(t) for t in (dx, dweight, dbias)):
+            settings = {"n_dims": len(ctx.norm_shape), "eps": ctx.eps}
+            return composite_jvp(lambda *xs: layer_norm(*xs, **settings), ctx.inputs, (dx, dweight, dbias))
+        _, weight, _, (rows, mean, rstd) = ctx.saved_tensors
+        xhat = (rows - mean[:, None]) * rstd[:, None]  # (M, D)
+        dy = None
+        if dx is not None:  # d xhat = rstd * (dx - mean(dx) - xhat * mean(dx * xhat)), per row
+            d = dx.reshape(rows.shape)
+            dy = rstd[:, None] * (d - d.mean(1, keepdims=True) - xhat * (d * xhat).mean(1, keepdims=True))
+            dy = dy if weight is None else dy * weight.reshape(-1)
+        dy = plus(
+            dy, None if dweight is None else xhat * dweight.reshape(-1), None if dbias is None else dbias.reshape(-1)
+        )
+        return dy.reshape(ctx.output.shape)
+
+    @staticmethod
+    def batch(b):
+        if not any(b.batched[1:3]):
+            return b.run(*b.values)
+        return decompose(layer_norm)(b)
 
 
 def _rows_view(x):
@@ -206,6 +323,10 @@ class Gelu(Op):
     def backward(ctx, grad):
         return _gelu_backward(ctx, grad, "none")
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class GeluTanh(Op):
     """Tanh-approximated GELU: y = x/2 * (1 + tanh(u)), u = sqrt(2/pi) * (x + 0.044715 x^3).
@@ -226,6 +347,10 @@ class GeluTanh(Op):
     @staticmethod
     def backward(ctx, grad):
         return _gelu_backward(ctx, grad, "tanh")
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def _gelu_forward(ctx, x: np.ndarray, approximate: str) -> np.ndarray:
@@ -259,6 +384,16 @@ class Dropout(Op):
     def backward(ctx, grad):
         ((mask,),) = ctx.saved_tensors
         return grad * mask
+
+    jvp = backward  # dy = dx * mask
+
+    @staticmethod
+    def batch(b):
+        mode = batching.randomness[0] if batching.randomness else "different"
+        if mode == "same":  # (one mask, every example)
+            ones = Tensor._make(np.ones(b.values[0].shape[1:], b.values[0].dtype), False, None)
+            return b.values[0] * Dropout.apply(ones, **b.settings)
+        return b.run(b.values[0])  # (each example its own mask; "error" mode raised at the draw)
 
 
 def dropout_multipliers(shape: tuple, p: float, dtype) -> np.ndarray:
@@ -299,3 +434,11 @@ class Embedding(Op):
         if ctx.padding_idx is not None:
             gw[ctx.padding_idx] = 0
         return gw, None
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        if not b.batched[0]:  # one table, a batch of indices: any shape of indices is one lookup
+            return b.run(*b.values)
+        return loop(b)

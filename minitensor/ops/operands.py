@@ -17,6 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes
+from ..autograd import batching
 from ..tensor import Tensor
 from . import linalg as L
 
@@ -85,6 +86,7 @@ def _cast(x, dtype: np.dtype):
     return x
 
 
+@batching.elementwise_function
 def _compare(ufunc, a, b) -> Tensor:
     """``a < b`` and friends: a bool tensor, the operands compared in their promoted dtype."""
     a, b = _promoted(a, _operand(b, a))

@@ -47,6 +47,14 @@ class ConstantPad(Op):
             return grad[_inner(grad.shape, ctx.pads)]
         return ConstantPad.call(grad, pads=crop, value=0.0)
 
+    @staticmethod
+    def jvp(ctx, dx):
+        return ConstantPad.call(dx, pads=ctx.pads, value=0.0)  # (the margins are constants)
+
+    @staticmethod
+    def batch(b):
+        return b.run(b.values[0], pads=((0, 0), *b.settings["pads"]), value=b.settings["value"])
+
 
 def _inner(shape: tuple, pads) -> tuple:
     """The key of ``shape`` without the margins that positive amounts in ``pads`` add."""

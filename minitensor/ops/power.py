@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .elementwise import Pow
@@ -50,6 +51,10 @@ class IntPow(Op):
         if ctx.n == 1:
             return grad
         return grad * (IntPow.call(x, n=ctx.n - 1) * float(ctx.n))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def pow(input, exponent):  # noqa: A001, A002  (PyTorch's names)

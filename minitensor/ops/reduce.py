@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import shift
+from ..autograd.dual import linear
 from ..autograd.function import Op
 
 
@@ -44,6 +46,10 @@ class Sum(Op):
     def backward(ctx, grad):
         return np.broadcast_to(_unsqueeze(grad, ctx.axis, ctx.keepdim), ctx.shape_in)
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = shift("axis")  # vmap: the reduced dims move one up
+
 
 class Mean(Op):
     @staticmethod
@@ -58,6 +64,10 @@ class Mean(Op):
             return np.zeros(ctx.shape_in, grad.dtype)
         g = _unsqueeze(grad, ctx.axis, ctx.keepdim) / n
         return np.broadcast_to(g, ctx.shape_in)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = shift("axis")  # vmap: the reduced dims move one up
 
 
 class Prod(Op):
@@ -77,10 +87,21 @@ class Prod(Op):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        g = _unsqueeze(grad, ctx.axis, ctx.keepdim)
-        if not np.any(getattr(x, "_data", x) == 0):  # (a Tensor's values with create_graph: a constant test)
-            return g * (_unsqueeze(out, ctx.axis, ctx.keepdim) / x)
-        return g * _others(x, ctx.axis[0])
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * _product_slopes(ctx, x, out)
+
+    @staticmethod
+    def jvp(ctx, dx):
+        slopes = _product_slopes(ctx, ctx.inputs[0], ctx.output)
+        return np.sum(dx * slopes, axis=ctx.axis, keepdims=ctx.keepdim)
+
+    batch = shift("axis")  # vmap: the reduced dims move one up
+
+
+def _product_slopes(ctx, x, out):
+    """d out / d x_i: the product of the other elements of x_i's slice."""
+    if not np.any(getattr(x, "_data", x) == 0):  # (a Tensor's values with create_graph: a constant test)
+        return _unsqueeze(out, ctx.axis, ctx.keepdim) / x
+    return _others(x, ctx.axis[0])
 
 
 def _others(x, dim: int):
@@ -115,6 +136,16 @@ class Var(Op):
         centred = x - _mean(x, ctx.axis, keepdims=True)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (2 / ctx.dof) * centred
 
+    @staticmethod
+    def jvp(ctx, dx):
+        x = ctx.inputs[0]
+        if ctx.dof == 0:
+            return np.full(ctx.output.shape, np.nan, dx.dtype)
+        centred = x - _mean(x, ctx.axis, keepdims=True)
+        return np.sum(centred * dx, axis=ctx.axis, keepdims=ctx.keepdim) * (2 / ctx.dof)
+
+    batch = shift("axis")  # vmap: the reduced dims move one up
+
 
 class Std(Op):
     """sqrt(var);  dx = grad * (x - mean) / std / dof, and 0 where the spread is 0 (as PyTorch), not NaN.
@@ -145,6 +176,15 @@ class Std(Op):
         centred = x - _mean(x, ctx.axis, keepdims=True)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (centred / std / ctx.dof)
 
+    @staticmethod
+    def jvp(ctx, dx):
+        x, std = ctx.inputs[0], ctx.output
+        std = np.where(std == 0, np.inf, std)
+        centred = x - _mean(x, ctx.axis, keepdims=True)
+        return np.sum(centred * dx, axis=ctx.axis, keepdims=ctx.keepdim) / std / ctx.dof
+
+    batch = shift("axis")  # vmap: the reduced dims move one up
+
 
 class _Extremum(Op):
     """amax/amin: ties share the gradient evenly, as PyTorch's amax does; NaN when the reduced
@@ -174,11 +214,22 @@ class _Extremum(Op):
         x, out = ctx.saved_tensors
         if len(ctx.axis) == 1 and isinstance(grad, np.ndarray) and x.dtype.kind == "f":  # first order
             return backend.extremum_backward(x, out, grad, ctx.axis[0])
-        x, out = getattr(x, "_data", x), getattr(out, "_data", out)  # (the mask is a constant)
-        winners = x == _unsqueeze(out, ctx.axis, ctx.keepdim)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = winners / np.sum(winners, axis=ctx.axis, keepdims=True)
-        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * share.astype(grad.dtype, copy=False)
+        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * _shares(ctx, x, out).astype(grad.dtype, copy=False)
+
+    @staticmethod
+    def jvp(ctx, dx):
+        shares = _shares(ctx, ctx.inputs[0], ctx.output).astype(dx.dtype, copy=False)
+        return np.sum(dx * shares, axis=ctx.axis, keepdims=ctx.keepdim)
+
+    batch = shift("axis")  # vmap: the reduced dims move one up
+
+
+def _shares(ctx, x, out) -> np.ndarray:
+    """Each element's share of the extremum of its slice: 1/ties for the winners, 0 elsewhere."""
+    x, out = getattr(x, "_data", x), getattr(out, "_data", out)  # (the mask is a constant)
+    winners = x == _unsqueeze(out, ctx.axis, ctx.keepdim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return winners / np.sum(winners, axis=ctx.axis, keepdims=True)
 
 
 class Amax(_Extremum):
@@ -209,6 +260,15 @@ class TakeAlongDim(Op):
         g = _unsqueeze(grad, (ctx.dim,), ctx.keepdim)
         return PutAlongDim.call(g, index=ctx.index, dim=ctx.dim, shape=ctx.shape_in)
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        index, dim, keepdim = b.settings["index"], b.settings["dim"], b.settings["keepdim"]
+        x = b.values[0]
+        index = np.broadcast_to(index, (b.size, *np.shape(index)))  # (the same index for every example)
+        return b.run(x, index=index, dim=dim % b.ndims[0] + 1, keepdim=keepdim)
+
 
 class PutAlongDim(Op):
     """Zeros of ``shape`` with ``values`` put at ``index`` along ``dim`` (the backward of
@@ -224,6 +284,14 @@ class PutAlongDim(Op):
     @staticmethod
     def backward(ctx, grad):
         return TakeAlongDim.call(grad, index=ctx.index, dim=ctx.dim, keepdim=True)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        index, dim = b.settings["index"], b.settings["dim"]
+        index = np.broadcast_to(index, (b.size, *np.shape(index)))
+        return b.run(b.values[0], index=index, dim=dim % b.ndims[0] + 1, shape=(b.size, *b.settings["shape"]))
 
 
 class LogSumExp(Op):
@@ -257,3 +325,10 @@ class LogSumExp(Op):
             return backend.logsumexp_backward(p, grad, ctx.axis[0], x)
         g = _unsqueeze(grad, ctx.axis, ctx.keepdim)
         return g * np.exp(x - _unsqueeze(out, ctx.axis, ctx.keepdim))
+
+    @staticmethod
+    def jvp(ctx, dx):
+        softmax = np.exp(ctx.inputs[0] - _unsqueeze(ctx.output, ctx.axis, ctx.keepdim))
+        return np.sum(dx * softmax, axis=ctx.axis, keepdims=ctx.keepdim)
+
+    batch = shift("axis")  # vmap: the reduced dims move one up

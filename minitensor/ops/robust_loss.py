@@ -23,7 +23,7 @@ import numpy as np
 from .. import backend
 from ..autograd.function import Op
 from .loss import _reduce, _reduce_tensor
-from .nn_ops import composite, on_arrays, save_with_state
+from .nn_ops import batched_loss, composite, jvp_by_backward, on_arrays, save_with_state
 
 
 class RobustLoss(Op):
@@ -48,6 +48,10 @@ class RobustLoss(Op):
         dx = backend.robust_slope(d, ctx.kind, ctx.limit, np.asarray(grad, d.dtype))
         need_x, need_y = ctx.needs_input_grad
         return (dx if need_x else None), (-dx if need_y else None)
+
+    jvp = jvp_by_backward
+
+    batch = batched_loss  # vmap: every example's losses at once, then each example's reduction
 
 
 def _plain(x, y, kind="l1", limit=1.0, reduction="mean"):

@@ -10,6 +10,8 @@ import numpy as np
 
 from .. import backend, dtypes
 from .._args import _dim
+from ..autograd.batching import elementwise, reshaped, shift
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .operands import _cast, _operand, _promoted, _shape_of, _watched
@@ -27,6 +29,10 @@ class Reshape(Op):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape_in)  # (an array's or a Tensor's reshape)
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = reshaped("shape")  # vmap: the batch dim first, then the new shape
+
 
 class Permute(Op):
     """Reorder dims (transpose is a permute of two dims)."""
@@ -40,6 +46,13 @@ class Permute(Op):
     def backward(ctx, grad):
         return np.transpose(grad, np.argsort(ctx.dims))
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        dims = b.settings["dims"]
+        return b.run(b.values[0], dims=(0, *(d % len(dims) + 1 for d in dims)))
+
 
 class Expand(Op):
     """Broadcast to a larger shape without copying; the engine sums the gradient back."""
@@ -51,6 +64,10 @@ class Expand(Op):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = reshaped("shape")
 
 
 def _may_repeat(key) -> bool:
@@ -71,6 +88,30 @@ class Index(Op):
     @staticmethod
     def backward(ctx, grad):
         return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        key = b.settings["key"]
+        key = key if isinstance(key, tuple) else (key,)
+        out = b.run(b.values[0], key=(slice(None), *key))
+        apart = _advanced_apart(key)  # (NumPy puts separated advanced indices' dims first)
+        return out if apart is None else out.movedim(apart, 0)
+
+
+def _advanced_apart(key: tuple) -> int | None:
+    """The number of dims the advanced indices (arrays, and integers among them) of ``key`` make, when
+    they are separated by a slice (NumPy then puts those dims first); None when they are together."""
+    arrays = [k for k in key if isinstance(k, np.ndarray) and k.ndim > 0]
+    if not arrays:
+        return None
+    advanced = [
+        i for i, k in enumerate(key) if isinstance(k, (np.ndarray, int, np.integer)) and not isinstance(k, bool)
+    ]
+    if advanced == list(range(advanced[0], advanced[-1] + 1)):
+        return None
+    return np.broadcast(*[np.nonzero(a)[0] if a.dtype == np.bool_ else a for a in arrays]).ndim
 
 
 def own_arrays(key):
@@ -99,6 +140,17 @@ class IndexAdd(Op):
     def backward(ctx, grad):
         return Index.call(grad, key=ctx.key)
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        key = b.settings["key"]
+        key = key if isinstance(key, tuple) else (key,)
+        values = b.expanded(0)
+        apart = _advanced_apart(key)
+        values = values if apart is None else values.movedim(0, apart)
+        return b.run(values, key=(slice(None), *key), shape=(b.size, *b.settings["shape"]))
+
 
 class MaskedSelect(Op):
     """``x[mask]`` for a bool ``mask`` over x's first ``lead`` dims, given as ``rows``: the flat
@@ -115,6 +167,14 @@ class MaskedSelect(Op):
     def backward(ctx, grad):
         return MaskedScatter.call(grad, rows=ctx.rows, lead=ctx.lead, shape=ctx.shape_in)
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        x, lead = b.values[0], b.settings["lead"]
+        rows = x.reshape(b.size, -1, *x.shape[1 + lead :])
+        return Index.apply(rows, key=(slice(None), b.settings["rows"]))
+
 
 class MaskedScatter(Op):
     """Zeros of ``shape`` with ``values`` put at ``rows`` of its first ``lead`` dims flattened
@@ -130,6 +190,8 @@ class MaskedScatter(Op):
     @staticmethod
     def backward(ctx, grad):
         return MaskedSelect.call(grad, rows=ctx.rows, lead=ctx.lead)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
 
 
 def index(x, key):
@@ -153,6 +215,10 @@ class Cat(Op):
     def backward(ctx, grad):
         return tuple(np.split(grad, ctx.splits, axis=ctx.dim))
 
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = shift("dim")  # vmap: every input batched, dim + 1
+
 
 class Stack(Op):
     """Stack equally shaped inputs along a new ``dim``."""
@@ -166,6 +232,14 @@ class Stack(Op):
     def backward(ctx, grad):
         lead = (slice(None),) * ctx.dim
         return tuple(grad[lead + (i,)] for i in range(grad.shape[ctx.dim]))
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    @staticmethod
+    def batch(b):
+        dim = b.settings["dim"]
+        dim = dim if dim >= 0 else dim + b.ndims[0] + 1
+        return b.run(*[b.expanded(i) for i in range(len(b.values))], dim=dim + 1)
 
 
 class Where(Op):
@@ -189,6 +263,10 @@ class Where(Op):
         ga = np.where(cond, grad, zero) if need[0] else None
         gb = np.where(cond, zero, grad) if need[1] else None
         return None, ga, gb
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def _tensor_list(tensors, fn: str) -> list:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .elementwise import Sigmoid
@@ -40,6 +41,10 @@ class Softplus(Op):
         z = x * ctx.beta
         return np.where(z > ctx.threshold, grad, grad * Sigmoid.call(z))
 
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
 
 class Silu(Op):
     """x * sigmoid(x);  dx = grad * s * (1 + x * (1 - s)), s = sigmoid(x) (kept by the forward pass)."""
@@ -57,6 +62,10 @@ class Silu(Op):
             return backend.silu_backward(np.asarray(grad), x, s)
         s = Sigmoid.call(x)  # (a Tensor in the graph under create_graph)
         return grad * (s * (1 + x * (1 - s)))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
 
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):  # noqa: A002

@@ -1,4 +1,4 @@
-"""Sorting: ``sort``, ``argsort``, ``msort`` and ``unique``.
+"""Sorting: ``sort``, ``argsort``, ``msort``, ``unique`` and ``unique_consecutive``.
 
 ``sort`` returns the values and their indices along a dim.  The values are ``input``
 taken at the indices (``TakeAlongDim``), so each gets the gradient of the place it
@@ -7,7 +7,8 @@ number, and equal values keep their index order (a stable sort, which PyTorch's 
 sort is; ``stable=True`` asks for it explicitly).
 
 ``unique`` is not differentiable (nor is PyTorch's): it returns the sorted distinct
-values, and optionally where each input element went and how many there were.
+values (each NaN distinct, as PyTorch's), and optionally where each input element went and how
+many there were.  ``unique_consecutive`` collapses only runs of equal neighbours, in order.
 
 >>> mt.tensor([3.0, 1.0, 2.0]).sort()
 sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
@@ -24,6 +25,7 @@ import numpy as np
 
 from .. import backend
 from .._args import _dim
+from ..autograd import batching
 from ..tensor import Tensor
 from .reduce import TakeAlongDim
 
@@ -40,6 +42,7 @@ def _order(x: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(order, -1, dim)).astype(np.int64, copy=False)
 
 
+@batching.per_example
 def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002  (PyTorch's names)
     """``(values, indices)`` of ``input`` sorted along ``dim`` (ascending unless ``descending``).
 
@@ -55,6 +58,7 @@ def sort(input, dim: int = -1, descending: bool = False, stable: bool = False): 
     return SortResult(values, Tensor._make(index.copy(), False, None))  # (values' backward keeps its own index)
 
 
+@batching.per_example
 def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002
     """The indices that sort ``input`` along ``dim`` (``sort(...).indices``)."""
     _check_tensor(input, "argsort")
@@ -77,7 +81,7 @@ def unique(input, sorted: bool = True, return_inverse: bool = False, return_coun
     _check_tensor(input, "unique")
     data = input._data
     if dim is None:
-        values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True)
+        values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, equal_nan=False)
         inverse = inverse.reshape(data.shape)
     else:
         d = _dim(dim, data.ndim)
@@ -88,6 +92,35 @@ def unique(input, sorted: bool = True, return_inverse: bool = False, return_coun
         out.append(Tensor._make(inverse.astype(np.int64, copy=False), False, None))
     if return_counts:
         out.append(Tensor._make(counts.astype(np.int64, copy=False), False, None))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False, dim=None):  # noqa: A002
+    """``input`` (flattened, or its slices along ``dim``) with each run of equal neighbours collapsed to
+    one; with ``return_inverse`` the run of each element (input's shape, or ``(size of dim,)``), with
+    ``return_counts`` each run's length.  Not differentiable."""
+    _check_tensor(input, "unique_consecutive")
+    data = input._data
+    if dim is None:
+        rows = data.reshape(-1, 1)
+    else:
+        d = _dim(dim, data.ndim)
+        rows = np.moveaxis(data, d, 0).reshape(data.shape[d] if data.ndim else 1, -1)
+    starts = np.ones(len(rows), dtype=bool)
+    if len(rows) > 1:
+        starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), len(rows)))
+    if dim is None:
+        values = data.reshape(-1)[starts]
+        inverse = inverse.reshape(data.shape)
+    else:
+        values = np.take(data, np.flatnonzero(starts), axis=d)
+    out = [Tensor._make(values, False, None)]
+    if return_inverse:
+        out.append(Tensor._make(inverse.astype(np.int64), False, None))
+    if return_counts:
+        out.append(Tensor._make(counts.astype(np.int64), False, None))
     return out[0] if len(out) == 1 else tuple(out)
 
 

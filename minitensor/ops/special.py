@@ -1,6 +1,15 @@
-"""``Erf``: the error function as an op (exact GELU's composite form differentiates it).
+"""Special functions as ops: ``erf``, ``erfc``, ``erfinv``, ``logit``, ``xlogy``, ``sinc``, ``i0``.
 
-The function itself, W. J. Cody's approximation in NumPy, is the backend's (``kernels/erf.py``).
+Each derivative is again a function here (or an elementary one), so every order is exact::
+
+    d erf x   = 2/sqrt(pi) exp(-x^2)        d erfc x = -2/sqrt(pi) exp(-x^2)
+    d erfinv x = sqrt(pi)/2 exp(y^2)        d logit x = 1 / (x (1 - x))
+    d sinc x  = (cos(pi x) - sinc x) / x    d i0 x = i1(x),   d i1 x = i0(x) - i1(x) / x
+    xlogy(x, y) = x log y (0 where x = 0): dx = log y, dy = x / y
+
+The functions themselves are the backend's (``kernels/erf.py``, ``kernels/bessel.py``).  Integer
+inputs are computed in the default float dtype.  The gamma family (``lgamma``, ``digamma``,
+``polygamma``) is in ``ops/gamma.py``.
 
 >>> x = mt.tensor([0.0, 0.5], dtype=mt.float64, requires_grad=True)
 >>> y = Erf.apply(x)
@@ -11,13 +20,19 @@ The function itself, W. J. Cody's approximation in NumPy, is the backend's (``ke
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import elementwise
+from ..autograd.dual import plus
 from ..autograd.function import Op
+from .arguments import float_input, number_arg
+from .operands import _binary
+from .trig import Cos, Sin
 
-erf = backend.erf  # (the function, under the name it had here: ``minitensor.ops.special.erf``)
-_TWO_OVER_SQRT_PI = 2 * 0.56418958354775628695  # 2 / sqrt(pi)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
 class Erf(Op):
@@ -32,3 +47,208 @@ class Erf(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * (_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Erfc(Op):
+    """y = erfc(x) = 1 - erf(x);  dy/dx = -2/sqrt(pi) * exp(-x^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return backend.erfc(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * (-_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Erfinv(Op):
+    """y = erfinv(x), the inverse of erf on [-1, 1];  dy/dx = sqrt(pi)/2 * exp(y^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = backend.erfinv(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (np.exp(y * y) / _TWO_OVER_SQRT_PI)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Logit(Op):
+    """y = log(z / (1 - z)), z = x clamped to [eps, 1 - eps] (eps None: not clamped);  dx = grad / (x (1 - x))
+    inside [eps, 1 - eps] and 0 outside (eps None: NaN outside [0, 1]), as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, x, eps=None):
+        ctx.save_for_backward(x)
+        ctx.eps = eps
+        z = x if eps is None else np.clip(x, eps, 1 - eps)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(z / (1 - z))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        values = getattr(x, "_data", x)  # (the masks are constants)
+        if ctx.eps is None:
+            outside, fill = (values < 0) | (values > 1), np.nan
+        else:
+            outside, fill = (values < ctx.eps) | (values > 1 - ctx.eps), 0.0
+        safe = np.where(outside, 0.5, x)  # (no infinite slope where the mask discards it: keeps NaN out)
+        return np.where(outside, fill, grad / (safe * (1 - safe)))
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Xlogy(Op):
+    """x * log(y), 0 where x = 0 (unless y is NaN);  dx = log(y) (0 where x = 0 and y <= 0), dy = x / y."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = x * np.log(y)
+        return np.where((x == 0) & ~np.isnan(y), 0.0, out).astype(out.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        gx = gy = None
+        if need_x:
+            x_values, y_values = getattr(x, "_data", x), getattr(y, "_data", y)
+            masked = (x_values == 0) & (y_values <= 0)
+            gx = np.where(masked, 0.0, grad * np.log(np.where(masked, 1.0, y)))
+        if need_y:
+            gy = grad * x / y
+        return gx, gy
+
+    @staticmethod
+    def jvp(ctx, dx, dy):
+        x, y = ctx.inputs
+        tx = None
+        if dx is not None:
+            masked = (getattr(x, "_data", x) == 0) & (getattr(y, "_data", y) <= 0)
+            tx = np.where(masked, 0.0, dx * np.log(np.where(masked, 1.0, y)))
+        return plus(tx, None if dy is None else dy * x / y)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Sinc(Op):
+    """sin(pi x) / (pi x), 1 at x = 0;  dx = grad * (cos(pi x) - sinc x) / x, 0 at x = 0 (as PyTorch's)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return np.sinc(x).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        zero = getattr(x, "_data", x) == 0
+        p = np.where(zero, 1.0, x) * math.pi  # (the formula away from 0; x = 0 takes the 0 of the last line)
+        slope = (p * Cos.call(p) - Sin.call(p)) / (p * p) * math.pi
+        return np.where(zero, 0.0, grad * slope)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class I0(Op):
+    """The modified Bessel function I0;  dx = grad * I1(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return backend.i0(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * I1.call(x)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class I1(Op):
+    """The modified Bessel function I1 (i0's derivative);  dx = grad * (I0(x) - I1(x) / x), 1/2 at x = 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = backend.i1(x)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        zero = getattr(x, "_data", x) == 0
+        slope = I0.call(x) - y / np.where(zero, 1.0, x)
+        return grad * np.where(zero, 0.5, slope)
+
+    jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+def erf(input):  # noqa: A002
+    """The error function, ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``: the differentiable op on a Tensor,
+    the backend's function on a NumPy array (``minitensor.ops.special.erf`` has long been that)."""
+    if isinstance(input, np.ndarray):
+        return backend.erf(input)
+    return Erf.apply(float_input(input, "erf"))
+
+
+def erfc(input):  # noqa: A002
+    """``1 - erf(x)``, precise where it is tiny (large x)."""
+    return Erfc.apply(float_input(input, "erfc"))
+
+
+def erfinv(input):  # noqa: A002
+    """The inverse of ``erf`` on [-1, 1] (±inf at ±1, NaN outside)."""
+    return Erfinv.apply(float_input(input, "erfinv"))
+
+
+def logit(input, eps=None):  # noqa: A002
+    """``log(p / (1 - p))``, the inverse of ``sigmoid``; with ``eps``, p is clamped to [eps, 1 - eps] first."""
+    x = float_input(input, "logit")
+    if eps is not None:
+        number_arg(eps, "logit", "eps")
+    return Logit.apply(x, eps=None if eps is None else float(eps))
+
+
+def xlogy(input, other):  # noqa: A002
+    """``input * log(other)``, and 0 where input is 0 (unless other is NaN); either may be a number."""
+    return _binary(Xlogy, input, other, "xlogy", floating=True)
+
+
+def sinc(input):  # noqa: A002
+    """The normalised sinc, ``sin(pi x) / (pi x)`` (1 at 0)."""
+    return Sinc.apply(float_input(input, "sinc"))
+
+
+def i0(input):  # noqa: A002
+    """The modified Bessel function of the first kind of order 0."""
+    return I0.apply(float_input(input, "i0"))

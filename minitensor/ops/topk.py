@@ -18,12 +18,14 @@ import numpy as np
 
 from .. import backend
 from .._args import _dim
+from ..autograd import batching
 from ..tensor import Tensor
 from .reduce import TakeAlongDim
 
 TopkResult = namedtuple("topk", ["values", "indices"])
 
 
+@batching.per_example
 def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) elements along ``dim``.
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..autograd.batching import leading
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from ..tensor import Tensor
 
@@ -25,6 +27,10 @@ class Triangle(Op):
     @staticmethod
     def backward(ctx, grad):
         return Triangle.call(grad, diagonal=ctx.diagonal, upper=ctx.upper)
+
+    jvp = linear  # linear in its input: the tangent goes through the op itself
+
+    batch = leading  # vmap: the batch dim is one more leading dim
 
 
 def _triangle(input, diagonal, upper: bool, fn: str):  # noqa: A002

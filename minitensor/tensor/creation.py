@@ -106,14 +106,16 @@ def randn(*shape, dtype=None, requires_grad: bool = False, generator=None, devic
     """Standard normal samples from ``generator`` (default: minitensor's, see ``mt.manual_seed``)."""
     shape = _check_shape(shape, "randn")
     dtype = _random_dtype(dtype, "randn")
-    return _new(random.generator(generator).standard_normal(shape).astype(dtype), requires_grad, device, "randn")
+    draws = random.generator(generator).standard_normal(random.example_shape(shape)).astype(dtype)
+    return random.as_examples(_new(draws, requires_grad, device, "randn"))  # (inside vmap: one per example)
 
 
 def rand(*shape, dtype=None, requires_grad: bool = False, generator=None, device=None) -> Tensor:
     """Uniform samples in [0, 1) from ``generator`` (default: minitensor's)."""
     shape = _check_shape(shape, "rand")
     dtype = _random_dtype(dtype, "rand")
-    return _new(random.generator(generator).random(shape).astype(dtype), requires_grad, device, "rand")
+    draws = random.generator(generator).random(random.example_shape(shape)).astype(dtype)
+    return random.as_examples(_new(draws, requires_grad, device, "rand"))  # (inside vmap: one per example)
 
 
 def empty_like(t: Tensor, dtype=None, requires_grad: bool = False, *, device=None) -> Tensor:

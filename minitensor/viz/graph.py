@@ -107,6 +107,7 @@ def _inputs(thing) -> list:
     for entry in entries or ():
         if isinstance(entry, tuple):  # (node, index) pairs, as PyTorch's next_functions
             entry = entry[0] if entry else None
+        entry = getattr(entry, "variable", entry)  # a leaf's AccumulateGrad: the leaf itself
         if entry is not None:
             found.append(entry)
     return found

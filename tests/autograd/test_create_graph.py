@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
 from minitensor.autograd import Function
-
-
-def f64(values, requires_grad=True):
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 def test_derivatives_of_x_cubed_to_the_fourth_order():

@@ -1,17 +1,16 @@
-"""The backward engine: composite graphs, deep chains, accumulation,
-``retain_graph`` and ``mt.autograd.grad``."""
+"""autograd/engine.py, the backward engine: composite graphs, deep chains, accumulation,
+``retain_graph`` and ``mt.autograd.grad`` (which runs only the part of the graph that leads to its
+inputs), and a leaf's first gradient taken without a copy only when no one else can reach the array."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
+from minitensor import backend
 from minitensor.autograd import gradcheck
-
-
-def f64(values, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 # ------------------------------------------------------- composite graphs
@@ -258,9 +257,9 @@ def test_grad_fn_names_and_next_functions():
     d = c.exp().sum()
     assert type(c.grad_fn).__name__ == "MatmulBackward"
     assert type(d.grad_fn).__name__ == "SumBackward"
-    assert type(d.grad_fn.next_functions[0]).__name__ == "ExpBackward"
-    assert d.grad_fn.next_functions[0].next_functions == (c.grad_fn,)
-    assert c.grad_fn.next_functions == (a, b)
+    assert type(d.grad_fn.next_functions[0][0]).__name__ == "ExpBackward"
+    assert d.grad_fn.next_functions[0][0].next_functions == ((c.grad_fn, 0),)
+    assert [(n.variable, i) for n, i in c.grad_fn.next_functions] == [(a, 0), (b, 0)]
     assert a.grad_fn is None
 
 
@@ -285,3 +284,78 @@ def test_detach_stops_gradient():
     x = f64([1.0, 2.0])
     (x * x.detach()).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), x.numpy())
+
+
+def _taken(monkeypatch) -> list:
+    """Record each verdict of ``backend.owned``, which the engine asks (the spy's own argument is one
+    holder more)."""
+    log = []
+    real = backend.owned
+
+    def spy(grad, like, holders=1):
+        verdict = real(grad, like, holders + 1)
+        log.append(verdict)
+        return verdict
+
+    monkeypatch.setattr(backend, "owned", spy)
+    return log
+
+
+def test_a_fresh_gradient_is_taken_and_a_shared_one_copied(monkeypatch) -> None:
+    log = _taken(monkeypatch)
+    x = mt.randn(4, 5, requires_grad=True)
+    (x * 2).sum().backward()
+    assert log == [True]
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 5), 2, np.float32))
+    log.clear()
+    g = np.ones((4, 5), np.float32)
+    y = mt.randn(4, 5, requires_grad=True)
+    (y + 0).backward(g)  # Add hands the caller's own array through
+    assert log == [False] and not np.shares_memory(y.grad.numpy(), g)
+    y.grad.numpy()[0, 0] = 7.0
+    assert g[0, 0] == 1.0
+
+
+def test_one_array_for_two_leaves_is_owned_by_at_most_one(monkeypatch) -> None:
+    log = _taken(monkeypatch)
+    a, b = mt.randn(3, requires_grad=True), mt.randn(3, requires_grad=True)
+    (a + b).backward(mt.ones(3) * 2)
+    assert log.count(True) <= 1
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    a.grad.numpy()[:] = 0
+    np.testing.assert_array_equal(b.grad.numpy(), [2, 2, 2])
+
+
+def test_a_gradient_a_hook_kept_is_copied(monkeypatch) -> None:
+    log = _taken(monkeypatch)
+    kept = []
+    c = mt.randn(3, requires_grad=True)
+    c.register_hook(lambda g: kept.append(g))
+    (c * 3).sum().backward()
+    assert log == [False] and not np.shares_memory(kept[0].numpy(), c.grad.numpy())
+
+
+def test_grad_wrt_non_leaf_stops_there_even_if_below_was_freed():
+    x = mt.randn(3, dtype=mt.float64, requires_grad=True)
+    a = x.exp()
+    (a * 2).sum().backward()  # frees a's node (ExpBackward)
+    (g,) = mt.autograd.grad((a * a).sum(), a)
+    np.testing.assert_allclose(g.numpy(), 2 * a.numpy())
+
+
+def test_grad_wrt_non_leaf_and_its_leaf_together():
+    y = mt.randn(3, dtype=mt.float64, requires_grad=True)
+    b = y.exp()
+    gb, gy = mt.autograd.grad((b * b).sum(), [b, y])
+    np.testing.assert_allclose(gb.numpy(), 2 * b.numpy())
+    np.testing.assert_allclose(gy.numpy(), 2 * b.numpy() * b.numpy())
+
+
+def test_unrelated_branch_backward_is_not_run():
+    x = mt.randn(3, dtype=mt.float64, requires_grad=True)
+    w = mt.randn(3, dtype=mt.float64, requires_grad=True)
+    side = w.exp()
+    side.sum().backward()  # frees side's graph
+    out = (x * 3).sum() + side.sum()
+    (gx,) = mt.autograd.grad(out, x)
+    np.testing.assert_allclose(gx.numpy(), np.full(3, 3.0))

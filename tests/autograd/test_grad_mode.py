@@ -139,3 +139,15 @@ def test_no_grad_in_main_thread_does_not_leak_into_a_new_thread():
         t.start()
         t.join(10)
     assert seen == [True]
+
+
+def test_no_grad_decorates_a_generator_body():
+    @mt.no_grad()
+    def steps(x):
+        for _ in range(3):
+            yield x * 2
+
+    x = mt.randn(2, requires_grad=True)
+    outs = list(steps(x))
+    assert all(not o.requires_grad for o in outs)
+    assert mt.is_grad_enabled()  # restored between and after the items

@@ -7,13 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
 from minitensor.autograd import Function, GradcheckError, gradcheck, numerical_grad
-
-
-def f64(values, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 def test_gradcheck_passes_for_a_right_gradient():
@@ -185,3 +182,29 @@ def test_tolerances_are_used():
     x = f64([1.0, 2.0])
     assert gradcheck(Scaled.apply, x, rtol=1e-2, atol=0)
     assert gradcheck(Scaled.apply, x, rtol=1e-5, atol=0, raise_exception=False) is False
+
+
+def test_gradcheck_refuses_inputs_that_do_not_require_grad():
+    with pytest.raises(ValueError, match="no input requires grad"):  # (nothing would be checked)
+        gradcheck(lambda a: 3 * a + a, [mt.randn(2, dtype=mt.float64)])
+
+
+def test_gradcheck_and_numerical_grad_restore_inputs_when_fn_raises():
+    x = mt.tensor([1.0, 2.0], dtype=mt.float64, requires_grad=True)
+    before = x.numpy().copy()
+    calls = []
+
+    def explode(t):
+        calls.append(1)
+        if len(calls) > 1:  # the first (unperturbed) evaluation passes, a perturbed one raises
+            raise ValueError("boom")
+        return t * 2
+
+    with pytest.raises(ValueError, match="boom"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gradcheck(explode, [x])
+    np.testing.assert_array_equal(x.numpy(), before)
+    calls.clear()
+    with pytest.raises(ValueError, match="boom"):
+        numerical_grad(lambda t: explode(t).sum(), x)
+    np.testing.assert_array_equal(x.numpy(), before)

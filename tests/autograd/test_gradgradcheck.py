@@ -6,13 +6,10 @@ import re
 
 import numpy as np
 import pytest
+from helpers import f64
 
 import minitensor as mt
 from minitensor.autograd import Function, GradcheckError, gradgradcheck
-
-
-def f64(values, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(values, dtype=mt.float64, requires_grad=requires_grad)
 
 
 def _plain(t):
@@ -89,7 +86,9 @@ def test_raise_exception_false_returns_false():
     assert gradgradcheck(lambda t: t * t, x, raise_exception=False) is True
 
 
-def test_once_differentiable_function_raises_naming_it():
+def test_a_pytorch_style_function_passes_and_a_once_differentiable_one_raises_naming_it():
+    from minitensor.autograd.function import once_differentiable
+
     class Cube(Function):
         @staticmethod
         def forward(ctx, x):
@@ -101,8 +100,12 @@ def test_once_differentiable_function_raises_naming_it():
             (x,) = ctx.saved_tensors
             return 3 * grad * x**2
 
-    with pytest.raises(RuntimeError, match="Cube"):
-        gradgradcheck(Cube.apply, f64([1.0, 2.0]))
+    class CubeOnce(Cube):
+        backward = staticmethod(once_differentiable(Cube.backward))
+
+    assert gradgradcheck(Cube.apply, f64([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="CubeOnce"):
+        gradgradcheck(CubeOnce.apply, f64([1.0, 2.0]))
 
 
 def test_random_grad_outputs_are_float64_and_non_contiguous_when_asked():

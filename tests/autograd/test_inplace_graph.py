@@ -8,18 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_on_both
 
 import minitensor as mt
 
 W = [1.0, 2.0, 3.0]
-
-
-def _both(program):
-    """Run ``program(lib)`` on minitensor and PyTorch (if installed); return both results."""
-    ours = program(mt)
-    torch = pytest.importorskip("torch")
-    torch.set_default_dtype(torch.float32)
-    return ours, program(torch)
 
 
 def _grad(t):
@@ -36,7 +29,7 @@ def test_iadd_of_a_grad_value_joins_the_graph():
 
     ours = program(mt)
     np.testing.assert_allclose(ours, 4 * np.array(W))  # d(2w * w)/dw = 4w (it was 2w: h's graph was dropped)
-    ours, theirs = _both(program)
+    ours, theirs = run_on_both(program)
     np.testing.assert_allclose(ours, theirs)
 
 
@@ -50,7 +43,7 @@ def test_setitem_rows_back_propagate_through_both():
         return _grad(w)
 
     np.testing.assert_allclose(program(mt), 1 + 2 * np.array(W))  # it was [1, 1, 1]
-    ours, theirs = _both(program)
+    ours, theirs = run_on_both(program)
     np.testing.assert_allclose(ours, theirs)
 
 
@@ -63,7 +56,7 @@ def test_copy_puts_the_buffer_in_the_graph():
         return _grad(w)
 
     np.testing.assert_allclose(program(mt), 8 * np.array(W))
-    ours, theirs = _both(program)
+    ours, theirs = run_on_both(program)
     np.testing.assert_allclose(ours, theirs)
 
 
@@ -86,7 +79,7 @@ def test_inplace_arithmetic_on_a_non_leaf_changes_the_tensor_itself(op):
         return alias.detach().numpy().copy(), _grad(w)
 
     (values, grads) = program(mt)
-    (ours_v, ours_g), (theirs_v, theirs_g) = _both(program)
+    (ours_v, ours_g), (theirs_v, theirs_g) = run_on_both(program)
     np.testing.assert_allclose(ours_v, theirs_v, rtol=1e-6)
     np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-6)
     assert values.shape == (3,) and grads.shape == (3,)
@@ -103,7 +96,7 @@ def test_masked_fill_and_fill_with_grad_values():
         (h * g).sum().backward()
         return _grad(w), _grad(v)
 
-    (gw, gv), (tw, tv) = _both(program)
+    (gw, gv), (tw, tv) = run_on_both(program)
     np.testing.assert_allclose(gw, tw)
     np.testing.assert_allclose(gv, tv)
 
@@ -117,7 +110,7 @@ def test_change_through_a_view_rewrites_the_base():
         (base * 2).sum().backward()
         return _grad(w), base.detach().numpy().copy()
 
-    (ours_g, ours_v), (theirs_g, theirs_v) = _both(program)
+    (ours_g, ours_v), (theirs_g, theirs_v) = run_on_both(program)
     np.testing.assert_allclose(ours_v, theirs_v)
     np.testing.assert_allclose(ours_g, theirs_g)
     np.testing.assert_allclose(ours_g, 4 * np.array(W))

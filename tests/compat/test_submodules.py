@@ -48,3 +48,31 @@ def test_every_submodule_maps_to_its_torch_name(tmp_path: Path, run_python) -> N
     )
     out = run_python([str(path)], cwd=tmp_path).stdout.split()
     assert out[0] == "ok" and int(out[1]) > 20
+
+
+def test_torch_func_and_functorch_are_minitensor_func(tmp_path: Path, run_python) -> None:
+    """Course code on function transforms imports them as torch.func or functorch: both give
+    minitensor.func; functorch's deprecated make_functional says to use functional_call."""
+    path = tmp_path / "transforms.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import minitensor.compat
+            minitensor.compat.install()
+            import torch
+            from torch.func import grad, vmap, functional_call
+            import functorch
+            import minitensor.func
+            assert torch.func is minitensor.func and grad is minitensor.func.grad
+            assert functorch.vmap is vmap and functorch.jacrev is minitensor.func.jacrev
+            x = torch.tensor([1.0, 2.0, 3.0])
+            print(vmap(grad(lambda v: (v ** 3).sum()), in_dims=0)(x.reshape(3, 1)).reshape(-1).tolist())
+            try:
+                functorch.make_functional(torch.nn.Linear(2, 2))
+            except RuntimeError as e:
+                print("refused:", "functional_call" in str(e))
+            """
+        )
+    )
+    out = run_python([str(path)], cwd=tmp_path).stdout.splitlines()
+    assert out == ["[3.0, 12.0, 27.0]", "refused: True"]

@@ -3,19 +3,14 @@ made on correct ops (the graph fuzzer's random programs) or on an unstructured e
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, note, settings
+from random_graphs import evaluate, graphs
 
 import minitensor as mt
 from minitensor.course.diagnose import diagnose, gradient_check, numeric_gradients, shape_diagnosis
 from minitensor.course.tasks._base import CheckFailure
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
-from random_graphs import evaluate, graphs  # noqa: E402
 
 
 @pytest.fixture

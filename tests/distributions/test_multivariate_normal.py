@@ -1,6 +1,7 @@
 """distributions.MultivariateNormal against PyTorch's: the three parameterisations, batch broadcasting, log_prob,
-entropy, the derived matrices, gradients w.r.t. loc and scale_tril (first and second order), rsample with the
-same noise, the constant-matrix limit, sampling moments."""
+entropy, the derived matrices, gradients w.r.t. loc and scale_tril (first and second order; w.r.t. the covariance
+and precision matrices: tests/distributions/test_concentration_gradients.py), rsample with the same noise,
+sampling moments."""
 
 from __future__ import annotations
 
@@ -72,14 +73,6 @@ def test_rsample_with_the_same_noise_equals_pytorchs_with_gradients(oracle, rng,
     tx = theirs.rsample((6,))
     oracle.close(x, tx, what="rsample")
     oracle.same_gradients(x.tanh(), tx.tanh(), params, t_params)
-
-
-def test_a_covariance_that_requires_grad_is_refused_with_the_way_out():
-    cov = mt.eye(2, dtype=mt.float64, requires_grad=True)
-    with pytest.raises(NotImplementedError, match="pass scale_tril="):
-        MultivariateNormal(mt.zeros(2, dtype=mt.float64), covariance_matrix=cov)
-    with mt.no_grad():
-        assert MultivariateNormal(mt.zeros(2, dtype=mt.float64), covariance_matrix=cov).event_shape == (2,)
 
 
 def test_errors():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import assert_trees_close
 
 import minitensor as mt
 from minitensor import func
@@ -17,28 +18,6 @@ Y = np.array([[0.3, 0.1], [-0.4, 1.5]])
 
 def both(array) -> tuple:
     return mt.tensor(array, dtype=mt.float64), torch.tensor(array, dtype=torch.float64)
-
-
-def as_numpy(tree):
-    if isinstance(tree, (tuple, list)):
-        return [as_numpy(t) for t in tree]
-    if isinstance(tree, dict):
-        return {k: as_numpy(v) for k, v in tree.items()}
-    return tree.detach().numpy() if hasattr(tree, "detach") else tree
-
-
-def assert_trees_close(ours, theirs) -> None:
-    a, b = as_numpy(ours), as_numpy(theirs)
-    if isinstance(b, dict):
-        assert a.keys() == b.keys()
-        for k in b:
-            assert_trees_close(a[k], b[k])
-    elif isinstance(b, list):
-        assert len(a) == len(b)
-        for u, v in zip(a, b):
-            assert_trees_close(u, v)
-    else:
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
 
 
 def f(lib, x, y):

@@ -1,4 +1,5 @@
-"""Random op graphs for the fuzz tests: a generator, an evaluator, a printer (the ops: ``graph_ops.py``).
+"""Random op graphs for the fuzz tests: a generator, an evaluator, a printer (the ops: ``graph_ops.py`` and
+``graph_ops_math.py``).
 
 A ``Graph`` is a small program: some float64 leaves, then 3-8 steps, each one op
 applied to earlier values (leaves or step results)::
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from graph_ops import BINARY, MATMUL, MAX_ABS, MAX_DIMS, MAX_SIZE, TANH, UNARY, Op
+from graph_ops_math import MATH_BINARY, MATH_UNARY
 from hypothesis import strategies as st
 
 
@@ -73,7 +75,7 @@ class Graph:
 def graphs(draw, min_ops: int = 3, max_ops: int = 8) -> Graph:
     """A random graph of ``min_ops``-``max_ops`` ops over 1-3 broadcastable float64 leaves
     (every op kind is differentiable twice and more: the same graphs serve second-order checks)."""
-    unary = UNARY
+    unary = UNARY + MATH_UNARY
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     # (Hypothesis favours the first item of a list: it is the common case.)
     base = tuple(draw(st.sampled_from([2, 3, 1])) for _ in range(draw(st.sampled_from([2, 3, 1]))))
@@ -116,7 +118,7 @@ def _binary_step(draw, values: list, add_leaf: Callable) -> Step | None:
     if values[a].ndim >= 1 and draw(st.integers(0, 3)) == 0:  # a matmul with a fresh weight leaf
         add_leaf((values[a].shape[-1], draw(st.integers(1, 3))))
         return _checked(Step(MATMUL, (a, len(values) - 1), {}), values)
-    pairs = [(op, b) for op in BINARY for b in range(len(values)) if op.ok(values[a], values[b])]
+    pairs = [(op, b) for op in BINARY + MATH_BINARY for b in range(len(values)) if op.ok(values[a], values[b])]
     if not pairs:
         return None
     op, b = draw(st.sampled_from(pairs))

@@ -16,7 +16,9 @@ is shrunk by hypothesis to a minimal program, which the report prints
 
 A second test draws the same kind of graphs (every op kind, the fused ones
 included, is differentiable twice) and checks them with ``gradgradcheck`` too:
-their second derivatives against finite differences of the first.
+their second derivatives against finite differences of the first.  A third runs
+them in forward mode: each output's tangent in a random direction against central
+differences, and against reverse mode by the dot-product test ``u·(J v) = (Jᵀ u)·v``.
 
 The number of examples comes from the "<profile>-fuzz" hypothesis profile
 (tests/conftest.py): 1,000 in CI, 100 on a developer run; the second-order test
@@ -28,11 +30,13 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from random_graphs import evaluate, graphs
 
 import minitensor as mt
+import minitensor.autograd.forward_ad as fwAD
 from minitensor.autograd import gradcheck, gradgradcheck
 
 _PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
@@ -73,5 +77,40 @@ def test_random_graph_passes_gradgradcheck(graph, jit: bool) -> None:
     try:
         leaves = [mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in graph.leaves]
         gradgradcheck(lambda *xs: evaluate(graph, list(xs), "mt"), leaves)
+    finally:
+        mt.set_jit_enabled(previous)
+
+
+@SECOND_ORDER
+@given(graph=graphs(), jit=st.booleans(), seed=st.integers(0, 2**16))
+def test_random_graph_forward_mode_matches_differences_and_reverse_mode(graph, jit: bool, seed: int) -> None:
+    note(f"jit={jit}\n{graph}")
+    previous = mt.jit_enabled()
+    mt.set_jit_enabled(jit)
+    try:
+        rng = np.random.default_rng(seed)
+        directions = [rng.standard_normal(np.shape(a)) for a in graph.leaves]
+        with fwAD.dual_level():
+            duals = [fwAD.make_dual(mt.tensor(a, dtype=mt.float64), mt.tensor(v, dtype=mt.float64))
+                     for a, v in zip(graph.leaves, directions)]  # fmt: skip
+            outputs = evaluate(graph, duals, "mt")
+            tangents = [fwAD.unpack_dual(o).tangent for o in outputs]
+            assert not any(o.requires_grad for o in outputs)  # forward mode records no graph
+        eps = 1e-6
+        ahead = evaluate(
+            graph, [mt.tensor(a + eps * v, dtype=mt.float64) for a, v in zip(graph.leaves, directions)], "mt"
+        )
+        behind = evaluate(
+            graph, [mt.tensor(a - eps * v, dtype=mt.float64) for a, v in zip(graph.leaves, directions)], "mt"
+        )
+        leaves = [mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in graph.leaves]
+        reverse = evaluate(graph, leaves, "mt")
+        for out, tangent, a, b in zip(reverse, tangents, ahead, behind, strict=True):
+            mine = np.zeros(out.shape) if tangent is None else tangent.numpy()
+            np.testing.assert_allclose(mine, (a.numpy() - b.numpy()) / (2 * eps), rtol=1e-5, atol=1e-5)
+            u = rng.standard_normal(out.shape)
+            vjps = mt.autograd.grad(out, leaves, mt.tensor(u, dtype=mt.float64), retain_graph=True, allow_unused=True)
+            back = sum(float(np.sum(g.numpy() * v)) for g, v in zip(vjps, directions) if g is not None)
+            assert float(np.sum(u * mine)) == pytest.approx(back, rel=1e-9, abs=1e-9)
     finally:
         mt.set_jit_enabled(previous)

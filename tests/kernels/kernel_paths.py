@@ -5,6 +5,7 @@
   a function that fails, so a result really comes from a numba kernel (a
   comparison of the reference with itself would pass silently otherwise).
 - ``reference(fn)``: ``fn()`` with the JIT off.
+- ``both_paths(fn)``: ``(jitted(fn), reference(fn))``, NumPy's RuntimeWarnings silenced.
 
 Gradchecks (float64) run on the serial kernels: the parallel ones run the same block
 functions on parts of the rows, and are compared with the references in float32.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import warnings
 
 import numpy as np
 
@@ -81,6 +83,15 @@ def reference(fn):
     """fn() on the NumPy references (JIT off)."""
     with mt.jit_disabled():
         return fn()
+
+
+def both_paths(fn) -> tuple:
+    """(fn() on the numba kernels only, fn() on the NumPy references), to compare.  NumPy's
+    RuntimeWarnings are silenced: the references meet overflow, inf - inf and 0 * inf on the special
+    inputs (±inf, NaN, huge values) whose results the tests compare."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return jitted(fn), reference(fn)
 
 
 def tolerance(dtype) -> dict:

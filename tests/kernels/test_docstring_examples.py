@@ -16,6 +16,7 @@ from minitensor.kernels import (
     attention,
     attention_softmax,
     bce,
+    bessel,
     column_sums,
     cumsum,
     divergence,
@@ -25,6 +26,7 @@ from minitensor.kernels import (
     expm1,
     extremum,
     flip,
+    gamma,
     gelu,
     layer_norm,
     log1p,
@@ -52,11 +54,12 @@ MODULES = [
     along_dim,
     cumsum,
     flip,
+    gamma,
     topk,
     triangle,
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
-MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums]
+MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums, gamma, bessel]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -6,11 +6,10 @@ match PyTorch's in float32."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference
+from kernel_paths import both_paths, jitted
 
 import minitensor as mt
 import minitensor.nn.functional as F
@@ -25,12 +24,6 @@ TOL = {np.float32: dict(rtol=2e-6, atol=1e-6), np.float64: dict(rtol=1e-14, atol
 def inputs(dtype, n: int = 4099) -> np.ndarray:
     rng = np.random.default_rng(0)
     return np.concatenate([rng.standard_normal(n) * 4, EXTREMES]).astype(dtype)
-
-
-def both_paths(fn) -> tuple:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # (the references' inf * 0)
-        return jitted(fn), reference(fn)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference
+from kernel_paths import both_paths
 
 import minitensor as mt
 import minitensor.nn.functional as F
@@ -28,13 +28,6 @@ def inputs(dtype, n: int = 1001) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # (750 overflows float32 to inf)
         return np.concatenate([rng.standard_normal(n) * 10, SPECIAL]).astype(dtype)
-
-
-def both_paths(fn) -> tuple:
-    """fn() on the numba kernels (references refused) and on the NumPy references."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # (the references' exp overflow, inf - inf)
-        return jitted(fn), reference(fn)
 
 
 def assert_same(kernel, ref, dtype, tol=TOL) -> None:

@@ -4,30 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_paths import jitted, reference
 
 import minitensor as mt
 from minitensor.kernels import scatter
 
 
-def both_paths(out_shape: tuple, key, values: np.ndarray, dtype) -> tuple:
-    """(kernel result, reference result, np.add.at result) of adding ``values`` at ``key``."""
-    results = []
-    for jit in (True, False):
+def index_add_results(out_shape: tuple, key, values: np.ndarray, dtype) -> tuple:
+    """(kernel result, reference result, np.add.at result) of adding ``values`` at ``key`` into zeros."""
+
+    def add():
         out = np.zeros(out_shape, dtype)
-        with mt.jit_disabled() if not jit else _nothing():
-            scatter.index_add(out, key, values)
-        results.append(out)
+        scatter.index_add(out, key, values)
+        return out
+
     plain = np.zeros(out_shape, dtype)
     np.add.at(plain, key, values)
-    return (*results, plain)
-
-
-class _nothing:
-    def __enter__(self):
-        mt.set_jit_enabled(True)
-
-    def __exit__(self, *exc):
-        pass
+    return jitted(add), reference(add), plain
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -35,7 +28,7 @@ def test_rows_with_repeats_and_negative_indices(dtype) -> None:
     rng = np.random.default_rng(0)
     idx = rng.integers(-7, 7, size=(5, 9))  # repeats, negatives
     values = rng.standard_normal((5, 9, 3, 4)).astype(dtype)
-    kernel, reference, plain = both_paths((7, 3, 4), (idx,), values, dtype)
+    kernel, reference, plain = index_add_results((7, 3, 4), (idx,), values, dtype)
     np.testing.assert_allclose(kernel, plain, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(reference, plain, rtol=1e-6, atol=1e-6)
     assert np.count_nonzero(kernel) > 0
@@ -47,7 +40,7 @@ def test_gather_style_keys_on_every_dim(dtype) -> None:
     index = rng.integers(0, 6, size=(4, 5))
     key = (index, np.arange(5)[None, :])  # gather along dim 0
     values = rng.standard_normal((4, 5)).astype(dtype)
-    kernel, reference, plain = both_paths((6, 5), key, values, dtype)
+    kernel, reference, plain = index_add_results((6, 5), key, values, dtype)
     np.testing.assert_allclose(kernel, plain, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(reference, plain)
 
@@ -55,9 +48,9 @@ def test_gather_style_keys_on_every_dim(dtype) -> None:
 def test_broadcast_and_strided_values() -> None:
     rng = np.random.default_rng(2)
     values = rng.standard_normal((4, 6)).astype(np.float32).T  # (6, 4), not contiguous
-    kernel, _, plain = both_paths((3, 4), (np.array([0, 1, 2, 0, 1, 2]),), values, np.float32)
+    kernel, _, plain = index_add_results((3, 4), (np.array([0, 1, 2, 0, 1, 2]),), values, np.float32)
     np.testing.assert_allclose(kernel, plain, rtol=1e-6)
-    kernel, _, plain = both_paths((3, 4), (np.array([2, 2]),), np.float32(1.5), np.float32)  # a scalar value
+    kernel, _, plain = index_add_results((3, 4), (np.array([2, 2]),), np.float32(1.5), np.float32)  # a scalar value
     np.testing.assert_array_equal(kernel, plain)
 
 
@@ -67,10 +60,12 @@ def test_other_keys_and_dtypes_fall_back_to_add_at() -> None:
         ((slice(None), np.array([1, 1, 0])), rng.standard_normal((4, 3))),  # a slice first
         (np.array([True, False, True, True]), rng.standard_normal((3, 5))),  # a bool mask
     ]:
-        kernel, reference, plain = both_paths((4, 5) if values.shape[-1] == 5 else (4, 3), key, values, np.float64)
+        kernel, reference, plain = index_add_results(
+            (4, 5) if values.shape[-1] == 5 else (4, 3), key, values, np.float64
+        )
         np.testing.assert_array_equal(kernel, plain)
         np.testing.assert_array_equal(reference, plain)
-    kernel, _, plain = both_paths((3,), (np.array([0, 0, 2]),), np.array([1, 2, 3]), np.int64)  # ints
+    kernel, _, plain = index_add_results((3,), (np.array([0, 0, 2]),), np.array([1, 2, 3]), np.int64)  # ints
     np.testing.assert_array_equal(kernel, plain)
 
 

@@ -4,11 +4,9 @@ ops on them match PyTorch, also where its formulas meet inf or NaN."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference
+from kernel_paths import both_paths, jitted
 
 import minitensor as mt
 import minitensor.nn.functional as F
@@ -22,12 +20,6 @@ SPECIAL = [0.0, -0.0, 19.9, 20.1, -30.0, 88.0, -104.0, -750.0, np.inf, -np.inf, 
 def logits(dtype, n: int = 1001) -> np.ndarray:
     rng = np.random.default_rng(0)
     return np.concatenate([rng.standard_normal(n) * 8, SPECIAL]).astype(dtype)
-
-
-def both_paths(fn) -> tuple:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # (the references' inf - inf, 0 * inf)
-        return jitted(fn), reference(fn)
 
 
 def assert_close(a, b, dtype, scale=None) -> None:

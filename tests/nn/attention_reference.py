@@ -1,16 +1,10 @@
-"""The plain NumPy attention the attention tests compare with, and their float64 inputs."""
+"""The plain NumPy attention the attention tests compare with."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-
-import minitensor as mt
-
-
-def t64(rng, *shape, requires_grad=True) -> mt.Tensor:
-    return mt.tensor(rng.standard_normal(shape), dtype=mt.float64, requires_grad=requires_grad)
 
 
 def reference_attention(q, k, v, mask=None, scale=None, keep=None):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import copy_weights
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -22,10 +23,6 @@ torch = pytest.importorskip("torch")
 E, H, FF = 8, 2, 12
 MODES = ["train", "eval", "no_grad"]
 EMPTY = {"batch": (0, 4), "sequence": (3, 0)}  # (N, S)
-
-
-def copy_weights(t_module, m_module) -> None:
-    m_module.load_state_dict({k: v.detach().numpy() for k, v in t_module.state_dict().items()})
 
 
 def layout(n: int, s: int, batch_first: bool) -> tuple:

@@ -139,3 +139,53 @@ def test_deprecated_aliases_warn_and_work(old):
     with pytest.warns(FutureWarning, match=f"`nn.init.{old}` is now deprecated in favor of `nn.init.{old}_`"):
         assert getattr(init, old)(w, *args) is w
     assert hasattr(torch.nn.init, old)
+
+
+# ------------------------------------------------------------------------- init
+def test_init_functions_fill_in_place_and_return_the_tensor():
+    mt.manual_seed(0)
+    w = nn.Parameter(mt.empty(200, 100))
+    assert nn.init.zeros_(w) is w and not w.numpy().any()
+    assert nn.init.ones_(w) is w and (w.numpy() == 1).all()
+    assert nn.init.constant_(w, 0.5) is w and (w.numpy() == 0.5).all()
+    nn.init.uniform_(w, -2.0, 3.0)
+    assert w.numpy().min() >= -2 and w.numpy().max() <= 3 and w.numpy().max() > 2.9
+    nn.init.normal_(w, 1.0, 0.5)
+    assert abs(w.numpy().mean() - 1) < 0.01 and abs(w.numpy().std() - 0.5) < 0.01
+    assert w.grad_fn is None and w.grad is None
+
+
+# A (60, 40, 3) weight: fan_in = 40 * 3 = 120, fan_out = 60 * 3 = 180.
+@pytest.mark.parametrize(
+    "fn, kwargs, std",
+    [
+        (nn.init.xavier_uniform_, {}, math.sqrt(2 / (120 + 180))),
+        (nn.init.xavier_uniform_, {"gain": 2.0}, 2 * math.sqrt(2 / (120 + 180))),
+        (nn.init.xavier_normal_, {}, math.sqrt(2 / (120 + 180))),
+        (nn.init.kaiming_uniform_, {}, math.sqrt(2) / math.sqrt(120)),
+        (nn.init.kaiming_uniform_, {"a": math.sqrt(5)}, math.sqrt(1 / 3) / math.sqrt(120)),
+        (nn.init.kaiming_normal_, {"mode": "fan_out", "nonlinearity": "relu"}, math.sqrt(2) / math.sqrt(180)),
+    ],
+)
+def test_xavier_and_kaiming_statistics(fn, kwargs, std):
+    mt.manual_seed(4)
+    w = mt.empty(60, 40, 3)
+    assert fn(w, **kwargs) is w
+    assert abs(w.numpy().std() - std) < 0.03 * std
+    if fn in (nn.init.xavier_uniform_, nn.init.kaiming_uniform_):
+        bound = math.sqrt(3) * std
+        assert np.abs(w.numpy()).max() <= bound * (1 + 1e-6) and np.abs(w.numpy()).max() > 0.99 * bound
+
+
+def test_fan_and_gain_helpers():
+    assert nn.init._calculate_fan_in_and_fan_out(mt.empty(5, 3)) == (3, 5)
+    assert nn.init._calculate_fan_in_and_fan_out(mt.empty(5, 3, 2, 2)) == (12, 20)
+    with pytest.raises(ValueError, match="at least 2 dims"):
+        nn.init._calculate_fan_in_and_fan_out(mt.empty(5))
+    assert nn.init.calculate_gain("relu") == pytest.approx(math.sqrt(2))
+    assert nn.init.calculate_gain("tanh") == pytest.approx(5 / 3)
+    assert nn.init.calculate_gain("leaky_relu", 0.2) == pytest.approx(math.sqrt(2 / 1.04))
+    with pytest.raises(ValueError, match="nonlinearity"):
+        nn.init.calculate_gain("swish")
+    with pytest.raises(ValueError, match="mode"):
+        nn.init.kaiming_uniform_(mt.empty(2, 2), mode="fan")

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import copy_weights
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -23,17 +24,10 @@ def _close(actual, expected, dtype, what: str) -> None:
     np.testing.assert_allclose(actual, expected, err_msg=what, **TOL[dtype])
 
 
-def copy_weights(ours: nn.Module, theirs) -> None:
-    """Load PyTorch's weights into ours through numpy arrays; the keys must match exactly."""
-    sd = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
-    assert list(ours.state_dict()) == list(sd)
-    ours.load_state_dict(sd)
-
-
 def compare(ours: nn.Module, theirs, x: np.ndarray, dtype, input_grad: bool = True) -> None:
     """Same output, same input gradient and same gradient of every parameter, for a random output weighting."""
     theirs = theirs.to(TORCH_DTYPE[dtype])
-    copy_weights(ours, theirs)
+    copy_weights(theirs, ours)
     assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
     assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in theirs.parameters())
     float_input = x.dtype.kind == "f"
@@ -168,7 +162,7 @@ def test_torch_state_dict_loads_directly():
 
 def test_weights_roundtrip_between_torch_and_minitensor():
     ours, theirs = _nested(nn).double(), _nested(torch.nn).double()
-    copy_weights(ours, theirs)
+    copy_weights(theirs, ours)
     back = _nested(torch.nn).double()
     back.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in ours.state_dict().items()})
     for key, value in back.state_dict().items():

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import copy_weights
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -28,14 +29,6 @@ DTYPES = {"float64": (torch.float64, mt.float64), "float32": (torch.float32, mt.
 
 
 # --------------------------------------------------------------------- helpers
-def copy_weights(t_module, m_module) -> None:
-    """PyTorch -> minitensor through numpy arrays; the key lists must be equal."""
-    t_keys, m_keys = list(t_module.state_dict()), list(m_module.state_dict())
-    assert m_keys == t_keys
-    assert sum(p.numel() for p in m_module.parameters()) == sum(p.numel() for p in t_module.parameters())
-    m_module.load_state_dict({k: v.detach().numpy() for k, v in t_module.state_dict().items()})
-
-
 def pair(rng, shape, dtype: str):
     """The same random values as a torch and a minitensor leaf that require grad."""
     a = rng.standard_normal(shape)

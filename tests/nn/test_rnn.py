@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import copy_weights, f64, randn_f64
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -17,14 +18,9 @@ MODES = {"RNN": nn.RNN, "LSTM": nn.LSTM, "GRU": nn.GRU}
 GATES = {"RNN": 1, "LSTM": 4, "GRU": 3}
 
 
-def t64(array, requires_grad: bool = False) -> mt.Tensor:
-    """A float64 Tensor of a NumPy array."""
-    return mt.tensor(array, dtype=mt.float64, requires_grad=requires_grad)
-
-
 def _hidden(mode: str, rng, shape: tuple, requires_grad: bool):
     """h_0 (or (h_0, c_0) for the LSTM) as float64 Tensors of ``shape``."""
-    make = lambda: t64(rng.standard_normal(shape), requires_grad=requires_grad)  # noqa: E731
+    make = lambda: randn_f64(rng, *shape, requires_grad=requires_grad)  # noqa: E731
     return (make(), make()) if mode == "LSTM" else make()
 
 
@@ -56,10 +52,10 @@ def test_parameter_names_shapes_and_init(mode, bidirectional):
 def test_shapes_batch_first_and_unbatched(mode, rng):
     layer = MODES[mode](4, 6, num_layers=2, batch_first=True, dtype=mt.float64)
     x = rng.standard_normal((3, 7, 4))  # (N, L, H_in)
-    output, hidden = layer(t64(x))
+    output, hidden = layer(f64(x, requires_grad=False))
     h_n = hidden[0] if mode == "LSTM" else hidden
     assert output.shape == (3, 7, 6) and h_n.shape == (2, 3, 6)
-    single, single_hidden = layer(t64(x[1]))  # unbatched (L, H_in)
+    single, single_hidden = layer(f64(x[1], requires_grad=False))  # unbatched (L, H_in)
     assert single.shape == (7, 6)
     np.testing.assert_allclose(single.numpy(), output.numpy()[1], rtol=1e-12, atol=1e-12)
     single_h = single_hidden[0] if mode == "LSTM" else single_hidden
@@ -71,7 +67,7 @@ def test_dropout_only_between_layers_and_only_in_training(mode, rng):
     layer = MODES[mode](3, 4, num_layers=2, dropout=0.5, dtype=mt.float64)
     plain = MODES[mode](3, 4, num_layers=2, dtype=mt.float64)
     plain.load_state_dict(layer.state_dict())
-    x = t64(rng.standard_normal((5, 2, 3)))
+    x = randn_f64(rng, 5, 2, 3, requires_grad=False)
     layer.eval()
     np.testing.assert_array_equal(layer(x)[0].numpy(), plain(x)[0].numpy())
     layer.train()
@@ -85,7 +81,7 @@ def test_dropout_only_between_layers_and_only_in_training(mode, rng):
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_first_and_second_derivatives(mode, bidirectional, rng):
     layer = MODES[mode](2, 3, num_layers=2, bidirectional=bidirectional, dtype=mt.float64)
-    x = t64(rng.standard_normal((3, 2, 2)), requires_grad=True)
+    x = randn_f64(rng, 3, 2, 2)
     hx = _hidden(mode, rng, (4 if bidirectional else 2, 2, 3), requires_grad=True)
     hx_list = list(hx) if isinstance(hx, tuple) else [hx]
     params = list(layer.parameters())
@@ -120,13 +116,12 @@ def test_matches_torch_with_copied_weights(oracle, mode, kwargs, with_hx, rng):
     name, extra = ("RNN", {"nonlinearity": "relu"}) if mode == "RNN_RELU" else (mode, {})
     theirs = getattr(oracle.nn, name)(3, 4, **kwargs, **extra).double()
     ours = MODES[name](3, 4, **kwargs, **extra, dtype=mt.float64)
-    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
-    assert list(ours.state_dict()) == list(theirs.state_dict())
+    copy_weights(theirs, ours)
     x = rng.standard_normal((2, 5, 3) if kwargs.get("batch_first") else (5, 2, 3))
     rows = kwargs["num_layers"] * (2 if kwargs.get("bidirectional") else 1)
     h = [rng.standard_normal((rows, 2, 4)) for _ in range(2 if name == "LSTM" else 1)] if with_hx else []
-    x_ours, x_theirs = t64(x, requires_grad=True), oracle.tensor(x, requires_grad=True)
-    h_ours = [t64(a, requires_grad=True) for a in h]
+    x_ours, x_theirs = f64(x), oracle.tensor(x, requires_grad=True)
+    h_ours = [f64(a) for a in h]
     h_theirs = [oracle.tensor(a, requires_grad=True) for a in h]
     pack = lambda hs: (tuple(hs) if name == "LSTM" else hs[0]) if hs else None  # noqa: E731
     out_ours = _flat(*ours(x_ours, pack(h_ours)))
@@ -134,7 +129,7 @@ def test_matches_torch_with_copied_weights(oracle, mode, kwargs, with_hx, rng):
     weights = [rng.standard_normal(tuple(o.shape)) for o in out_theirs]  # a random output weighting
     for a, b in zip(out_ours, out_theirs):
         np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
-    sum((o * t64(w)).sum() for o, w in zip(out_ours, weights)).backward()
+    sum((o * f64(w, requires_grad=False)).sum() for o, w in zip(out_ours, weights)).backward()
     sum((o * oracle.tensor(w)).sum() for o, w in zip(out_theirs, weights)).backward()
     pairs = [("input", x_ours, x_theirs), *[("hx", a, b) for a, b in zip(h_ours, h_theirs)]]
     pairs += [(n, p, dict(theirs.named_parameters())[n]) for n, p in ours.named_parameters()]

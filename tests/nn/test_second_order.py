@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import copy_weights
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -84,10 +85,6 @@ def module_leaves(t_module, m_module, t_x, m_x) -> tuple:
     names = [name for name, _ in t_module.named_parameters()]
     assert sorted(names) == sorted(m_params)
     return [t_x, *[dict(t_module.named_parameters())[n] for n in names]], [m_x, *[m_params[n] for n in names]]
-
-
-def copy_weights(t_module, m_module) -> None:
-    m_module.load_state_dict({k: v.detach().numpy() for k, v in t_module.state_dict().items()})
 
 
 # --------------------------------------------------------------------- nn_ops

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import randn_f64
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -30,10 +31,6 @@ from minitensor.ops.fused import encoder_layer as FE
 from minitensor.ops.fused.add_norm import AddLayerNorm
 from minitensor.ops.fused.feed_forward import FeedForward
 from minitensor.ops.special import Erf
-
-
-def f64(rng, *shape, requires_grad: bool = True) -> mt.Tensor:
-    return mt.tensor(rng.standard_normal(shape), dtype=mt.float64, requires_grad=requires_grad)
 
 
 def gradient_of(f, weighting: np.ndarray):
@@ -66,28 +63,28 @@ def test_erf_op_values_first_and_second_derivative(rng):
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-14)
     (h,) = mt.autograd.grad(g, x, mt.ones(7, dtype=mt.float64))
     np.testing.assert_allclose(h.numpy(), -2 * x.numpy() * want, rtol=1e-14, atol=1e-300)
-    check_second_order(rng, Erf.apply, f64(rng, 2, 3))
+    check_second_order(rng, Erf.apply, randn_f64(rng, 2, 3))
 
 
 # --------------------------------------------------------------------- nn_ops
 @pytest.mark.parametrize("op", [N.Softmax, N.LogSoftmax])
 def test_softmax_ops(rng, op):
-    check_second_order(rng, lambda x: op.apply(x, dim=1), f64(rng, 2, 3, 2))
+    check_second_order(rng, lambda x: op.apply(x, dim=1), randn_f64(rng, 2, 3, 2))
 
 
 def test_linear(rng):
-    x, w, b = f64(rng, 2, 3), f64(rng, 4, 3), f64(rng, 4)
+    x, w, b = randn_f64(rng, 2, 3), randn_f64(rng, 4, 3), randn_f64(rng, 4)
     check_second_order(rng, lambda x, w, b: N.Linear.apply(x, w, b) * x.sum(), x, w, b)
 
 
 def test_layer_norm(rng):
-    x, w, b = f64(rng, 2, 2, 3), f64(rng, 2, 3), f64(rng, 2, 3)
+    x, w, b = randn_f64(rng, 2, 2, 3), randn_f64(rng, 2, 3), randn_f64(rng, 2, 3)
     check_second_order(rng, lambda x, w, b: N.LayerNorm.apply(x, w, b, n_dims=2, eps=1e-5), x, w, b)
 
 
 def test_add_layer_norm_part_first_order(rng):
     """A part of the fused layer nodes: first order here, higher orders through the layers below."""
-    x, r, w, b = f64(rng, 2, 4), f64(rng, 2, 4), f64(rng, 4), f64(rng, 4)
+    x, r, w, b = randn_f64(rng, 2, 4), randn_f64(rng, 2, 4), randn_f64(rng, 4), randn_f64(rng, 4)
     keep = np.array([[True, False, True, True], [True, True, False, True]])
     weighting = mt.tensor(rng.standard_normal((2, 4)), dtype=mt.float64)
     assert gradcheck(lambda *a: AddLayerNorm.apply(*a, eps=1e-5, keep=keep, scale=1.5) * weighting, (x, r, w, b))
@@ -101,7 +98,13 @@ def test_gelu(rng, op):
 @pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh"])
 def test_feed_forward_part_first_order(rng, activation):
     """A part of the fused layer nodes: first order here, higher orders through the layers below."""
-    x, w1, b1, w2, b2 = f64(rng, 2, 3), f64(rng, 4, 3), f64(rng, 4), f64(rng, 3, 4), f64(rng, 3)
+    x, w1, b1, w2, b2 = (
+        randn_f64(rng, 2, 3),
+        randn_f64(rng, 4, 3),
+        randn_f64(rng, 4),
+        randn_f64(rng, 3, 4),
+        randn_f64(rng, 3),
+    )
     keep = rng.random((2, 4)) < 0.7
     settings = {"activation": activation, "keep": keep, "scale": 1 / 0.7}
     weighting = mt.tensor(rng.standard_normal((2, 3)), dtype=mt.float64)
@@ -113,17 +116,17 @@ def test_dropout(rng):
         mt.manual_seed(5)  # the same mask at every evaluation
         return F.dropout(x, p=0.4) * x
 
-    check_second_order(rng, f, f64(rng, 3, 4))
+    check_second_order(rng, f, randn_f64(rng, 3, 4))
 
 
 def test_embedding(rng):
     idx = np.array([[0, 2, 2], [3, 1, 0]])
-    check_second_order(rng, lambda w: N.Embedding.apply(w, idx).tanh(), f64(rng, 4, 2))
+    check_second_order(rng, lambda w: N.Embedding.apply(w, idx).tanh(), randn_f64(rng, 4, 2))
     # The padding row (used, but given no gradient by definition) fails a first-order finite-difference
     # check; the gradient function (its padding row constantly 0) passes a second-order one.
     w = rng.standard_normal((2, 3, 2))
     f = lambda w: N.Embedding.apply(w, idx, padding_idx=1).tanh()  # noqa: E731
-    weight = f64(rng, 4, 2)
+    weight = randn_f64(rng, 4, 2)
     assert gradcheck(gradient_of(f, w), weight)
     (g,) = gradient_of(f, w)(weight)
     assert np.all(g.numpy()[1] == 0) and np.all(g.numpy()[[0, 2, 3]] != 0)
@@ -140,7 +143,7 @@ def _additive_mask(rng, shape: tuple, full_row: bool) -> np.ndarray:
 
 @pytest.mark.parametrize("full_row", [False, True])
 def test_attention(rng, full_row):
-    q, k, v = f64(rng, 2, 3, 2), f64(rng, 2, 4, 2), f64(rng, 2, 4, 3)
+    q, k, v = randn_f64(rng, 2, 3, 2), randn_f64(rng, 2, 4, 2), randn_f64(rng, 2, 4, 3)
     mask = _additive_mask(rng, (3, 4), full_row)
     drop = np.where(rng.random((2, 3, 4)) < 0.8, 1.25, 0.0)
     check_second_order(rng, lambda *a: A.Attention.apply(*a, mask=mask, scale=0.7, dropout_mask=drop), q, k, v)
@@ -148,7 +151,7 @@ def test_attention(rng, full_row):
 
 @pytest.mark.parametrize("full_row", [False, True])
 def test_attention_weights(rng, full_row):
-    q, k = f64(rng, 2, 3, 2), f64(rng, 2, 4, 2)
+    q, k = randn_f64(rng, 2, 3, 2), randn_f64(rng, 2, 4, 2)
     mask = _additive_mask(rng, (2, 3, 4), full_row)
     check_second_order(rng, lambda q, k: A.AttentionWeights.apply(q, k, mask=mask, scale=0.7), q, k)
 
@@ -161,8 +164,8 @@ def test_fused_multi_head_attention_nodes(rng, cross, batch_first):
     n, l, s, e, h = 2, 3, 4, 4, 2
     lead = (n, l) if batch_first else (l, n)
     memory_lead = (n, s) if batch_first else (s, n)
-    x, memory = f64(rng, *lead, e), f64(rng, *memory_lead, e)
-    weights = f64(rng, 3 * e, e), f64(rng, 3 * e), f64(rng, e, e), f64(rng, e)
+    x, memory = randn_f64(rng, *lead, e), randn_f64(rng, *memory_lead, e)
+    weights = randn_f64(rng, 3 * e, e), randn_f64(rng, 3 * e), randn_f64(rng, e, e), randn_f64(rng, e)
     mask = mt.tensor(rng.random((l, s if cross else l)) < 0.3)
 
     def f(x, memory, w_in, b_in, w_out, b_out):
@@ -183,7 +186,7 @@ def test_fused_multi_head_attention_nodes(rng, cross, batch_first):
 def test_transformer_encoder_layer_second_derivative_is_finite_with_a_fully_padded_sequence(rng):
     mt.manual_seed(0)
     layer = nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, batch_first=True, dtype=mt.float64)
-    x = f64(rng, 2, 3, 4)
+    x = randn_f64(rng, 2, 3, 4)
     pad = np.zeros((2, 3), bool)
     pad[1] = True  # every key of sequence 1 masked
     w = rng.standard_normal((2, 3, 4))
@@ -236,7 +239,7 @@ def test_cross_entropy(rng, opts):
     if opts.pop("weight", False):
         opts["weight"] = mt.tensor(rng.random(3) + 0.5, dtype=mt.float64)
     target = mt.tensor(np.array([2, 0, 1, 2]))
-    check_second_order(rng, lambda x: F.cross_entropy(x, target, **opts), f64(rng, 4, 3))
+    check_second_order(rng, lambda x: F.cross_entropy(x, target, **opts), randn_f64(rng, 4, 3))
 
 
 def test_cross_entropy_with_probability_targets(rng):
@@ -245,19 +248,21 @@ def test_cross_entropy_with_probability_targets(rng):
     target = mt.tensor(probs, dtype=mt.float64, requires_grad=True)
     weight = mt.tensor(rng.random(4) + 0.5, dtype=mt.float64)
     f = lambda x, t: F.cross_entropy(x, t, weight=weight, label_smoothing=0.1, reduction="sum")  # noqa: E731
-    check_second_order(rng, f, f64(rng, 3, 4), target)
+    check_second_order(rng, f, randn_f64(rng, 3, 4), target)
 
 
 def test_nll_and_mse(rng):
     target = mt.tensor(np.array([1, 0, 2]))
-    check_second_order(rng, lambda x: F.nll_loss(x.log_softmax(1), target, ignore_index=0), f64(rng, 3, 3))
-    check_second_order(rng, lambda x, y: F.mse_loss(x.tanh(), y * x, reduction="none"), f64(rng, 2, 3), f64(rng, 2, 3))
+    check_second_order(rng, lambda x: F.nll_loss(x.log_softmax(1), target, ignore_index=0), randn_f64(rng, 3, 3))
+    check_second_order(
+        rng, lambda x, y: F.mse_loss(x.tanh(), y * x, reduction="none"), randn_f64(rng, 2, 3), randn_f64(rng, 2, 3)
+    )
 
 
 # --------------------------------------------------------------------- the first-order path
 def _fused_losses(rng) -> tuple:
     """(x, losses): one loss through each fused op, all from the float64 leaf x."""
-    x = f64(rng, 2, 3, 4)
+    x = randn_f64(rng, 2, 3, 4)
     mha = nn.MultiheadAttention(4, 2, batch_first=True, dtype=mt.float64)
     layers = [
         nn.TransformerEncoderLayer(
@@ -299,7 +304,7 @@ def test_first_order_never_takes_the_composite_path(rng, monkeypatch, index):
 
 @pytest.mark.parametrize("op, kernel", [(N.Softmax, "softmax_backward"), (N.LogSoftmax, "log_softmax_backward")])
 def test_first_order_softmax_gradient_is_the_kernel_result_bit_for_bit(rng, op, kernel):
-    x = f64(rng, 3, 5)
+    x = randn_f64(rng, 3, 5)
     g = rng.standard_normal((3, 5))
     y = op.apply(x, dim=1)
     y.backward(mt.tensor(g, dtype=mt.float64))

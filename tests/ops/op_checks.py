@@ -6,7 +6,9 @@
 2. the second order: ``gradcheck`` of ``(x, w) -> autograd.grad((f(x) * w).sum(), x, create_graph=True)``
    with the output weighting ``w`` an input too (so linear ops are checked through their backward);
 3. against PyTorch: the output, the weighted gradient, and the gradient of a random weighting
-   of that gradient (the second derivative) w.r.t. the inputs and ``w``.
+   of that gradient (the second derivative) w.r.t. the inputs and ``w``;
+4. forward mode: the JVP rule (``forward_ad``) against central finite differences and against
+   PyTorch's forward AD, in a random direction.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 
 import minitensor as mt
+import minitensor.autograd.forward_ad as fwAD
 from minitensor.autograd import gradcheck
 
 
@@ -22,12 +25,44 @@ def _pair(mt_fn, n):
     def grad_fn(*ts):
         xs, w = ts[:n], ts[n]
         with mt.enable_grad():  # gradcheck evaluates fn under no_grad for its differences
-            return mt.autograd.grad((mt_fn(*xs) * w).sum(), list(xs), create_graph=True, allow_unused=True)
+            grads = mt.autograd.grad((mt_fn(*xs) * w).sum(), list(xs), create_graph=True, allow_unused=True)
+        return tuple(mt.zeros_like(x) if g is None else g for g, x in zip(grads, xs))  # (no gradient: zeros)
 
     return grad_fn
 
 
+def check_jvp(mt_fn, torch_fn, *arrays, seed: int = 0, atol: float = 1e-10) -> None:
+    """The tangent of ``mt_fn`` at ``arrays`` (float64) in a random direction, by its JVP rules,
+    against central differences and (when PyTorch is installed) PyTorch's forward AD."""
+    rng = np.random.default_rng(seed + 1)
+    vs = [rng.standard_normal(np.shape(a)) for a in arrays]
+    with fwAD.dual_level():
+        duals = [
+            fwAD.make_dual(mt.tensor(a, dtype=mt.float64), mt.tensor(v, dtype=mt.float64)) for a, v in zip(arrays, vs)
+        ]
+        out = mt_fn(*duals)
+        tangent = fwAD.unpack_dual(out).tangent
+    mine = np.zeros(out.shape) if tangent is None else tangent.numpy()
+    eps = 1e-6
+
+    def at(step: float) -> np.ndarray:
+        with mt.no_grad():
+            return mt_fn(*[mt.tensor(a + step * v, dtype=mt.float64) for a, v in zip(arrays, vs)]).numpy()
+
+    np.testing.assert_allclose(
+        mine, (at(eps) - at(-eps)) / (2 * eps), rtol=1e-5, atol=1e-6, err_msg="JVP vs differences"
+    )
+    torch = pytest.importorskip("torch")
+    with torch.autograd.forward_ad.dual_level():
+        make = torch.autograd.forward_ad.make_dual
+        theirs = torch_fn(*[make(torch.tensor(a, dtype=torch.float64), torch.tensor(v)) for a, v in zip(arrays, vs)])
+        t_tangent = torch.autograd.forward_ad.unpack_dual(theirs).tangent
+    expected = np.zeros(out.shape) if t_tangent is None else t_tangent.numpy()
+    np.testing.assert_allclose(mine, expected, rtol=1e-9, atol=atol, err_msg="JVP vs PyTorch's forward AD")
+
+
 def check_op(mt_fn, torch_fn, *arrays, seed: int = 0, second: bool = True, atol: float = 1e-10):
+    check_jvp(mt_fn, torch_fn, *arrays, seed=seed, atol=atol)
     rng = np.random.default_rng(seed)
     xs = [mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in arrays]
     assert gradcheck(mt_fn, xs)

@@ -1,4 +1,5 @@
-"""Gradient checks (float64) of the elementwise ops on hypothesis-generated inputs.
+"""ops/elementwise.py: gradient checks (float64) of the elementwise ops on hypothesis-generated inputs,
+``a ** b`` with a Tensor exponent to second order, and the dtypes of float functions of integers.
 
 Binary ops get broadcast shape pairs; every input may be contiguous,
 transposed or strided.  Inputs stay away from each op's kinks.
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import f64
 from hypothesis import given
 from hypothesis import strategies as st
+from op_checks import check_op
 from strategies import broadcast_pairs, layouts, leaf, seeds, shapes, values
 
 import minitensor as mt
@@ -231,3 +234,30 @@ def test_pow_base_gradient_from_the_output_matches_the_power_form(dtype, p) -> N
     np.testing.assert_allclose(got, expected, rtol=4 * np.finfo(dtype).eps, atol=subnormal, equal_nan=True)
     zero_d = np.array(2.0, dtype)
     np.testing.assert_allclose(_base_grad(zero_d, p, np.power(zero_d, p)), p * 2.0 ** (p - 1), rtol=1e-6)
+
+
+def test_pow_tensor_exponent_and_scalar_base(rng):
+    a, b = np.abs(rng.standard_normal((3, 4))) + 0.5, rng.standard_normal((3, 4))
+    check_op(lambda s, e: mt.pow(s, e), lambda s, e: s.pow(e), a, b)
+    check_op(lambda e: mt.pow(2.0, e), lambda e: 2.0**e, b)
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "tanh", "sigmoid"])
+def test_float_functions_of_integers_and_bools_give_default_floats(name):
+    for t in (mt.tensor([1, 2]), mt.tensor([True, False])):
+        for out in (getattr(mt, name)(t), getattr(t, name)()):
+            assert out.dtype == mt.float32  # (as PyTorch; NumPy would give float64, or int for sigmoid)
+    expected = getattr(np, name)(np.array([1.0, 2.0])) if name != "sigmoid" else 1 / (1 + np.exp(-np.array([1.0, 2.0])))
+    np.testing.assert_allclose(getattr(mt, name)(mt.tensor([1, 2])).numpy(), expected, rtol=1e-6)
+    assert getattr(mt, name)(mt.tensor([1.0], dtype=mt.float64)).dtype == mt.float64
+
+
+def test_second_derivative_of_tensor_pow_tensor():
+    rng = np.random.default_rng(0)
+    a, b = f64(rng.uniform(0.5, 2.0, 3)), f64(rng.uniform(-1.0, 1.0, 3))
+    assert gradgradcheck(lambda p, q: p**q, (a, b))
+
+
+def test_scalar_base_pow_tensor_is_right():
+    """With a Python-scalar base the mask is built from an array, and works."""
+    assert gradgradcheck(lambda q: 2.0**q, f64(np.random.default_rng(0).uniform(-1.0, 1.0, 3)))

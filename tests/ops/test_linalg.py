@@ -1,5 +1,6 @@
-"""Gradient checks (float64) of matmul: 2-D, batched with broadcast batch dims,
-1-D operands on either side, and 1-D @ 1-D."""
+"""ops/linalg.py's ``Matmul`` behind ``matmul``/``@``, ``mm`` and ``bmm``: gradient checks (float64) of
+matmul (2-D, batched with broadcast batch dims, 1-D operands on either side, 1-D @ 1-D), and mm and
+bmm against PyTorch to second order, with their shape errors."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from op_checks import check_op
 from strategies import broadcast_pairs, layouts, leaf, seeds
 
 import minitensor as mt
@@ -92,3 +94,24 @@ def test_matmul_bad_shapes_name_both(sa, sb):
 def test_matmul_of_0d_raises():
     with pytest.raises(ValueError, match="at least 1 dim"):
         mt.matmul(mt.tensor(2.0), mt.zeros(2))
+
+
+def test_bmm(rng):
+    torch = pytest.importorskip("torch")
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 4, 5))
+    check_op(mt.bmm, torch.bmm, a, b)
+    check_op(lambda s, t: s.bmm(t), torch.bmm, a, b)
+    with pytest.raises(ValueError, match="must be a 3-D Tensor"):
+        mt.bmm(mt.ones(3, 4), mt.ones(4, 5))
+    with pytest.raises(ValueError, match="do not fit"):
+        mt.bmm(mt.ones(2, 3, 4), mt.ones(3, 4, 5))
+
+
+def test_mm(rng):
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    check_op(lambda x, y: x.mm(y), lambda x, y: x.mm(y), a, b)
+    check_op(lambda x, y: mt.mm(x, y), lambda x, y: x.mm(y), a, b)
+    with pytest.raises(ValueError, match="mm: mat2 must be a 2-D Tensor"):
+        mt.ones(2, 3).mm(mt.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="do not fit"):
+        mt.mm(mt.ones(2, 3), mt.ones(2, 3))

@@ -122,3 +122,31 @@ def test_log2_and_log10_are_exact_on_powers_of_two_and_ten(dtype):
     np.testing.assert_allclose(
         x.grad.numpy(), 1 / (x.detach().numpy() * np.log(2)) + 1 / (x.detach().numpy() * np.log(10))
     )
+
+
+@pytest.mark.parametrize("name", ["deg2rad", "rad2deg"])
+def test_angle_conversions(name):
+    check_op(lambda x: getattr(mt, name)(x), lambda x: getattr(x, name)(), SIGNED)
+    assert getattr(mt, name)(mt.tensor([180])).dtype == mt.float32
+
+
+def test_nan_to_num_values_and_gradient_as_pytorch():
+    check_op(mt.nan_to_num, lambda x: x.nan_to_num(), SIGNED)
+    torch = pytest.importorskip("torch")
+    data = np.array([np.nan, np.inf, -np.inf, 1.5])
+    x, tx = mt.tensor(data, dtype=mt.float64, requires_grad=True), torch.tensor(data, requires_grad=True)
+    for kwargs in ({}, {"nan": 1.0, "posinf": 9.0, "neginf": -9.0}):
+        np.testing.assert_array_equal(mt.nan_to_num(x, **kwargs).detach().numpy(),
+                                      torch.nan_to_num(tx, **kwargs).detach().numpy())  # fmt: skip
+    mt.nan_to_num(x).sum().backward()
+    torch.nan_to_num(tx).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    assert mt.nan_to_num(mt.tensor([1, 2])).tolist() == [1, 2]
+
+
+def test_sgn_fix_and_signbit():
+    x = mt.tensor([-2.5, -0.0, 0.0, 1.5], requires_grad=True)
+    assert mt.sgn(x).tolist() == [-1.0, 0.0, 0.0, 1.0] and mt.fix(x).tolist() == [-2.0, 0.0, 0.0, 1.0]
+    assert mt.signbit(x).tolist() == [True, True, False, False] and not mt.signbit(x).requires_grad
+    (mt.sgn(x) + mt.fix(x)).sum().backward()
+    assert not x.grad.numpy().any()

@@ -1,5 +1,5 @@
-"""Gradient checks (float64) of the shape ops: reshape, permute, expand,
-indexing, chunk/split, cat, stack, where, masked_fill."""
+"""ops/shape.py and the shape methods (ops/shape_methods.py): gradient checks (float64) of reshape,
+permute, expand, indexing, chunk/split, cat, stack, where, masked_fill; expand_as and view_as."""
 
 from __future__ import annotations
 
@@ -280,3 +280,16 @@ def test_masked_fill_gradcheck(pair, seed, layout, value):
 def test_contiguous_is_the_same_values():
     x = mt.randn(3, 4).T
     np.testing.assert_array_equal(x.contiguous().numpy(), x.numpy())
+
+
+def test_chunk_and_expand_as_view_as():
+    torch = pytest.importorskip("torch")
+    X = np.random.default_rng(1).standard_normal((2, 3, 4))
+    x = mt.tensor(X)
+    assert [c.shape for c in mt.chunk(x, 2, 2)] == [tuple(c.shape) for c in torch.tensor(X).chunk(2, 2)]
+    assert x[:, :1].expand_as(x).shape == X.shape
+    assert x.view_as(mt.ones(6, 4)).shape == (6, 4)
+    assert x.view(-1).shape == (24,) and x.size(-1) == 4 and x.contiguous() is x
+    assert x[:1].squeeze(0).shape == (3, 4)
+    filled = x.masked_fill(x > 0, mt.tensor(0.0))  # a 0-d tensor value
+    np.testing.assert_array_equal(filled.numpy(), np.where(X > 0, 0, X).astype(np.float32))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minitensor as mt
+import minitensor.nn as nn
 from minitensor import optim
 
 
@@ -329,3 +330,38 @@ def test_adam_step_settings_follow_each_group_dtype_and_step_count():
     assert [opt.state[p]["step"] for p in params] == [3, 3, 3, 2]
     for p, want in zip(params, expected):
         np.testing.assert_array_equal(p.numpy(), want)
+
+
+def test_zero_grad_defaults_to_none_as_pytorch() -> None:
+    model = nn.Linear(3, 2)
+    opt = optim.AdamW(model.parameters(), lr=1e-3)
+    model(mt.randn(4, 3)).sum().backward()
+    opt.zero_grad()
+    assert all(p.grad is None for p in model.parameters())
+    model(mt.randn(4, 3)).sum().backward()
+    opt.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in model.parameters())
+
+
+def test_mingpt_style_parameter_groups_match_torch() -> None:
+    """Two groups with different weight decay (minGPT's configure_optimizers), lr changed by hand."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    w0, b0, g = rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal((3, 3))
+    w, b = mt.tensor(w0, dtype=mt.float64, requires_grad=True), mt.tensor(b0, dtype=mt.float64, requires_grad=True)
+    tw, tb = torch.tensor(w0, requires_grad=True), torch.tensor(b0, requires_grad=True)
+    groups = lambda a, c: [{"params": [a], "weight_decay": 0.1}, {"params": [c], "weight_decay": 0.0}]  # noqa: E731
+    opt = optim.AdamW(groups(w, b), lr=1e-2, betas=(0.9, 0.95))
+    topt = torch.optim.AdamW(groups(tw, tb), lr=1e-2, betas=(0.9, 0.95))
+    for step in range(5):
+        for o in (opt, topt):
+            for group in o.param_groups:
+                group["lr"] = 1e-2 * (step + 1) / 5  # a hand-written warmup, as in nanoGPT
+        for (p, q), o in (((w, b), opt), ((tw, tb), topt)):
+            o.zero_grad(set_to_none=True)
+            loss = (p * (mt.tensor(g) if o is opt else torch.tensor(g))).sum() + (q * q).sum()
+            loss.backward()
+            o.step()
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(b.numpy(), tb.detach().numpy(), rtol=1e-10)
+    assert [grp["weight_decay"] for grp in opt.param_groups] == [0.1, 0.0]

@@ -31,7 +31,7 @@ def _op_names(tensor) -> list:
             continue
         seen.add(id(node))
         names.append(node.name())
-        stack.extend(node.next_functions)
+        stack.extend(next_node for next_node, _ in node.next_functions)
     return names
 
 

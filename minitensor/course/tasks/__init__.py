@@ -9,6 +9,7 @@ from . import (
     cross_entropy,
     elementwise,
     engine,
+    forward_mode,
     indexing,
     layer_norm,
     matmul,
@@ -18,5 +19,5 @@ from . import (
 )  # fmt: skip
 
 TASKS = [m.TASK for m in (elementwise, broadcasting, reductions, matmul, indexing, softmax, layer_norm, engine,
-                                cross_entropy, attention, adam, transformer)]  # fmt: skip
+                                cross_entropy, attention, adam, transformer, forward_mode)]  # fmt: skip
 BY_NAME = {t.name: t for t in TASKS}

@@ -19,6 +19,7 @@ from numbers import Real
 
 import numpy as np
 
+from ...autograd.batching import BatchedTensor, physical
 from ...ops import loss as L
 from ...tensor import Tensor
 from ._checks import as_input, check_float, float_like
@@ -58,7 +59,7 @@ def cross_entropy(
     _check_options(reduction, fn)
     _check_label_smoothing(label_smoothing, fn)
     weights = _weight(weight, n_classes, input, fn)
-    target_array = target._data if isinstance(target, Tensor) else np.asarray(target)
+    target_array = target._data if isinstance(target, Tensor) else np.asarray(target)  # (in vmap: one example's shape)
     if target_array.dtype.kind == "f":
         if target_array.shape != input.shape:
             raise ValueError(
@@ -69,7 +70,7 @@ def cross_entropy(
         return L.SoftCrossEntropy.apply(
             input, target, weight=weights, reduction=reduction, label_smoothing=float(label_smoothing)
         )
-    target_array = _class_indices(target_array, input, n_classes, ignore_index, fn)
+    target_array = _class_indices(target, input, n_classes, ignore_index, fn)
     return L.CrossEntropy.apply(
         input,
         target_array,
@@ -101,8 +102,7 @@ def nll_loss(
     input, n_classes = _check_input(input, fn)  # noqa: A001
     _check_options(reduction, fn)
     weights = _weight(weight, n_classes, input, fn)
-    target_array = target._data if isinstance(target, Tensor) else np.asarray(target)
-    target_array = _class_indices(target_array, input, n_classes, ignore_index, fn)
+    target_array = _class_indices(target, input, n_classes, ignore_index, fn)
     return L.NLLLoss.apply(input, target_array, weight=weights, ignore_index=ignore_index, reduction=reduction)
 
 
@@ -180,9 +180,14 @@ def _weight(weight, n_classes: int, input: Tensor, fn: str) -> np.ndarray | None
     return array.astype(input.dtype, copy=False)
 
 
-def _class_indices(target: np.ndarray, input: Tensor, n_classes: int, ignore_index: int, fn: str) -> np.ndarray:  # noqa: A002
-    """Check an integer target's dtype, shape and values."""
-    if target.dtype.kind not in "iu":
+def _class_indices(target, input: Tensor, n_classes: int, ignore_index: int, fn: str):  # noqa: A002
+    """Check an integer target's dtype, shape and values; the target as an array (inside vmap, a batched
+    target stays the batched Tensor: its values, every example's, are checked here all the same)."""
+    batched = isinstance(target, BatchedTensor)
+    values = physical(target)._data if isinstance(target, Tensor) else np.asarray(target)
+    target = target if batched else values
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {values.dtype}")
         raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {target.dtype}")
     _check_ignore_index(ignore_index, fn)
     expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
@@ -190,9 +195,9 @@ def _class_indices(target: np.ndarray, input: Tensor, n_classes: int, ignore_ind
         raise ValueError(
             f"{fn}: target must have shape {expected} for input of shape {input.shape}, got {target.shape}"
         )
-    if target.size == 0 or (target.min() >= 0 and target.max() < n_classes):  # (the common case, fast)
+    if values.size == 0 or (values.min() >= 0 and values.max() < n_classes):  # (the common case, fast)
         return target
-    counted = target[target != ignore_index]
+    counted = values[values != ignore_index]
     if counted.size and (counted.min() < 0 or counted.max() >= n_classes):
         bad = counted.min() if counted.min() < 0 else counted.max()
         raise ValueError(

@@ -22,9 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import backend
+from ...autograd import batching
 from ..attention import split_heads
 from ..nn_ops import Op, affine, save_with_state
-from .parts import definition_grads
+from .parts import definition_grads, definition_jvp
 
 _PARTS = {1: (3,), 2: (1, 2)}  # number of projection arrays -> how many of q, k, v each holds
 
@@ -69,6 +70,15 @@ class SelfAttention(Op):
             backend.column_sums(g) if need_b_out else None,
         )
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return definition_jvp(ctx, tangents, activations=1)
+
+    @staticmethod
+    def batch(b):  # vmap: the layer's definition, whose ops have rules (module weights may be batched too)
+        inputs = [batching.wrap(v, b.level) if is_b else v for v, is_b in zip(b.values, b.batched)]
+        return b.settings["definition"](*inputs[:1])
+
 
 class CrossAttention(Op):
     """Multi-head attention from ``x`` to ``memory`` (keys and values both from ``memory``) as one node.
@@ -109,6 +119,15 @@ class CrossAttention(Op):
             g.T @ merged.reshape(-1, e) if need_w_out else None,
             backend.column_sums(g) if need_b_out else None,
         )
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return definition_jvp(ctx, tangents, activations=2)
+
+    @staticmethod
+    def batch(b):  # vmap: the layer's definition, whose ops have rules (module weights may be batched too)
+        inputs = [batching.wrap(v, b.level) if is_b else v for v, is_b in zip(b.values, b.batched)]
+        return b.settings["definition"](*inputs[:2])
 
 
 def _settings(ctx, heads, batch_first, mask, scale, dropout_mask, dtype, definition) -> dict:

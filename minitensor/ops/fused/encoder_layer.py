@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...autograd import batching
 from ..nn_ops import LayerNorm, Op, save_with_state
 from .add_norm import AddLayerNorm
 from .attention import SelfAttention
@@ -36,6 +37,7 @@ from .parts import (
     add_grads,
     any_need,
     definition_grads,
+    definition_jvp,
     dropped,
     named,
     needs_of,
@@ -82,6 +84,15 @@ class EncoderLayer(Op):
             return definition_grads(ctx.definition, inputs, grad, ctx.needs_input_grad, activations=1)
         grads = (_pre_ln_backward if ctx.norm_first else _post_ln_backward)(parts, grad, ctx.settings)
         return tuple(grads.get(name) for name in ("x", *WEIGHTS))
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        return definition_jvp(ctx, tangents, activations=1)
+
+    @staticmethod
+    def batch(b):  # vmap: the layer's definition, whose ops have rules (module weights may be batched too)
+        inputs = [batching.wrap(v, b.level) if is_b else v for v, is_b in zip(b.values, b.batched)]
+        return b.settings["definition"](*inputs[:1])
 
 
 # ------------------------------------------------------------------ post-LN

@@ -9,14 +9,15 @@ tensor feeds two steps (a residual), its gradient is the sum of the two.
 A fused node is an optimisation of a composite (the layer's ``forward`` in ``nn/``).  With
 ``create_graph=True`` its gradient is that composite's (``definition_grads``): the node is
 given the composite as a function, ``definition``, and differentiates it, so every order of
-derivative comes from the one definition of the layer.
+derivative comes from the one definition of the layer; its forward-mode rule likewise
+(``definition_jvp``).
 """
 
 from __future__ import annotations
 
 from ...autograd import _profiling
 from ...autograd import grad as autograd_grad
-from ...autograd.function import Alias
+from ...autograd.composite import Alias, composite_jvp
 from ...autograd.grad_mode import enable_grad
 
 _NONE = (None,) * 6
@@ -71,6 +72,14 @@ def add_grads(a, b):
 def dropped(x, mask):
     """x * mask (the dropout multipliers), or x when there is no mask."""
     return x if mask is None else x * mask
+
+
+def definition_jvp(ctx, tangents: tuple, activations: int):
+    """A fused layer node's forward-mode rule: its ``definition``'s tangent, by forward mode through
+    the composite.  The activations are passed in; the weights, which the definition reads from its
+    modules, carry their tangents themselves (``composite_jvp``'s ``held``)."""
+    weights = zip(ctx.tensors[activations:], tangents[activations:])
+    return composite_jvp(ctx.definition, ctx.inputs[:activations], tangents[:activations], held=tuple(weights))
 
 
 def definition_grads(definition, inputs: tuple, grad, needs: tuple, activations: int) -> tuple:

@@ -1,0 +1,230 @@
+"""Elementwise functions of two (or three) tensors: ``hypot``, ``logaddexp``, ``logaddexp2``, ``copysign``,
+``heaviside``, ``float_power``, ``lerp``, ``addcmul``, ``addcdiv``, ``true_divide``.
+
+``Hypot``, ``LogAddExp``, ``LogAddExp2`` and ``Copysign`` are ops of their own (stable forward,
+one node); the others are compositions of existing ops, so their gradients (of any order) come
+from those::
+
+    hypot(a, b)      = sqrt(a^2 + b^2)        da = a / out, db = b / out
+    logaddexp(a, b)  = log(e^a + e^b)         da = sigmoid(a - b), db = sigmoid(b - a)
+    logaddexp2(a, b) = log2(2^a + 2^b)        da = sigmoid((a - b) ln 2)
+    copysign(a, b)   = |a| with b's sign      da = out / a (0 where a = 0), db = 0
+    lerp(a, b, w)    = a + w (b - a)          addcmul(x, t1, t2, value) = x + value t1 t2
+
+Operands broadcast and promote as PyTorch's (``_binary``); integers give floats where the
+function is a float function.  ``heaviside`` is a step function: not differentiable (PyTorch
+has no derivative for it), its result carries no gradient.
+
+>>> mt.logaddexp(mt.tensor([0.0, 1000.0]), mt.tensor([0.0, 1000.0])).tolist()
+[0.6931471824645996, 1000.6931762695312]
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd import batching
+from ..autograd.batching import elementwise
+from ..autograd.dual import plus
+from ..autograd.function import Op
+from ..tensor import Tensor
+from .arguments import number_arg, tensor_input
+from .arithmetic import div
+from .elementwise import Sigmoid
+from .operands import _binary
+from .power import pow as _pow
+
+_LN2 = math.log(2.0)
+
+
+class Hypot(Op):
+    """sqrt(a^2 + b^2) without overflow;  da = grad * a / out, db = grad * b / out."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.hypot(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        scale = grad / out
+        return (scale * a if ctx.needs_input_grad[0] else None), (scale * b if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else da * a, None if db is None else db * b) / ctx.output
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class LogAddExp(Op):
+    """log(e^a + e^b) without overflow;  da = grad * sigmoid(a - b), db = grad * sigmoid(b - a)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.logaddexp(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (grad * Sigmoid.call(a - b) if need_a else None), (grad * Sigmoid.call(b - a) if need_b else None)
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        return plus(None if da is None else da * Sigmoid.call(a - b), None if db is None else db * Sigmoid.call(b - a))
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class LogAddExp2(Op):
+    """log2(2^a + 2^b);  da = grad * sigmoid((a - b) ln 2), db likewise."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.logaddexp2(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        ga = grad * Sigmoid.call((a - b) * _LN2) if need_a else None
+        gb = grad * Sigmoid.call((b - a) * _LN2) if need_b else None
+        return ga, gb
+
+    @staticmethod
+    def jvp(ctx, da, db):
+        a, b = ctx.inputs
+        ta = None if da is None else da * Sigmoid.call((a - b) * _LN2)
+        return plus(ta, None if db is None else db * Sigmoid.call((b - a) * _LN2))
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class Copysign(Op):
+    """|a| with the sign of b (b's sign bit: -0.0 counts as negative);  da = grad * out / a (0 where a = 0),
+    b gets no gradient (as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.copysign(a, b)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        zero = getattr(a, "_data", a) == 0
+        return np.where(zero, 0.0, grad * (out / np.where(zero, 1.0, a))), None
+
+    @staticmethod
+    def jvp(ctx, da, db):  # (b's tangent moves nothing: the sign is piecewise constant)
+        if da is None:
+            return None
+        a, out = ctx.inputs[0], ctx.output
+        zero = getattr(a, "_data", a) == 0
+        return np.where(zero, 0.0, da * (out / np.where(zero, 1.0, a)))
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+def hypot(input, other):  # noqa: A002
+    """sqrt(input^2 + other^2), elementwise (broadcast), without overflow or underflow on the way."""
+    tensor_input(input, "hypot")
+    return _binary(Hypot, input, other, "hypot", floating=True)
+
+
+def logaddexp(input, other):  # noqa: A002
+    """log(exp(input) + exp(other)), elementwise, without overflow."""
+    tensor_input(input, "logaddexp")
+    return _binary(LogAddExp, input, other, "logaddexp", floating=True)
+
+
+def logaddexp2(input, other):  # noqa: A002
+    """log2(2^input + 2^other), elementwise, without overflow."""
+    tensor_input(input, "logaddexp2")
+    return _binary(LogAddExp2, input, other, "logaddexp2", floating=True)
+
+
+def copysign(input, other):  # noqa: A002
+    """|input| with the sign of ``other`` (a tensor or a number), elementwise."""
+    tensor_input(input, "copysign")
+    return _binary(Copysign, input, other, "copysign", floating=True)
+
+
+@batching.per_example  # (reads the values: under vmap, once per example)
+def heaviside(input, values):  # noqa: A002
+    """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (0 where input is NaN, as PyTorch's);
+    not differentiable."""
+    tensor_input(input, "heaviside")
+    tensor_input(values, "heaviside", "values")
+    if input.dtype != values.dtype:
+        raise TypeError(
+            f"heaviside: input and values must have the same dtype, got {dtypes.torch_name(input.dtype)} and "
+            f"{dtypes.torch_name(values.dtype)}"
+        )
+    try:
+        out = np.where(input._data == 0, values._data, input._data > 0)  # (NaN: 0, as PyTorch's)
+    except ValueError:
+        raise ValueError(f"heaviside: shapes {input.shape} and {values.shape} cannot be broadcast together") from None
+    return Tensor._make(np.asarray(out, dtype=input.dtype), False, None)
+
+
+def float_power(input, exponent):  # noqa: A002
+    """``input ** exponent`` computed in float64 (whatever the inputs' dtypes), as PyTorch's."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(f"float_power: input or exponent must be a Tensor, got {type(input).__name__} and "
+                        f"{type(exponent).__name__}")  # fmt: skip
+    base = input.to(dtypes.float64) if isinstance(input, Tensor) else float(number_arg(input, "float_power", "input"))
+    if isinstance(exponent, Tensor):
+        exponent = exponent.to(dtypes.float64)
+    else:
+        exponent = float(number_arg(exponent, "float_power", "exponent"))
+    return _pow(base, exponent)
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """``input + weight * (end - input)``: weight a number or a tensor (all three broadcast)."""
+    tensor_input(input, "lerp")
+    tensor_input(end, "lerp", "end")
+    if input.dtype != end.dtype:
+        raise TypeError(f"lerp: expected end of input's dtype {dtypes.torch_name(input.dtype)}, got "
+                        f"{dtypes.torch_name(end.dtype)}")  # fmt: skip
+    if not isinstance(weight, Tensor):
+        number_arg(weight, "lerp", "weight")
+    return input + weight * (end - input)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """``input + value * tensor1 * tensor2`` (all three broadcast)."""
+    for name, t in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
+        tensor_input(t, "addcmul", name)
+    number_arg(value, "addcmul", "value")
+    product = tensor1 * tensor2
+    return input + (product if value == 1 else product * value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """``input + value * tensor1 / tensor2`` (all three broadcast; integer tensor1 and tensor2 refused,
+    as PyTorch)."""
+    for name, t in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
+        tensor_input(t, "addcdiv", name)
+    if tensor1.dtype.kind in "biu" and tensor2.dtype.kind in "biu":
+        raise TypeError("addcdiv: integer division of tensors is not supported; pass floating tensor1 or tensor2")
+    number_arg(value, "addcdiv", "value")
+    quotient = tensor1 / tensor2
+    return input + (quotient if value == 1 else quotient * value)
+
+
+def true_divide(input, other):  # noqa: A002
+    """``input / other`` (PyTorch's alias of ``div`` without rounding)."""
+    return div(input, other)

@@ -1,0 +1,139 @@
+"""Diagonals: ``diagonal``, ``diag``, ``diag_embed``, ``diagflat``, ``trace``, ``block_diag``, and the index
+lists ``tril_indices`` / ``triu_indices``.
+
+Reading a diagonal is indexing with two index arrays (``Index``: its gradient puts the values
+back); writing one is ``IndexAdd`` into zeros (its gradient reads them again), so every order of
+derivative is exact.  ``offset`` (``diagonal`` for ``diag``) > 0 is above the main diagonal, < 0
+below.  PyTorch's ``diagonal`` returns a view; minitensor's is a copy (writing into it does not
+change the input).
+
+>>> m = mt.arange(9.0).reshape(3, 3)
+>>> mt.diagonal(m), mt.diagonal(m, 1), mt.trace(m)
+(tensor([0., 4., 8.]), tensor([1., 5.]), tensor(12.))
+>>> mt.diag(mt.tensor([1.0, 2.0]))
+tensor([[1., 0.],
+        [0., 2.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from .._args import _dim
+from ..tensor import Tensor
+from .arguments import int_arg, tensor_input
+from .shape import Index, IndexAdd, cat
+
+
+def _diagonal_key(rows: int, cols: int, offset: int) -> tuple:
+    """(row indices, column indices) of the ``offset`` diagonal of a (rows, cols) matrix."""
+    length = max(min(rows - max(-offset, 0), cols - max(offset, 0)), 0)
+    steps = np.arange(length)
+    return steps + max(-offset, 0), steps + max(offset, 0)
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):  # noqa: A002
+    """The ``offset`` diagonal of the matrices in dims ``dim1`` and ``dim2``, as the last dim of the result."""
+    tensor_input(input, "diagonal")
+    if input.ndim < 2:
+        raise ValueError(f"diagonal: input must have at least 2 dimensions, got shape {input.shape}")
+    offset = int_arg(offset, "diagonal", "offset")
+    d1, d2 = _dim(dim1, input.ndim, "dim1"), _dim(dim2, input.ndim, "dim2")
+    if d1 == d2:
+        raise ValueError(f"diagonal: dim1 and dim2 must be different dims, got {dim1} and {dim2}")
+    moved = input.permute(*[d for d in range(input.ndim) if d not in (d1, d2)], d1, d2)
+    rows, cols = _diagonal_key(input.shape[d1], input.shape[d2], offset)
+    return Index.apply(moved, key=(Ellipsis, rows, cols))
+
+
+_diagonal_of = diagonal  # (for ``diag``, whose argument ``diagonal`` hides the function)
+
+
+def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):  # noqa: A002
+    """Matrices (in dims ``dim1``, ``dim2`` of a result with one more dim) with input's last dim on their
+    ``offset`` diagonal, zeros elsewhere."""
+    tensor_input(input, "diag_embed")
+    if input.ndim == 0:
+        raise ValueError("diag_embed: input must have at least 1 dimension, got a 0-d tensor")
+    offset = int_arg(offset, "diag_embed", "offset")
+    ndim = input.ndim + 1
+    d1, d2 = _dim(dim1, ndim, "dim1"), _dim(dim2, ndim, "dim2")
+    if d1 == d2:
+        raise ValueError(f"diag_embed: dim1 and dim2 must be different dims, got {dim1} and {dim2}")
+    size = input.shape[-1] + abs(offset)
+    rows, cols = _diagonal_key(size, size, offset)
+    square = IndexAdd.apply(input, key=(Ellipsis, rows, cols), shape=input.shape[:-1] + (size, size))
+    order = [None] * ndim  # where each dim of ``square`` (batch..., rows, cols) goes
+    order[d1], order[d2] = ndim - 2, ndim - 1
+    rest = iter(range(ndim - 2))
+    return square.permute(*[o if o is not None else next(rest) for o in order])
+
+
+def diag(input, diagonal: int = 0):  # noqa: A002
+    """A 1-D input: the square matrix with it on the ``diagonal``-th diagonal; a 2-D input: that diagonal."""
+    tensor_input(input, "diag")
+    diagonal = int_arg(diagonal, "diag", "diagonal")
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return _diagonal_of(input, diagonal)
+    raise ValueError(f"diag: input must be a 1-D or 2-D tensor, got shape {input.shape}")
+
+
+def diagflat(input, offset: int = 0):  # noqa: A002
+    """The square matrix with the flattened input on its ``offset`` diagonal."""
+    tensor_input(input, "diagflat")
+    return diag_embed(input.reshape(-1), int_arg(offset, "diagflat", "offset"))
+
+
+def trace(input):  # noqa: A002
+    """The sum of the main diagonal of a 2-D tensor (integers sum in int64)."""
+    tensor_input(input, "trace")
+    if input.ndim != 2:
+        raise ValueError(f"trace: input must be a 2-D tensor, got shape {input.shape}")
+    d = diagonal(input)
+    return (d.to(dtypes.int64) if d.dtype.kind in "biu" else d).sum()
+
+
+def _indices(fn: str, row: int, col: int, offset: int, dtype, lower: bool) -> Tensor:
+    row, col = int_arg(row, fn, "row", low=0), int_arg(col, fn, "col", low=0)
+    offset = int_arg(offset, fn, "offset")
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64
+    if dtype.kind not in "iu":
+        raise TypeError(f"{fn}: dtype must be an integer dtype, got {dtype}")
+    pick = np.tril_indices if lower else np.triu_indices
+    return Tensor._make(np.stack(pick(row, offset, col)).astype(dtype), False, None)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (2, N) coordinates of the lower triangle (on and below the ``offset`` diagonal) of a (row, col)
+    matrix, row by row."""
+    return _indices("tril_indices", row, col, offset, dtype, True)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (2, N) coordinates of the upper triangle (on and above the ``offset`` diagonal), row by row."""
+    return _indices("triu_indices", row, col, offset, dtype, False)
+
+
+def block_diag(*tensors) -> Tensor:
+    """The block-diagonal matrix of the given 0-, 1- or 2-D tensors (a 1-D tensor is a row), in their
+    promoted dtype."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        tensor_input(t, "block_diag", f"tensors[{i}]")
+        if t.ndim > 2:
+            raise ValueError(f"block_diag: tensors[{i}] must have at most 2 dimensions, got shape {t.shape}")
+        blocks.append(t.reshape((1,) * (2 - t.ndim) + t.shape))
+    if not blocks:
+        return Tensor._make(np.zeros((1, 0), dtypes.get_default_dtype()), False, None)
+    dtype = dtypes.result_type(*blocks)
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        right = width - left - b.shape[1]
+        pieces = [Tensor._make(np.zeros((b.shape[0], n), dtype), False, None) for n in (left, right)]
+        rows.append(cat([pieces[0], b.to(dtype), pieces[1]], dim=1))
+        left += b.shape[1]
+    return cat(rows, dim=0)

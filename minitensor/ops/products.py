@@ -1,0 +1,222 @@
+"""Products of vectors and tensors: ``dot``, ``vdot``, ``inner``, ``outer``/``ger``, ``cross``, ``kron``,
+``tensordot``, ``chain_matmul``/``multi_dot``, and pairwise distances ``cdist``.
+
+All are compositions of ``matmul``, broadcasting products, reshapes and permutes, so their gradients
+(of every order) come from those ops:
+
+- ``tensordot(a, b, dims)``: the contracted dims moved last in ``a`` and first in ``b``, both
+  flattened to matrices, one ``matmul``;
+- ``cross(a, b, dim)``: ``c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3), as rolls;
+- ``kron(a, b)``: ``a`` and ``b`` interleaved by reshapes, one broadcasting product;
+- ``multi_dot``: the matrix chain multiplied in the order that costs the fewest multiplications
+  (the classic dynamic programme), as PyTorch's;
+- ``cdist(x1, x2, p)``: ``vector_norm`` of all the differences (minitensor computes every distance
+  directly; PyTorch's default switches to a matrix-product formula for more than 25 points, which
+  rounds differently).
+
+>>> mt.cross(mt.tensor([1.0, 0.0, 0.0]), mt.tensor([0.0, 1.0, 0.0]), dim=0)
+tensor([0., 0., 1.])
+>>> mt.kron(mt.tensor([[1, 2]]), mt.tensor([[1], [10]]))
+tensor([[ 1,  2],
+        [10, 20]])
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import dtypes
+from .._args import _dim
+from ..tensor import Tensor
+from .arguments import choice_arg, float_input, number_arg, tensor_input
+from .norms import vector_norm
+from .operands import matmul
+from .reorder import roll
+
+
+def _same_dtype(fn: str, a: Tensor, b: Tensor) -> None:
+    if a.dtype != b.dtype:
+        raise TypeError(f"{fn}: expected both tensors to have the same dtype, got {dtypes.torch_name(a.dtype)} and "
+                        f"{dtypes.torch_name(b.dtype)}")  # fmt: skip
+
+
+def dot(input, tensor):  # noqa: A002
+    """The dot product of two 1-D tensors of the same size and dtype (a 0-d tensor)."""
+    tensor_input(input, "dot")
+    tensor_input(tensor, "dot", "tensor")
+    if input.ndim != 1 or tensor.ndim != 1 or input.shape != tensor.shape:
+        raise ValueError(f"dot: expected two 1-D tensors of the same size, got shapes {input.shape} and {tensor.shape}")
+    _same_dtype("dot", input, tensor)
+    return matmul(input, tensor)
+
+
+def vdot(input, other):  # noqa: A002
+    """``dot`` with the first vector conjugated: for real tensors, ``dot``."""
+    tensor_input(other, "vdot", "other")
+    return dot(input, other)
+
+
+def inner(input, other):  # noqa: A002
+    """Sums of products over the last dims: ``input.shape[:-1] + other.shape[:-1]`` (a 0-d operand: a product)."""
+    tensor_input(input, "inner")
+    tensor_input(other, "inner", "other")
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise ValueError(f"inner: the last dims must match, got shapes {input.shape} and {other.shape}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def outer(input, vec2):  # noqa: A002
+    """The outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``."""
+    tensor_input(input, "outer")
+    tensor_input(vec2, "outer", "vec2")
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise ValueError(f"outer: expected two 1-D tensors, got shapes {input.shape} and {vec2.shape}")
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+ger = outer
+
+
+def cross(input, other, dim=None):  # noqa: A002
+    """The cross product of 3-vectors along ``dim`` (input and other broadcast).  ``dim=None`` takes the first
+    dim of size 3, with PyTorch's deprecation warning (``linalg.cross`` uses -1)."""
+    tensor_input(input, "cross")
+    tensor_input(other, "cross", "other")
+    try:
+        shape = np.broadcast_shapes(input.shape, other.shape)
+    except ValueError:
+        raise ValueError(f"cross: shapes {input.shape} and {other.shape} cannot be broadcast together") from None
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated. Please either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.", UserWarning, stacklevel=2)  # fmt: skip
+        dim = next((d for d, size in enumerate(shape) if size == 3), None)
+        if dim is None:
+            raise ValueError(f"cross: no dimension of size 3 in input (shape {shape})")
+    d = _dim(dim, len(shape))
+    if shape[d] != 3:
+        raise ValueError(f"cross: dim {dim} must have size 3, got {shape[d]} (shape {shape})")
+    a, b = input.expand(*shape), other.expand(*shape)
+    return roll(a, -1, d) * roll(b, -2, d) - roll(a, -2, d) * roll(b, -1, d)
+
+
+def kron(input, other):  # noqa: A002
+    """The Kronecker product: blocks ``input[i, j, ...] * other`` (the shorter shape padded with leading 1s)."""
+    tensor_input(input, "kron")
+    tensor_input(other, "kron", "other")
+    n = max(input.ndim, other.ndim)
+    a = input.reshape((1,) * (n - input.ndim) + input.shape)
+    b = other.reshape((1,) * (n - other.ndim) + other.shape)
+    spread_a = a.reshape(tuple(v for s in a.shape for v in (s, 1)))
+    spread_b = b.reshape(tuple(v for s in b.shape for v in (1, s)))
+    return (spread_a * spread_b).reshape(tuple(x * y for x, y in zip(a.shape, b.shape)))
+
+
+def tensordot(a, b, dims=2):
+    """Contract ``a``'s last ``dims`` dims with ``b``'s first (an int), or the listed pairs of dims
+    (``([a dims], [b dims])``); the result has a's free dims then b's."""
+    tensor_input(a, "tensordot", "a")
+    tensor_input(b, "tensordot", "b")
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
+        if not 0 <= dims <= min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot: dims must be in [0, {min(a.ndim, b.ndim)}], got {dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    else:
+        raise TypeError(f"tensordot: dims must be an int or a pair of lists of dims, got {dims!r}")
+    if len(dims_a) != len(dims_b):
+        raise ValueError(f"tensordot: both lists of dims must have the same length, got {dims_a} and {dims_b}")
+    dims_a = [_dim(d, a.ndim, "tensordot: dims") for d in dims_a]
+    dims_b = [_dim(d, b.ndim, "tensordot: dims") for d in dims_b]
+    for i, j in zip(dims_a, dims_b):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(f"tensordot: contracted dims differ in size: a's dim {i} ({a.shape[i]}) and b's dim {j} "
+                             f"({b.shape[j]})")  # fmt: skip
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    k = math.prod(a.shape[d] for d in dims_a)
+    left = a.permute(*free_a, *dims_a).reshape(math.prod(a.shape[d] for d in free_a), k)
+    right = b.permute(*dims_b, *free_b).reshape(k, math.prod(b.shape[d] for d in free_b))
+    return matmul(left, right).reshape(tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
+
+
+def multi_dot(tensors) -> Tensor:
+    """The product of a chain of matrices (the first may be 1-D: a row; the last 1-D: a column), multiplied
+    in the cheapest order."""
+    if not isinstance(tensors, (list, tuple)) or len(tensors) < 2:
+        raise ValueError(f"multi_dot: expected a list of at least 2 tensors, got {tensors!r}")
+    for i, t in enumerate(tensors):
+        tensor_input(t, "multi_dot", f"tensors[{i}]")
+        allowed = (1, 2) if i in (0, len(tensors) - 1) else (2,)
+        if t.ndim not in allowed:
+            raise ValueError(f"multi_dot: tensors[{i}] must be {' or '.join(f'{n}-D' for n in allowed)}, got shape "
+                             f"{t.shape}")  # fmt: skip
+    first, last = tensors[0].ndim == 1, tensors[-1].ndim == 1
+    mats = [t.reshape(1, -1) if i == 0 and first else t for i, t in enumerate(tensors)]
+    mats[-1] = mats[-1].reshape(-1, 1) if last else mats[-1]
+    for i in range(len(mats) - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            raise ValueError(f"multi_dot: tensors[{i}] {tensors[i].shape} and tensors[{i + 1}] {tensors[i + 1].shape} "
+                             "cannot be multiplied")  # fmt: skip
+    sizes = [m.shape[0] for m in mats] + [mats[-1].shape[1]]
+    out = _chain(mats, _chain_order(sizes), 0, len(mats) - 1)
+    if first and last:
+        return out.reshape(())
+    return out.reshape(-1) if first or last else out
+
+
+def _chain_order(sizes: list) -> list:
+    """split[i][j]: where the cheapest product of matrices i..j splits (matrix k is sizes[k] x sizes[k+1])."""
+    n = len(sizes) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j], split[i][j] = min(
+                (cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1], k) for k in range(i, j)
+            )
+    return split
+
+
+def _chain(mats: list, split: list, i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return matmul(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
+
+
+def chain_matmul(*matrices) -> Tensor:
+    """The product of 2-D matrices (PyTorch's deprecated form of ``linalg.multi_dot``; it warns as PyTorch does)."""
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                  "parameters.", UserWarning, stacklevel=2)  # fmt: skip
+    for i, m in enumerate(matrices):
+        if not isinstance(m, Tensor) or m.ndim != 2:
+            raise ValueError(f"chain_matmul: expected 2-D tensors, got {getattr(m, 'shape', type(m).__name__)} "
+                             f"at position {i}")  # fmt: skip
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(list(matrices))
+
+
+def cdist(x1, x2, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distances between the rows of ``x1`` (..., P, M) and of ``x2`` (..., R, M): (..., P, R)."""
+    x1, x2 = float_input(x1, "cdist", "x1"), float_input(x2, "cdist", "x2")
+    p = number_arg(p, "cdist", "p")
+    if p < 0:
+        raise ValueError(f"cdist: p must be non-negative, got {p}")
+    choice_arg(compute_mode, "cdist", "compute_mode", ("use_mm_for_euclid_dist_if_necessary",
+               "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"))  # fmt: skip
+    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
+        raise ValueError(f"cdist: x1 and x2 must be (..., P, M) and (..., R, M) with the same M, got {x1.shape} and "
+                         f"{x2.shape}")  # fmt: skip
+    _same_dtype("cdist", x1, x2)
+    return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), dim=-1)

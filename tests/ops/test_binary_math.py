@@ -1,0 +1,83 @@
+"""hypot, logaddexp, logaddexp2, copysign, float_power, lerp, addcmul, addcdiv, true_divide (ops/binary_math.py):
+float64 gradcheck, second order and PyTorch as the oracle, with broadcasting; heaviside's values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from op_checks import check_op
+
+import minitensor as mt
+
+rng = np.random.default_rng(15)
+A, B = rng.standard_normal((2, 3)), rng.standard_normal((3,))
+AWAY = np.where(np.abs(A) < 0.2, 0.5, A)
+
+
+@pytest.mark.parametrize("name", ["hypot", "logaddexp", "logaddexp2", "true_divide"])
+def test_two_operand_functions(name):
+    b = B + 3.0 if name == "true_divide" else B
+    check_op(lambda x, y: getattr(mt, name)(x, y), lambda x, y: getattr(x, name)(y), A, b)
+
+
+def test_logaddexp_does_not_overflow():
+    big = mt.tensor([1000.0, -1000.0], dtype=mt.float64)
+    np.testing.assert_allclose(mt.logaddexp(big, big).numpy(), [1000 + np.log(2), -1000 + np.log(2)])
+
+
+def test_copysign_gradient_goes_to_the_magnitude_only():
+    check_op(mt.copysign, lambda x, y: x.copysign(y), AWAY, B)
+    check_op(lambda x: mt.copysign(x, -2.0), lambda x: x.copysign(-2.0), AWAY)
+
+
+def test_float_power_computes_in_float64():
+    base, exponent = rng.uniform(0.5, 2.0, (2, 3)), rng.standard_normal((3,))
+    check_op(mt.float_power, lambda x, y: x.float_power(y), base, exponent)
+    assert mt.float_power(mt.tensor([2.0]), 2).dtype == mt.float64
+    assert mt.float_power(2, mt.tensor([3], dtype=mt.int64)).tolist() == [8.0]
+
+
+def test_lerp_with_a_number_and_a_tensor_weight():
+    w = rng.uniform(0, 1, (2, 3))
+    check_op(lambda x, y: mt.lerp(x, y, 0.3), lambda x, y: x.lerp(y, 0.3), A, B)
+    check_op(mt.lerp, lambda x, y, z: x.lerp(y, z), A, B, w)
+
+
+def test_addcmul_and_addcdiv():
+    c = rng.uniform(0.5, 2.0, (2, 1))
+    check_op(lambda x, y, z: mt.addcmul(x, y, z, value=0.5), lambda x, y, z: x.addcmul(y, z, value=0.5), A, B, c)
+    check_op(lambda x, y, z: mt.addcdiv(x, y, z, value=-2), lambda x, y, z: x.addcdiv(y, z, value=-2), A, B, c)
+    with pytest.raises(TypeError, match="addcdiv: integer division"):
+        mt.addcdiv(mt.ones(2), mt.tensor([1, 2]), mt.tensor([1, 2]))
+
+
+def test_heaviside_values_and_no_gradient():
+    x = mt.tensor([-2.0, 0.0, 3.0, float("nan")], requires_grad=True)
+    out = mt.heaviside(x, mt.tensor([0.5]))
+    np.testing.assert_array_equal(out.numpy(), [0.0, 0.5, 1.0, 0.0])
+    assert not out.requires_grad
+    with pytest.raises(TypeError, match="heaviside: input and values must have the same dtype"):
+        mt.heaviside(mt.ones(2), mt.tensor([1]))
+
+
+def test_in_place_forms_record_both_operands():
+    w, v = (mt.tensor([0.5, 2.0], dtype=mt.float64, requires_grad=True) for _ in range(2))
+    h = w * 1.0
+    h.lerp_(v, 0.25).hypot_(v)
+    h.sum().backward()
+    torch = pytest.importorskip("torch")
+    tw, tv = (torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True) for _ in range(2))
+    th = tw * 1.0
+    th.lerp_(tv, 0.25).hypot_(tv)
+    th.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy())
+    np.testing.assert_allclose(v.grad.numpy(), tv.grad.numpy())
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="lerp: end must be a Tensor, got float"):
+        mt.lerp(mt.ones(2), 1.0, 0.5)
+    with pytest.raises(TypeError, match="lerp: expected end of input's dtype"):
+        mt.lerp(mt.ones(2), mt.ones(2, dtype=mt.float64), 0.5)
+    with pytest.raises(ValueError, match="hypot: shapes"):
+        mt.hypot(mt.ones(2), mt.ones(3))

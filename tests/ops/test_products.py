@@ -1,0 +1,94 @@
+"""dot, vdot, inner, outer/ger, cross (and linalg.cross), kron, tensordot, multi_dot, chain_matmul, cdist
+(ops/products.py): float64 gradcheck, second order and PyTorch as the oracle; PyTorch's warnings and errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from op_checks import check_op
+
+import minitensor as mt
+
+rng = np.random.default_rng(20)
+X, Y = rng.standard_normal((3, 4)), rng.standard_normal((2, 4))
+
+
+def test_vector_products():
+    a, b = X[0], Y[1]
+    check_op(mt.dot, lambda x, y: x.dot(y), a, b)
+    check_op(mt.vdot, lambda x, y: x.vdot(y), a, b)
+    check_op(mt.outer, lambda x, y: x.outer(y), a, X[1, :3])
+    check_op(mt.ger, lambda x, y: x.ger(y), a, X[1, :3])
+    check_op(mt.inner, lambda x, y: x.inner(y), X, Y)
+
+
+def test_cross_along_a_dim_and_linalg_cross():
+    torch = pytest.importorskip("torch")
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((1, 3))
+    check_op(lambda x, y: mt.cross(x, y, dim=1), lambda x, y: torch.cross(x, y, dim=1), a, b)
+    check_op(mt.linalg.cross, torch.linalg.cross, a, b)
+    with pytest.warns(UserWarning, match="without specifying the dim arg is deprecated"):
+        first = mt.cross(mt.tensor(a.T.copy()), mt.tensor(a.T.copy()))
+    assert first.shape == (3, 2)
+    with pytest.raises(ValueError, match="cross: dim 0 must have size 3, got 2"):
+        mt.cross(mt.ones(2, 3), mt.ones(2, 3), dim=0)
+
+
+def test_kron_and_tensordot():
+    torch = pytest.importorskip("torch")
+    check_op(mt.kron, lambda x, y: x.kron(y), X[:2, :2], Y[:, :3])
+    check_op(mt.kron, lambda x, y: x.kron(y), X[0, :2], Y[:, :3])
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 3, 2))
+    check_op(lambda x, y: mt.tensordot(x, y, ([1, 2], [1, 0])), lambda x, y: torch.tensordot(x, y, ([1, 2], [1, 0])),
+             a, b)  # fmt: skip
+    check_op(lambda x, y: mt.tensordot(x, y, 1), lambda x, y: torch.tensordot(x, y, 1), a, b)
+    with pytest.raises(ValueError, match="tensordot: contracted dims differ in size"):
+        mt.tensordot(mt.ones(2, 3), mt.ones(2, 3), 1)
+
+
+def test_multi_dot_and_chain_matmul():
+    torch = pytest.importorskip("torch")
+    shapes = [(4,), (4, 5), (5, 2), (2, 3)]
+    arrays = [rng.standard_normal(s) for s in shapes]
+    check_op(lambda *m: mt.linalg.multi_dot(list(m)), lambda *m: torch.linalg.multi_dot(list(m)), *arrays)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_op(mt.chain_matmul, torch.chain_matmul, *arrays[1:])
+    with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
+        mt.chain_matmul(mt.ones(2, 2), mt.ones(2, 2))
+    with pytest.raises(ValueError, match=r"multi_dot: tensors\[1\] must be 2-D"):
+        mt.linalg.multi_dot([mt.ones(2, 2), mt.ones(2), mt.ones(2, 2)])
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 1.5])
+def test_cdist(p):
+    """Values and gradients against ``torch.cdist``; the second order (which ``torch.cdist`` lacks) against
+    PyTorch's norm of the differences."""
+    torch = pytest.importorskip("torch")
+
+    def composite(a, b):
+        return torch.linalg.vector_norm(a.unsqueeze(-2) - b.unsqueeze(-3), p, dim=-1)
+
+    batched = rng.standard_normal((2, 3, 4))
+    for a in (X, batched):
+        check_op(lambda u, v: mt.cdist(u, v, p), composite, a, Y)
+        x, y = mt.tensor(a, dtype=mt.float64, requires_grad=True), mt.tensor(Y, dtype=mt.float64, requires_grad=True)
+        tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(Y, requires_grad=True)
+        out, tout = mt.cdist(x, y, p), torch.cdist(tx, ty, p)
+        np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10)
+        w = rng.standard_normal(out.shape)
+        (out * mt.tensor(w, dtype=mt.float64)).sum().backward()
+        (tout * torch.tensor(w)).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-9)
+        np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=1e-9)
+
+
+def test_errors_name_the_arguments():
+    with pytest.raises(TypeError, match="dot: expected both tensors to have the same dtype"):
+        mt.dot(mt.ones(2), mt.ones(2, dtype=mt.float64))
+    with pytest.raises(ValueError, match=r"dot: expected two 1-D tensors of the same size, got shapes \(2,\) and"):
+        mt.dot(mt.ones(2), mt.ones(3))
+    with pytest.raises(ValueError, match="cdist: x1 and x2 must be"):
+        mt.cdist(mt.ones(2, 3), mt.ones(2, 4))
