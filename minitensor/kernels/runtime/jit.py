@@ -120,9 +120,15 @@ def _refuse_to_compile(*args, **kwargs):
     raise _NotCached
 
 
-def _from_cache(compiler, load):
-    """``load()`` (numba's own path: machine code from the disk cache, else a compilation) with
-    ``compiler.compile`` refused: its result, or None where numba would have compiled."""
+def _from_cache(made, load):
+    """``load()`` (numba's own path: machine code from the disk cache, else a compilation) with the
+    compiler of ``made`` (a dispatcher or cfunc) refused: its result, or None where numba would have
+    compiled.  Where the function has no cache index file yet (a fresh machine), None at once:
+    numba's look-up would cost ~40 ms (it refreshes its target's registries first)."""
+    index = getattr(getattr(made._cache, "_cache_file", None), "_index_path", None)
+    if index is not None and not os.path.exists(index):
+        return None
+    compiler = made._compiler
     compiler.compile = _refuse_to_compile  # (an instance attribute hides the method until deleted)
     try:
         return load()
@@ -217,7 +223,7 @@ class LazyKernel:
         return _machine_code(
             self._pending,
             _types_key(dispatcher, args),
-            lambda: _from_cache(dispatcher._compiler, compile_here),
+            lambda: _from_cache(dispatcher, compile_here),
             compile_here,
             self,
             args,
@@ -281,7 +287,7 @@ class CFuncFactory:
             made = _machine_code(
                 self._pending,
                 args,
-                lambda: _from_cache(cfunc._compiler, compile_here),
+                lambda: _from_cache(cfunc, compile_here),
                 compile_here,
                 self,
                 args,
