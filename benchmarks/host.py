@@ -23,6 +23,11 @@ import numpy as np
 
 import minitensor as mt
 
+# The benchmarks time the compiled kernels from their first call: a kernel not in numba's disk cache
+# yet compiles then and the call waits, where a program would run its NumPy reference meanwhile
+# (README, "Kernels: the JIT switch").
+mt.set_jit_wait(True)
+
 
 def gemm_gflops(size: int = 1024, repeats: int = 9) -> float:
     """GFLOP/s of a (size, size) @ (size, size) float32 product: the median of ``repeats`` timings."""

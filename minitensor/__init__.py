@@ -305,7 +305,7 @@ from .ops.functions import (  # noqa: A004  (PyTorch's names: abs, all, max, rou
     where,
     xlogy,
 )
-from .kernels.runtime.jit import jit_disabled, jit_enabled, set_jit_enabled
+from .kernels.runtime.jit import jit_disabled, jit_enabled, jit_waits, set_jit_enabled, set_jit_wait
 from .kernels.runtime.threads import get_num_threads, set_num_threads, set_thread_policy, thread_policy_enabled
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .sampling import multinomial, randint, randint_like, randperm

@@ -1,7 +1,13 @@
-"""Shared test set-up: hypothesis profiles and the optional PyTorch oracle.
+"""Shared test set-up: hypothesis profiles, the kernels' compilation, and the optional PyTorch oracle.
 
 ``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) runs more examples per property
 (and 1,000 random graphs in the fuzz tests).
+
+The tests wait for the compiler (``MINITENSOR_JIT_WAIT=1``, also in the Python processes they
+start): a kernel's first call compiles it, where a program would run its NumPy reference while a
+background process compiles it (runtime/jit.py), so each test runs the path it names, the same
+from its first call on.  ``MINITENSOR_JIT_WAIT=0`` runs the suite the programs' way.
+(tests/kernels/test_background.py tests that way.)
 """
 
 from __future__ import annotations
@@ -26,6 +32,10 @@ settings.register_profile(
 settings.register_profile("dev-fuzz", settings.get_profile("dev"), max_examples=100)
 settings.register_profile("ci-fuzz", settings.get_profile("ci"), max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+if "MINITENSOR_JIT_WAIT" not in os.environ:
+    os.environ["MINITENSOR_JIT_WAIT"] = "1"
+    mt.set_jit_wait(True)
 
 
 @pytest.fixture

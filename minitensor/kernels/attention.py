@@ -48,7 +48,6 @@ array([[[0.731, 0.269],
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -249,12 +248,14 @@ def _backward_heads_parallel(g, q, k, v, p, drop, scale, dq, dk, dv):
         _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
 
 
-def _forward_serial(q, k, v, mask, scale, drop, p, out) -> None:
+@njit(error_model="numpy")
+def _forward_serial(q, k, v, mask, scale, drop, p, out):
     """The forward pass of all heads on this thread."""
     _forward_heads(q, k, v, mask, scale, drop, p, out, 0, q.shape[0] * q.shape[1])
 
 
-def _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
+@njit
+def _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv):
     """The backward pass of all heads on this thread."""
     _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, 0, q.shape[0] * q.shape[1])
 
@@ -274,7 +275,10 @@ def _forward_threaded(q, k, v, mask, scale, drop, p, out) -> None:
         with blas.single_threaded():
             _forward_heads_parallel(*arrays[:4], scale, *arrays[4:])
         return
-    task = _forward_task(q.dtype.type, mask is not None, drop is not None, p is not None)
+    task = _forward_task(q.dtype.name, mask is not None, drop is not None, p is not None)
+    if task is None:  # (compiling in the background: jit.py)
+        _forward_serial(q, k, v, mask, scale, drop, p, out)
+        return
     blas_threads.run(task, _records(q, arrays, scale))
 
 
@@ -285,7 +289,10 @@ def _backward_threaded(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
         with blas.single_threaded():
             _backward_heads_parallel(*arrays[:6], scale, *arrays[6:])
         return
-    task = _backward_task(q.dtype.type, drop is not None, dq is not None, dk is not None, dv is not None)
+    task = _backward_task(q.dtype.name, drop is not None, dq is not None, dk is not None, dv is not None)
+    if task is None:  # (compiling in the background: jit.py)
+        _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv)
+        return
     blas_threads.run(task, _records(q, arrays, scale))
 
 
@@ -302,9 +309,10 @@ def _records(q, arrays: tuple, scale) -> np.ndarray:
     return records(split(heads, count), arrays, float(scale))
 
 
-@functools.cache
-def _forward_task(dtype, has_mask: bool, has_drop: bool, keeps_p: bool):
+@blas_threads.task_factory
+def _forward_task(dtype_name: str, has_mask: bool, has_drop: bool, keeps_p: bool):
     """The task running ``_forward_heads`` on one record row (one per dtype and optional array)."""
+    dtype = np.dtype(dtype_name).type
 
     def task(pointer):
         row = record(pointer, HEAD + SLOT * len(_FORWARD))
@@ -317,12 +325,13 @@ def _forward_task(dtype, has_mask: bool, has_drop: bool, keeps_p: bool):
         except Exception:  # (e.g. no memory for the scratch: reported by ``blas_threads.run``)
             fail(row)
 
-    return blas_threads.cfunc(task)
+    return task
 
 
-@functools.cache
-def _backward_task(dtype, has_drop: bool, need_q: bool, need_k: bool, need_v: bool):
+@blas_threads.task_factory
+def _backward_task(dtype_name: str, has_drop: bool, need_q: bool, need_k: bool, need_v: bool):
     """The task running ``_backward_heads`` on one record row (one per dtype and optional array)."""
+    dtype = np.dtype(dtype_name).type
 
     def task(pointer):
         row = record(pointer, HEAD + SLOT * len(_BACKWARD))
@@ -337,7 +346,7 @@ def _backward_task(dtype, has_drop: bool, need_q: bool, need_k: bool, need_v: bo
         except Exception:  # (as in _forward_task)
             fail(row)
 
-    return blas_threads.cfunc(task)
+    return task
 
 
 # ------------------------------------------------------------------ the same passes on NumPy's products
@@ -386,6 +395,11 @@ def _backward_unfused(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
             np.matmul(ds, k, out=dq)
         if dk is not None:
             np.matmul(np.swapaxes(ds, -1, -2), q, out=dk)
+
+
+# While a fused pass compiles in the background (runtime/jit.py), its calls run these instead.
+_forward_serial.fallback = _forward_heads_parallel.fallback = _forward_unfused
+_backward_serial.fallback = _backward_heads_parallel.fallback = _backward_unfused
 
 
 # ------------------------------------------------------------------ forward and backward

@@ -1,7 +1,14 @@
 """The ``kernel`` fixture (parametrized "serial" / "parallel"): the JIT is on and ``parallel_pays``
 is set so that every kernel call takes the serial (resp. parallel) kernel, whatever the size and
 the machine's load, so the parallel kernels are tested on small, odd sizes too.  Helpers:
-``kernel_paths.py``."""
+``kernel_paths.py``.
+
+Every test here waits for the compiler (``mt.set_jit_wait(True)``, autouse), as the whole suite
+does by default (tests/conftest.py), even when ``MINITENSOR_JIT_WAIT=0`` runs the rest the
+programs' way: a kernel's first call runs its machine code, not its NumPy reference while a
+background process compiles it (``runtime/jit.py``), so a comparison of the two paths compares
+two paths; so do the Python processes a test starts.  ``test_background.py`` tests the programs'
+way in processes of its own."""
 
 from __future__ import annotations
 
@@ -9,6 +16,15 @@ import pytest
 
 import minitensor as mt
 from minitensor.kernels.runtime import blas, dispatch
+
+
+@pytest.fixture(autouse=True)
+def jit_waits(monkeypatch):
+    monkeypatch.setenv("MINITENSOR_JIT_WAIT", "1")  # (and in the Python processes a test starts)
+    previous = mt.jit_waits()
+    mt.set_jit_wait(True)
+    yield
+    mt.set_jit_wait(previous)
 
 
 @pytest.fixture(params=["serial", "parallel"])

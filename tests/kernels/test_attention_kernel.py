@@ -194,7 +194,7 @@ def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
     kernels (forward and backward) of the fixture's kind."""
     assert blas.available(), "numba cannot call NumPy's BLAS here: the fused attention kernels never run"
     ran = []
-    kind = "_threaded" if kernel == "parallel" else "_heads"
+    kind = "_threaded" if kernel == "parallel" else "_serial"
     names = ["_forward" + kind, "_backward" + kind]
     for name in names:
         kernel_fn = getattr(attention, name)

@@ -47,7 +47,7 @@ import ctypes
 import numpy as np
 
 from . import blas
-from .jit import load_numba, njit
+from .jit import CFuncFactory, njit
 
 SLOT = 9  # int64 fields of one array in a record: address, 4 sizes, 4 strides
 # What a region costs (the ``launch`` of ``dispatch.choose``), measured on the 2-core VM of docs/performance.md:
@@ -132,10 +132,15 @@ def run(task, r: np.ndarray) -> None:
 
 
 def cfunc(py_func):
-    """``py_func(row)`` compiled as a task: a C function of one pointer (cached on disk)."""
-    numba = load_numba()
-    _bind(numba)
-    return numba.cfunc(numba.types.void(numba.types.voidptr), cache=True)(py_func)
+    """``py_func(pointer)`` compiled as a task now: a C function of one pointer (cached on disk)."""
+    return task_factory(lambda: py_func).compile_now()
+
+
+def task_factory(make):
+    """Decorator: ``make(*args)`` (a few plain values: a dtype's name, flags) returns a task's Python
+    function; the decorated ``make(*args)`` returns it compiled (once per ``args``, from the disk cache
+    or compiled), or None while it compiles in the background (``jit.CFuncFactory``)."""
+    return CFuncFactory(make, "void(voidptr)", before=_bind)
 
 
 # ------------------------------------------------------------------ inside a task

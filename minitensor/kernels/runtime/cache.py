@@ -14,16 +14,39 @@ compiles every kernel again on its next first call.  :func:`install` adds the
 locators that do this in front of numba's own (numba's in-tree, user-provided
 ``NUMBA_CACHE_DIR`` and user-wide locators, with the stamp replaced); a
 function outside ``kernels/`` is left to numba's.
+
+Where the cache is: numba's in-tree locator first, a ``__pycache__`` folder beside each
+kernel file (``minitensor/kernels/__pycache__/*.nbi, *.nbc``) when that folder is writable
+(a clone, an editable install, a user's site-packages); else ``~/.cache/numba/``.
+``NUMBA_CACHE_DIR`` puts it elsewhere.  A fresh clone has none (``__pycache__`` is not
+in git).
+
+Several processes write one cache (``pytest -n 2``, a program and its background
+compiler, ``background.py``).  numba adds an entry by reading the function's index,
+adding to it and writing it back, and names the new data file after the index's size: two
+processes doing it at once would lose one entry or point it at the other's data.  So
+:func:`guard_saves` makes each write of a kernel's cache entry hold a lock file in the
+cache folder (``fcntl.flock``; Windows has none and keeps numba's behaviour) and
+``SAVING`` in the process (a background compiler that must stop waits for a write to end).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
+import threading
+
+try:
+    import fcntl
+except ImportError:  # (Windows)
+    fcntl = None
 
 KERNELS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # minitensor/kernels
 _STAMPED = (KERNELS_DIR, os.path.join(KERNELS_DIR, "runtime"))  # the folders whose files are stamped
+LOCK_FILE = "minitensor-cache.lock"  # in the cache folder: held while an entry is written
+SAVING = threading.RLock()  # held while this process writes a cache entry
 
 
 @functools.lru_cache(maxsize=1)
@@ -67,3 +90,33 @@ def install(numba) -> bool:
     locators = [type("Kernel" + base.__name__.lstrip("_"), (_KernelStamp, base), {}) for base in bases]
     impl._locator_classes = locators + list(impl._locator_classes)
     return True
+
+
+def guard_saves(function_cache) -> None:
+    """Make the cache entry writes of numba's ``function_cache`` (a dispatcher's or cfunc's ``_cache``)
+    hold ``SAVING`` and the cache folder's lock file (see the module docstring)."""
+    index = getattr(function_cache, "_cache_file", None)
+    folder = getattr(function_cache, "cache_path", None)
+    save = getattr(index, "save", None)
+    if save is None or folder is None:
+        return  # (no disk cache for this function, or a numba whose caching differs)
+
+    def locked_save(key, data) -> None:
+        with SAVING, _folder_lock(folder):
+            save(key, data)
+
+    index.save = locked_save
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: str):
+    """Hold ``LOCK_FILE`` in ``folder`` (an exclusive ``flock``; nothing where there is no fcntl)."""
+    if fcntl is None:
+        yield
+        return
+    fd = os.open(os.path.join(folder, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (releases the lock)

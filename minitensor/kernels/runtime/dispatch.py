@@ -49,7 +49,7 @@ import time
 import numpy as np
 
 from . import blas, jit
-from .jit import njit, prange
+from .jit import LazyKernel, njit, prange
 from .threads import threads
 
 KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -69,6 +69,9 @@ class Kernel:
     def __init__(self, reference, serial, parallel=None, *, ns: float = 1.0, launch: float | None = None) -> None:
         self.reference, self.serial, self.parallel = reference, serial, parallel
         self.ns, self.launch = ns, launch
+        for version in (serial, parallel):
+            if isinstance(version, LazyKernel) and version.fallback is None:
+                version.fallback = reference  # (runs while the kernel compiles in the background: jit.py)
 
     def on(self, x: np.ndarray):
         """The implementation to run on the array ``x`` (its size and dtype decide; it need not be
@@ -137,10 +140,13 @@ def launch_seconds() -> float:
     """What one launch of a parallel kernel costs on this machine, measured on the first call: the
     median of 9 launches of a kernel with nothing to do.  Waking numba's sleeping threads takes
     ~10 µs on a desktop, but ~100 µs on a virtual machine whose idle cores halt (measured on the
-    2-core VM of docs/performance.md), so the work that pays for threads differs tenfold."""
+    2-core VM of docs/performance.md), so the work that pays for threads differs tenfold.  Infinite
+    (nothing pays) while the kernel that measures it compiles in the background (``jit.py``)."""
     if _launch["seconds"] is None:
         out = np.zeros(64)
-        _wake(out)  # compile (or load) and start the pool
+        if not _wake.ready(out):  # (compiling in the background: no parallel kernel until it is measured)
+            return math.inf
+        _wake(out)  # start the pool
         times = []
         for _ in range(9):
             start = time.perf_counter()

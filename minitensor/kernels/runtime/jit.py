@@ -1,20 +1,36 @@
-"""The JIT switch and lazy numba compilation.
+"""The JIT switch and lazy numba compilation, without waiting for the compiler.
 
 Every kernel in this package is a plain Python function written in the
 subset numba compiles, decorated with ``@njit(...)`` from this module.  The
 decorator does not import numba: the first call of a kernel does (importing
-numba costs ~0.6 s, so ``import minitensor`` stays fast), compiles it with
-``cache=True`` (later processes load it from disk) and remembers it.  A
-kernel may call another kernel: numba sees the compiled one.
+numba costs ~0.6 s, so ``import minitensor`` stays fast).  numba makes machine
+code for each combination of argument types a kernel is called with (float32
+or float64, contiguous or not, an optional array or None): a *specialisation*,
+0.1 to 6 s of compiling each, saved in numba's disk cache (``cache=True``,
+``cache.py``), from which a later process loads it in milliseconds.  A kernel
+may call another kernel: numba sees the compiled one.
 
 Each kernel has a NumPy reference beside it with the same signature, and
 each kernel module declares the two (and a parallel version, where there is
-one) as a ``dispatch.Kernel``, which picks one per call:
+one) as a ``dispatch.Kernel``, which picks one per call and gives the kernel
+its reference as its ``fallback``:
 
 - ``mt.set_jit_enabled(False)`` or ``with mt.jit_disabled():`` selects the
   NumPy references at run time;
 - the environment variable ``MINITENSOR_DISABLE_JIT=1`` makes that the default;
 - ``mt.jit_enabled()`` says which is active.
+
+No waiting for the compiler.  When a kernel is called with argument types it has
+no machine code for, and none is in the disk cache, the call runs its fallback
+(the NumPy reference) and the specialisation is compiled by a background process
+(``background.py``) into the disk cache; a later call with those types finds it
+there, loads it and runs it.  So on a fresh machine a program starts at the speed
+of the NumPy references and switches kernel by kernel as they arrive; the results
+of the two agree to rounding (the tests hold them to it), not bit for bit.
+``MINITENSOR_JIT_WAIT=1`` in the environment, or ``mt.set_jit_wait(True)``, makes
+every such call compile in the process and wait instead (for benchmarks, and for
+runs that must repeat bit for bit from the first call).  A kernel without a fallback
+(a helper called only from other kernels) always compiles where it is called.
 
 Threads.  A kernel compiled with ``parallel=True`` runs on numba's thread
 pool, right between NumPy's matrix products, which run on OpenBLAS's own
@@ -36,12 +52,17 @@ launch cost instead of numba's (its ``launch`` argument).
 from __future__ import annotations
 
 import functools
+import importlib
 import os
+import sys
 import threading
 
+from . import background, cache
 from .threads import cap_numba_threads
 
+_TRUE = ("1", "true", "yes", "on")
 _state = {"enabled": os.environ.get("MINITENSOR_DISABLE_JIT", "0").strip().lower() in ("", "0", "false", "no")}
+_compiling = {"wait": os.environ.get("MINITENSOR_JIT_WAIT", "0").strip().lower() in _TRUE}
 _compile_lock = threading.RLock()  # re-entrant: compiling a kernel compiles the kernels it calls
 
 
@@ -76,17 +97,88 @@ class jit_disabled:
         return wrapper
 
 
+def jit_waits() -> bool:
+    """True when a kernel's first call with new argument types compiles them and waits; False (the
+    default) when it runs the NumPy reference while a background process compiles them."""
+    return _compiling["wait"]
+
+
+def set_jit_wait(wait: bool) -> None:
+    """True: a kernel's first call with new argument types compiles in this process and waits (the
+    environment variable ``MINITENSOR_JIT_WAIT=1`` makes it the default); False: the NumPy reference
+    runs meanwhile and a background process compiles (see the module docstring)."""
+    if not isinstance(wait, (bool, int)):
+        raise TypeError(f"set_jit_wait: wait must be a bool, got {type(wait).__name__}")
+    _compiling["wait"] = bool(wait)
+
+
+class _NotCached(Exception):
+    """Raised in place of compiling, where only numba's disk cache may be read (``_from_cache``)."""
+
+
+def _refuse_to_compile(*args, **kwargs):
+    raise _NotCached
+
+
+def _from_cache(made, load):
+    """``load()`` (numba's own path: machine code from the disk cache, else a compilation) with the
+    compiler of ``made`` (a dispatcher or cfunc) refused: its result, or None where numba would have
+    compiled.  Where the function has no cache index file yet (a fresh machine), None at once:
+    numba's look-up would cost ~40 ms (it refreshes its target's registries first)."""
+    index = getattr(getattr(made._cache, "_cache_file", None), "_index_path", None)
+    if index is not None and not os.path.exists(index):
+        return None
+    compiler = made._compiler
+    compiler.compile = _refuse_to_compile  # (an instance attribute hides the method until deleted)
+    try:
+        return load()
+    except _NotCached:
+        return None
+    finally:
+        del compiler.compile
+
+
+def _machine_code(pending: dict, key, load, compile_here, target, args: tuple):
+    """The machine code of a specialisation (``key``): ``compile_here()`` when the process waits for
+    compilation; else from the disk cache (``load()``, never compiling), or None while the background
+    process compiles it (the request, for a call of the kernel or factory ``target`` with ``args``, is
+    sent on first sight and remembered in ``pending``); once it has answered, ``compile_here()``
+    loads it (or, had it failed there, compiles)."""
+    if _compiling["wait"]:
+        return compile_here()
+    handle = pending.get(key)
+    if handle is None:
+        code = load()
+        if code is not None:
+            return code
+        name = _name_in_module(target)
+        handle = None if name is None else background.request(target.__wrapped__.__module__, name, args)
+        if handle is None:  # (no background process here, or it could not find or call the kernel)
+            return compile_here()
+        pending[key] = handle
+        return None
+    if background.finished(handle) is None:
+        return None
+    del pending[key]
+    return compile_here()
+
+
 class LazyKernel:
-    """A function compiled by numba on its first call (``cache=True``)."""
+    """A function compiled by numba on its first call (``cache=True``); with a ``fallback`` (its
+    NumPy reference, same signature), a call whose argument types are not compiled yet runs the
+    fallback while they compile in the background (see the module docstring)."""
 
     def __init__(self, py_func, options: dict) -> None:
         self.py_func = py_func
         self.options = options
+        self.fallback = None
         self._compiled = None
+        self._numba_compile = None  # numba's own compile-for-these-arguments method of the dispatcher
+        self._pending: dict = {}  # argument types -> the background request compiling them
         functools.update_wrapper(self, py_func)
 
     def compiled(self):
-        """The numba dispatcher, compiling (or loading from the disk cache) on first use."""
+        """The numba dispatcher, made (importing numba) on first use."""
         if self._compiled is None:
             with _compile_lock:
                 if self._compiled is None:
@@ -95,11 +187,47 @@ class LazyKernel:
                         _start_threads(numba)
                     # The module's ``prange`` is plain ``range`` until numba is loaded.
                     self.py_func.__globals__["prange"] = numba.prange
-                    self._compiled = numba.njit(cache=True, **self.options)(self.py_func)
+                    dispatcher = numba.njit(cache=True, **self.options)(self.py_func)
+                    cache.guard_saves(dispatcher._cache)
+                    # numba calls ``_compile_for_args`` for argument types it has no machine code for
+                    self._numba_compile = dispatcher._compile_for_args
+                    dispatcher._compile_for_args = self._new_types
+                    self._compiled = dispatcher
         return self._compiled
 
     def __call__(self, *args):
         return self.compiled()(*args)
+
+    def ready(self, *args) -> bool:
+        """True when a call with these arguments runs machine code now (loaded from the disk cache,
+        or compiled here when the process waits for compilation); else False, and the background
+        process compiles it."""
+        dispatcher = self.compiled()
+        if tuple(dispatcher.typeof_pyval(a) for a in args) in dispatcher.overloads:
+            return True
+        with _compile_lock:
+            return self._code(args) is not None
+
+    def _new_types(self, *args):
+        """(The dispatcher's ``_compile_for_args``.)  What numba runs for argument types it has no
+        machine code for: the machine code, or the fallback while the background process compiles
+        it; without a fallback, numba's own compilation (the call waits)."""
+        with _compile_lock:
+            if self.fallback is None:
+                return self._numba_compile(*args)
+            code = self._code(args)
+        return self.fallback if code is None else code
+
+    def _code(self, args: tuple):
+        dispatcher, compile_here = self._compiled, functools.partial(self._numba_compile, *args)
+        return _machine_code(
+            self._pending,
+            _types_key(dispatcher, args),
+            lambda: _from_cache(dispatcher, compile_here),
+            compile_here,
+            self,
+            args,
+        )
 
     @property
     def targetoptions(self) -> dict:
@@ -113,17 +241,123 @@ class LazyKernel:
         return self.compiled()._numba_type_
 
 
+class CFuncFactory:
+    """``factory(*args)``: the numba ``cfunc`` (a C function with ``signature``) of the Python function
+    that ``make(*args)`` returns, made once per ``args`` (a few plain values: a dtype's name, flags):
+    loaded from the disk cache or compiled; None while the background process compiles it (the caller
+    then runs something else).  ``before(numba)`` runs before a cfunc is made (e.g. to bind the
+    intrinsics it uses)."""
+
+    def __init__(self, make, signature: str, before=None) -> None:
+        self.make, self.signature, self.before = make, signature, before
+        self._made: dict = {}  # args -> the compiled cfunc
+        self._unready: dict = {}  # args -> the cfunc not compiled yet (its machine code on the way)
+        self._pending: dict = {}  # args -> the background request compiling it
+        functools.update_wrapper(self, make)
+
+    def __call__(self, *args):
+        made = self._made.get(args)
+        if made is None:
+            with _compile_lock:
+                made = self._made.get(args) or self._make(args, wait=False)
+        return made
+
+    def compile_now(self, *args):
+        """``factory(*args)``, compiled in this process if need be (the call waits)."""
+        with _compile_lock:
+            return self._made.get(args) or self._make(args, wait=True)
+
+    def _make(self, args: tuple, wait: bool):
+        """The compiled cfunc for ``args`` (``wait``: compiled here if need be), or None while the
+        background process compiles it."""
+        cfunc = self._unready.pop(args, None)
+        if cfunc is None:
+            numba = load_numba()
+            if self.before is not None:
+                self.before(numba)
+            cfunc = _new_cfunc(numba, self.make(*args), self.signature)
+
+        def compile_here():
+            cfunc.compile()  # (from the disk cache, else compiling)
+            return cfunc
+
+        if wait:
+            made = compile_here()
+        else:
+            made = _machine_code(
+                self._pending,
+                args,
+                lambda: _from_cache(cfunc, compile_here),
+                compile_here,
+                self,
+                args,
+            )
+        if made is None:
+            self._unready[args] = cfunc
+        else:
+            self._made[args] = made
+        return made
+
+
+def compile_request(module: str, name: str, args: list) -> bool:
+    """(In the background process, ``background.serve``.)  Compile the kernel or cfunc ``name`` of
+    ``module`` for ``args`` (stand-ins of the caller's types) into the disk cache; True when done."""
+    set_jit_wait(True)
+    target = getattr(importlib.import_module(module), name)
+    if isinstance(target, LazyKernel):
+        target.compiled()._compile_for_args(*args)
+    else:
+        target(*args)
+    return True
+
+
+def _types_key(dispatcher, args: tuple) -> tuple:
+    """A key for the numba types of ``args`` (numba's own fingerprints: ~0.4 µs an array)."""
+    try:
+        return tuple(map(_fingerprint[0], args))
+    except (ValueError, TypeError, IndexError):
+        return tuple(map(dispatcher.typeof_pyval, args))
+
+
+def _name_in_module(obj) -> str | None:
+    """The name under which ``obj`` (a kernel or a factory) is a global of its module (where the
+    background process finds it), or None where it is not one (e.g. replaced by a test)."""
+    module = sys.modules.get(obj.__wrapped__.__module__)
+    name = obj.__wrapped__.__name__
+    if getattr(module, name, None) is obj:
+        return name
+    if module is None:
+        return None
+    return next((key for key, value in vars(module).items() if value is obj), None)
+
+
+_fingerprint: list = []  # numba's ``compute_fingerprint`` (once numba is loaded)
+
+
 def load_numba():
     """Import numba (once), make NumPy's BLAS callable from kernels (``blas.register``) and stamp the
     kernels' disk cache with all kernel files (``cache.py``); returns numba."""
     import numba
+    from numba import _dispatcher
 
-    from . import blas, cache
+    from . import blas
 
     with _compile_lock:
         blas.register()
         cache.install(numba)
+        if not _fingerprint:
+            _fingerprint.append(_dispatcher.compute_fingerprint)
     return numba
+
+
+def _new_cfunc(numba, py_func, signature: str):
+    """numba's ``CFunc`` for ``py_func``, caching on disk, not compiled yet (``numba.cfunc`` would)."""
+    from numba.core.ccallback import CFunc
+
+    made = CFunc(py_func, numba.core.sigutils.normalize_signature(signature), {}, {})
+    made.enable_caching()
+    cache.guard_saves(made._cache)
+    return made
 
 
 def njit(py_func=None, **options):
