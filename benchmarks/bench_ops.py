@@ -75,17 +75,20 @@ def make_step(case, lib, F, arrays: tuple, grad: np.ndarray | None):
 
 
 def _as64(value) -> np.ndarray:
+    if torch is not None and isinstance(value, torch.Tensor):  # a ZeroTensor gradient converts only by force
+        return value.detach().numpy(force=True).astype(np.float64)
     return np.asarray(value.detach().numpy(), dtype=np.float64)
+
+
+def _grad64(leaf) -> np.ndarray:
+    """The leaf's gradient; zeros where the library left none (an input the output does not depend on)."""
+    return np.zeros(leaf.shape) if leaf.grad is None else _as64(leaf.grad)
 
 
 def same_results(case, mt_step, mt_leaves, torch_step, torch_leaves) -> bool:
     """The two libraries give the same output and gradients (float32 tolerances)."""
     outs = _as64(mt_step()), _as64(torch_step())
-    pairs = [outs] + [
-        (_as64(a.grad), _as64(b.grad))
-        for a, b in zip(mt_leaves, torch_leaves)
-        if b.requires_grad and b.grad is not None
-    ]
+    pairs = [outs] + [(_grad64(a), _grad64(b)) for a, b in zip(mt_leaves, torch_leaves) if b.requires_grad]
     return all(x.shape == y.shape and np.allclose(x, y, rtol=2e-3, atol=2e-4) for x, y in pairs)
 
 
@@ -120,7 +123,7 @@ def bench_size(label: str, shape: tuple, cases: list, repeat: int, sample_ms: fl
         grad = rng.standard_normal(out_shape).astype(np.float32) if out_shape else None
         mt_step, mt_leaves = make_step(case, mt, mF, arrays, grad)
         torch_step, torch_leaves = make_step(case, torch, tF, arrays, grad)
-        agree = case.name == "dropout" or same_results(case, mt_step, mt_leaves, torch_step, torch_leaves)
+        agree = case.family == "dropout" or same_results(case, mt_step, mt_leaves, torch_step, torch_leaves)
         times = time_pair({"mt": mt_step, "torch": torch_step}, repeat, sample_ms)
         rows.append((case, times["mt"], times["torch"], agree))
     return rows
