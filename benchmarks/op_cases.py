@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 from op_cases_linalg import CASES as LINALG_CASES
+from op_cases_loss import CASES as LOSS_CASES
 from op_cases_math import CASES as MATH_CASES
+from op_cases_nn import CASES as NN_CASES
 from op_cases_shape import CASES as SHAPE_CASES
 from op_cases_vision import CASES as VISION_CASES
 from op_inputs import (
@@ -200,7 +202,10 @@ CASES = [
     Case("topk(4)", "reduction", normal, lambda lib, F, x: x.topk(4)[0]),
     # shape ops
     Case(
-        "reshape + transpose", "shape", normal, lambda lib, F, x: x.reshape(-1, 8, 8).transpose(1, 2).reshape(x.shape)
+        "reshape + transpose",
+        "shape",
+        normal,
+        lambda lib, F, x: x.reshape(-1, 8, 8).transpose(1, 2).reshape(x.shape),
     ),
     Case("permute + contiguous", "shape", normal, lambda lib, F, x: x.reshape(-1, 8, 8).permute(2, 0, 1).contiguous()),
     Case("t()", "shape", normal, lambda lib, F, x: x.t()),
@@ -242,7 +247,12 @@ CASES = [
     Case("einsum", "matmul", _matmul, lambda lib, F, x, w: lib.einsum("ij,jk->ik", x, w)),
     # convolution
     Case("conv2d", "conv", _conv, lambda lib, F, x, w, b: F.conv2d(x, w, b, padding=1)),
-    Case("conv1d", "conv", lambda rng, r, c: _conv(rng, r, c, 1), lambda lib, F, x, w, b: F.conv1d(x, w, b, padding=1)),
+    Case(
+        "conv1d",
+        "conv",
+        lambda rng, r, c: _conv(rng, r, c, 1),
+        lambda lib, F, x, w, b: F.conv1d(x, w, b, padding=1),
+    ),
     Case("conv_transpose2d", "conv", _conv, lambda lib, F, x, w, b: F.conv_transpose2d(x, w, b, padding=1)),
     Case(
         "conv_transpose1d",
@@ -272,4 +282,11 @@ CASES = [
     Case("kl_div", "loss", _kl, lambda lib, F, x, t: F.kl_div(x, t, reduction="batchmean"), (1,)),
     # dropout
     Case("dropout", "dropout", normal, _dropout),
-] + MATH_CASES + SHAPE_CASES + LINALG_CASES + VISION_CASES
+    # the other families, one file each
+    *MATH_CASES,
+    *SHAPE_CASES,
+    *LINALG_CASES,
+    *VISION_CASES,
+    *NN_CASES,
+    *LOSS_CASES,
+]
