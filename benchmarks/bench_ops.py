@@ -4,9 +4,11 @@
     python benchmarks/bench_ops.py --only softmax   # ops whose name contains "softmax"
     python benchmarks/bench_ops.py --chain          # the 10-op chain against NumPy and PyTorch
 
-Each op (``op_cases.py``: elementwise, activations, reductions, shape ops,
-indexing, scatter/gather, cat/stack/where/masked_fill, matmul family, softmax
-family, layer norm, embedding, losses, dropout) runs on float32 inputs whose
+Each op (``op_cases.py`` and the ``op_cases_<family>.py`` files it gathers:
+elementwise and special functions, activations, reductions and scans, shape
+ops, indexing, scatter/gather, cat/stack/where, matmul and linear algebra,
+convolution, pooling and resizing, softmax family, normalizations, embedding,
+losses and distances, dropouts) runs on float32 inputs whose
 main input has 2^17 elements (256 x 512) or 16 x 16, and is timed as one step:
 clear the gradients, run the op, ``backward`` of a fixed random gradient of
 its output (the gradient 1 for a scalar).  The two libraries take turns: in
@@ -14,8 +16,9 @@ each of ``--repeat`` rounds each library times a loop of about
 ``--sample-ms`` milliseconds (the order alternates between rounds), so a
 change of machine load hits both.  The ratio is minitensor's median over
 PyTorch's median.  Before timing, the outputs and gradients of the two are
-compared (except dropout's, which are random): a case that disagrees is
-marked ``DIFFERS`` in the table.
+compared (except the dropouts', which are random; a gradient one library
+leaves as None counts as zeros): a case that disagrees is marked ``DIFFERS``
+in the table.
 
 The geometric mean of the ratios and the targets (at 2^17 elements: geometric
 mean <= 1.0 and no op above 2x; at 16x16: geometric mean <= 0.8) are printed
