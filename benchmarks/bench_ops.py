@@ -4,9 +4,11 @@
     python benchmarks/bench_ops.py --only softmax   # ops whose name contains "softmax"
     python benchmarks/bench_ops.py --chain          # the 10-op chain against NumPy and PyTorch
 
-Each op (``op_cases.py``: elementwise, activations, reductions, shape ops,
-indexing, scatter/gather, cat/stack/where/masked_fill, matmul family, softmax
-family, layer norm, embedding, losses, dropout) runs on float32 inputs whose
+Each op (``op_cases.py`` and the ``op_cases_<family>.py`` files it gathers:
+elementwise and special functions, activations, reductions and scans, shape
+ops, indexing, scatter/gather, cat/stack/where, matmul and linear algebra,
+convolution, pooling and resizing, softmax family, normalizations, embedding,
+losses and distances, dropouts) runs on float32 inputs whose
 main input has 2^17 elements (256 x 512) or 16 x 16, and is timed as one step:
 clear the gradients, run the op, ``backward`` of a fixed random gradient of
 its output (the gradient 1 for a scalar).  The two libraries take turns: in
@@ -14,8 +16,9 @@ each of ``--repeat`` rounds each library times a loop of about
 ``--sample-ms`` milliseconds (the order alternates between rounds), so a
 change of machine load hits both.  The ratio is minitensor's median over
 PyTorch's median.  Before timing, the outputs and gradients of the two are
-compared (except dropout's, which are random): a case that disagrees is
-marked ``DIFFERS`` in the table.
+compared (except the dropouts', which are random; a gradient one library
+leaves as None counts as zeros): a case that disagrees is marked ``DIFFERS``
+in the table.
 
 The geometric mean of the ratios and the targets (at 2^17 elements: geometric
 mean <= 1.0 and no op above 2x; at 16x16: geometric mean <= 0.8) are printed
@@ -75,17 +78,20 @@ def make_step(case, lib, F, arrays: tuple, grad: np.ndarray | None):
 
 
 def _as64(value) -> np.ndarray:
+    if torch is not None and isinstance(value, torch.Tensor):  # a ZeroTensor gradient converts only by force
+        return value.detach().numpy(force=True).astype(np.float64)
     return np.asarray(value.detach().numpy(), dtype=np.float64)
+
+
+def _grad64(leaf) -> np.ndarray:
+    """The leaf's gradient; zeros where the library left none (an input the output does not depend on)."""
+    return np.zeros(leaf.shape) if leaf.grad is None else _as64(leaf.grad)
 
 
 def same_results(case, mt_step, mt_leaves, torch_step, torch_leaves) -> bool:
     """The two libraries give the same output and gradients (float32 tolerances)."""
     outs = _as64(mt_step()), _as64(torch_step())
-    pairs = [outs] + [
-        (_as64(a.grad), _as64(b.grad))
-        for a, b in zip(mt_leaves, torch_leaves)
-        if b.requires_grad and b.grad is not None
-    ]
+    pairs = [outs] + [(_grad64(a), _grad64(b)) for a, b in zip(mt_leaves, torch_leaves) if b.requires_grad]
     return all(x.shape == y.shape and np.allclose(x, y, rtol=2e-3, atol=2e-4) for x, y in pairs)
 
 
@@ -120,7 +126,7 @@ def bench_size(label: str, shape: tuple, cases: list, repeat: int, sample_ms: fl
         grad = rng.standard_normal(out_shape).astype(np.float32) if out_shape else None
         mt_step, mt_leaves = make_step(case, mt, mF, arrays, grad)
         torch_step, torch_leaves = make_step(case, torch, tF, arrays, grad)
-        agree = case.name == "dropout" or same_results(case, mt_step, mt_leaves, torch_step, torch_leaves)
+        agree = case.family == "dropout" or same_results(case, mt_step, mt_leaves, torch_step, torch_leaves)
         times = time_pair({"mt": mt_step, "torch": torch_step}, repeat, sample_ms)
         rows.append((case, times["mt"], times["torch"], agree))
     return rows
