@@ -65,7 +65,7 @@ NOT_OPS = {
     *("result_type", "promote_types"),
     *("enable_grad", "no_grad", "set_grad_enabled", "is_grad_enabled", "get_default_dtype", "set_default_dtype"),
     *("is_anomaly_enabled", "is_anomaly_check_nan_enabled", "seed", "manual_seed", "initial_seed"),
-    *("get_rng_state", "set_rng_state", "jit_disabled", "jit_enabled", "set_jit_enabled"),
+    *("get_rng_state", "set_rng_state", "jit_disabled", "jit_enabled", "set_jit_enabled", "jit_waits", "set_jit_wait"),
     *("get_num_threads", "set_num_threads", "set_thread_policy", "thread_policy_enabled"),
     *("as_tensor", "linspace", "logspace", "randint_like", "finfo", "iinfo"),  # factories and limits
     *("set_printoptions", "get_printoptions", "printoptions"),
