@@ -85,12 +85,15 @@ def away_from(values, points, margin: float = 0.1):
     return values
 
 
-def assert_module_matches_torch(ours, theirs, x: np.ndarray, torch, steps: int = 1, rtol: float = 1e-10) -> None:
+def assert_module_matches_torch(
+    ours, theirs, x: np.ndarray, torch, steps: int = 1, rtol: float = 1e-10, **forward_kwargs
+) -> None:
     """A minitensor module and a PyTorch module of the same class behave alike: PyTorch's state
     (parameters and buffers, the same keys in the same order) is loaded into ours, then for each of
-    ``steps`` calls on ``x`` (times the step's number) the outputs, the input gradients and the
-    parameter gradients for a random weighting of the output agree, and so do the states after
-    (running statistics).  Both modules in the same mode (train/eval) and dtype as ``x``."""
+    ``steps`` calls on ``x`` (times the step's number; ``forward_kwargs`` to both) the outputs, the
+    input gradients and the parameter gradients for a random weighting of the output agree, and so
+    do the states after (running statistics).  Both modules in the same mode (train/eval) and dtype
+    as ``x``."""
     state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
     assert list(ours.state_dict()) == list(state)
     ours.load_state_dict(state)
@@ -99,7 +102,7 @@ def assert_module_matches_torch(ours, theirs, x: np.ndarray, torch, steps: int =
     for step in range(1, steps + 1):
         xm = mt.tensor(x * step, dtype=x.dtype, requires_grad=True)
         xt = torch.tensor(x * step, requires_grad=True)
-        ym, yt = ours(xm), theirs(xt)
+        ym, yt = ours(xm, **forward_kwargs), theirs(xt, **forward_kwargs)
         np.testing.assert_allclose(ym.numpy(), yt.detach().numpy(), err_msg="output", **close)
         g = rng.standard_normal(ym.shape).astype(x.dtype)
         ym.backward(mt.tensor(g, dtype=x.dtype))
@@ -109,31 +112,6 @@ def assert_module_matches_torch(ours, theirs, x: np.ndarray, torch, steps: int =
             np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), err_msg=f"gradient of {name}", **close)
     for name, value in theirs.state_dict().items():
         np.testing.assert_allclose(ours.state_dict()[name].numpy(), value.numpy(), err_msg=name, **close)
-
-
-def same_as_torch_module(torch, ours, theirs, x: np.ndarray, double: bool, **forward_kwargs) -> None:
-    """A minitensor module and a PyTorch one (``torch``: the module, which tests import or skip)
-    given PyTorch's weights (through NumPy arrays, with the same state-dict keys): the same output,
-    input gradient and parameter gradients, for a random weighting of the output, in float64
-    (``double``: to 1e-10) or float32 (to 1e-4)."""
-    dtype, torch_dtype = (mt.float64, torch.float64) if double else (mt.float32, torch.float32)
-    theirs = theirs.to(torch_dtype)
-    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
-    assert list(ours.state_dict()) == list(state)
-    ours.to(dtype).load_state_dict(state)
-    x_ours = mt.tensor(x, dtype=dtype, requires_grad=True)
-    x_theirs = torch.tensor(x, dtype=torch_dtype, requires_grad=True)
-    y_ours, y_theirs = ours(x_ours, **forward_kwargs), theirs(x_theirs, **forward_kwargs)
-    tolerance = {"rtol": 1e-10, "atol": 1e-12} if double else {"rtol": 1e-4, "atol": 1e-5}
-    assert y_ours.dtype == dtype and y_ours.shape == tuple(y_theirs.shape)
-    np.testing.assert_allclose(y_ours.numpy(), y_theirs.detach().numpy(), err_msg="output", **tolerance)
-    g = np.random.default_rng(7).standard_normal(y_ours.shape)
-    y_ours.backward(mt.tensor(g, dtype=dtype))
-    y_theirs.backward(torch.tensor(g, dtype=torch_dtype))
-    np.testing.assert_allclose(x_ours.grad.numpy(), x_theirs.grad.numpy(), err_msg="input gradient", **tolerance)
-    theirs_params = dict(theirs.named_parameters())
-    for name, p in ours.named_parameters():
-        np.testing.assert_allclose(p.grad.numpy(), theirs_params[name].grad.numpy(), err_msg=name, **tolerance)
 
 
 def as_numpy_tree(tree):

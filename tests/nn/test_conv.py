@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 import pytest
-from helpers import same_as_torch_module
+from helpers import assert_module_matches_torch
 
 import minitensor as mt
 import minitensor.nn as nn
@@ -43,6 +43,11 @@ IDS = [f"{name}-{i}" for i, (name, _, _) in enumerate(LAYERS)]
 def pair(name: str, args: tuple, kwargs: dict, double: bool = True) -> tuple:
     ours = getattr(nn, name)(*args, **kwargs, dtype=mt.float64 if double else mt.float32)
     return ours, getattr(torch.nn, name)(*args, **kwargs, dtype=torch.float64 if double else torch.float32)
+
+
+def _in(x: np.ndarray, double: bool) -> np.ndarray:
+    """An input in the pair's dtype."""
+    return x if double else x.astype(np.float32)
 
 
 def _public_state(module) -> dict:
@@ -99,16 +104,16 @@ def test_output_and_gradients_equal_pytorchs(name, args, kwargs, double) -> None
     ours, theirs = pair(name, args, kwargs, double)
     dims = 1 if name.endswith("1d") else 2
     rng = np.random.default_rng(len(kwargs))
-    same_as_torch_module(torch, ours, theirs, rng.standard_normal((2, args[0]) + (9,) * dims), double)
+    assert_module_matches_torch(ours, theirs, _in(rng.standard_normal((2, args[0]) + (9,) * dims), double), torch)
     ours, theirs = pair(name, args, kwargs, double)
-    same_as_torch_module(torch, ours, theirs, rng.standard_normal((args[0],) + (8,) * dims), double)  # unbatched
+    assert_module_matches_torch(ours, theirs, _in(rng.standard_normal((args[0],) + (8,) * dims), double), torch)
 
 
 @pytest.mark.parametrize("output_size", [(12, 12), [11, 12], (1, 4, 12, 11)])
 def test_conv_transpose_output_size_picks_the_output_padding(output_size) -> None:
     ours, theirs = pair("ConvTranspose2d", (3, 4, 3), {"stride": 2})
     x = np.random.default_rng(0).standard_normal((1, 3, 5, 5))
-    same_as_torch_module(torch, ours, theirs, x, True, output_size=output_size)
+    assert_module_matches_torch(ours, theirs, x, torch, output_size=output_size)
 
 
 def test_conv_transpose_output_size_out_of_range_says_the_range() -> None:
