@@ -148,11 +148,13 @@ def hvp_steps(rng, batch: int, n_in: int, hidden: int) -> dict:
     return steps
 
 
-def _ratio_line(ms: dict, a: str, b: str, target: str, good) -> str:
+def _ratio_line(ms: dict, a: str, b: str, what: str, good=None) -> str:
+    """``a / b`` from one run's medians, with the target's verdict when ``good`` judges it."""
     if a not in ms or b not in ms:
         return f"- {a} / {b}: n/a (PyTorch absent)"
     r = ms[a] / ms[b]
-    return f"- {a} / {b} = {r:.2f} ({target}: {'met' if good(r) else 'NOT met'})"
+    verdict = "" if good is None else f": {'met' if good(r) else 'NOT met'}"
+    return f"- {a} / {b} = {r:.2f} ({what}{verdict})"
 
 
 def main() -> None:
@@ -181,18 +183,20 @@ def main() -> None:
         print(f"\n{title}\n| case | ms |\n|---|---|")
         for name, t in ms.items():
             print(f"| {name} | {t:.3f} |")
-    ps, j_wide, j_tall, hv_small, hv_large = (results[t] for t, _ in cases)
-    lines.append(_ratio_line(ps, "minitensor loop of grad", "minitensor vmap(grad)", "target >= 5", lambda r: r >= 5))
-    lines.append(_ratio_line(ps, "minitensor vmap(grad)", "torch.func vmap(grad)", "target <= 1.5", lambda r: r <= 1.5))
+    ps, cnn, j_wide, j_tall, hv_small, hv_large = (results[t] for t, _ in cases)
+    for table, model in ((ps, "MLP"), (cnn, "CNN")):
+        loop, vmapped, theirs = "minitensor loop of grad", "minitensor vmap(grad)", "torch.func vmap(grad)"
+        lines.append(_ratio_line(table, loop, vmapped, f"{model}, target >= 5", lambda r: r >= 5))
+        lines.append(_ratio_line(table, vmapped, theirs, f"{model}, target <= 1.5", lambda r: r <= 1.5))
     lines.append(_ratio_line(j_wide, "minitensor jacrev", "minitensor jacfwd", "R^4 -> R^1000: > 1", lambda r: r > 1))
     lines.append(_ratio_line(j_tall, "minitensor jacfwd", "minitensor jacrev", "R^1000 -> R^4: > 1", lambda r: r > 1))
     for hv, size in ((hv_small, "small: per-op overhead decides"), (hv_large, "large: arithmetic decides")):
         for lib in ("minitensor", "torch.func"):
             hvp, grad = f"{lib} HVP (jvp of grad)", f"{lib} gradient"
             lines.append(_ratio_line(hv, hvp, grad, f"{size}, target <= 2", lambda r: r <= 2))
-    for key in ("minitensor jacfwd", "minitensor jacrev"):
-        t_key = key.replace("minitensor", "torch.func")
-        lines.append(_ratio_line(j_wide, key, t_key, "R^4 -> R^1000, vs PyTorch", lambda r: True))
+    for table, shape in ((j_wide, "R^4 -> R^1000"), (j_tall, "R^1000 -> R^4")):
+        for key in ("minitensor jacfwd", "minitensor jacrev"):
+            lines.append(_ratio_line(table, key, key.replace("minitensor", "torch.func"), f"{shape}, no target"))
     print("\nTargets\n" + "\n".join(lines))
     print(host.state())
 
