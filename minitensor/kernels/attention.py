@@ -32,7 +32,7 @@ no pool of numba's competes with OpenBLAS's polling workers; where that is not
 available, on numba's (the ``_parallel`` kernels), only for passes longer than
 the time OpenBLAS's threads keep spinning after a call (``BLAS_SPIN_SECONDS``).
 
-The reference (JIT off) is the unfused path: NumPy's ``np.matmul`` on all
+The reference (JIT off) is the unfused path (``attention_unfused.py``): NumPy's ``np.matmul`` on all
 heads at once, the softmax between the products in NumPy.  With the JIT on
 the unfused path runs the softmax in a row kernel (``attention_softmax.py``: blocks of 64
 rows in the L1/L2 cache, a SIMD ``exp`` from ``_exp.py``, parallel over the
@@ -59,10 +59,8 @@ from .attention_softmax import (
     _normalize_rows,
     _scale_and_mask,
     _softmax_grad_block,
-    _transposed,
-    softmax_scores,
-    softmax_scores_backward,
 )
+from .attention_unfused import backward_unfused, forward_unfused
 from .runtime import blas, blas_threads
 from .runtime.blas import gemm
 from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split, view
@@ -349,57 +347,9 @@ def _backward_task(dtype_name: str, has_drop: bool, need_q: bool, need_k: bool, 
     return task
 
 
-# ------------------------------------------------------------------ the same passes on NumPy's products
-# The reference for the fused kernels (with the JIT off), and the JIT path where they do not pay
-# (small inputs, one head) or cannot run (no BLAS found for numba): the products on np.matmul,
-# on any leading dims, the softmax between them by ``softmax_scores`` (the row kernels when the
-# JIT is on, NumPy when it is off).
-_CHUNK_BYTES = 8 << 20  # scores per chunk when P is not kept (a few MB stay in the last-level cache)
-
-
-def _forward_unfused(q, k, v, mask, scale, drop, p, out) -> None:
-    """As ``_forward_heads``.  Without ``p``, large scores with batch dims are made a few batch
-    entries at a time in one buffer (no large temporary, and each chunk is still in the cache
-    for the second product)."""
-    k_t = _transposed(k)
-    lead, rows = out.shape[:-2], q.shape[-2]
-    if p is not None or not lead or math.prod(lead) * rows * k_t.shape[-1] * q.itemsize <= _CHUNK_BYTES:
-        return _softmax_product(np.matmul(q, k_t, out=p), mask, scale, drop, v, out)
-    q, k_t, v = (np.broadcast_to(a, lead + a.shape[-2:]) for a in (q, k_t, v))
-    mask, drop = (None if a is None else np.broadcast_to(a, lead + (rows, k_t.shape[-1])) for a in (mask, drop))
-    step = max(1, _CHUNK_BYTES // max(1, math.prod(lead[1:]) * rows * k_t.shape[-1] * q.itemsize))
-    buffer = np.empty((min(step, lead[0]),) + lead[1:] + (rows, k_t.shape[-1]), q.dtype)
-    for i in range(0, lead[0], step):
-        chunk = slice(i, min(lead[0], i + step))
-        s = np.matmul(q[chunk], k_t[chunk], out=buffer[: chunk.stop - i])
-        _softmax_product(s, _rows(mask, chunk), scale, _rows(drop, chunk), v[chunk], out[chunk])
-
-
-def _softmax_product(s, mask, scale, drop, v, out) -> None:
-    """out = (softmax(scale * s + mask) * drop) @ v, the softmax in place on the scores ``s``."""
-    softmax_scores(s, mask, scale)
-    np.matmul(s if drop is None else s * drop, v, out=out)
-
-
-def _rows(a, chunk):
-    return None if a is None else a[chunk]
-
-
-def _backward_unfused(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
-    """As ``_backward_heads``."""
-    if dv is not None:
-        np.matmul(np.swapaxes(p if drop is None else p * drop, -1, -2), g, out=dv)
-    if dq is not None or dk is not None:
-        ds = softmax_scores_backward(p, np.matmul(g, _transposed(v)), drop, scale)
-        if dq is not None:
-            np.matmul(ds, k, out=dq)
-        if dk is not None:
-            np.matmul(np.swapaxes(ds, -1, -2), q, out=dk)
-
-
 # While a fused pass compiles in the background (runtime/jit.py), its calls run these instead.
-_forward_serial.fallback = _forward_heads_parallel.fallback = _forward_unfused
-_backward_serial.fallback = _backward_heads_parallel.fallback = _backward_unfused
+_forward_serial.fallback = _forward_heads_parallel.fallback = forward_unfused
+_backward_serial.fallback = _backward_heads_parallel.fallback = backward_unfused
 
 
 # ------------------------------------------------------------------ forward and backward
@@ -434,8 +384,8 @@ def heads_forward(q, k, v, mask, scale: float, dropout, p, out) -> None:
     L, S) or None.  The fused attention ops call it directly: their heads are in this form already.
     """
     scores = p.shape if p is not None else q.shape[:3] + k.shape[2:3]
-    run = _implementation(q, v, scores, _forward_unfused, _forward_serial, _forward_threaded)
-    run(q, k, v, mask, scale if run is _forward_unfused else q.dtype.type(scale), dropout, p, out)
+    run = _implementation(q, v, scores, forward_unfused, _forward_serial, _forward_threaded)
+    run(q, k, v, mask, scale if run is forward_unfused else q.dtype.type(scale), dropout, p, out)
 
 
 def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True, True), out=(None, None, None)):
@@ -459,8 +409,8 @@ def attention_backward(grad, q, k, v, p, scale: float, dropout, need=(True, True
 def heads_backward(grad, q, k, v, p, scale: float, dropout, dq, dk, dv) -> None:
     """``attention_backward`` on heads in the kernels' form (as for ``heads_forward``): the
     gradients written into ``dq``, ``dk``, ``dv`` (B1, B2, ., .), each skipped when None."""
-    run = _implementation(q, v, p.shape, _backward_unfused, _backward_serial, _backward_threaded)
-    run(grad, q, k, v, p, dropout, scale if run is _backward_unfused else q.dtype.type(scale), dq, dk, dv)
+    run = _implementation(q, v, p.shape, backward_unfused, _backward_serial, _backward_threaded)
+    run(grad, q, k, v, p, dropout, scale if run is backward_unfused else q.dtype.type(scale), dq, dk, dv)
 
 
 def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial, parallel):
