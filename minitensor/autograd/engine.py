@@ -159,6 +159,26 @@ def _seed_grad(t: Tensor, gradient, name: str, create_graph: bool = False):
     return Tensor._make(grad, False, None) if create_graph else grad
 
 
+def tensor_backward(t: Tensor, gradient, retain_graph: bool | None, create_graph: bool, inputs) -> None:
+    """``Tensor.backward``'s work (tensor.py documents the arguments): seed, walk, and with ``inputs``
+    accumulate only into those tensors' ``.grad``."""
+    if not t._requires_grad:
+        raise RuntimeError("backward: this tensor does not require grad and has no grad_fn")
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    grad = _seed_grad(t, gradient, "gradient", create_graph)
+    if inputs is None:
+        run_backward([t], [grad], retain_graph, create_graph=create_graph)
+        return
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    found = run_backward([t], [grad], retain_graph, capture=inputs, create_graph=create_graph)
+    for x, g in zip(inputs, found):
+        if g is not None:
+            _accumulate_leaf(x, g)
+
+
+Tensor._backward_pass = staticmethod(tensor_backward)  # (what Tensor.backward calls)
+
+
 def run_backward(
     roots: list, root_grads: list, retain_graph: bool, capture: list | None = None, create_graph: bool = False
 ) -> list | None:

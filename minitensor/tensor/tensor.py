@@ -281,6 +281,8 @@ class Tensor(TensorExtras):
         t._version_counter = self._counter()
         return t
 
+    _backward_pass = None  # the engine's entry point: autograd/engine.py sets it (the engine is built on Tensor)
+
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False, inputs=None):
         """Accumulate d(self)/d(leaf) into ``.grad`` of every leaf that requires grad.
 
@@ -293,20 +295,7 @@ class Tensor(TensorExtras):
                 is a Tensor in a graph that can be differentiated again.
             inputs: accumulate only into these tensors' ``.grad`` (default: every leaf).
         """
-        from ..autograd.engine import _accumulate_leaf, _seed_grad, run_backward  # (autograd is built on Tensor)
-
-        if not self._requires_grad:
-            raise RuntimeError("backward: this tensor does not require grad and has no grad_fn")
-        retain_graph = create_graph if retain_graph is None else retain_graph
-        grad = _seed_grad(self, gradient, "gradient", create_graph)
-        if inputs is None:
-            run_backward([self], [grad], retain_graph, create_graph=create_graph)
-            return
-        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
-        found = run_backward([self], [grad], retain_graph, capture=inputs, create_graph=create_graph)
-        for t, g in zip(inputs, found):
-            if g is not None:
-                _accumulate_leaf(t, g)
+        Tensor._backward_pass(self, gradient, retain_graph, create_graph, inputs)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` whenever the gradient of this tensor is computed; it may return a
