@@ -16,7 +16,7 @@ the fused ops' array functions) uses ``forward`` to be timed under the op's name
 active = None
 
 
-def forward(name: str, fn, *args, **kwargs):
+def forward(name: str, fn, /, *args, **kwargs):
     """``fn(*args, **kwargs)``, timed as the forward of op ``name`` while the profiler records."""
     if active is None:
         return fn(*args, **kwargs)

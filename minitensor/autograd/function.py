@@ -60,6 +60,8 @@ of an input (``x[0]``, ``x.reshape(..)``) shares the input's version counter.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..tensor import Tensor
@@ -84,19 +86,12 @@ class Node(graph.Node):
             array itself), -1 for the output, None for anything else.
     """
 
-    __slots__ = (
-        "parents",
-        "needs_input_grad",
-        "shape",
-        "dtype",
-        "saved_tensors",
-        "saved_versions",
-        "saved_origins",
-        "freed",
-        "__dict__",
-    )
+    __slots__ = ("parents", "needs_input_grad", "shape", "dtype", "__dict__")
     function: type = None  # the Function subclass, set per generated Node class
     tensor_hooks = None  # hooks registered on the tensor this node made (Tensor.register_hook)
+    # What a node that saved nothing has (class defaults: apply sets them only when they differ).
+    saved_tensors = saved_versions = saved_origins = ()
+    freed = False
 
     def save_for_backward(self, *arrays) -> None:
         """Keep arrays for ``backward``; released after backward unless retain_graph."""
@@ -164,19 +159,8 @@ class Function:
         chain several ops on arrays (no Tensor in between), under ``no_grad``."""
         ctx = cls._node_cls()
         ctx.needs_input_grad = (False,) * len(arrays)
-        ctx.saved_tensors = ()
-        return cls._forward(ctx, arrays, settings)
-
-    @classmethod
-    def _forward(cls, ctx: Node, arrays, settings: dict) -> np.ndarray:
-        if _profiling.active is None:
-            out = cls.forward(ctx, *arrays, **settings)
-        else:  # mt.profiler is recording: time this forward
-            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
-        if type(out) is not np.ndarray:  # e.g. a NumPy scalar from a ufunc on 0-d arrays
-            scalar, out = out, _as_output(cls, out)
-            ctx.saved_tensors = tuple(out if a is scalar else a for a in ctx.saved_tensors)
-        return out
+        out = _profiling.forward(cls.__name__, cls.forward, ctx, *arrays, **settings)
+        return out if type(out) is np.ndarray else _as_output(cls, ctx, out)
 
     @classmethod
     def apply(cls, *inputs, **settings):
@@ -191,28 +175,19 @@ class Function:
     def record(cls, inputs: tuple, settings: dict, tangents: tuple | None = None) -> tuple:
         """``apply``'s work: (the output Tensor, the ``ctx`` forward saw).  ``tangents``: which
         inputs carry a tangent (forward mode), so that forward keeps what their rule needs too."""
-        if not is_grad_enabled():  # (the lean path of inference: nothing to collect for a graph)
-            ctx = cls._node_cls()
-            ctx.needs_input_grad = (False,) * len(inputs) if tangents is None else tangents
-            ctx.saved_tensors = ()
-            out = cls._forward(ctx, [x._data if isinstance(x, Tensor) else x for x in inputs], settings)
-            result = Tensor._make(out, False, None)
-            if out.base is not None:
-                _share_counter(result, inputs, cls, settings)
-            return result, ctx
-        arrays = []
-        parents = []
-        needs_grad = False
+        recording = is_grad_enabled()  # (off: the lean path of inference, nothing to collect for a graph)
+        arrays, parents, needs = [], [], []  # per input: its array, where its gradient goes, whether it needs one
         for x in inputs:
             if isinstance(x, Tensor):
                 arrays.append(x._data)
-                if x._requires_grad:
-                    needs_grad = True
+                if recording and x._requires_grad:
                     parents.append(x.grad_fn or x)
+                    needs.append(True)
                     continue
             else:
                 arrays.append(x)
             parents.append(None)
+            needs.append(False)
         if settings and not cls.on_arrays:  # (built-in ops never pass Tensors as settings)
             for name, value in settings.items():
                 if isinstance(value, Tensor):
@@ -221,20 +196,20 @@ class Function:
                         "settings that receive no gradient; pass Tensors positionally (they are the op's inputs)"
                     )
         ctx = cls._node_cls()
-        if tangents is None:
-            ctx.needs_input_grad = tuple([p is not None for p in parents])
-        else:
-            ctx.needs_input_grad = tuple([p is not None or t for p, t in zip(parents, tangents)])
-        ctx.saved_tensors = ()
-        out = cls._forward(ctx, arrays, settings)
+        ctx.needs_input_grad = tuple(needs) if tangents is None else tuple(map(operator.or_, needs, tangents))
+        if _profiling.active is None:
+            out = cls.forward(ctx, *arrays, **settings)
+        else:  # mt.profiler is recording: time this forward
+            out = _profiling.active.time(cls.__name__, "forward", cls.forward, ctx, *arrays, **settings)
+        if type(out) is not np.ndarray:  # e.g. a NumPy scalar from a ufunc on 0-d arrays
+            out = _as_output(cls, ctx, out)
         dtype = out.dtype
-        if not needs_grad or dtype.kind not in "fc":  # integer and bool results carry no gradient
+        if True not in needs or dtype.kind not in "fc":  # integer and bool results carry no gradient
             result = Tensor._make(out, False, None)
         else:
             ctx.parents = tuple(parents)
             ctx.shape = out.shape
             ctx.dtype = dtype
-            ctx.freed = False
             if anomaly.enabled:  # remember the user's line, for a NaN found in backward
                 ctx.forward_line = anomaly.user_line()
             result = Tensor._make(out, True, ctx)
@@ -243,8 +218,6 @@ class Function:
                 ctx.saved_versions, ctx.saved_origins = saved_records(kept, arrays, inputs, result)
                 if saved.hooks and tangents is None:  # inside saved_tensors_hooks: pack what was saved
                     saved.pack(ctx, inputs, result)
-            else:
-                ctx.saved_versions = ctx.saved_origins = ()
         if out.base is not None:  # a view: it shares the version counter of the input it views
             _share_counter(result, inputs, cls, settings)
         return result, ctx
@@ -263,10 +236,9 @@ class Function:
         for s in settings:
             ctx = cls._node_cls()
             ctx.needs_input_grad = (record,)
-            ctx.saved_tensors = ctx.saved_versions = ctx.saved_origins = ()
             out = cls.forward(ctx, data, **s)
             if record:
-                ctx.parents, ctx.shape, ctx.dtype, ctx.freed = (parent,), out.shape, out.dtype, False
+                ctx.parents, ctx.shape, ctx.dtype = (parent,), out.shape, out.dtype
             piece = Tensor._make(out, record, ctx if record else None)
             if out.base is not None and (out.base is data or out.base is data.base):
                 piece._version_counter, piece._view_of = counter, (x, cls, s)
@@ -297,14 +269,20 @@ class Op(Function):
         return cls.run(*inputs, **settings)
 
 
-def _as_output(cls: type, out) -> np.ndarray:
-    """forward's result as an ndarray (a NumPy scalar from a full reduction becomes 0-d)."""
+def _as_output(cls: type, ctx: Node, out) -> np.ndarray:
+    """forward's result as an ndarray (a NumPy scalar from a full reduction becomes 0-d, also
+    where forward saved it)."""
+    if isinstance(out, np.generic):  # (the common case first)
+        scalar, out = out, np.asarray(out)
+        if ctx.saved_tensors:
+            ctx.saved_tensors = tuple(out if a is scalar else a for a in ctx.saved_tensors)
+        return out
     if isinstance(out, Tensor):
         raise TypeError(
             f"{cls.__name__}.forward returned a Tensor; forward works on NumPy arrays and must return one "
             "(use .numpy() on Tensors inside forward, or build the op from Tensor operations without a Function)"
         )
-    if isinstance(out, (np.generic, float, int, bool)):
+    if isinstance(out, (float, int, bool)):
         return np.asarray(out)
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{cls.__name__}.forward must return a NumPy array, got {type(out).__name__}")

@@ -19,12 +19,21 @@ import threading
 
 import numpy as np
 
-_state = threading.local()
+
+class _ThreadState(threading.local):
+    """Per-thread flags; the class attributes are each new thread's starting values (read as plain
+    attributes: ``getattr(local, name, default)`` costs six times as much, on every op)."""
+
+    enabled = True  # grad mode
+    graph_backward = 0  # how many backward passes that build a graph are running
+
+
+_state = _ThreadState()
 
 
 def is_grad_enabled() -> bool:
     """True when operations on tensors that require grad are recorded (per thread)."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode: bool) -> None:
@@ -112,7 +121,7 @@ class building_graph_backward:
     (``numpy_protocol.py``)."""
 
     def __enter__(self) -> None:
-        _state.graph_backward = getattr(_state, "graph_backward", 0) + 1
+        _state.graph_backward += 1
 
     def __exit__(self, *exc) -> None:
         _state.graph_backward -= 1
@@ -120,4 +129,4 @@ class building_graph_backward:
 
 def building_graph() -> bool:
     """Is a backward that builds a graph running in this thread?"""
-    return getattr(_state, "graph_backward", 0) > 0
+    return _state.graph_backward > 0

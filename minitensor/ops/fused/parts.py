@@ -27,7 +27,6 @@ def sub_forward(op: type, needs: tuple, *args, **settings) -> tuple:
     """(output, context) of ``op``'s forward on arrays, the context as its own node would have it."""
     ctx = op._node_cls()
     ctx.needs_input_grad = needs
-    ctx.saved_tensors = ()
     return _profiling.forward(op.__name__, op.forward, ctx, *args, **settings), ctx
 
 
