@@ -48,7 +48,9 @@ def _shape_of(x) -> tuple:
 def _binary(cls, a, b, name: str, floating: bool = False):
     """Apply a broadcasting binary op (after PyTorch's type promotion), with a clear error for mismatched
     shapes.  ``floating``: integers make a float result (true division)."""
-    a, b = _promoted(_operand(a, b), _operand(b, a), floating)
+    same = isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype == b._data.dtype
+    if not same or (floating and a._data.dtype.kind != "f"):  # (the common case, two Tensors of one dtype, skips it)
+        a, b = _promoted(_operand(a, b), _operand(b, a), floating)
     try:
         return cls.apply(a, b)
     except ValueError:
