@@ -13,7 +13,8 @@ chooses numba or NumPy itself, and nothing above this module imports ``kernels/`
 Every function takes and returns NumPy arrays.  Each is a kernel module's own function, named here
 (no wrapper: calling through the wall costs nothing).  By family:
 
-- the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``;
+- the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``; the
+  backward of a reduction: ``expand``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
   ``cos``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
   backward passes that need more than a product (``tanh_backward``, ...); the special functions
@@ -58,6 +59,7 @@ from .kernels import divergence as _divergence
 from .kernels import erf as _erf
 from .kernels import exp2 as _exp2
 from .kernels import exp_log as _exp_log
+from .kernels import expand as _expand
 from .kernels import expm1 as _expm1
 from .kernels import extremum as _extremum
 from .kernels import flip as _flip
@@ -87,6 +89,7 @@ from .kernels.runtime import threads as _threads
 
 # ------------------------------------------------------------------ the autograd engine
 sum_to_shape = _column_sums.sum_to_shape  # (grad, shape): a broadcast gradient summed back to its input's shape
+expand = _expand.expand  # (grad, shape): a reduction's gradient broadcast back to its input's shape
 owned = _malloc.owned  # (array, like, holders): may a leaf keep this gradient without a copy?
 column_sums = _column_sums.column_sums  # (M, N) -> (N,): the sums of the rows (a bias's gradient)
 # Before a pass of BLAS products (a backward pass, a layer's forward): the thread count follows the

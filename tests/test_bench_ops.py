@@ -55,6 +55,33 @@ def test_every_case_runs_forward_and_backward_on_minitensor(bench, shape) -> Non
         assert any(t.grad is not None for t in leaves if t.requires_grad), case.name
 
 
+@pytest.mark.parametrize("pattern", ["sum", "mean", "transposed"])
+def test_gradient_patterns_leave_the_gradients_of_their_formula(bench, pattern) -> None:
+    """``sum``/``mean``: as backward of ones (or 1/n); ``transposed``: as the same values contiguous."""
+    cases = [c for c in bench.CASES if c.name in ("x * y", "gelu", "softmax", "matmul", "t()")]
+    assert len(cases) == 5
+    for case in cases:
+        rng = np.random.default_rng(0)
+        arrays = case.inputs(rng, 8, 16)
+        out = case.run(mt, F, *bench._leaves(mt, arrays, case.constants))
+        grad = rng.standard_normal(out.shape).astype(np.float32)
+        expected = {"sum": np.ones_like(grad), "mean": np.full_like(grad, 1 / grad.size), "transposed": grad}[pattern]
+        plain, plain_leaves = bench.make_step(case, mt, F, arrays, expected)
+        patterned, leaves = bench.make_step(case, mt, F, arrays, grad, pattern)
+        plain()
+        patterned()
+        for a, b in zip(plain_leaves, leaves):
+            if a.requires_grad:
+                np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-6, atol=1e-7, err_msg=case.name)
+
+
+def test_pattern_tables_name_the_pattern_and_its_targets(bench) -> None:
+    case = bench.CASES[0]
+    text = bench.report("2^17", [(case, 1.2e-6, 1e-6, True)], "sum")
+    assert "the gradient as the 'sum' pattern makes it" in text
+    assert "- target: geometric mean <= 0.8: NOT met" in text and "- target: no op above 1.3x: met" in text
+
+
 # Public callables of ``mt`` and ``F`` that are not differentiable ops: creation, predicates and
 # integer results, settings, I/O.
 NOT_OPS = {

@@ -43,8 +43,8 @@ def logs(p: np.ndarray) -> tuple:
 def bce(lp: np.ndarray, lq: np.ndarray, t: np.ndarray, w, per_element: bool):
     """The losses from ``logs(p)``: per element (an array of t's shape), or their float64 sum."""
     loss = np.empty(t.shape, t.dtype) if per_element else None
-    total = _BCE.on(t)(lp.reshape(-1), lq.reshape(-1), t.reshape(-1), None if w is None else w.reshape(-1),
-                None if loss is None else loss.reshape(-1))  # fmt: skip
+    total = _BCE.on(t)(lp.ravel(), lq.ravel(), t.ravel(), None if w is None else w.ravel(),
+                None if loss is None else loss.ravel())  # fmt: skip
     return loss if per_element else total
 
 
@@ -88,10 +88,10 @@ def _bce(lp, lq, t, w, loss):
 def bce_backward(p, t, w, lp, lq, grad, need: tuple) -> tuple:
     """``(dp, dt, dw)`` (each None unless ``need[i]``) from ``logs(p)`` and the incoming ``grad``: an
     array of p's shape (reduction 'none') or a scalar (already divided by the count for 'mean')."""
-    g, c = (grad.reshape(-1), p.dtype.type(1)) if np.ndim(grad) else (None, p.dtype.type(grad))
+    g, c = (grad.ravel(), p.dtype.type(1)) if np.ndim(grad) else (None, p.dtype.type(grad))
     outs = [np.empty(p.shape, p.dtype) if n else None for n in need]
-    arrays = [None if a is None else a.reshape(-1) for a in (p, t, w, lp, lq)]
-    _BCE_BACKWARD.on(p)(*arrays, g, c, *(None if o is None else o.reshape(-1) for o in outs))
+    arrays = [None if a is None else a.ravel() for a in (p, t, w, lp, lq)]
+    _BCE_BACKWARD.on(p)(*arrays, g, c, *(None if o is None else o.ravel() for o in outs))
     return tuple(outs)
 
 

@@ -34,9 +34,7 @@ def kl_div(x: np.ndarray, t: np.ndarray, log_target: bool, per_element: bool) ->
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # log(0) = -inf, log(-1) = NaN
         lt = np.exp(t) if log_target else np.log(t)
     loss = np.empty(x.shape, x.dtype) if per_element else None
-    total = _KL_DIV.on(x)(
-        x.reshape(-1), t.reshape(-1), lt.reshape(-1), log_target, None if loss is None else loss.reshape(-1)
-    )
+    total = _KL_DIV.on(x)(x.ravel(), t.ravel(), lt.ravel(), log_target, None if loss is None else loss.ravel())
     return (loss if per_element else total), lt
 
 

@@ -62,7 +62,7 @@ def erf(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
     if x.dtype.kind != "f":
         x = x.astype(np.float64)
-    flat = x.reshape(-1)
+    flat = x.ravel()
     ax = np.abs(flat)
     out = np.empty_like(flat)
     # |x| <= 0.46875: erf directly.

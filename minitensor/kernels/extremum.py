@@ -47,7 +47,7 @@ def extremum_backward(x: np.ndarray, m: np.ndarray, grad: np.ndarray, dim: int) 
     """d(loss)/dx of ``m`` = amax or amin of ``x`` along ``dim``, from d(loss)/dm ``grad`` (``m`` and
     ``grad`` with ``dim`` removed or kept): shared evenly by the tied extrema, in x's layout."""
     rows, moved_shape = as_rows(x, dim)
-    return from_rows(extremum_backward_rows(rows, m.reshape(-1), grad.reshape(-1)), moved_shape, dim, x)
+    return from_rows(extremum_backward_rows(rows, m.ravel(), grad.ravel()), moved_shape, dim, x)
 
 
 def amax_rows(x: np.ndarray) -> np.ndarray:

@@ -41,7 +41,7 @@ def _as_float(x) -> tuple:
 def lgamma(x: np.ndarray) -> np.ndarray:
     """log |Gamma(x)| elementwise; inf at 0, -1, -2, ... and at ±inf; NaN for NaN."""
     x, dtype = _as_float(x)
-    flat = x.reshape(-1)
+    flat = x.ravel()
     out = np.where(np.isnan(flat), np.nan, np.inf)
     regular = np.isfinite(flat) & ~((flat <= 0) & (flat == np.floor(flat)))
     if regular.any():

@@ -39,9 +39,7 @@ def gelu(x: np.ndarray, approximate: str, keep: bool) -> tuple:
     ``kept`` (Phi(x), resp. exp(-2|u|)) is computed when ``keep``, for ``gelu_backward``."""
     out = np.empty(x.shape, x.dtype)
     kept = np.empty(x.shape, x.dtype) if keep else None
-    _FORWARD[approximate].on(x)(
-        x.reshape(-1), approximate == "tanh", out.reshape(-1), None if kept is None else kept.reshape(-1)
-    )
+    _FORWARD[approximate].on(x)(x.ravel(), approximate == "tanh", out.ravel(), None if kept is None else kept.ravel())
     return out, kept
 
 
@@ -50,9 +48,7 @@ def gelu_backward(grad: np.ndarray, x: np.ndarray, kept: np.ndarray, approximate
     out = np.empty(x.shape, x.dtype)
     if grad.shape != x.shape or grad.dtype != x.dtype:
         grad = np.broadcast_to(grad, x.shape).astype(x.dtype)
-    _BACKWARD[approximate].on(x)(
-        grad.reshape(-1), x.reshape(-1), kept.reshape(-1), approximate == "tanh", out.reshape(-1)
-    )
+    _BACKWARD[approximate].on(x)(grad.ravel(), x.ravel(), kept.ravel(), approximate == "tanh", out.ravel())
     return out
 
 

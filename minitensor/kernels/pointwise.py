@@ -17,7 +17,7 @@ polynomial, ``exp32`` or ``exp64`` by the dtype, chosen outside the loop) inline
 
 Each has its NumPy reference beside it (the same formula) with the same signature;
 ``tests/kernels/test_pointwise_kernel.py`` holds them equal.  The functions take arrays
-of any shape and layout (a non-contiguous one is copied by ``reshape(-1)`` first) and
+of any shape and layout (``ravel()`` copies a non-contiguous or broadcast one first) and
 return C-contiguous arrays of the input's shape.
 
 >>> sigmoid(np.array([-1.0, 0.0, 40.0])).round(4)
@@ -185,7 +185,7 @@ def silu(x: np.ndarray, keep_sigmoid: bool) -> tuple:
     (for ``silu_backward``), at the cost of one more array written."""
     out = np.empty(x.shape, x.dtype)
     s = np.empty(x.shape, x.dtype) if keep_sigmoid else None
-    _SILU.on(x)(x.reshape(-1), out.reshape(-1), None if s is None else s.reshape(-1))
+    _SILU.on(x)(x.ravel(), out.ravel(), None if s is None else s.ravel())
     return out, s
 
 
@@ -194,7 +194,7 @@ def silu_backward(grad: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
     if not same_layout(grad, x):
         return grad * (s * (1 + x * (1 - s)))
     out = np.empty(x.shape, x.dtype)
-    _SILU_BACKWARD.on(x)(grad.reshape(-1), x.reshape(-1), s.reshape(-1), out.reshape(-1))
+    _SILU_BACKWARD.on(x)(grad.ravel(), x.ravel(), s.ravel(), out.ravel())
     return out
 
 

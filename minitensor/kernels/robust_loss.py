@@ -34,7 +34,7 @@ def robust_loss(d: np.ndarray, kind: str, limit: float) -> np.ndarray:
     code, limit = KINDS[kind], d.dtype.type(limit)
     out = np.empty_like(d)
     run = _LOSS.on(d) if d.flags.c_contiguous else _loss_numpy
-    run(d.reshape(-1) if run is _loss else d, code, limit, out, d.dtype.type(0.5))  # (0.5: as `one` below)
+    run(d.ravel() if run is _loss else d, code, limit, out, d.dtype.type(0.5))  # (0.5: as `one` below)
     return out
 
 
@@ -46,7 +46,7 @@ def robust_slope(d: np.ndarray, kind: str, limit: float, grad: np.ndarray) -> np
     flat = d.flags.c_contiguous and (grad.ndim == 0 or (grad.shape == d.shape and grad.flags.c_contiguous))
     run = _SLOPE.on(d) if flat and grad.dtype == d.dtype else _slope_numpy
     if run is _slope:  # (1-D views; the kernel writes ``out`` through a flat view of its own)
-        d, grad = d.reshape(-1), (grad.reshape(1) if grad.ndim == 0 else grad.reshape(-1))
+        d, grad = d.ravel(), (grad.reshape(1) if grad.ndim == 0 else grad.ravel())
     run(d, code, limit, grad, out, d.dtype.type(1))  # (1 in d's dtype: a Python number would make
     # numba compute in float64, with other roundings than NumPy's float32 and half the SIMD lanes)
     return out

@@ -17,7 +17,7 @@ about ten passes with temporaries for each; the kernels use ``exp`` from ``_exp.
   ``dt = w ((pw - 1) softplus(-x) - x)`` (``-w x`` without pw), times the incoming gradient,
   from ``s = sigmoid(x)`` (and ``softplus(-x)`` with pw) kept by the forward pass.
 
-All arrays are 1-D and contiguous (the wrappers flatten them with ``reshape(-1)``, a copy
+All arrays are 1-D and contiguous (the wrappers flatten them with ``ravel()``, a copy
 only for a non-contiguous array); ``w`` and ``pw`` are None or
 arrays of x's size.  The arithmetic is in x's dtype (``log_consts``).  Each kernel
 has its NumPy reference beside it (the same formulas); ``tests/kernels/test_softplus_kernel.py``
@@ -48,8 +48,8 @@ def softplus(x: np.ndarray, beta: float, threshold: float, keep_slope: bool) -> 
     out = np.empty(x.shape, x.dtype)
     slope = np.empty(x.shape, x.dtype) if keep_slope else None
     t = x.dtype.type
-    flat_slope = None if slope is None else slope.reshape(-1)
-    _SOFTPLUS.on(x)(x.reshape(-1), t(beta), t(threshold), out.reshape(-1), flat_slope)
+    flat_slope = None if slope is None else slope.ravel()
+    _SOFTPLUS.on(x)(x.ravel(), t(beta), t(threshold), out.ravel(), flat_slope)
     return out, slope
 
 
@@ -93,9 +93,9 @@ def bce_logits(x: np.ndarray, t: np.ndarray, w, pw, per_element: bool, keep: tup
     loss = np.empty(x.shape, x.dtype) if per_element else None
     s = np.empty(x.shape, x.dtype) if keep[0] else None
     sp = np.empty(x.shape, x.dtype) if keep[1] else None
-    flats = [None if a is None else a.reshape(-1) for a in (w, pw)]
-    outs = [None if a is None else a.reshape(-1) for a in (loss, s, sp)]
-    total = _BCE_LOGITS.on(x)(x.reshape(-1), t.reshape(-1), *flats, *outs)
+    flats = [None if a is None else a.ravel() for a in (w, pw)]
+    outs = [None if a is None else a.ravel() for a in (loss, s, sp)]
+    total = _BCE_LOGITS.on(x)(x.ravel(), t.ravel(), *flats, *outs)
     return (loss if per_element else total), s, sp
 
 
@@ -150,12 +150,12 @@ def bce_logits_backward(x, t, w, pw, s, sp, grad, need: tuple) -> tuple:
     """``(dx, dt)`` (each None unless ``need[i]``) from the forward's ``s`` and ``sp`` and the
     incoming ``grad``: an array of x's shape (reduction 'none') or a scalar (the reduction's
     gradient, already divided by the count for 'mean')."""
-    g, c = (grad.reshape(-1), x.dtype.type(1)) if np.ndim(grad) else (None, x.dtype.type(grad))
+    g, c = (grad.ravel(), x.dtype.type(1)) if np.ndim(grad) else (None, x.dtype.type(grad))
     dx = np.empty(x.shape, x.dtype) if need[0] else None
     dt = np.empty(x.shape, x.dtype) if need[1] else None
-    args = [None if a is None else a.reshape(-1) for a in (w, pw, s, sp)]
-    outs = [None if a is None else a.reshape(-1) for a in (dx, dt)]
-    _BCE_LOGITS_BACKWARD.on(x)(x.reshape(-1), t.reshape(-1), *args, g, c, *outs)
+    args = [None if a is None else a.ravel() for a in (w, pw, s, sp)]
+    outs = [None if a is None else a.ravel() for a in (dx, dt)]
+    _BCE_LOGITS_BACKWARD.on(x)(x.ravel(), t.ravel(), *args, g, c, *outs)
     return dx, dt
 
 

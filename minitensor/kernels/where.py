@@ -33,14 +33,14 @@ def where(cond: np.ndarray, a, b) -> np.ndarray:
     if like is None:
         return np.where(cond, a, b)
     out = np.empty(cond.shape, like.dtype)
-    flat = [v.reshape(-1) if isinstance(v, np.ndarray) else like.dtype.type(v) for v in (a, b)]
+    flat = [v.ravel() if isinstance(v, np.ndarray) else like.dtype.type(v) for v in (a, b)]
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         kernel = _WHERE
     elif isinstance(b, np.ndarray):
         kernel = _FILL_WHERE
     else:
         kernel = _FILL_ELSEWHERE
-    kernel.on(like)(cond.reshape(-1), *flat, out.reshape(-1))
+    kernel.on(like)(cond.ravel(), *flat, out.ravel())
     return out
 
 
@@ -63,8 +63,8 @@ def where_backward(cond: np.ndarray, grad: np.ndarray, need: tuple) -> tuple:
         zero = np.zeros((), dtype=grad.dtype)
         return (np.where(cond, grad, zero) if need[0] else None), (np.where(cond, zero, grad) if need[1] else None)
     ga, gb = (np.empty(grad.shape, grad.dtype) if n else None for n in need)
-    flat = (None if g is None else g.reshape(-1) for g in (ga, gb))
-    _WHERE_BACKWARD.on(grad)(cond.reshape(-1), grad.reshape(-1), *flat)
+    flat = (None if g is None else g.ravel() for g in (ga, gb))
+    _WHERE_BACKWARD.on(grad)(cond.ravel(), grad.ravel(), *flat)
     return ga, gb
 
 
