@@ -8,7 +8,7 @@ which LLVM turns into SIMD blends; the backward writes both gradients in one pas
 They run when the operands line up (``cond`` of the output's shape, ``a`` and ``b`` arrays of
 that shape and one float dtype, or one of them a Python number, as ``masked_fill`` passes it)
 and have at least ``_SMALL`` elements; anything else (broadcasting, mixed dtypes, integers,
-small arrays) takes ``np.where`` itself, which also decides the result's dtype.  Each kernel
+small arrays, Tensors under create_graph) takes ``np.where`` itself, which also decides the result's dtype.  Each kernel
 has its NumPy reference beside it; ``tests/kernels/test_where_kernel.py`` holds them equal.
 
 >>> where(np.array([True, False]), np.array([1.0, 2.0]), 0.5)
@@ -29,7 +29,7 @@ _ZERO = np.float32(0.0)  # (a float32 0 keeps float32 arrays float32; with float
 
 def where(cond: np.ndarray, a, b) -> np.ndarray:
     """``np.where(cond, a, b)``; one kernel pass when the operands line up (see the module docstring)."""
-    like = _aligned(cond, a, b) if cond.size >= _SMALL else None
+    like = _aligned(cond, a, b) if type(cond) is np.ndarray and cond.size >= _SMALL else None
     if like is None:
         return np.where(cond, a, b)
     out = np.empty(cond.shape, like.dtype)

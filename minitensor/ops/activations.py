@@ -12,8 +12,9 @@ the piece, with PyTorch's choice at the kinks.
     Prelu         x if x > 0 else w * x  (w: one slope per channel)         dx: 1 or w;  dw: 0 or x
     RreluWithNoise  x * noise  (RReLU in training: noise ~ U(lower, upper) where x <= 0, else 1)   noise
 
-``ReLU6`` is ``Hardtanh(0, 6)``.  Each backward is a ``np.where`` of the incoming gradient, so it runs
-on arrays (first order) and on Tensors (``create_graph=True``) alike; the second derivative of a
+``ReLU6`` is ``Hardtanh(0, 6)``.  Each backward is a ``backend.where`` of the incoming gradient (``np.where``
+in one pass; on Tensors ``np.where`` itself), so it runs on arrays (first order) and on Tensors
+(``create_graph=True``) alike; the second derivative of a
 piecewise-linear function is 0 except through ``Prelu``'s product ``w * x`` and Hardswish's ``x/3``.
 NaN passes as in PyTorch: a comparison with NaN is False, so NaN takes the branch PyTorch's kernel
 takes.  Forward mode: each is elementwise (a diagonal Jacobian), so its JVP is its backward applied to
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import random
+from .. import backend, random
 from ..autograd import batching
 from ..autograd.batching import elementwise
 from ..autograd.dual import plus
@@ -43,12 +44,12 @@ class LeakyRelu(Op):
     def forward(ctx, x, slope=0.01):
         ctx.save_for_backward(x)
         ctx.slope = slope
-        return np.where(x > 0, x, x * slope)
+        return backend.where(x > 0, x, x * slope)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return np.where(x > 0, grad, grad * ctx.slope)
+        return backend.where(x > 0, grad, grad * ctx.slope)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
@@ -67,7 +68,7 @@ class Hardtanh(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return np.where(np.logical_or(x <= ctx.low, x >= ctx.high), 0.0, grad)
+        return backend.where(np.logical_or(x <= ctx.low, x >= ctx.high), 0.0, grad)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
@@ -85,7 +86,7 @@ class Hardsigmoid(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return np.where(np.logical_and(x > -3.0, x < 3.0), grad / 6.0, 0.0)
+        return backend.where(np.logical_and(x > -3.0, x < 3.0), grad / 6.0, 0.0)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
@@ -103,7 +104,7 @@ class Hardswish(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return np.where(x <= -3.0, 0.0, np.where(x < 3.0, grad * (x / 3.0 + 0.5), grad))
+        return backend.where(x <= -3.0, 0.0, backend.where(x < 3.0, grad * (x / 3.0 + 0.5), grad))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
@@ -117,12 +118,12 @@ class Threshold(Op):
     def forward(ctx, x, threshold=0.0, value=0.0):
         ctx.save_for_backward(x)
         ctx.threshold = threshold
-        return np.where(x <= threshold, x.dtype.type(value), x)
+        return backend.where(x <= threshold, x.dtype.type(value), x)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return np.where(x <= ctx.threshold, 0.0, grad)
+        return backend.where(x <= ctx.threshold, 0.0, grad)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
@@ -137,7 +138,9 @@ class Softshrink(Op):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         lambd = x.dtype.type(lambd)
-        return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))  # (x * 0: NaN stays NaN)
+        return backend.where(
+            x > lambd, x - lambd, backend.where(x < -lambd, x + lambd, x * 0)
+        )  # (x * 0: NaN stays NaN)
 
     @staticmethod
     def backward(ctx, grad):
@@ -156,7 +159,7 @@ class Hardshrink(Op):
     def forward(ctx, x, lambd=0.5):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        return np.where(np.logical_and(x >= -lambd, x <= lambd), x.dtype.type(0), x)
+        return backend.where(np.logical_and(x >= -lambd, x <= lambd), x.dtype.type(0), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -170,7 +173,7 @@ class Hardshrink(Op):
 
 def _outside(x, lambd: float, grad):
     """grad outside [-lambd, lambd] (NaN is outside), 0 inside: both shrinkages' gradient, as PyTorch's."""
-    return np.where(np.logical_and(x >= -lambd, x <= lambd), 0.0, grad)
+    return backend.where(np.logical_and(x >= -lambd, x <= lambd), 0.0, grad)
 
 
 class Prelu(Op):
@@ -180,15 +183,15 @@ class Prelu(Op):
     @staticmethod
     def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
-        return np.where(x > 0, x, w * x)
+        return backend.where(x > 0, x, w * x)
 
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need_x, need_w = ctx.needs_input_grad
         positive = x > 0
-        gx = np.where(positive, grad, grad * w) if need_x else None
-        gw = np.where(positive, 0.0, grad * x) if need_w else None
+        gx = backend.where(positive, grad, grad * w) if need_x else None
+        gw = backend.where(positive, 0.0, grad * x) if need_w else None
         return gx, gw
 
     @staticmethod
@@ -197,8 +200,8 @@ class Prelu(Op):
         x, w = ctx.saved_tensors
         positive = x > 0
         return plus(
-            None if dx is None else np.where(positive, dx, w * dx),
-            None if dw is None else np.where(positive, 0.0, x * dw),
+            None if dx is None else backend.where(positive, dx, w * dx),
+            None if dw is None else backend.where(positive, 0.0, x * dw),
         )
 
     batch = elementwise  # vmap: x and the slopes broadcast as in any elementwise op
@@ -211,7 +214,7 @@ class RreluWithNoise(Op):
     @staticmethod
     def forward(ctx, x, lower=0.125, upper=1.0 / 3.0):
         noise = random.generator().uniform(lower, upper, x.shape).astype(x.dtype, copy=False)
-        noise = np.where(x <= 0, noise, x.dtype.type(1))
+        noise = backend.where(x <= 0, noise, x.dtype.type(1))
         save_with_state(ctx, state=(noise,))
         return x * noise
 
@@ -231,4 +234,4 @@ class RreluWithNoise(Op):
         lower, upper = b.settings.get("lower", 0.125), b.settings.get("upper", 1.0 / 3.0)
         dtype = x._data.dtype
         draw = random.generator().uniform(lower, upper, x.shape[1:]).astype(dtype, copy=False)  # (one, for all)
-        return x * Tensor._make(np.where(x._data <= 0, draw, dtype.type(1)), False, None)
+        return x * Tensor._make(backend.where(x._data <= 0, draw, dtype.type(1)), False, None)

@@ -54,7 +54,7 @@ def attention_weights(q, k, mask=None, scale: float = 1.0):
     if mask is not None:
         scores = scores + mask
     top = np.max(scores._data, axis=-1, keepdims=True)  # each row's max: a constant shift (softmax ignores it)
-    e = (scores - np.where(np.isfinite(top), top, 0)).exp()
+    e = (scores - backend.where(np.isfinite(top), top, 0)).exp()
     total = e.sum(dim=-1, keepdim=True)
     return e / (total + (total._data == 0).astype(total.dtype))  # all masked: 0 / 1, not 0 / 0
 

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
 from ..autograd import batching
 from ..autograd.batching import elementwise
 from ..autograd.dual import plus
@@ -124,7 +124,7 @@ class Copysign(Op):
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
         zero = getattr(a, "_data", a) == 0
-        return np.where(zero, 0.0, grad * (out / np.where(zero, 1.0, a))), None
+        return backend.where(zero, 0.0, grad * (out / backend.where(zero, 1.0, a))), None
 
     @staticmethod
     def jvp(ctx, da, db):  # (b's tangent moves nothing: the sign is piecewise constant)
@@ -132,7 +132,7 @@ class Copysign(Op):
             return None
         a, out = ctx.inputs[0], ctx.output
         zero = getattr(a, "_data", a) == 0
-        return np.where(zero, 0.0, da * (out / np.where(zero, 1.0, a)))
+        return backend.where(zero, 0.0, da * (out / backend.where(zero, 1.0, a)))
 
     batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
@@ -173,7 +173,7 @@ def heaviside(input, values):  # noqa: A002
             f"{dtypes.torch_name(values.dtype)}"
         )
     try:
-        out = np.where(input._data == 0, values._data, input._data > 0)  # (NaN: 0, as PyTorch's)
+        out = backend.where(input._data == 0, values._data, input._data > 0)  # (NaN: 0, as PyTorch's)
     except ValueError:
         raise ValueError(f"heaviside: shapes {input.shape} and {values.shape} cannot be broadcast together") from None
     return Tensor._make(np.asarray(out, dtype=input.dtype), False, None)

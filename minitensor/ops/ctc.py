@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.composite import composite_jvp
 from ..autograd.function import Op
 from ..tensor import Tensor
@@ -49,7 +50,7 @@ def extended_targets(targets: np.ndarray, target_lengths: np.ndarray, blank: int
     labels; blank also past each target's end), ``skip`` (N, L) (may state s be reached from s - 2) and
     each target's number of states ``2 S_n + 1``."""
     n, s = targets.shape
-    labels = np.where(np.arange(s) < target_lengths[:, None], targets, blank)
+    labels = backend.where(np.arange(s) < target_lengths[:, None], targets, blank)
     ext = np.full((n, 2 * s + 1), blank, dtype=np.int64)
     ext[:, 1::2] = labels
     skip = np.zeros(ext.shape, dtype=bool)
@@ -82,10 +83,10 @@ def log_alpha(lp_ext: np.ndarray, skip: np.ndarray, states: np.ndarray) -> np.nd
         return alpha
     alpha[0, :, 0] = lp_ext[0, :, 0]
     if length > 1:
-        alpha[0, :, 1] = np.where(states > 1, lp_ext[0, :, 1], -np.inf)
+        alpha[0, :, 1] = backend.where(states > 1, lp_ext[0, :, 1], -np.inf)
     for t in range(1, t_max):
         prev = alpha[t - 1]
-        alpha[t] = _lse(prev, _shift(prev, 1), np.where(skip, _shift(prev, 2), -np.inf)) + lp_ext[t]
+        alpha[t] = _lse(prev, _shift(prev, 1), backend.where(skip, _shift(prev, 2), -np.inf)) + lp_ext[t]
     return alpha
 
 
@@ -101,19 +102,19 @@ def log_beta(lp_ext: np.ndarray, skip: np.ndarray, states: np.ndarray, input_len
     skip_ahead = _shift(skip.astype(float), -2) > 0  # may state s + 2 be reached from s
     for t in range(t_max - 2, -1, -1):
         nxt = beta[t + 1]
-        step = _lse(nxt, _shift(nxt, -1), np.where(skip_ahead, _shift(nxt, -2), -np.inf)) + lp_ext[t]
-        beta[t] = np.where((t < input_lengths - 1)[:, None], step, beta[t])
+        step = _lse(nxt, _shift(nxt, -1), backend.where(skip_ahead, _shift(nxt, -2), -np.inf)) + lp_ext[t]
+        beta[t] = backend.where((t < input_lengths - 1)[:, None], step, beta[t])
     return beta
 
 
 def _nll(alpha: np.ndarray, states: np.ndarray, input_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarray:
     """-log p(target) of each sample from its forward variables at its last time step."""
     n = alpha.shape[1]
-    nll = np.where(target_lengths == 0, 0.0, np.inf)  # (an empty input: only an empty target fits)
+    nll = backend.where(target_lengths == 0, 0.0, np.inf)  # (an empty input: only an empty target fits)
     rows = np.nonzero(input_lengths > 0)[0]
     last = alpha[input_lengths[rows] - 1, rows]  # (rows, L)
     end = last[np.arange(rows.size), states[rows] - 1]
-    before = np.where(states[rows] > 1, last[np.arange(rows.size), np.maximum(states[rows] - 2, 0)], -np.inf)
+    before = backend.where(states[rows] > 1, last[np.arange(rows.size), np.maximum(states[rows] - 2, 0)], -np.inf)
     nll[rows] = -np.logaddexp(end, before)
     return nll if n else nll[:0]
 
@@ -131,14 +132,14 @@ class CtcLoss(Op):
         ext, skip, states = extended_targets(targets, target_lengths, blank)
         lp = log_probs.astype(np.float64, copy=False)
         lp_ext = np.take_along_axis(lp, np.broadcast_to(ext, (lp.shape[0], *ext.shape)), axis=2)
-        lp_ext = np.where(np.arange(ext.shape[1]) < states[:, None], lp_ext, -np.inf)
+        lp_ext = backend.where(np.arange(ext.shape[1]) < states[:, None], lp_ext, -np.inf)
         alpha = log_alpha(lp_ext, skip, states)
         nll = _nll(alpha, states, input_lengths, target_lengths)
         feasible = np.isfinite(nll)
         save_with_state(ctx, log_probs, state=(alpha, lp_ext, ext, skip, states, nll))
         ctx.settings = {"targets": targets, "input_lengths": input_lengths, "target_lengths": target_lengths,
                         "blank": blank, "feasible": feasible}  # fmt: skip
-        out = np.where(feasible, nll, 0.0) if zero_infinity else nll
+        out = backend.where(feasible, nll, 0.0) if zero_infinity else nll
         return out.astype(log_probs.dtype)
 
     @staticmethod
@@ -154,9 +155,9 @@ class CtcLoss(Op):
         np.logaddexp.at(lcab, (t_idx, n_idx, ext[n_idx, s_idx]), alpha + beta)
         lp = log_probs.astype(np.float64, copy=False)
         with np.errstate(invalid="ignore"):  # (infeasible samples: -inf + inf, replaced below)
-            g = np.exp(lp) - np.exp(lcab + np.where(feasible, nll, 0.0)[None, :, None] - lp)
+            g = np.exp(lp) - np.exp(lcab + backend.where(feasible, nll, 0.0)[None, :, None] - lp)
         counted = (np.arange(t_max)[:, None] < input_lengths[None, :]) & feasible[None, :]
-        g = np.where(counted[:, :, None], g * np.asarray(grad)[None, :, None], 0.0)
+        g = backend.where(counted[:, :, None], g * np.asarray(grad)[None, :, None], 0.0)
         return g.astype(log_probs.dtype)
 
     @staticmethod

@@ -37,6 +37,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import backend
 from ..autograd import batching
 from ..autograd.batching import leading
 from ..autograd.function import Op
@@ -305,8 +306,8 @@ def cholesky_ex(A, *, upper: bool = False, check_errors: bool = False):  # noqa:
     info = Tensor._make(failed.reshape(A.shape[:-2]), False, None)
     if not failed.any():
         return CholeskyExResult(cholesky(A, upper=upper), info)
-    safe = np.where(failed.reshape(A.shape[:-2])[..., None, None] > 0, np.eye(A.shape[-1], dtype=A.dtype), A._data)
-    low = np.where(info._data[..., None, None] > 0, np.nan, np.linalg.cholesky(safe))
+    safe = backend.where(failed.reshape(A.shape[:-2])[..., None, None] > 0, np.eye(A.shape[-1], dtype=A.dtype), A._data)
+    low = backend.where(info._data[..., None, None] > 0, np.nan, np.linalg.cholesky(safe))
     return CholeskyExResult(Tensor._make(np.swapaxes(low, -1, -2) if upper else low, False, None), info)
 
 

@@ -18,6 +18,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import backend
 from ..autograd import batching
 from ..autograd.batching import leading
 from ..autograd.function import Op
@@ -49,10 +50,10 @@ class Det(Op):
         if not singular.any():
             return (grad * d)[..., None, None] * mT(Inv.call(a))
         mask = singular[..., None, None]
-        regular = np.where(mask, eye(n, a), a)  # (each formula sees inputs it is defined at)
-        from_inverse = (grad * np.where(singular, 1.0, d))[..., None, None] * mT(Inv.call(regular))
-        from_svd = _adjugate_t(np.where(mask, a, _distinct(n, a)), grad)
-        return np.where(mask, from_svd, from_inverse)
+        regular = backend.where(mask, eye(n, a), a)  # (each formula sees inputs it is defined at)
+        from_inverse = (grad * backend.where(singular, 1.0, d))[..., None, None] * mT(Inv.call(regular))
+        from_svd = _adjugate_t(backend.where(mask, a, _distinct(n, a)), grad)
+        return backend.where(mask, from_svd, from_inverse)
 
     @staticmethod
     def jvp(ctx, da):
@@ -80,7 +81,7 @@ def _adjugate_t(a, grad):
 def _products_of_others(s):
     """For each i, the product of the s_j with j != i (along the last dim), exact with zeros."""
     n = s.shape[-1]
-    stack = np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :])
+    stack = backend.where(np.eye(n, dtype=bool), 1.0, s[..., None, :])
     return Prod.call(stack, axis=(stack.ndim - 1,))
 
 
@@ -121,4 +122,4 @@ def slogdet(A):  # noqa: N803
 def logdet(input):  # noqa: A002
     """log det A: NaN where the determinant is negative, -inf where it is 0."""
     sign, logabs = slogdet(input)
-    return logabs + Tensor._make(np.where(sign._data < 0, np.nan, 0.0).astype(input.dtype), False, None)
+    return logabs + Tensor._make(backend.where(sign._data < 0, np.nan, 0.0).astype(input.dtype), False, None)

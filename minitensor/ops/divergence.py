@@ -55,7 +55,7 @@ class KLDiv(Op):
             if need_t and ctx.log_target:
                 dt = lt * (t - x + 1) * scale
             elif need_t:
-                dt = np.where(t == 0, -x, lt + 1 - x) * scale
+                dt = backend.where(t == 0, -x, lt + 1 - x) * scale
         return dx, dt
 
     jvp = jvp_by_backward

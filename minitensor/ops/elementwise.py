@@ -135,7 +135,7 @@ def _base_grad(a, b, out):
         return b * _power_from_output(a, b, out)
     with np.errstate(divide="ignore", invalid="ignore"):
         d = b * a ** (b - 1)
-    return np.where(b == 0, 0.0, d) if not isinstance(b, (int, float)) else (d if b != 0 else 0.0 * a)
+    return backend.where(b == 0, 0.0, d) if not isinstance(b, (int, float)) else (d if b != 0 else 0.0 * a)
 
 
 def _power_from_output(a: np.ndarray, b: float, out: np.ndarray) -> np.ndarray:
@@ -156,13 +156,13 @@ def _exponent_grad(a, b, out):
     """d(a ** b)/db = a ** b * log(a); 0 where a == 0 and b >= 0 (as PyTorch), not NaN.
 
     The log is taken of 1 there instead of 0, so no -inf enters the graph (a second
-    derivative through ``np.where`` would otherwise meet 0 * -inf = NaN)."""
+    derivative through ``backend.where`` would otherwise meet 0 * -inf = NaN)."""
     if isinstance(a, (int, float)):  # a Python-scalar base: keep the gradient in the output's dtype
         a = np.asarray(a, dtype=out.dtype)
     masked = np.logical_and(a == 0, b >= 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = out * np.log(np.where(masked, 1.0, a))
-    return np.where(masked, 0.0, d)
+        d = out * np.log(backend.where(masked, 1.0, a))
+    return backend.where(masked, 0.0, d)
 
 
 class Neg(Op):
@@ -312,7 +312,7 @@ class Relu(Op):
         (y,) = ctx.saved_tensors
         if type(grad) is np.ndarray:
             return backend.relu_backward(grad, y)
-        return np.where(y <= 0, 0, grad)
+        return backend.where(y <= 0, 0, grad)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

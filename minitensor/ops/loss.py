@@ -117,7 +117,7 @@ def _row_scale(grad: np.ndarray, reduction: str, denom, valid: np.ndarray) -> np
     """d(output)/d(loss_i) for each row, 0 on ignored rows."""
     if reduction == "mean":
         grad = grad / denom if denom != 0 else grad * 0
-    return np.where(valid, grad, np.zeros((), grad.dtype))
+    return backend.where(valid, grad, np.zeros((), grad.dtype))
 
 
 class CrossEntropy(Op):
@@ -138,7 +138,7 @@ class CrossEntropy(Op):
         if label_smoothing:
             z = rows - shift[:, None]
             weighted_z, total_weight = (z.sum(axis=1), z.shape[1]) if weight is None else (z @ weight, weight.sum())
-            smooth = np.where(valid, total_weight * log_total - weighted_z, 0)
+            smooth = backend.where(valid, total_weight * log_total - weighted_z, 0)
             loss = (1 - label_smoothing) * loss + (label_smoothing / rows.shape[1]) * smooth
         denom = w.sum()
         save_with_state(ctx, x, state=(p, index, valid, w))
@@ -185,7 +185,7 @@ class SoftCrossEntropy(Op):
         logp = z - lse
         q = target if not label_smoothing else (1 - label_smoothing) * target + label_smoothing / n_classes
         wq = q if weight is None else q * _broadcast_weight(weight, x, axis)
-        loss = -np.sum(wq * np.where(wq == 0, 0, logp), axis=axis)
+        loss = -np.sum(wq * backend.where(wq == 0, 0, logp), axis=axis)
         rows = max(loss.size, 1)
         save_with_state(ctx, x, target, state=(p, wq, logp if ctx.needs_input_grad[1] else None))
         ctx.settings = (axis, weight, reduction, label_smoothing, rows)
@@ -289,10 +289,10 @@ def _cross_entropy_plain(x, target, state=(), settings=()):
     n_classes = x.shape[axis]
     logp = x - x.logsumexp(dim=axis, keepdim=True)
     picked = TakeAlongDim.apply(logp, index=index, dim=axis)
-    loss = -(np.where(valid, picked, 0) * w)
+    loss = -(backend.where(valid, picked, 0) * w)
     if eps:
         w_c = 1 if weight is None else _broadcast_weight(weight, x, axis)
-        smooth = np.where(valid, -(logp * w_c).sum(dim=axis), 0)
+        smooth = backend.where(valid, -(logp * w_c).sum(dim=axis), 0)
         loss = (1 - eps) * loss + (eps / n_classes) * smooth
     return _reduce_tensor(loss, reduction, denom)
 
@@ -304,7 +304,7 @@ def _soft_cross_entropy_plain(x, target, settings=()):
     logp = x - x.logsumexp(dim=axis, keepdim=True)
     q = target if not eps else (1 - eps) * target + eps / n_classes
     wq = q if weight is None else q * _broadcast_weight(weight, x, axis)
-    loss = -(wq * np.where(wq._data == 0, 0, logp)).sum(dim=axis)
+    loss = -(wq * backend.where(wq._data == 0, 0, logp)).sum(dim=axis)
     return _reduce_tensor(loss, reduction, rows)
 
 

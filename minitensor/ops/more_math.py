@@ -200,7 +200,7 @@ class NanToNum(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return np.where(np.isfinite(getattr(x, "_data", x)), grad, 0.0)
+        return backend.where(np.isfinite(getattr(x, "_data", x)), grad, 0.0)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

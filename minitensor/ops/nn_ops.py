@@ -94,7 +94,7 @@ def batched_row_loss(b: Batch):
         return _reduce_examples(losses, reduction, b)
     t = targets._data if isinstance(targets, Tensor) else np.asarray(targets)
     counted = t != b.settings.get("ignore_index", -100)
-    w = counted * (1.0 if weight is None else weight[np.where(counted, t, 0)])
+    w = counted * (1.0 if weight is None else weight[backend.where(counted, t, 0)])
     denominators = w.reshape(b.size, -1).sum(1).astype(x.dtype)
     return _reduce_examples(losses, "sum", b) / Tensor._make(denominators, False, None)
 
@@ -427,7 +427,7 @@ class Embedding(Op):
         rows = grad.reshape(-1, ctx.weight_shape[1])
         if not on_arrays(grad):  # the scatter-add as an op (differentiable again)
             if ctx.padding_idx is not None:
-                rows = np.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
+                rows = backend.where(np.expand_dims(indices == ctx.padding_idx, 1), 0, rows)
             return IndexAdd.apply(rows, key=indices, shape=ctx.weight_shape), None
         gw = np.zeros(ctx.weight_shape, dtype=grad.dtype)
         backend.index_add(gw, (indices,), rows)  # np.add.at; a row-loop kernel (kernels/scatter.py)

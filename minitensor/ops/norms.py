@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .. import backend
 from .._args import _axes
 from ..autograd.batching import shift
 from ..autograd.function import Op
@@ -31,13 +32,13 @@ class Norm2(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         norm = _unsqueeze(out, ctx.axis, ctx.keepdim)
-        norm = np.where(norm == 0, np.inf, norm)  # x is 0 there too: 0 / inf = 0
+        norm = backend.where(norm == 0, np.inf, norm)  # x is 0 there too: 0 / inf = 0
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (x / norm)
 
     @staticmethod
     def jvp(ctx, dx):
         x, out = ctx.inputs[0], ctx.output
-        return np.sum(x * dx, axis=ctx.axis, keepdims=ctx.keepdim) / np.where(out == 0, np.inf, out)
+        return np.sum(x * dx, axis=ctx.axis, keepdims=ctx.keepdim) / backend.where(out == 0, np.inf, out)
 
     batch = shift("axis")  # vmap: the reduced dims move one up
 

@@ -32,6 +32,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import backend
 from .._args import _dim
 from ..autograd import batching
 from ..autograd.function import Op
@@ -88,7 +89,7 @@ def _median_rank(data: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
     numbers = np.sum(~np.isnan(data), axis=d, keepdims=True) if data.dtype.kind == "f" else np.full(1, size)
     if ignore_nan:
         return np.maximum((numbers - 1) // 2, 0).astype(np.int64)
-    return np.where(numbers < size, numbers, (size - 1) // 2).astype(np.int64)
+    return backend.where(numbers < size, numbers, (size - 1) // 2).astype(np.int64)
 
 
 class SharedMedian(Op):
@@ -192,9 +193,9 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
     numbers = np.sum(~np.isnan(data), axis=-1, keepdims=True)  # (NaN sorts last)
     if ignore_nan:
         rank = qs * np.maximum(numbers - 1, 0)
-        rank = np.where(numbers == 0, size - 1, rank)
+        rank = backend.where(numbers == 0, size - 1, rank)
     else:
-        rank = np.where(numbers < size, size - 1, qs * (size - 1))
+        rank = backend.where(numbers < size, size - 1, qs * (size - 1))
     below, above = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
     if interpolation == "nearest":
         below = above = np.round(rank).astype(np.int64)  # (half to even, as PyTorch's)
@@ -206,7 +207,7 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
     out = low
     if interpolation in ("linear", "midpoint"):
         high = Gather.apply(moved, Tensor._make(above, False, None), dim=moved.ndim - 1)
-        weight = (rank - below) if interpolation == "linear" else np.where(above > below, 0.5, 0.0)
+        weight = (rank - below) if interpolation == "linear" else backend.where(above > below, 0.5, 0.0)
         out = low + Tensor._make(weight.astype(data.dtype), False, None) * (high - low)
     out = out.permute(out.ndim - 1, *range(out.ndim - 1))  # (q, *the other dims)
     if keepdim:

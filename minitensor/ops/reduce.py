@@ -114,7 +114,7 @@ def _others(x, dim: int):
     element i replaced by 1, and each row is multiplied out (O(n^2), only where a zero needs it)."""
     n = x.shape[dim]
     moved = np.moveaxis(x, dim, -1)[..., None, :]  # (..., 1, n)
-    stack = np.where(np.eye(n, dtype=bool), 1.0, moved)  # (..., n, n)
+    stack = backend.where(np.eye(n, dtype=bool), 1.0, moved)  # (..., n, n)
     return np.moveaxis(Prod.call(stack, axis=(stack.ndim - 1,)), -1, dim)
 
 
@@ -165,7 +165,7 @@ class Std(Op):
         centred = x - _mean(x, axis, keepdims=True)
         ctx.dof = max(_count(x.shape, axis) - correction, 0)  # 0: NaN, as in Var
         m = np.max(np.abs(centred), axis=axis, keepdims=True, initial=0)
-        m = np.where(m > 0, m, 1).astype(x.dtype, copy=False)
+        m = backend.where(m > 0, m, 1).astype(x.dtype, copy=False)
         with np.errstate(divide="ignore", invalid="ignore"):
             std = m * np.sqrt(np.sum(np.square(centred / m), axis=axis, keepdims=True) / ctx.dof)
         out = std if keepdim else np.squeeze(std, axis=axis)
@@ -177,14 +177,14 @@ class Std(Op):
     def backward(ctx, grad):
         x, std = ctx.saved_tensors
         std = _unsqueeze(std, ctx.axis, ctx.keepdim)
-        std = np.where(std == 0, np.inf, std)  # centred is 0 there too: 0 / inf = 0
+        std = backend.where(std == 0, np.inf, std)  # centred is 0 there too: 0 / inf = 0
         centred = x - _mean(x, ctx.axis, keepdims=True)
         return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (centred / std / ctx.dof)
 
     @staticmethod
     def jvp(ctx, dx):
         x, std = ctx.inputs[0], ctx.output
-        std = np.where(std == 0, np.inf, std)
+        std = backend.where(std == 0, np.inf, std)
         centred = x - _mean(x, ctx.axis, keepdims=True)
         return np.sum(centred * dx, axis=ctx.axis, keepdims=ctx.keepdim) / std / ctx.dof
 
@@ -316,7 +316,7 @@ class LogSumExp(Op):
         else:
             p = None
             m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
-            m = np.where(np.isfinite(m), m, 0)
+            m = backend.where(np.isfinite(m), m, 0)
             with np.errstate(divide="ignore"):  # log(0) = -inf: all -inf, or no elements
                 lse = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
             out = lse if keepdim else np.squeeze(lse, axis=axis)

@@ -113,7 +113,7 @@ def pad_taps(n: int, before: int, after: int, mode: str) -> tuple:
         else:  # reflect: ... 2 1 [0 1 2 ... n-1] n-2 ...
             period = 2 * (n - 1)
             i = np.abs(i) % period if period else np.zeros_like(i)
-            i = np.where(i >= n, period - i, i)
+            i = backend.where(i >= n, period - i, i)
     return i.astype(np.int64)[:, None], None
 
 

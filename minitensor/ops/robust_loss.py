@@ -61,6 +61,6 @@ def _plain(x, y, kind="l1", limit=1.0, reduction="mean"):
     if kind == "l1":
         loss = a
     else:
-        loss = np.where(a < limit, 0.5 * d * d, limit * (a - 0.5 * limit))
+        loss = backend.where(a < limit, 0.5 * d * d, limit * (a - 0.5 * limit))
         loss = loss / limit if kind == "smooth_l1" else loss
     return _reduce_tensor(loss, reduction, d.numel())

@@ -28,7 +28,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
 from .._args import _dim
 from ..autograd import batching
 from ..autograd.batching import shift
@@ -70,12 +70,12 @@ class Cumprod(Op):
         if not np.any(getattr(x, "_data", x) == 0):
             return out * Cumsum.call(dx / x, dim=dim)
         n = x.shape[dim]
-        rows = np.where(
+        rows = backend.where(
             np.eye(n, dtype=bool), np.moveaxis(dx, dim, -1)[..., :, None], np.moveaxis(x, dim, -1)[..., None, :]
         )
         terms = Cumprod.call(rows, dim=rows.ndim - 1)  # (..., k, j)
         later = np.triu(np.ones((n, n), dtype=bool))  # j >= k
-        return np.moveaxis(np.sum(np.where(later, terms, 0.0), axis=-2), -1, dim)
+        return np.moveaxis(np.sum(backend.where(later, terms, 0.0), axis=-2), -1, dim)
 
     batch = shift("dim")  # vmap: the scanned dim moves one up
 
@@ -85,11 +85,11 @@ def _cumprod_others(x, grad, dim: int):
     replaced by 1, its running products are the products without x_i, and j < i is masked out."""
     n = x.shape[dim]
     moved = np.moveaxis(x, dim, -1)[..., None, :]  # (..., 1, n)
-    stack = np.where(np.eye(n, dtype=bool), 1.0, moved)  # (..., n, n): row i without x_i
+    stack = backend.where(np.eye(n, dtype=bool), 1.0, moved)  # (..., n, n): row i without x_i
     without = Cumprod.call(stack, dim=stack.ndim - 1)
     later = np.triu(np.ones((n, n), dtype=bool))  # j >= i
     g = np.moveaxis(grad, dim, -1)[..., None, :]
-    return np.moveaxis(np.sum(np.where(later, without * g, 0.0), axis=-1), -1, dim)
+    return np.moveaxis(np.sum(backend.where(later, without * g, 0.0), axis=-1), -1, dim)
 
 
 class LogCumSumExp(Op):
@@ -106,10 +106,10 @@ class LogCumSumExp(Op):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         lowest = np.finfo(grad.dtype).min  # (a finite "log 0": no inf - inf anywhere, at any order)
-        log_size = np.log(np.where(grad != 0, np.abs(grad), 1.0))
+        log_size = np.log(backend.where(grad != 0, np.abs(grad), 1.0))
         parts = []
         for side in (grad > 0, grad < 0):
-            log_part = np.where(side, log_size, lowest)
+            log_part = backend.where(side, log_size, lowest)
             flipped = Flip.call(log_part - out, dims=(ctx.dim,))
             later = Flip.call(LogCumSumExp.call(flipped, dim=ctx.dim), dims=(ctx.dim,))  # over j >= i
             parts.append(np.exp(later + x))
@@ -121,9 +121,9 @@ class LogCumSumExp(Op):
         apart, each a running ``logcumsumexp`` of ``log|dx| + x`` (no overflow, no 0/0)."""
         x, out = ctx.inputs[0], ctx.output
         lowest = np.finfo(dx.dtype).min  # (a finite "log 0")
-        log_size = np.log(np.where(dx != 0, np.abs(dx), 1.0))
+        log_size = np.log(backend.where(dx != 0, np.abs(dx), 1.0))
         parts = [
-            np.exp(LogCumSumExp.call(np.where(side, log_size, lowest) + x, dim=ctx.dim) - out)
+            np.exp(LogCumSumExp.call(backend.where(side, log_size, lowest) + x, dim=ctx.dim) - out)
             for side in (dx > 0, dx < 0)
         ]
         return parts[0] - parts[1]
@@ -154,7 +154,7 @@ def _running(input, dim, accumulate, fn: str, result):  # noqa: A002
     values = accumulate(data, axis=d)
     record = (data == values) | (np.isnan(data) if data.dtype.kind == "f" else False)  # (ties move the index on)
     position = np.arange(data.shape[d]).reshape((-1,) + (1,) * (data.ndim - d - 1))
-    index = np.maximum.accumulate(np.where(record, position, -1), axis=d).astype(np.int64)
+    index = np.maximum.accumulate(backend.where(record, position, -1), axis=d).astype(np.int64)
     values = Gather.apply(x, Tensor._make(index, False, None), dim=d)
     indices = Tensor._make(index.copy(), False, None)  # (the backward keeps its own)
     if input.ndim == 0:

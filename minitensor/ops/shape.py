@@ -260,8 +260,8 @@ class Where(Op):
         if type(grad) is np.ndarray:
             return None, *backend.where_backward(cond, grad, need)
         zero = np.zeros((), dtype=grad.dtype)
-        ga = np.where(cond, grad, zero) if need[0] else None
-        gb = np.where(cond, zero, grad) if need[1] else None
+        ga = backend.where(cond, grad, zero) if need[0] else None
+        gb = backend.where(cond, zero, grad) if need[1] else None
         return None, ga, gb
 
     jvp = linear  # linear in its input: the tangent goes through the op itself

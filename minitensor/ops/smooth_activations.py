@@ -12,9 +12,10 @@
 ``alpha`` = 1.6732..., ``s = 1``) and CELU (``scale = 1``, ``s = 1 / alpha``).  The exponential is taken
 of ``min(x, 0)`` only, so no large ``x`` overflows in the branch that is not used (nor, under
 ``create_graph``, in its zero gradient: ``0 * inf`` would be NaN).  Each backward is written with
-operators, ``np.where`` and ops that answer arrays and Tensors alike (``Sigmoid.call``,
-``Softplus.call``), so second derivatives come from the same lines, and so do the JVPs: each op is elementwise (a
-diagonal Jacobian), so its JVP is its backward applied to the tangent (``jvp = backward``).
+operators, ``backend.where`` (``np.where``, on Tensors too) and ops that answer arrays and Tensors
+alike (``Sigmoid.call``, ``Softplus.call``), so second derivatives come from the same lines, and so
+do the JVPs: each op is elementwise (a diagonal Jacobian), so its JVP is its backward applied to the
+tangent (``jvp = backward``).
 
 >>> Elu.apply(mt.tensor([-1.0, 2.0]), alpha=1.0).tolist()  # doctest: +ELLIPSIS
 [-0.632120..., 2.0]
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .elementwise import Sigmoid
@@ -34,8 +36,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _negative_part(x):
-    """min(x, 0) for arrays and Tensors (``np.where`` answers both; ``np.minimum`` only arrays)."""
-    return np.where(x <= 0, x, 0.0)
+    """min(x, 0) for arrays and Tensors (``backend.where`` answers both; ``np.minimum`` only arrays)."""
+    return backend.where(x <= 0, x, 0.0)
 
 
 class Elu(Op):
@@ -46,13 +48,13 @@ class Elu(Op):
         ctx.save_for_backward(x)
         ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
         negative = (scale * alpha) * np.expm1(_negative_part(x) * input_scale)
-        return np.where(x <= 0, negative, x * scale)
+        return backend.where(x <= 0, negative, x * scale)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         slope = (ctx.scale * ctx.alpha * ctx.input_scale) * np.exp(_negative_part(x) * ctx.input_scale)
-        return np.where(x <= 0, grad * slope, grad * ctx.scale)  # (NaN takes the linear piece, as PyTorch)
+        return backend.where(x <= 0, grad * slope, grad * ctx.scale)  # (NaN takes the linear piece, as PyTorch)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

@@ -39,7 +39,7 @@ class Softplus(Op):
         if on_arrays(grad):
             return grad * slope
         z = x * ctx.beta
-        return np.where(z > ctx.threshold, grad, grad * Sigmoid.call(z))
+        return backend.where(z > ctx.threshold, grad, grad * Sigmoid.call(z))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

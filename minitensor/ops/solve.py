@@ -25,6 +25,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import backend
 from ..autograd import batching
 from ..autograd.batching import leading
 from ..autograd.dual import plus
@@ -181,10 +182,10 @@ def _pinv(a: np.ndarray, atol, rtol, hermitian: bool) -> np.ndarray:
     if hermitian:
         w, v = np.linalg.eigh(a)
         keep = np.abs(w) > _cutoff(np.abs(w), atol, rtol, a.shape)
-        return (v * np.where(keep, 1 / np.where(keep, w, 1), 0)[..., None, :]) @ mT(v)
+        return (v * backend.where(keep, 1 / backend.where(keep, w, 1), 0)[..., None, :]) @ mT(v)
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     keep = s > _cutoff(s, atol, rtol, a.shape)
-    return (mT(vh) * np.where(keep, 1 / np.where(keep, s, 1), 0)[..., None, :]) @ mT(u)
+    return (mT(vh) * backend.where(keep, 1 / backend.where(keep, s, 1), 0)[..., None, :]) @ mT(u)
 
 
 def _lapack(fn, name: str, *arrays):
@@ -212,8 +213,8 @@ def inv_ex(A, *, check_errors: bool = False):  # noqa: N803
     if not singular.any():
         return InvExResult(inv(A), info)
     with np.errstate(all="ignore"):
-        safe = np.where(singular[..., None, None], np.eye(A.shape[-1], dtype=A.dtype), A._data)
-        inverse = np.where(singular[..., None, None], np.nan, np.linalg.inv(safe))
+        safe = backend.where(singular[..., None, None], np.eye(A.shape[-1], dtype=A.dtype), A._data)
+        inverse = backend.where(singular[..., None, None], np.nan, np.linalg.inv(safe))
     return InvExResult(Tensor._make(inverse, False, None), info)
 
 

@@ -110,8 +110,8 @@ class Logit(Op):
             outside, fill = (values < 0) | (values > 1), np.nan
         else:
             outside, fill = (values < ctx.eps) | (values > 1 - ctx.eps), 0.0
-        safe = np.where(outside, 0.5, x)  # (no infinite slope where the mask discards it: keeps NaN out)
-        return np.where(outside, fill, grad / (safe * (1 - safe)))
+        safe = backend.where(outside, 0.5, x)  # (no infinite slope where the mask discards it: keeps NaN out)
+        return backend.where(outside, fill, grad / (safe * (1 - safe)))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
@@ -126,7 +126,7 @@ class Xlogy(Op):
         ctx.save_for_backward(x, y)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = x * np.log(y)
-        return np.where((x == 0) & ~np.isnan(y), 0.0, out).astype(out.dtype, copy=False)
+        return backend.where((x == 0) & ~np.isnan(y), 0.0, out).astype(out.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -136,7 +136,7 @@ class Xlogy(Op):
         if need_x:
             x_values, y_values = getattr(x, "_data", x), getattr(y, "_data", y)
             masked = (x_values == 0) & (y_values <= 0)
-            gx = np.where(masked, 0.0, grad * np.log(np.where(masked, 1.0, y)))
+            gx = backend.where(masked, 0.0, grad * np.log(backend.where(masked, 1.0, y)))
         if need_y:
             gy = grad * x / y
         return gx, gy
@@ -147,7 +147,7 @@ class Xlogy(Op):
         tx = None
         if dx is not None:
             masked = (getattr(x, "_data", x) == 0) & (getattr(y, "_data", y) <= 0)
-            tx = np.where(masked, 0.0, dx * np.log(np.where(masked, 1.0, y)))
+            tx = backend.where(masked, 0.0, dx * np.log(backend.where(masked, 1.0, y)))
         return plus(tx, None if dy is None else dy * x / y)
 
     batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
@@ -165,9 +165,9 @@ class Sinc(Op):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         zero = getattr(x, "_data", x) == 0
-        p = np.where(zero, 1.0, x) * math.pi  # (the formula away from 0; x = 0 takes the 0 of the last line)
+        p = backend.where(zero, 1.0, x) * math.pi  # (the formula away from 0; x = 0 takes the 0 of the last line)
         slope = (p * Cos.call(p) - Sin.call(p)) / (p * p) * math.pi
-        return np.where(zero, 0.0, grad * slope)
+        return backend.where(zero, 0.0, grad * slope)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
@@ -205,8 +205,8 @@ class I1(Op):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         zero = getattr(x, "_data", x) == 0
-        slope = I0.call(x) - y / np.where(zero, 1.0, x)
-        return grad * np.where(zero, 0.5, slope)
+        slope = I0.call(x) - y / backend.where(zero, 1.0, x)
+        return grad * backend.where(zero, 0.5, slope)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
