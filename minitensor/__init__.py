@@ -8,6 +8,7 @@
 """
 
 # ruff: noqa: I001  (the order below is deliberate: malloc first, the Tensor, then the ops that give it methods)
+import importlib
 import sys
 from math import e, inf, nan, pi
 
@@ -312,21 +313,42 @@ from .sampling import multinomial, randint, randint_like, randperm
 from .type_info import finfo, iinfo
 from .tensor.extras import is_floating_point, is_tensor, logical_not, nonzero, numel
 from .tensor.types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
-from . import nn
-from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # (torch.conv2d ...: F's)
-from . import optim
-from . import profiler
-from .autograd import profiler as _autograd_profiler  # noqa: F401  (torch.autograd.profiler: mt.autograd.profiler)
-from . import testing
-from . import utils
-from . import distributions
-from . import func
-from .utils import serialization
-from .utils.serialization import load, save
 
-# ``minitensor.serialization`` (PyTorch's ``torch.serialization``) is a public module path; the package lives
-# in utils/ because saving whole modules needs nn, a floor above the tensor core.
-sys.modules[f"{__name__}.serialization"] = serialization
+# The rest of the API loads on first use (PEP 562, ``__getattr__`` below): ``mt.nn``, ``mt.optim``,
+# ``mt.save`` ... work as always, and ``import minitensor`` does not pay for the code of layers,
+# optimizers, distributions and transforms a program may never touch (a third of its import time).
+_SUBPACKAGES = ("nn", "optim", "profiler", "testing", "utils", "distributions", "func", "serialization")
+_FROM = {  # name -> the module that defines it
+    "conv1d": "nn.functional",  # (torch.conv2d ...: F's)
+    "conv2d": "nn.functional",
+    "conv_transpose1d": "nn.functional",
+    "conv_transpose2d": "nn.functional",
+    "load": "utils.serialization",
+    "save": "utils.serialization",
+}
+
+
+def __getattr__(name: str):
+    """Load a subpackage (or one of the names in ``_FROM``) the first time it is asked for."""
+    if name in _SUBPACKAGES:
+        if name == "serialization":
+            # ``minitensor.serialization`` (PyTorch's ``torch.serialization``) is a public module path; the
+            # package lives in utils/ because saving whole modules needs nn, a floor above the tensor core.
+            module = importlib.import_module(f"{__name__}.utils.serialization")
+            sys.modules[f"{__name__}.serialization"] = module
+        else:
+            module = importlib.import_module(f"{__name__}.{name}")
+    elif name in _FROM:
+        module = getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = module  # (later lookups find it directly)
+    return module
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_SUBPACKAGES) | set(_FROM))
+
 
 newaxis = None  # x[:, mt.newaxis] adds a dim, as x[:, None]
 

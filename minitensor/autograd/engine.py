@@ -223,7 +223,7 @@ def _walk(roots: list, root_grads: list, retain_graph: bool, capture: list | Non
         grads[key] = grad if key not in grads else grads[key] + grad
         if root.grad_fn is None:
             leaves[key] = root
-        elif all(n is not target for n in nodes):
+        elif target not in nodes:  # (nodes compare by identity)
             nodes.append(target)
     counts = _count_dependencies(nodes)
     needed = None if wanted is None else _needed_nodes(nodes, wanted)
