@@ -31,10 +31,12 @@ import numpy as np
 from .. import dtypes
 from .._args import _dim
 from ..tensor import Tensor
+from ..tensor.creation import ones_like
 from .arguments import choice_arg, float_input, number_arg, tensor_input
 from .norms import vector_norm
 from .operands import matmul
 from .reorder import roll
+from .shape import cat
 
 
 def _same_dtype(fn: str, a: Tensor, b: Tensor) -> None:
@@ -219,4 +221,20 @@ def cdist(x1, x2, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if
         raise ValueError(f"cdist: x1 and x2 must be (..., P, M) and (..., R, M) with the same M, got {x1.shape} and "
                          f"{x2.shape}")  # fmt: skip
     _same_dtype("cdist", x1, x2)
+    by_products = compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode == "use_mm_for_euclid_dist_if_necessary" and (x1.shape[-2] > 25 or x2.shape[-2] > 25)
+    )
+    if p == 2 and by_products:
+        return _euclidean_by_products(x1, x2)
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), dim=-1)
+
+
+def _euclidean_by_products(x1: Tensor, x2: Tensor) -> Tensor:
+    """``cdist``'s p = 2 as PyTorch computes it for more than 25 rows: ``|a|^2 + |b|^2 - 2 a.b`` by one
+    matrix product (never the (..., P, R, M) differences), clamped at 1e-30 before the square root
+    (so coinciding rows give 0 and no gradient, as PyTorch's).  Its gradients come from these ops."""
+    x1_norm = (x1 * x1).sum(-1, keepdim=True)  # (..., P, 1)
+    x2_norm = (x2 * x2).sum(-1, keepdim=True)  # (..., R, 1)
+    x1_ = cat([x1 * -2, x1_norm, ones_like(x1_norm)], -1)  # (..., P, M + 2)
+    x2_ = cat([x2, ones_like(x2_norm), x2_norm], -1)  # (..., R, M + 2)
+    return matmul(x1_, x2_.mT).clamp_min(1e-30).sqrt()

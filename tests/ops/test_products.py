@@ -85,6 +85,26 @@ def test_cdist(p):
         np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=1e-9)
 
 
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist"])
+def test_cdist_by_matrix_products_as_pytorch(mode) -> None:
+    """p = 2 with more than 25 rows (or asked for) goes through one matrix product, as PyTorch's: the same
+    values, gradients (second order and forward mode by check_op) and the distances of the difference path."""
+    torch = pytest.importorskip("torch")
+    a, b = rng.standard_normal((2, 30, 5)), rng.standard_normal((2, 27, 5))
+    check_op(
+        lambda u, v: mt.cdist(u, v, compute_mode=mode),
+        lambda u, v: torch.cdist(u, v, compute_mode=mode),
+        a,
+        b,
+        pytorch_jvp=False,
+    )  # (PyTorch has no forward mode for its _euclidean_dist)
+    far = mt.cdist(mt.from_numpy(a), mt.from_numpy(b), compute_mode="donot_use_mm_for_euclid_dist")
+    np.testing.assert_allclose(mt.cdist(mt.from_numpy(a), mt.from_numpy(b), compute_mode=mode).numpy(), far.numpy(),
+                               rtol=1e-9, atol=1e-7)  # fmt: skip
+    same = mt.cdist(mt.from_numpy(a[0]), mt.from_numpy(a[0]), compute_mode=mode)  # (rounding leaves ~1e-8)
+    np.testing.assert_allclose(np.diag(same.numpy()), 0.0, atol=1e-6)
+
+
 def test_errors_name_the_arguments():
     with pytest.raises(TypeError, match="dot: expected both tensors to have the same dtype"):
         mt.dot(mt.ones(2), mt.ones(2, dtype=mt.float64))
