@@ -212,12 +212,14 @@ def multilabel_margin_loss(
     listed = np.cumprod(y >= 0, axis=-1).astype(bool)  # up to the first -1
     if np.any(y[listed] >= c):
         raise ValueError(f"{fn}: target holds class index {y[listed].max()}, outside [0, {c - 1}]")
-    counts = np.zeros(y.shape, dtype=x.dtype)  # how often each class is listed (a repeat counts twice)
-    rows = np.nonzero(listed)[0]
-    np.add.at(counts, (rows, y[listed]), 1)
+    length = int(listed.sum(-1).max()) if listed.size else 0  # the longest list: (N, L) positions
+    valid = listed[:, :length]
+    is_target = np.zeros(y.shape, dtype=bool)  # (N, C): listed classes
+    is_target[np.nonzero(listed)[0], y[listed]] = True
     rows_x = x.reshape(-1, c)
-    z = _positive_part(1 - rows_x[:, :, None] + rows_x[:, None, :], strict=True)  # z[n, j, c]
-    pairs = counts[:, :, None] * (counts[:, None, :] == 0)  # j listed (with multiplicity), c not listed
+    x_listed = rows_x.gather(-1, Tensor(np.where(valid, y[:, :length], 0)))  # (N, L): each listed score
+    z = _positive_part(1 - x_listed[:, :, None] + rows_x[:, None, :], strict=True)  # z[n, j, c]
+    pairs = valid[:, :, None] & ~is_target[:, None, :]  # listed position j (a repeat counts twice), c not listed
     loss = (z * pairs).sum((1, 2)) / c
     return _reduce(loss.reshape(x.shape[:-1]), reduction)
 
