@@ -15,7 +15,6 @@ tensor([[1, 2],
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
@@ -75,8 +74,20 @@ def combinations(input, r: int = 2, with_replacement: bool = False) -> Tensor:  
         raise ValueError(f"combinations: input must be a 1-D tensor, got shape {input.shape}")
     r = int_arg(r, "combinations", "r", low=0)
     repeat = bool_arg(with_replacement, "combinations", "with_replacement")
-    pick = itertools.combinations_with_replacement if repeat else itertools.combinations
     if r == 0:
         return Tensor._make(np.zeros(0, input.dtype), False, None)
-    rows = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    return Index.apply(input, key=rows)
+    return Index.apply(input, key=_combination_indices(input.shape[0], r, repeat))
+
+
+def _combination_indices(n: int, r: int, repeat: bool) -> np.ndarray:
+    """(count, r) int64: the index tuples of ``itertools.combinations(range(n), r)`` (``repeat``: with
+    replacement), in its order, built a column at a time with NumPy (each row extended by every index
+    after its last one) instead of one Python tuple per row."""
+    rows = np.arange(n, dtype=np.int64)[:, None]
+    for _ in range(r - 1):
+        start = rows[:, -1] if repeat else rows[:, -1] + 1  # the next index runs from start to n - 1
+        counts = n - start
+        firsts = np.cumsum(counts) - counts  # where each row's extensions begin
+        following = np.arange(counts.sum(), dtype=np.int64) - np.repeat(firsts - start, counts)
+        rows = np.column_stack([np.repeat(rows, counts, axis=0), following])
+    return rows

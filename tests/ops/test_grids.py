@@ -3,11 +3,14 @@ oracle; meshgrid's indexing warning as PyTorch's."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from op_checks import check_op
 
 import minitensor as mt
+from minitensor.ops.grids import _combination_indices
 
 rng = np.random.default_rng(21)
 A, B, C = rng.standard_normal(2), rng.standard_normal(3), rng.standard_normal(4)
@@ -45,3 +48,12 @@ def test_errors():
         mt.meshgrid(mt.tensor(A), indexing="yx")
     with pytest.raises(ValueError, match=r"combinations: input must be a 1-D tensor, got shape \(2, 2\)"):
         mt.combinations(mt.ones(2, 2))
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_combination_indices_are_itertools_in_its_order(repeat) -> None:
+    pick = itertools.combinations_with_replacement if repeat else itertools.combinations
+    for n in range(7):
+        for r in range(1, 5):
+            expected = np.array(list(pick(range(n), r)), dtype=np.int64).reshape(-1, r)
+            np.testing.assert_array_equal(_combination_indices(n, r, repeat), expected)
