@@ -63,7 +63,7 @@ def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):  # noqa:
         raise ValueError(f"diag_embed: dim1 and dim2 must be different dims, got {dim1} and {dim2}")
     size = input.shape[-1] + abs(offset)
     rows, cols = _diagonal_key(size, size, offset)
-    square = IndexAdd.apply(input, key=(Ellipsis, rows, cols), shape=input.shape[:-1] + (size, size))
+    square = IndexAdd.apply(input, key=(Ellipsis, rows, cols), shape=input.shape[:-1] + (size, size), unique=True)
     order = [None] * ndim  # where each dim of ``square`` (batch..., rows, cols) goes
     order[d1], order[d2] = ndim - 2, ndim - 1
     rest = iter(range(ndim - 2))

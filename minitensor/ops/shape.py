@@ -124,13 +124,14 @@ def own_arrays(key):
 
 class IndexAdd(Op):
     """Zeros of ``shape`` with ``values`` added at ``[key]`` (the backward of ``Index``:
-    repeated integer indices add up).  Its own backward is ``grad[key]``."""
+    repeated integer indices add up; ``unique``: the caller knows the key names each position once,
+    e.g. a diagonal, so the values are simply written).  Its own backward is ``grad[key]``."""
 
     @staticmethod
-    def forward(ctx, values, key=None, shape=()):
+    def forward(ctx, values, key=None, shape=(), unique=False):
         ctx.key = key
         out = np.zeros(shape, dtype=values.dtype)
-        if _may_repeat(key):
+        if not unique and _may_repeat(key):
             backend.index_add(out, key, values)  # np.add.at, with a kernel for integer-array keys
         else:
             out[key] = values
@@ -149,7 +150,8 @@ class IndexAdd(Op):
         values = b.expanded(0)
         apart = _advanced_apart(key)
         values = values if apart is None else values.movedim(0, apart)
-        return b.run(values, key=(slice(None), *key), shape=(b.size, *b.settings["shape"]))
+        batched_shape = (b.size, *b.settings["shape"])
+        return b.run(values, key=(slice(None), *key), shape=batched_shape, unique=b.settings.get("unique", False))
 
 
 class MaskedSelect(Op):
