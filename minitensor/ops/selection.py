@@ -139,9 +139,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
     d = 0 if dim is None else _dim(dim, input.ndim)
     size = x.shape[d]
     counts = _counts(repeats, "repeats", size)
+    total = int(counts.sum())
+    if output_size is not None and int_arg(output_size, "repeat_interleave", "output_size") != total:
+        raise ValueError(f"repeat_interleave: output_size is {output_size}, but the repeats add up to {total}")
+    if not isinstance(repeats, Tensor):  # one count for all: a broadcast view (its backward a sum, not a scatter)
+        before, after = x.shape[:d], x.shape[d + 1 :]
+        r = total // size if size else 0
+        return x.unsqueeze(d + 1).expand(*before, size, r, *after).reshape(*before, total, *after)
     key = np.repeat(np.arange(size, dtype=np.int64), counts)
-    if output_size is not None and int_arg(output_size, "repeat_interleave", "output_size") != key.size:
-        raise ValueError(f"repeat_interleave: output_size is {output_size}, but the repeats add up to {key.size}")
     return Index.apply(x, key=(slice(None),) * d + (key,))
 
 

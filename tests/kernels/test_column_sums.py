@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 import minitensor as mt
-from minitensor.kernels.column_sums import column_sums
+from minitensor.kernels.column_sums import column_sums, sum_to_shape
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -50,3 +52,19 @@ def test_bias_gradients_through_the_engine_and_the_ops(dtype):
     tol = 1e-5 if dtype == "float32" else 1e-12
     np.testing.assert_allclose(b.grad.numpy(), np.full(6, 40.0), rtol=tol)
     np.testing.assert_allclose(linear.bias.grad.numpy(), w.sum(axis=(0, 1)), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_sum_to_shape_equals_numpy_for_every_broadcast_pattern(dtype) -> None:
+    """Leading dims added, any dims stretched (trailing ones by a product with ones), C and F order."""
+    rng = np.random.default_rng(2)
+    for grad_shape in itertools.product([1, 2, 3], repeat=3):
+        for lead in range(4):
+            for stretched in itertools.product([False, True], repeat=3 - lead):
+                shape = tuple(1 if s else n for n, s in zip(grad_shape[lead:], stretched))
+                axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(stretched) if s)
+                g = (rng.standard_normal(grad_shape) * 4).astype(dtype)
+                for a in (g, np.asfortranarray(g), g.transpose(2, 1, 0).copy().transpose(2, 1, 0)):
+                    got = sum_to_shape(a, shape)
+                    assert got.shape == shape and got.dtype == a.dtype
+                    np.testing.assert_allclose(got, a.sum(axis=axes).reshape(shape), rtol=1e-6, atol=1e-5)
