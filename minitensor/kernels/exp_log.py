@@ -47,8 +47,9 @@ _LOG10_2_HI, _LOG10_2_LO = np.float32(3.0102920532e-01), np.float32(7.9034151668
 
 
 def exp(x: np.ndarray) -> np.ndarray:
-    """e ** x elementwise (a new array of ``x``'s shape and dtype; NumPy's ``exp`` for other than floats)."""
-    if x.dtype.kind != "f":
+    """e ** x elementwise (a new array of ``x``'s shape and dtype; NumPy's ``exp`` for other than float
+    arrays, e.g. a Tensor in a backward formula under create_graph, which answers it with its own op)."""
+    if type(x) is not np.ndarray or x.dtype.kind != "f":
         return np.exp(x)
     return _EXP.map(x)
 

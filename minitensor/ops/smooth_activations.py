@@ -47,13 +47,13 @@ class Elu(Op):
     def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
         ctx.save_for_backward(x)
         ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
-        negative = (scale * alpha) * np.expm1(_negative_part(x) * input_scale)
+        negative = (scale * alpha) * backend.expm1(_negative_part(x) * x.dtype.type(input_scale))
         return backend.where(x <= 0, negative, x * scale)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        slope = (ctx.scale * ctx.alpha * ctx.input_scale) * np.exp(_negative_part(x) * ctx.input_scale)
+        slope = (ctx.scale * ctx.alpha * ctx.input_scale) * backend.exp(_negative_part(x) * ctx.input_scale)
         return backend.where(x <= 0, grad * slope, grad * ctx.scale)  # (NaN takes the linear piece, as PyTorch)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
