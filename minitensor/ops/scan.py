@@ -154,7 +154,7 @@ def _running(input, dim, accumulate, fn: str, result):  # noqa: A002
     values = accumulate(data, axis=d)
     record = (data == values) | (np.isnan(data) if data.dtype.kind == "f" else False)  # (ties move the index on)
     position = np.arange(data.shape[d]).reshape((-1,) + (1,) * (data.ndim - d - 1))
-    index = np.maximum.accumulate(backend.where(record, position, -1), axis=d).astype(np.int64)
+    index = np.maximum.accumulate(record * (position + 1) - 1, axis=d).astype(np.int64)  # (-1 where not)
     values = Gather.apply(x, Tensor._make(index, False, None), dim=d)
     indices = Tensor._make(index.copy(), False, None)  # (the backward keeps its own)
     if input.ndim == 0:
