@@ -293,7 +293,7 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
             f"{node.function.__name__}.backward returned {len(in_grads)} gradient(s), expected "
             f"{len(parents)} (one per positional input of forward, None for inputs that need none)"
         )
-    if not retain_graph:
+    if not retain_graph and (node.saved_tensors or node.packed is not None):  # (what release frees)
         node.release()
     for index, (parent, g) in enumerate(zip(parents, in_grads)):
         if parent is None or g is None:
@@ -309,7 +309,7 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
         else:  # a leaf Tensor: it gets its summed gradient at the end
             leaves[key] = parent
             shape, dtype = parent._data.shape, parent._data.dtype
-        if g.shape != shape or g.dtype != dtype:
+        if g.shape != shape or (g.dtype is not dtype and g.dtype != dtype):  # (dtypes are mostly one object)
             g = _reduce_to_shape(g, shape, dtype, node, index)
         previous = grads.get(key)
         grads[key] = g if previous is None else previous + g
