@@ -57,6 +57,7 @@ from .kernels import conv as _conv
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
 from .kernels import erf as _erf
+from .kernels import erfinv as _erfinv
 from .kernels import exp2 as _exp2
 from .kernels import exp_log as _exp_log
 from .kernels import expand as _expand
@@ -114,8 +115,8 @@ erf = _erf.erf  # the error function (Cody's approximation)
 erf_backward = _erf.erf_backward  # (grad, x): grad * 2/sqrt(pi) exp(-x^2)
 erfc = _erf.erfc  # 1 - erf(x), keeping its relative precision in the tail
 erfc_backward = _erf.erfc_backward  # (grad, x): grad * -2/sqrt(pi) exp(-x^2)
-erfinv = _erf.erfinv  # the inverse of erf on [-1, 1]
-erfinv_backward = _erf.erfinv_backward  # (grad, y): grad * sqrt(pi)/2 exp(y^2) from the output y
+erfinv = _erfinv.erfinv  # the inverse of erf on [-1, 1]
+erfinv_backward = _erfinv.erfinv_backward  # (grad, y): grad * sqrt(pi)/2 exp(y^2) from the output y
 lgamma = _gamma.lgamma  # log |Gamma(x)|
 polygamma = _gamma.polygamma  # (n, x): the n-th derivative of digamma (n = 0: digamma)
 i0 = _bessel.i0  # the modified Bessel function I0 (Cephes' series)

@@ -7,11 +7,11 @@ Each derivative is again a function here (or an elementary one), so every order 
     d sinc x  = (cos(pi x) - sinc x) / x    d i0 x = i1(x),   d i1 x = i0(x) - i1(x) / x
     xlogy(x, y) = x log y (0 where x = 0): dx = log y, dy = x / y
 
-The functions themselves are the backend's (``kernels/erf.py``, ``kernels/bessel.py``: numba kernels
-beside their NumPy references), and so are the first-order backward passes of erf, erfc and erfinv
-(one pass each); on Tensors (create_graph) the formulas above run as Tensor operations.  Integer
-inputs are computed in the default float dtype.  The gamma family (``lgamma``, ``digamma``,
-``polygamma``) is in ``ops/gamma.py``.
+The functions themselves are the backend's (``kernels/erf.py``, ``kernels/erfinv.py``,
+``kernels/bessel.py``: numba kernels beside their NumPy references), and so are the first-order
+backward passes of erf, erfc and erfinv (one pass each); on Tensors (create_graph) the formulas above
+run as Tensor operations.  Integer inputs are computed in the default float dtype.  The gamma family
+(``lgamma``, ``digamma``, ``polygamma``) is in ``ops/gamma.py``.
 
 >>> x = mt.tensor([0.0, 0.5], dtype=mt.float64, requires_grad=True)
 >>> y = Erf.apply(x)

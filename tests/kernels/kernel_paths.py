@@ -27,8 +27,8 @@ from minitensor.kernels.runtime.dispatch import Kernel
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
     for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "class_targets",
-                 "conv", "conv_depthwise", "divergence", "erf", "exp2", "exp_log", "expm1", "gamma", "gelu", "im2col",
-                 "layer_norm", "log1p", "matmul", "pointwise", "pool", "resample", "robust_loss", "softmax",
+                 "conv", "conv_depthwise", "divergence", "erf", "erfinv", "exp2", "exp_log", "expm1", "gamma", "gelu",
+                 "im2col", "layer_norm", "log1p", "matmul", "pointwise", "pool", "resample", "robust_loss", "softmax",
                  "softplus", "tanh", "trig", "where")
 )  # fmt: skip
 
@@ -123,6 +123,15 @@ def ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
     or long double)."""
     spacing = np.spacing(np.abs(exact).astype(got.dtype)).astype(np.float64)
     return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+def assert_kernel_equals_reference(got: np.ndarray, expected: np.ndarray, dtype: str) -> None:
+    """Both of ``dtype``, equal within ``tolerance(dtype)`` (NaN where NaN, the same infinities), and the
+    same sign on the zeros."""
+    assert got.dtype == expected.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(got, expected, **tolerance(dtype))
+    zeros = expected == 0
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(expected[zeros]))
 
 
 def assert_same_values(got: np.ndarray, expected: np.ndarray) -> None:
