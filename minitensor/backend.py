@@ -18,7 +18,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
   ``cos``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
   backward passes that need more than a product (``tanh_backward``, ...); the special functions
-  ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (NumPy only);
+  ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``layer_norm``,
   ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
@@ -57,6 +57,7 @@ from .kernels import conv as _conv
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
 from .kernels import erf as _erf
+from .kernels import erfinv as _erfinv
 from .kernels import exp2 as _exp2
 from .kernels import exp_log as _exp_log
 from .kernels import expand as _expand
@@ -111,11 +112,14 @@ cos = _trig.cos  # the kernel for float32, NumPy's for float64
 tanh = _tanh.tanh  # (NumPy's tanh for other than floats)
 tanh_backward = _tanh.tanh_backward  # (grad, y): grad * (1 - y^2) from the output y
 erf = _erf.erf  # the error function (Cody's approximation)
+erf_backward = _erf.erf_backward  # (grad, x): grad * 2/sqrt(pi) exp(-x^2)
 erfc = _erf.erfc  # 1 - erf(x), keeping its relative precision in the tail
-erfinv = _erf.erfinv  # the inverse of erf on [-1, 1]
-lgamma = _gamma.lgamma  # log |Gamma(x)| (the C library's, per element)
+erfc_backward = _erf.erfc_backward  # (grad, x): grad * -2/sqrt(pi) exp(-x^2)
+erfinv = _erfinv.erfinv  # the inverse of erf on [-1, 1]
+erfinv_backward = _erfinv.erfinv_backward  # (grad, y): grad * sqrt(pi)/2 exp(y^2) from the output y
+lgamma = _gamma.lgamma  # log |Gamma(x)|
 polygamma = _gamma.polygamma  # (n, x): the n-th derivative of digamma (n = 0: digamma)
-i0 = _bessel.i0  # the modified Bessel function I0 (NumPy's)
+i0 = _bessel.i0  # the modified Bessel function I0 (Cephes' series)
 i1 = _bessel.i1  # the modified Bessel function I1 (its derivative)
 sigmoid = _pointwise.sigmoid  # 1 / (1 + exp(-x)), never overflowing
 sigmoid_backward = _pointwise.sigmoid_backward  # (grad, y): grad * y * (1 - y) from the output y

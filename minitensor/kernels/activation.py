@@ -34,7 +34,7 @@ import numpy as np
 
 from ._exp import exp_inplace
 from ._rows import BLOCK, add_rows, blocks, clear, rows_of
-from .erf import erf
+from .erf import erf32, erf_numpy
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
@@ -156,37 +156,13 @@ def _gelu_consts(like):
     return _Consts(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8])
 
 
-# erf as a rational function of x (Eigen's float32 erf, |error| < 7e-8): multiplies and one
-# division, which LLVM vectorises (``math.erf`` is a C call per element, not vectorised).
-_ERF_P = tuple(np.float32(c) for c in (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
-                                       -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
-                                       -1.60960333262415e-02))  # fmt: skip
-_ERF_Q = tuple(np.float32(c) for c in (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
-                                       -7.37332916720468e-03, -1.42647390514189e-02))  # fmt: skip
-_FOUR32, _ONE32 = np.float32(4.0), np.float32(1.0)
-
-
-@njit(inline="always", fastmath={"contract"}, error_model="numpy")
-def _erf32(x):
-    """erf(x) of a float32 to float32 precision, in float32 arithmetic (float64 keeps ``math.erf``)."""
-    x = min(max(x, -_FOUR32), _FOUR32)  # erf(±4) is ±1 in float32
-    x2 = x * x
-    p = _ERF_P[0]
-    for c in _ERF_P[1:]:
-        p = p * x2 + c
-    q = _ERF_Q[0]
-    for c in _ERF_Q[1:]:
-        q = q * x2 + c
-    return min(max(x * p / q, -_ONE32), _ONE32)  # (at ±4 the rational function is ±(1 + 7e-8))
-
-
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _cdf_into(x, out, k):
     """out = Phi(x) = (1 + erf(x / sqrt 2)) / 2, the standard normal CDF, for a 1-D ``x`` (the dtype
     test sits outside the loops: inside, it can keep a loop from vectorising)."""
     if x.itemsize == 4:
         for j in range(x.shape[0]):
-            out[j] = k.half * (k.one + _erf32(x[j] * k.sqrt_half))
+            out[j] = k.half * (k.one + erf32(x[j] * k.sqrt_half))
     else:
         for j in range(x.shape[0]):
             out[j] = k.half * (k.one + math.erf(x[j] * k.sqrt_half))
@@ -277,7 +253,7 @@ def _gelu_and_slope(x: np.ndarray, tanh: bool) -> tuple:
         t = np.tanh(_SQRT_2_OVER_PI * (xc + _CUBIC * xc * xc * xc))
         grad = 0.5 * (1.0 + t) + 0.5 * xc * (1.0 - t * t) * (_SQRT_2_OVER_PI * (1.0 + 3.0 * _CUBIC * xc * xc))
         return 0.5 * x * (1.0 + t), grad
-    cdf = erf(x * _SQRT_HALF)
+    cdf = erf_numpy(x * _SQRT_HALF)
     cdf += 1.0
     cdf *= 0.5
     with np.errstate(over="ignore"):  # x^2 overflows for |x| > 1.8e19: exp(-inf) = 0 is right

@@ -27,7 +27,7 @@ import numpy as np
 
 from ._exp import exp32, exp64, exp_inplace
 from .activation import _CUBIC, _SQRT_2_OVER_PI, _SQRT_HALF, _TANH_CLIP, _cdf_into, _gelu_consts, _halves, _tanh_arg
-from .erf import erf
+from .erf import erf_numpy
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit
 
@@ -55,7 +55,7 @@ def gelu_backward(grad: np.ndarray, x: np.ndarray, kept: np.ndarray, approximate
 def _parts_numpy(x: np.ndarray, tanh: bool) -> tuple:
     """(s, kept) with gelu(x) = x s: Phi(x) twice, or sigmoid(2u) and exp(-2|u|)."""
     if not tanh:
-        cdf = 0.5 * (1.0 + erf(x * _SQRT_HALF))
+        cdf = 0.5 * (1.0 + erf_numpy(x * _SQRT_HALF))
         return cdf, cdf
     xc = np.clip(x, -_TANH_CLIP, _TANH_CLIP)
     e = np.exp(-2.0 * np.abs(_SQRT_2_OVER_PI * (xc + _CUBIC * xc * xc * xc)))

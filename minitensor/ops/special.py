@@ -7,9 +7,11 @@ Each derivative is again a function here (or an elementary one), so every order 
     d sinc x  = (cos(pi x) - sinc x) / x    d i0 x = i1(x),   d i1 x = i0(x) - i1(x) / x
     xlogy(x, y) = x log y (0 where x = 0): dx = log y, dy = x / y
 
-The functions themselves are the backend's (``kernels/erf.py``, ``kernels/bessel.py``).  Integer
-inputs are computed in the default float dtype.  The gamma family (``lgamma``, ``digamma``,
-``polygamma``) is in ``ops/gamma.py``.
+The functions themselves are the backend's (``kernels/erf.py``, ``kernels/erfinv.py``,
+``kernels/bessel.py``: numba kernels beside their NumPy references), and so are the first-order
+backward passes of erf, erfc and erfinv (one pass each); on Tensors (create_graph) the formulas above
+run as Tensor operations.  Integer inputs are computed in the default float dtype.  The gamma family
+(``lgamma``, ``digamma``, ``polygamma``) is in ``ops/gamma.py``.
 
 >>> x = mt.tensor([0.0, 0.5], dtype=mt.float64, requires_grad=True)
 >>> y = Erf.apply(x)
@@ -46,6 +48,8 @@ class Erf(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if type(grad) is np.ndarray:  # first order: one pass
+            return backend.erf_backward(grad, x)
         return grad * (_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -64,6 +68,8 @@ class Erfc(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if type(grad) is np.ndarray:  # first order: one pass
+            return backend.erfc_backward(grad, x)
         return grad * (-_TWO_OVER_SQRT_PI * np.exp(-(x * x)))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -83,6 +89,8 @@ class Erfinv(Op):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        if type(grad) is np.ndarray:  # first order: one pass
+            return backend.erfinv_backward(grad, y)
         return grad * (np.exp(y * y) / _TWO_OVER_SQRT_PI)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v

@@ -4,7 +4,8 @@
   kernel modules (each ``Kernel``'s, and every ``*_numpy`` function) replaced by
   a function that fails, so a result really comes from a numba kernel (a
   comparison of the reference with itself would pass silently otherwise).
-- ``reference(fn)``: ``fn()`` with the JIT off.
+- ``reference(fn)``: ``fn()`` with the JIT off; ``reference_only(fn, *modules)`` the same with the
+  numba kernels of ``modules`` refused (the JIT switch really selects the references).
 - ``both_paths(fn)``: ``(jitted(fn), reference(fn))``, NumPy's RuntimeWarnings silenced.
 
 Gradchecks (float64) run on the serial kernels: the parallel ones run the same block
@@ -25,10 +26,10 @@ from minitensor.kernels.runtime.dispatch import Kernel
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
-    for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "class_targets", "conv",
-                 "conv_depthwise", "divergence", "exp2", "exp_log", "expm1", "gelu", "im2col", "layer_norm", "log1p",
-                 "matmul", "pointwise", "pool", "resample", "robust_loss", "softmax", "softplus", "tanh", "trig",
-                 "where")
+    for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "class_targets",
+                 "conv", "conv_depthwise", "divergence", "erf", "erfinv", "exp2", "exp_log", "expm1", "gamma", "gelu",
+                 "im2col", "layer_norm", "log1p", "matmul", "pointwise", "pool", "resample", "robust_loss", "softmax",
+                 "softplus", "tanh", "trig", "where")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial
@@ -86,6 +87,23 @@ def reference(fn):
         return fn()
 
 
+def reference_only(fn, *modules):
+    """fn() with the JIT off and the numba versions of every ``Kernel`` of ``modules`` replaced by a
+    function that fails: the JIT switch really selects the references."""
+    kernels = [k for m in modules for k in vars(m).values() if isinstance(k, Kernel)]
+    saved = [(k, k.serial, k.parallel) for k in kernels]
+    for k in kernels:
+        k.serial = _refuse(f"{k.reference.__name__}'s kernel")
+        k.parallel = None if k.parallel is None else k.serial
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return reference(fn)
+    finally:
+        for k, serial, parallel in saved:
+            k.serial, k.parallel = serial, parallel
+
+
 def both_paths(fn) -> tuple:
     """(fn() on the numba kernels only, fn() on the NumPy references), to compare.  NumPy's
     RuntimeWarnings are silenced: the references meet overflow, inf - inf and 0 * inf on the special
@@ -105,6 +123,15 @@ def ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
     or long double)."""
     spacing = np.spacing(np.abs(exact).astype(got.dtype)).astype(np.float64)
     return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+def assert_kernel_equals_reference(got: np.ndarray, expected: np.ndarray, dtype: str) -> None:
+    """Both of ``dtype``, equal within ``tolerance(dtype)`` (NaN where NaN, the same infinities), and the
+    same sign on the zeros."""
+    assert got.dtype == expected.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(got, expected, **tolerance(dtype))
+    zeros = expected == 0
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(expected[zeros]))
 
 
 def assert_same_values(got: np.ndarray, expected: np.ndarray) -> None:

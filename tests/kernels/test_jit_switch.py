@@ -35,6 +35,25 @@ def test_environment_variable_sets_the_default(value: str, expected: bool) -> No
     assert run_python(code, MINITENSOR_DISABLE_JIT=value) == {"jit": expected}
 
 
+def test_environment_variable_runs_the_references_of_the_special_functions() -> None:
+    """With MINITENSOR_DISABLE_JIT=1 the backend's special functions are their NumPy references, bit for
+    bit, and numba is never loaded."""
+    code = """
+import json, sys
+import numpy as np
+from minitensor import backend
+from minitensor.kernels import bessel, erf, erfinv, gamma
+x = np.float32([0.3, -1.5, 2.0, 6.0, np.nan, -np.inf])
+same = [np.array_equal(new, old, equal_nan=True) for new, old in [
+    (backend.erf(x), erf.erf_numpy(x)), (backend.erfc(x), erf.erfc_numpy(x)),
+    (backend.erfinv(x / 7), erfinv.erfinv_numpy(x / 7)), (backend.lgamma(x), gamma.lgamma_numpy(x)),
+    (backend.polygamma(0, x), gamma.polygamma_numpy(0, x)), (backend.polygamma(2, x), gamma.polygamma_numpy(2, x)),
+    (backend.i0(x), bessel.i0_numpy(x)), (backend.i1(x), bessel.i1_numpy(x))]]
+print(json.dumps({"same": all(same), "numba": "numba" in sys.modules}))
+"""
+    assert run_python(code, MINITENSOR_DISABLE_JIT="1") == {"same": True, "numba": False}
+
+
 def test_switch_context_manager_and_decorator() -> None:
     previous = mt.jit_enabled()
     try:
