@@ -11,6 +11,7 @@ from kernel_paths import MODES, jitted, reference, tolerance
 from minitensor.kernels import conv as K
 from minitensor.kernels import conv_depthwise, conv_gemm
 from minitensor.kernels.im2col import Window
+from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 from minitensor.kernels.runtime import blas_threads
 
 # (C, Co, groups, H, W, window): general, grouped, 1x1 (the image as its own columns), strided 1x1,
@@ -92,13 +93,13 @@ def test_depthwise_shapes_take_the_direct_loops(case) -> None:
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
-def test_depthwise_phases_hold_the_padded_plane(rng, case) -> None:
+def test_phases_hold_the_padded_plane(rng, case) -> None:
     """Phase (a, b) of the padded plane holds its pixels (a + sh * r, b + sw * c), zeros in the
     padding, and merging the phases gives the plane back."""
     _, _, _, h, w, win = case
     x = rng.standard_normal((1, 1, h, w))
-    phases = conv_depthwise._phases(x, win)
-    conv_depthwise._split(x[0, 0], win, phases)
+    phases = phase_scratch(h, w, win, 1, x)[0]
+    to_phases(x[0, 0], win, phases)
     sh, sw, hq, pitch = phases.shape
     padded = np.zeros((sh * hq, sw * pitch))
     padded[win.pt : win.pt + h, win.pl : win.pl + w] = x[0, 0]
@@ -106,7 +107,7 @@ def test_depthwise_phases_hold_the_padded_plane(rng, case) -> None:
         for b in range(sw):
             np.testing.assert_array_equal(phases[a, b], padded[a::sh, b::sw])
     back = np.empty((h, w))
-    conv_depthwise._merge(phases, win, back)
+    from_phases(phases, win, back)
     np.testing.assert_array_equal(back, x[0, 0])
 
 
