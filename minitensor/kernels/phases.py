@@ -17,12 +17,12 @@ there is one phase, the padded plane itself::
     0 0 0 0 0 0
 
 ``to_phases`` copies a plane into its phases (the padding, written by no one, stays 0 in a zeroed
-scratch), ``from_phases`` copies it back out; ``pitch`` and ``unpitch`` move an (oh, ow) plane into and
-out of the pitched layout.  ``conv_depthwise.py`` sums the kernel positions straight into the
-pitched output, ``conv_gemm.py`` copies each into a row of the columns matrix (im2col, without a
-test per pixel for the padding); their gradients add back through the same shifts.  The computed
-columns q >= ow of a pitched output are thrown away (a few percent more work); a pitched gradient
-has zeros there, so that they add nothing.
+scratch), ``from_phases`` copies it back out; ``pitch`` and ``unpitch`` move an (oh, ow) plane into
+and out of the pitched layout.  ``conv_depthwise.py`` sums the kernel positions straight into a
+pitched output (one loop of ``span`` elements per kernel position; the columns q >= ow computed are
+thrown away, and a pitched gradient has zeros there, so that they add nothing); ``conv_gemm.py``
+copies, per kernel position and output row, the run of ow pixels it reads into the im2col columns,
+without a test for the padding per pixel.
 """
 
 from __future__ import annotations
