@@ -267,7 +267,7 @@ def _mean_plane(plane, h0, hn, w0, wn, divisor, out):
         columns[:] = 0
         for a in range(hn[i]):
             row = plane[h0[i] + a]
-            for w in range(columns.shape[0]):
+            for w in range(np.uint64(columns.shape[0])):  # (unsigned: a signed index keeps LLVM from vectorising)
                 columns[w] += row[w]
         for j in range(w0.shape[0]):
             total = plane.dtype.type(0)
@@ -301,7 +301,7 @@ def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
                 columns[w] += share
         for a in range(hn[i]):
             row = out[h0[i] + a]
-            for w in range(columns.shape[0]):
+            for w in range(np.uint64(columns.shape[0])):  # (unsigned: vectorised)
                 row[w] += columns[w]
 
 
