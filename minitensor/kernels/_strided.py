@@ -45,6 +45,18 @@ def gather(dst, d0, src, s0, stride, n: int) -> None:
 
 
 @njit(inline="always")
+def scatter(dst, d0, stride, src, s0, n: int) -> None:
+    """dst[d0 + q * stride] = src[s0 + q] for q < n (the inverse of ``gather``)."""
+    d, s, step = np.uint64(d0), np.uint64(s0), np.uint64(stride)
+    if stride == 1:
+        for q in range(np.uint64(n)):
+            dst[d + q] = src[s + q]
+    else:
+        for q in range(np.uint64(n)):
+            dst[d + q * step] = src[s + q]
+
+
+@njit(inline="always")
 def scatter_add(dst, d0, stride, src, s0, n: int) -> None:
     """dst[d0 + q * stride] += src[s0 + q] for q < n (the adjoint of ``gather``)."""
     d, s, step = np.uint64(d0), np.uint64(s0), np.uint64(stride)
@@ -66,29 +78,3 @@ def axpy(dst, d0, a, src, s0, stride, n: int) -> None:
     else:
         for q in range(np.uint64(n)):
             dst[d + q] += a * src[s + q * step]
-
-
-@njit(inline="always")
-def scatter_axpy(dst, d0, stride, a, src, s0, n: int) -> None:
-    """dst[d0 + q * stride] += a * src[s0 + q] for q < n (the adjoint of ``axpy`` in src)."""
-    d, s, step = np.uint64(d0), np.uint64(s0), np.uint64(stride)
-    if stride == 1:
-        for q in range(np.uint64(n)):
-            dst[d + q] += a * src[s + q]
-    else:
-        for q in range(np.uint64(n)):
-            dst[d + q * step] += a * src[s + q]
-
-
-@njit(inline="always")
-def dot(a, a0, b, b0, stride, n: int):
-    """sum over q < n of a[a0 + q] * b[b0 + q * stride] (``axpy``'s gradient in ``a``), in float64."""
-    i, j, step = np.uint64(a0), np.uint64(b0), np.uint64(stride)
-    total = 0.0
-    if stride == 1:
-        for q in range(np.uint64(n)):
-            total += a[i + q] * b[j + q]
-    else:
-        for q in range(np.uint64(n)):
-            total += a[i + q] * b[j + q * step]
-    return total

@@ -2,22 +2,30 @@
 
 im2col + GEMM (``conv.py``) would multiply, for every channel, a (Co/G, kh * kw) matrix by a
 (kh * kw, L) one: C tiny products, each too small for BLAS.  Here each output plane is summed
-directly: for every kernel position (i, j), the weight ``w[o, 0, i, j]`` times the input plane
-shifted by that position, one output row at a time (the row stays in the cache while the kh * kw
-terms are added to it; each term is a loop over contiguous memory when the stride is 1, which
-LLVM vectorises).  Output channel o reads input channel ``o // (Co / C)`` (a channel multiplier
-Co / C >= 1).
+directly, kernel position by kernel position: ``w[o, 0, i, j]`` times the input plane shifted by
+(i, j), added to the output plane.  Output channel o reads input channel ``o // (Co / C)`` (a
+channel multiplier Co / C >= 1).
 
-The two gradients are the same loops the other way round: the input's gradient scatters each
-output row back onto the rows its windows read (per input plane, so planes never collide), the
-weight's gradient is, per output channel and kernel position, a sum of products of the gradient
-with the shifted input over every image.  The references are ``conv.py``'s (unfold + matmul): the
-tests hold these kernels to them.
+Each kernel position is *one* loop over the whole plane, which LLVM vectorises (a loop per output
+row would be too short: 32 pixels, two AVX-512 vectors): the input plane is split into the phases
+of its zero-padded copy and the output summed in the pitched layout (``phases.py``), where every
+output pixel reads kernel position (i, j) at the same shift; the (oh, ow) part is copied out at the
+end.
+
+The two gradients are the same loops the other way round: the input's gradient adds each output
+gradient plane, pitched (its columns q >= ow 0), onto the phases of the padded input's gradient
+(per input plane, so planes never collide), then copies the input's part out; the weight's
+gradient is, per output channel and kernel position, one dot product of the pitched gradient with
+the shifted phase, summed over the images.  The references are ``conv.py``'s (unfold + matmul):
+the tests hold these kernels to them.
 """
 
 from __future__ import annotations
 
-from ._strided import axpy, dot, scatter_axpy, valid_columns
+import numpy as np
+
+from ._strided import axpy, fill
+from .phases import flat, from_phases, phase_scratch, pitch, span, tap, to_phases, unpitch
 from .runtime.jit import njit, prange
 
 
@@ -26,30 +34,37 @@ def takes(x, weight, groups: int) -> bool:
     return groups > 1 and groups == x.shape[1] and weight.shape[1] == 1
 
 
+@njit
+def _scratch(planes, win) -> tuple:
+    """(phases (sh, sw, Hq, P), a zeroed pitched row (span,)) for the (N, C, H, W) ``planes``."""
+    phases = phase_scratch(planes.shape[2], planes.shape[3], win, 1, planes)[0]
+    return phases, np.zeros(span(win, phases.shape[3]), planes.dtype)
+
+
 # ------------------------------------------------------------------ forward
 @njit(fastmath={"contract"})
-def _forward_plane(x, w, bias, win, out):
-    """out (oh, ow) = the plane x (H, W) convolved with w (kh, kw), plus bias."""
-    h, width = x.shape
-    for p in range(win.oh):
-        row = out[p]
-        row[:] = bias
-        for i in range(win.kh):
-            r = p * win.sh + i * win.dh - win.pt
-            if 0 <= r < h:
-                for j in range(win.kw):
-                    offset = j * win.dw - win.pl
-                    q0, q1 = valid_columns(offset, win.sw, width, win.ow)
-                    axpy(row, q0, w[i, j], x[r], q0 * win.sw + offset, win.sw, q1 - q0)
+def _forward_plane(x, w, bias, win, phases, y, out):
+    """out (oh, ow) = the plane x (H, W) convolved with w (kh, kw), plus bias, through the phases
+    and the pitched output y."""
+    to_phases(x, win, phases)
+    p, n = phases.shape[3], y.size
+    fill(y, 0, n, bias)
+    source = flat(phases)
+    for i in range(win.kh):
+        for j in range(win.kw):
+            row, shift = tap(win, p, i, j)
+            axpy(y, 0, w[i, j], source[row], shift, 1, n)
+    unpitch(y, p, out)
 
 
 @njit
 def _forward_planes(x, weight, bias, win, out, start, stop):
     c, co = x.shape[1], out.shape[1]
     m = co // c
+    phases, y = _scratch(x, win)
     for k in range(start, stop):
         n, o = k // co, k % co
-        _forward_plane(x[n, o // m], weight[o, 0], 0.0 if bias is None else bias[o], win, out[n, o])
+        _forward_plane(x[n, o // m], weight[o, 0], 0.0 if bias is None else bias[o], win, phases, y, out[n, o])
 
 
 @njit
@@ -66,28 +81,29 @@ def forward_parallel(x, weight, bias, win, groups, out):
 
 # ------------------------------------------------------------------ the input's gradient
 @njit(fastmath={"contract"})
-def _input_grad_plane(grad, w, win, dx):
-    """dx (H, W) += the windows of grad (oh, ow) spread back with the weights w (kh, kw)."""
-    h, width = dx.shape
-    for p in range(win.oh):
-        for i in range(win.kh):
-            r = p * win.sh + i * win.dh - win.pt
-            if 0 <= r < h:
-                for j in range(win.kw):
-                    offset = j * win.dw - win.pl
-                    q0, q1 = valid_columns(offset, win.sw, width, win.ow)
-                    scatter_axpy(dx[r], q0 * win.sw + offset, win.sw, w[i, j], grad[p], q0, q1 - q0)
+def _input_grad_plane(grad, w, win, g, phases):
+    """phases (the padded input's gradient) += grad (oh, ow) spread back with the weights w (kh, kw),
+    through the pitched g, whose columns q >= ow stay 0."""
+    p, n = phases.shape[3], g.size
+    pitch(grad, p, g)
+    target = flat(phases)
+    for i in range(win.kh):
+        for j in range(win.kw):
+            row, shift = tap(win, p, i, j)
+            axpy(target[row], shift, w[i, j], g, 0, 1, n)
 
 
 @njit
 def _input_grad_planes(grad, weight, win, out, start, stop):
     c, co = out.shape[1], grad.shape[1]
     m = co // c
+    phases, g = _scratch(out, win)
     for k in range(start, stop):
         n, ci = k // c, k % c
-        out[n, ci] = 0
+        phases[:] = 0
         for o in range(ci * m, (ci + 1) * m):
-            _input_grad_plane(grad[n, o], weight[o, 0], win, out[n, ci])
+            _input_grad_plane(grad[n, o], weight[o, 0], win, g, phases)
+        from_phases(phases, win, out[n, ci])
 
 
 @njit
@@ -104,18 +120,20 @@ def input_grad_parallel(grad, weight, win, groups, out):
 
 # ------------------------------------------------------------------ the weight's gradient
 @njit(fastmath={"reassoc", "contract"})
-def _weight_grad_plane(x, grad, win, dw):
-    """dw (kh, kw) += the products of grad (oh, ow) with the shifted plane x (H, W)."""
-    h, width = x.shape
+def _weight_grad_plane(x, grad, win, phases, g, zero, dw):
+    """dw (kh, kw) += the products of grad (oh, ow) with the shifted plane x (H, W): one dot product
+    per kernel position, summed from ``zero`` (x's dtype: float32 sums vectorise twice as wide)."""
+    to_phases(x, win, phases)
+    p, n = phases.shape[3], np.uint64(g.size)
+    pitch(grad, p, g)
+    source = flat(phases)
     for i in range(win.kh):
         for j in range(win.kw):
-            offset = j * win.dw - win.pl
-            q0, q1 = valid_columns(offset, win.sw, width, win.ow)
-            total = 0.0
-            for p in range(win.oh):
-                r = p * win.sh + i * win.dh - win.pt
-                if 0 <= r < h:
-                    total += dot(grad[p], q0, x[r], q0 * win.sw + offset, win.sw, q1 - q0)
+            row, shift = tap(win, p, i, j)
+            plane, s = source[row], np.uint64(shift)
+            total = zero
+            for q in range(n):
+                total += g[q] * plane[s + q]
             dw[i, j] += total
 
 
@@ -123,10 +141,12 @@ def _weight_grad_plane(x, grad, win, dw):
 def _weight_grad_channels(x, grad, win, out, start, stop):
     c, co = x.shape[1], grad.shape[1]
     m = co // c
+    phases, g = _scratch(x, win)
+    zero = np.zeros(1, x.dtype)[0]
     for o in range(start, stop):
         out[o, 0] = 0
         for n in range(x.shape[0]):
-            _weight_grad_plane(x[n, o // m], grad[n, o], win, out[o, 0])
+            _weight_grad_plane(x[n, o // m], grad[n, o], win, phases, g, zero, out[o, 0])
 
 
 @njit

@@ -156,16 +156,17 @@ _NARROW = 8
 def _max_index_separable_plane(plane, h0, hn, dh, w0, wn, dw, k, index, run, at, row_max, row_at, best):
     height, width = plane.shape
     span = run.shape[0]  # the starts w of k taps inside the row (w + (k - 1) * dw < width)
-    for h in range(height):  # along W
+    for h in range(height):  # along W (unsigned indices: a signed one keeps LLVM from vectorising)
         row = plane[h]
-        for w in range(span):
-            run[w], at[w] = row[w], w
+        for w in range(np.uint64(span)):
+            run[w], at[w] = row[w], np.int32(w)
         for b in range(1, k):
-            for w in range(span):
-                v = row[w + b * dw]
+            shift = np.uint64(b * dw)
+            for w in range(np.uint64(span)):
+                v = row[w + shift]
                 take = (v > run[w]) | (v != v)  # (a larger value, or a NaN: PyTorch's rule)
                 run[w] = v if take else run[w]
-                at[w] = w + b * dw if take else at[w]
+                at[w] = np.int32(w + shift) if take else at[w]
         for j in range(w0.shape[0]):
             if wn[j] >= k:  # the window's first k taps from run, then its others (adaptive windows)
                 m, first, b0 = run[w0[j]], at[w0[j]], k
@@ -192,7 +193,7 @@ def _max_index_separable_plane(plane, h0, hn, dh, w0, wn, dw, k, index, run, at,
 @njit
 def _max_index_separable_planes(x, h0, hn, dh, w0, wn, dw, k, index):
     span, wo = x.shape[2] - (k - 1) * dw, w0.shape[0]
-    run, at = np.empty(span, x.dtype), np.empty(span, np.int64)
+    run, at = np.empty(span, x.dtype), np.empty(span, np.int32)
     row_max, row_at, best = (
         np.empty((x.shape[1], wo), x.dtype),
         np.empty((x.shape[1], wo), np.int64),
@@ -206,7 +207,7 @@ def _max_index_separable_planes(x, h0, hn, dh, w0, wn, dw, k, index):
 def _max_index_separable_parallel(x, h0, hn, dh, w0, wn, dw, k, index):
     span, wo = x.shape[2] - (k - 1) * dw, w0.shape[0]
     for p in prange(x.shape[0]):
-        run, at = np.empty(span, x.dtype), np.empty(span, np.int64)
+        run, at = np.empty(span, x.dtype), np.empty(span, np.int32)
         row_max, row_at = np.empty((x.shape[1], wo), x.dtype), np.empty((x.shape[1], wo), np.int64)
         _max_index_separable_plane(x[p], h0, hn, dh, w0, wn, dw, k, index[p], run, at, row_max, row_at,
                                    np.empty(wo, x.dtype))  # fmt: skip
@@ -266,7 +267,7 @@ def _mean_plane(plane, h0, hn, w0, wn, divisor, out):
         columns[:] = 0
         for a in range(hn[i]):
             row = plane[h0[i] + a]
-            for w in range(columns.shape[0]):
+            for w in range(np.uint64(columns.shape[0])):  # (unsigned: a signed index keeps LLVM from vectorising)
                 columns[w] += row[w]
         for j in range(w0.shape[0]):
             total = plane.dtype.type(0)
@@ -300,7 +301,7 @@ def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
                 columns[w] += share
         for a in range(hn[i]):
             row = out[h0[i] + a]
-            for w in range(columns.shape[0]):
+            for w in range(np.uint64(columns.shape[0])):  # (unsigned: vectorised)
                 row[w] += columns[w]
 
 

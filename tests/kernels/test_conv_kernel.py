@@ -11,10 +11,14 @@ from kernel_paths import MODES, jitted, reference, tolerance
 from minitensor.kernels import conv as K
 from minitensor.kernels import conv_depthwise, conv_gemm
 from minitensor.kernels.im2col import Window
+from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 from minitensor.kernels.runtime import blas_threads
 
 # (C, Co, groups, H, W, window): general, grouped, 1x1 (the image as its own columns), strided 1x1,
-# depthwise, depthwise with a channel multiplier, strided and dilated depthwise.
+# then depthwise: 3x3 'same', a channel multiplier, strided and dilated, LeNet-5's 2x2 stride 2,
+# 5x5 'same' on an odd plane, an even kernel padded after more than before (multiplier 2), a stride
+# longer than the kernel with wide padding, dilated stride 1, 1x1 stride 2, input rows and columns
+# no window reaches.
 CASES = [
     (3, 4, 1, 6, 7, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 7)),
     (4, 6, 2, 7, 5, Window(3, 2, 2, 1, 1, 0, 1, 2, 4, 3)),
@@ -23,7 +27,20 @@ CASES = [
     (4, 4, 4, 6, 6, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 6)),
     (3, 6, 3, 5, 8, Window(2, 3, 1, 1, 0, 1, 1, 1, 4, 8)),
     (3, 3, 3, 9, 9, Window(3, 3, 2, 3, 2, 1, 2, 1, 5, 3)),
+    (3, 3, 3, 8, 8, Window(2, 2, 2, 2, 0, 0, 1, 1, 4, 4)),
+    (2, 2, 2, 7, 9, Window(5, 5, 1, 1, 2, 2, 1, 1, 7, 9)),
+    (2, 4, 2, 6, 5, Window(4, 4, 1, 1, 1, 1, 1, 1, 6, 5)),
+    (2, 2, 2, 9, 7, Window(2, 3, 3, 2, 2, 3, 1, 1, 4, 6)),
+    (3, 3, 3, 8, 8, Window(3, 3, 1, 1, 2, 2, 2, 2, 8, 8)),
+    (2, 2, 2, 5, 5, Window(1, 1, 2, 2, 0, 0, 1, 1, 3, 3)),
+    (2, 2, 2, 7, 7, Window(2, 2, 3, 3, 0, 0, 1, 1, 2, 2)),
 ]
+DEPTHWISE = [case for case in CASES if case[2] == case[0] > 1]
+
+
+def case_id(case) -> str:
+    c, co, groups, h, w, win = case
+    return f"C{c}-Co{co}-g{groups}-k{win.kh}x{win.kw}-s{win.sh}x{win.sw}-p{win.pt}x{win.pl}-d{win.dh}x{win.dw}"
 
 
 def operands(rng, c, co, groups, h, w, win, dtype, transposed: bool = False) -> tuple:
@@ -37,7 +54,7 @@ def operands(rng, c, co, groups, h, w, win, dtype, transposed: bool = False) -> 
 
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"C{c[0]}-Co{c[1]}-g{c[2]}-k{c[5].kh}x{c[5].kw}")
+@pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_kernels_match_the_reference(kernel, rng, dtype, case) -> None:
     c, co, groups, h, w, win = case
     x, weight, bias, grad = operands(rng, *case, dtype, transposed=case is CASES[1])
@@ -68,11 +85,30 @@ def test_the_reference_is_the_definition(rng) -> None:
     assert y[n, o, p, q] == pytest.approx(np.sum(window * weight[o]) + bias[o], rel=1e-12)
 
 
-@pytest.mark.parametrize("case", CASES[4:], ids=["depthwise", "multiplier", "strided"])
+@pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
 def test_depthwise_shapes_take_the_direct_loops(case) -> None:
     c, co, groups, *_ = case
     assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c // groups, 1, 1)), groups)
     assert not conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c, 1, 1)), 1)
+
+
+@pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
+def test_phases_hold_the_padded_plane(rng, case) -> None:
+    """Phase (a, b) of the padded plane holds its pixels (a + sh * r, b + sw * c), zeros in the
+    padding, and merging the phases gives the plane back."""
+    _, _, _, h, w, win = case
+    x = rng.standard_normal((1, 1, h, w))
+    phases = phase_scratch(h, w, win, 1, x)[0]
+    to_phases(x[0, 0], win, phases)
+    sh, sw, hq, pitch = phases.shape
+    padded = np.zeros((sh * hq, sw * pitch))
+    padded[win.pt : win.pt + h, win.pl : win.pl + w] = x[0, 0]
+    for a in range(sh):
+        for b in range(sw):
+            np.testing.assert_array_equal(phases[a, b], padded[a::sh, b::sw])
+    back = np.empty((h, w))
+    from_phases(phases, win, back)
+    np.testing.assert_array_equal(back, x[0, 0])
 
 
 def test_other_dtypes_and_empty_batches_take_the_reference(rng) -> None:
