@@ -175,19 +175,22 @@ class Function:
     def record(cls, inputs: tuple, settings: dict, tangents: tuple | None = None) -> tuple:
         """``apply``'s work: (the output Tensor, the ``ctx`` forward saw).  ``tangents``: which
         inputs carry a tangent (forward mode), so that forward keeps what their rule needs too."""
-        recording = is_grad_enabled()  # (off: the lean path of inference, nothing to collect for a graph)
-        arrays, parents, needs = [], [], []  # per input: its array, where its gradient goes, whether it needs one
-        for x in inputs:
-            if isinstance(x, Tensor):
-                arrays.append(x._data)
-                if recording and x._requires_grad:
-                    parents.append(x.grad_fn or x)
-                    needs.append(True)
-                    continue
-            else:
-                arrays.append(x)
-            parents.append(None)
-            needs.append(False)
+        if is_grad_enabled():
+            arrays, parents, needs = [], [], []  # per input: its array, where its gradient goes, whether it needs one
+            for x in inputs:
+                if isinstance(x, Tensor):
+                    arrays.append(x._data)
+                    if x._requires_grad:
+                        parents.append(x.grad_fn or x)
+                        needs.append(True)
+                        continue
+                else:
+                    arrays.append(x)
+                parents.append(None)
+                needs.append(False)
+        else:  # inference: nothing to collect for a graph
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+            needs = [False] * len(inputs)
         if settings and not cls.on_arrays:  # (built-in ops never pass Tensors as settings)
             for name, value in settings.items():
                 if isinstance(value, Tensor):

@@ -68,7 +68,8 @@ def split_heads(x, heads: int, parts: int = 1, batch_first: bool = False) -> lis
     """
     d = x.shape[2] // (parts * heads)  # (not -1: N or L may be 0)
     x = x.reshape(x.shape[0], x.shape[1], parts, heads, d)
-    x = np.transpose(x, (2, 0, 3, 1, 4) if batch_first else (2, 1, 3, 0, 4))  # (parts, N, heads, L, d)
+    order = (2, 0, 3, 1, 4) if batch_first else (2, 1, 3, 0, 4)  # -> (parts, N, heads, L, d)
+    x = x.transpose(order) if isinstance(x, np.ndarray) else np.transpose(x, order)  # (a Tensor's transpose swaps two)
     return [x[i] for i in range(parts)]
 
 

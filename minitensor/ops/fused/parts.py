@@ -27,7 +27,9 @@ def sub_forward(op: type, needs: tuple, *args, **settings) -> tuple:
     """(output, context) of ``op``'s forward on arrays, the context as its own node would have it."""
     ctx = op._node_cls()
     ctx.needs_input_grad = needs
-    return _profiling.forward(op.__name__, op.forward, ctx, *args, **settings), ctx
+    if _profiling.active is None:
+        return op.forward(ctx, *args, **settings), ctx
+    return _profiling.active.time(op.__name__, "forward", op.forward, ctx, *args, **settings), ctx
 
 
 def sub_backward(ctx, grad, count: int = 4) -> tuple:
@@ -43,7 +45,7 @@ def sub_backward(ctx, grad, count: int = 4) -> tuple:
 def needs_of(need: dict, first: tuple, names: tuple) -> tuple:
     """A sub-layer's ``needs_input_grad``: those of its activation inputs (``first``), then of its
     weights, looked up by name in the layer node's ``need`` (name -> bool)."""
-    return (*first, *(need[n] for n in names))
+    return first + tuple([need[n] for n in names])
 
 
 def any_need(need: dict, names: tuple) -> bool:
