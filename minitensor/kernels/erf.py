@@ -225,39 +225,31 @@ def erf32(x):
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _horner64(coeffs, z):
+    """The polynomial ``coeffs`` (a tuple, highest power first) at ``z``, float64, inlined (the
+    kernels' ``_horner``)."""
+    acc = coeffs[0] * z + coeffs[1]
+    for c in coeffs[2:]:
+        acc = acc * z + c
+    return acc
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _ratio_small(z):
     """(A(z), B(z)), z = x^2: erf(x) = x A / B for |x| <= 0.46875 (Cody's first range), float64."""
-    a = _A[0] * z + _A[1]
-    for c in _A[2:]:
-        a = a * z + c
-    b = _B[0] * z + _B[1]
-    for c in _B[2:]:
-        b = b * z + c
-    return a, b
+    return _horner64(_A, z), _horner64(_B, z)
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _ratio_mid(y):
     """(C(y), D(y)): erfc(y) = exp(-y^2) C / D for 0.46875 < y <= 4 (the second range), float64."""
-    c = _C[0] * y + _C[1]
-    for k in _C[2:]:
-        c = c * y + k
-    d = _D[0] * y + _D[1]
-    for k in _D[2:]:
-        d = d * y + k
-    return c, d
+    return _horner64(_C, y), _horner64(_D, y)
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _ratio_large(z):
     """(P(z), Q(z)), z = 1/y^2: erfc(y) = exp(-y^2) / y (1/sqrt(pi) - z P / Q) for y > 4, float64."""
-    p = _P[0] * z + _P[1]
-    for k in _P[2:]:
-        p = p * z + k
-    q = _Q[0] * z + _Q[1]
-    for k in _Q[2:]:
-        q = q * z + k
-    return p, q
+    return _horner64(_P, z), _horner64(_Q, z)
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
