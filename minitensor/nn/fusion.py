@@ -56,7 +56,8 @@ def encoder_layer(layer, src: Tensor, src_mask, src_key_padding_mask, is_causal:
         with random.replaying(state):
             return layer._composite(x, src_mask, src_key_padding_mask, is_causal)
 
-    return EncoderLayer.apply(src, *attention_weights, *norm1, *ff_weights, *norm2, definition=definition, **settings)
+    settings["definition"] = definition
+    return EncoderLayer.apply(src, *attention_weights, *norm1, *ff_weights, *norm2, layer=settings)
 
 
 def decoder_layer(layer, tgt: Tensor, memory: Tensor, masks: tuple, causal: tuple) -> Tensor | None:
@@ -90,7 +91,8 @@ def decoder_layer(layer, tgt: Tensor, memory: Tensor, masks: tuple, causal: tupl
             return layer._composite(x, mem, masks, causal)
 
     weights = (*self_weights, *norms[0], *cross_weights, *norms[1], *ff_weights, *norms[2])
-    return DecoderLayer.apply(tgt, memory, *weights, definition=definition, **settings)
+    settings["definition"] = definition
+    return DecoderLayer.apply(tgt, memory, *weights, layer=settings)
 
 
 # ------------------------------------------------------------------- standard sub-modules

@@ -43,8 +43,10 @@ def on_arrays(grad) -> bool:
 
 def save_with_state(ctx, *tensors, state=()) -> None:
     """Save the op's inputs (or output) for backward, then ``state``: the kernel's intermediates as
-    one tuple (released after backward with the rest; never turned into Tensors)."""
-    ctx.save_for_backward(*tensors, tuple(state))
+    one tuple (released after backward with the rest; never turned into Tensors).  Nothing is kept
+    when no input needs a gradient (inference: the node is not recorded)."""
+    if True in ctx.needs_input_grad:
+        ctx.saved_tensors = (*tensors, tuple(state))
 
 
 def jvp_by_backward(ctx, *tangents):

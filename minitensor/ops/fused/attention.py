@@ -44,9 +44,9 @@ class SelfAttention(Op):
     @staticmethod
     def forward(ctx, x, in_weight, in_bias=None, out_weight=None, out_bias=None, heads=1, batch_first=False,
                 mask=None, scale=1.0, dropout_mask=None, definition=None):  # fmt: skip
-        settings = _settings(ctx, heads, batch_first, mask, scale, dropout_mask, x.dtype, definition)
-        y, state = self_attention(x, in_weight, in_bias, out_weight, out_bias, keep=any(ctx.needs_input_grad),
-                                  **settings)  # fmt: skip
+        dropout_mask = _settings(ctx, heads, batch_first, scale, dropout_mask, x.dtype, definition)
+        y, state = self_attention(x, in_weight, in_bias, out_weight, out_bias, heads, batch_first, mask, scale,
+                                  dropout_mask, keep=True in ctx.needs_input_grad)  # fmt: skip
         save_with_state(ctx, x, in_weight, in_bias, out_weight, out_bias, state=state)
         ctx.x_shape = x.shape
         return y
@@ -92,9 +92,9 @@ class CrossAttention(Op):
     @staticmethod
     def forward(ctx, x, memory, in_weight, in_bias=None, out_weight=None, out_bias=None, heads=1,
                 batch_first=False, mask=None, scale=1.0, dropout_mask=None, definition=None):  # fmt: skip
-        settings = _settings(ctx, heads, batch_first, mask, scale, dropout_mask, x.dtype, definition)
-        y, state = cross_attention(x, memory, in_weight, in_bias, out_weight, out_bias,
-                                   keep=any(ctx.needs_input_grad), **settings)  # fmt: skip
+        dropout_mask = _settings(ctx, heads, batch_first, scale, dropout_mask, x.dtype, definition)
+        y, state = cross_attention(x, memory, in_weight, in_bias, out_weight, out_bias, heads, batch_first, mask,
+                                   scale, dropout_mask, keep=True in ctx.needs_input_grad)  # fmt: skip
         save_with_state(ctx, x, memory, in_weight, in_bias, out_weight, out_bias, state=state)
         ctx.shapes = (x.shape, memory.shape)
         return y
@@ -130,12 +130,12 @@ class CrossAttention(Op):
         return b.settings["definition"](*inputs[:2])
 
 
-def _settings(ctx, heads, batch_first, mask, scale, dropout_mask, dtype, definition) -> dict:
-    """The attention settings as the array functions take them (kept on ``ctx`` for backward)."""
+def _settings(ctx, heads, batch_first, scale, dropout_mask, dtype, definition):
+    """Keep the attention settings on ``ctx`` for backward; the dropout mask in the activations' dtype."""
     dropout_mask = None if dropout_mask is None else dropout_mask.astype(dtype, copy=False)
     ctx.heads, ctx.batch_first, ctx.scale, ctx.dropout_mask, ctx.definition = (
         heads, batch_first, scale, dropout_mask, definition)  # fmt: skip
-    return {"heads": heads, "batch_first": batch_first, "mask": mask, "scale": scale, "dropout_mask": dropout_mask}
+    return dropout_mask
 
 
 # ------------------------------------------------------------------ the steps, on arrays

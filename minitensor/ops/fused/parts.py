@@ -23,8 +23,9 @@ from ...autograd.grad_mode import enable_grad
 _NONE = (None,) * 6
 
 
-def sub_forward(op: type, needs: tuple, *args, **settings) -> tuple:
-    """(output, context) of ``op``'s forward on arrays, the context as its own node would have it."""
+def sub_forward(op: type, needs: tuple, args: tuple, settings: dict) -> tuple:
+    """(output, context) of ``op``'s forward on the arrays ``args`` with ``settings``, the context
+    as its own node would have it (``needs``: its ``needs_input_grad``)."""
     ctx = op._node_cls()
     ctx.needs_input_grad = needs
     if _profiling.active is None:
@@ -35,32 +36,27 @@ def sub_forward(op: type, needs: tuple, *args, **settings) -> tuple:
 def sub_backward(ctx, grad, count: int = 4) -> tuple:
     """The gradients ``ctx``'s op returns for ``grad`` (``count`` Nones when grad is None or the op
     needs none: nothing upstream asked for them)."""
-    if grad is None or not any(ctx.needs_input_grad):
+    if grad is None or True not in ctx.needs_input_grad:
         return _NONE[:count]
     if _profiling.active is None:
         return ctx.function.backward(ctx, grad)
     return _profiling.active.time(ctx.name(), "backward", ctx.function.backward, ctx, grad)
 
 
-def needs_of(need: dict, first: tuple, names: tuple) -> tuple:
-    """A sub-layer's ``needs_input_grad``: those of its activation inputs (``first``), then of its
-    weights, looked up by name in the layer node's ``need`` (name -> bool)."""
-    return first + tuple([need[n] for n in names])
+def layout(*groups: tuple) -> tuple:
+    """Where each sub-layer's weights sit among a layer node's weights: one slice per group of
+    names (the sub-layers' parameters, in the node's input order)."""
+    slices, start = [], 0
+    for names in groups:
+        slices.append(slice(start, start + len(names)))
+        start += len(names)
+    return tuple(slices)
 
 
-def any_need(need: dict, names: tuple) -> bool:
-    """Does any of the weights ``names`` need a gradient?"""
-    return any(need[n] for n in names)
-
-
-def values_of(w: dict, names: tuple) -> list:
-    """The weights ``names`` (name -> array) in order."""
-    return [w[n] for n in names]
-
-
-def named(names: tuple, grads) -> dict:
-    """A sub-layer's weight gradients by name."""
-    return dict(zip(names, grads))
+def by_sublayer(values: tuple, slices: tuple) -> list:
+    """``values`` (the node's weights, or whether each needs a gradient) cut into the sub-layers'
+    groups (``layout``): one tuple per sub-layer."""
+    return [values[s] for s in slices]
 
 
 def add_grads(a, b):
