@@ -119,9 +119,15 @@ class BlasKernel(Kernel):
 
 
 def choose(x: np.ndarray, reference, serial, parallel=None, ns: float = 1.0, launch: float | None = None):
-    """``Kernel(reference, serial, parallel, ns=ns, launch=launch).on(x)``: for a choice whose
-    ``ns`` or implementations depend on the call (attention's, from the shapes of its heads)."""
-    return Kernel(reference, serial, parallel, ns=ns, launch=launch).on(x)
+    """What ``Kernel(reference, serial, parallel, ns=ns, launch=launch).on(x)`` picks, without making
+    the Kernel: for a choice whose ``ns`` or implementations depend on the call (attention's, from
+    the shapes of its heads).  A numba kernel picked gets ``reference`` as its fallback."""
+    if not jit._state["enabled"] or x.size == 0 or x.dtype not in KERNEL_DTYPES:
+        return reference
+    run = parallel if parallel is not None and parallel_pays(x.size * ns * 1e-9, launch) else serial
+    if isinstance(run, LazyKernel) and run.fallback is None:
+        run.fallback = reference  # (runs while the kernel compiles in the background: jit.py)
+    return run
 
 
 def parallel_pays(serial_seconds: float, launch: float | None = None) -> bool:
