@@ -28,6 +28,8 @@ array([40., 40., 40.], dtype=float32)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._stacked import blas_4d, shape_4d
@@ -53,11 +55,21 @@ def _products_numpy(a, trans_a, b, trans_b, out) -> None:
 
 def batched_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` for arrays ``a`` (..., m, k) and ``b`` (..., k, n) (1-D operands as NumPy
-    takes them); the result as NumPy's, computed by ``_products`` where it pays."""
-    if min(a.ndim, b.ndim) < 2 or max(a.ndim, b.ndim) < 3 or a.dtype != b.dtype or a.shape[-1] != b.shape[-2]:
+    takes them); the result as NumPy's, computed by ``_products`` where it pays.  Two stacks need no
+    stacked product: a ``b`` whose matrices are all one (a broadcast view: a weight shared by a
+    batch, as vmap makes it) multiplies ``a``'s rows in one GEMM, and products over k = 1 (outer
+    products, as in per-example weight gradients) are a broadcast multiplication (exactly: one term)."""
+    if min(a.ndim, b.ndim) < 2 or max(a.ndim, b.ndim) < 3 or a.shape[-1] != b.shape[-2]:
         return _matmul(a, b)
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    if a.size == 0 or b.size == 0 or m * k * n < MIN_MACS:
+    shared = _one_matrix(b)
+    if shared is not None and np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) == a.shape[:-2]:
+        out = np.empty(a.shape[:-1] + (n,), np.result_type(a, b))  # (a's rows @ the one matrix: one GEMM)
+        np.matmul(a.reshape(math.prod(a.shape[:-1]), k), shared, out=out.reshape(-1, n))
+        return out
+    if k == 1:
+        return a * b
+    if a.dtype != b.dtype or a.size == 0 or b.size == 0 or m * k * n < MIN_MACS:
         return _matmul(a, b)
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = np.empty(lead + (m, n), a.dtype)
@@ -74,6 +86,14 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if b.ndim > 2 and not b.flags.c_contiguous:
         b = np.ascontiguousarray(b)
     return np.matmul(a, b)
+
+
+def _one_matrix(x: np.ndarray) -> np.ndarray | None:
+    """x's one matrix when x (..., k, n) repeats it over its batch dims (each of stride 0 or size 1),
+    else None."""
+    if 0 not in x.shape and all(stride == 0 or size == 1 for size, stride in zip(x.shape[:-2], x.strides[:-2])):
+        return x[(0,) * (x.ndim - 2)]
+    return None
 
 
 def _operand(x: np.ndarray, lead: tuple) -> tuple:

@@ -79,3 +79,39 @@ def test_matmul_op_gradients_on_the_kernel() -> None:
 
     assert jitted(lambda: gradcheck(f, (a, b)))
     assert jitted(lambda: gradgradcheck(f, (a, b)))
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_matrix, b_batch",
+    [
+        ((64, 1, 40), (40, 30), (64,)),  # vmap's per-example rows through a shared weight
+        ((4, 3, 7, 40), (40, 30), (4, 1)),  # batch dims broadcast and of size 1
+        ((5, 2, 40), (30, 40), (5,)),  # the shared weight stored transposed (a view)
+        ((2, 6, 1), (1, 9), (2,)),  # a shared matrix with k = 1
+    ],
+    ids=str,
+)
+def test_a_matrix_shared_over_the_batch_is_one_gemm_equal_to_numpy(a_shape, b_matrix, b_batch) -> None:
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    matrix = rng.standard_normal(b_matrix).astype(np.float32)
+    if b_matrix[0] != a_shape[-1]:  # stored transposed
+        matrix = matrix.T
+    b = np.broadcast_to(matrix, b_batch + matrix.shape)  # stride 0 over the batch: the same matrix
+    got = matmul.batched_matmul(a, b)
+    assert got.flags.owndata and got.shape == np.matmul(a, b).shape
+    np.testing.assert_allclose(got, np.matmul(a, np.ascontiguousarray(b)), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shapes", [((8, 5, 1), (8, 1, 7)), ((3, 1, 4, 1), (2, 1, 6)), ((0, 4, 1), (0, 1, 3))], ids=str)
+def test_stacked_outer_products_are_exact_broadcast_products(shapes) -> None:
+    rng = np.random.default_rng(8)
+    a, b = (rng.standard_normal(s) for s in shapes)
+    got = matmul.batched_matmul(a, b)
+    np.testing.assert_array_equal(got, np.matmul(a, b))
+
+
+def test_empty_batch_of_a_broadcast_matrix_as_numpy() -> None:
+    a = np.zeros((0, 2, 3))
+    b = np.broadcast_to(np.ones((3, 4)), (0, 3, 4))
+    assert matmul.batched_matmul(a, b).shape == (0, 2, 4)
