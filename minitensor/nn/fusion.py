@@ -112,15 +112,14 @@ def _standard_attention(mha, shape: tuple, dtype) -> bool:
 def _norm_weights(shape: tuple, dropout, norm) -> tuple | None:
     """(weight, bias) of ``norm`` when it is an nn.LayerNorm over the last dim of ``shape`` and
     ``dropout`` (its sub-layer's) an nn.Dropout, neither with hooks; else None."""
-    params = norm._parameters
+    if type(norm) is not LayerNorm or type(dropout) is not Dropout or has_hooks(norm, dropout):
+        return None
+    params, last = norm._parameters, shape[-1:]
     w, b = params.get("weight"), params.get("bias")
-    last = shape[-1:]
-    if has_hooks(dropout, norm) or not (
-        type(norm) is LayerNorm
-        and type(dropout) is Dropout
-        and norm.normalized_shape == last
-        and (w is None or w.shape == last)
-        and (b is None or b.shape == last)
+    if (
+        norm.normalized_shape != last
+        or not (w is None or w._data.shape == last)
+        or not (b is None or b._data.shape == last)
     ):
         return None
     return w, b
@@ -130,17 +129,18 @@ def _feed_forward_weights(shape: tuple, linear1, activation, dropout, linear2) -
     """((w1, b1, w2, b2), activation kind) of the feed-forward sub-layer, or None when a module is
     not the standard one, has a hook, or the shapes do not fit."""
     kind = _fused_activation(activation)
-    if kind is None or not (type(linear1) is Linear and type(linear2) is Linear and type(dropout) is Dropout):
+    if kind is None or type(linear1) is not Linear or type(linear2) is not Linear or type(dropout) is not Dropout:
         return None
     if has_hooks(linear1, activation, dropout, linear2):
         return None
     p1, p2 = linear1._parameters, linear2._parameters
     w1, b1, w2, b2 = p1["weight"], p1["bias"], p2["weight"], p2["bias"]
+    s1, s2 = w1._data.shape, w2._data.shape
     if not (
-        w1.shape[1:] == shape[-1:]
-        and w2.shape[1:] == w1.shape[:1]
-        and (b1 is None or b1.shape == w1.shape[:1])
-        and (b2 is None or b2.shape == w2.shape[:1])
+        s1[1:] == shape[-1:]
+        and s2[1:] == s1[:1]
+        and (b1 is None or b1._data.shape == s1[:1])
+        and (b2 is None or b2._data.shape == s2[:1])
     ):
         return None
     return (w1, b1, w2, b2), kind

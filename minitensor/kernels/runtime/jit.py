@@ -196,7 +196,7 @@ class LazyKernel:
         return self._compiled
 
     def __call__(self, *args):
-        return self.compiled()(*args)
+        return (self._compiled or self.compiled())(*args)  # (no method call once compiled: every kernel call)
 
     def ready(self, *args) -> bool:
         """True when a call with these arguments runs machine code now (loaded from the disk cache,
