@@ -16,8 +16,8 @@ The two gradients are the same loops the other way round: the input's gradient a
 gradient plane, pitched (its columns q >= ow 0), onto the phases of the padded input's gradient
 (per input plane, so planes never collide), then copies the input's part out; the weight's
 gradient is, per output channel and kernel position, one dot product of the pitched gradient with
-the shifted phase, summed over the images.  The references are ``conv.py``'s (unfold + matmul):
-the tests hold these kernels to them.
+the shifted phase (over each row's output columns only), summed over the images.  The references
+are ``conv.py``'s (unfold + matmul): the tests hold these kernels to them.
 """
 
 from __future__ import annotations
@@ -122,18 +122,22 @@ def input_grad_parallel(grad, weight, win, groups, out):
 @njit(fastmath={"reassoc", "contract"})
 def _weight_grad_plane(x, grad, win, phases, g, zero, dw):
     """dw (kh, kw) += the products of grad (oh, ow) with the shifted plane x (H, W): one dot product
-    per kernel position, summed from ``zero`` (x's dtype: float32 sums vectorise twice as wide)."""
+    per kernel position over the output's own columns of each pitched row (the pitch's extra
+    columns would multiply input values outside the window by 0: an inf there would give NaN),
+    summed from ``zero`` (x's dtype: float32 sums vectorise twice as wide)."""
     to_phases(x, win, phases)
-    p, n = phases.shape[3], np.uint64(g.size)
+    p, (oh, ow) = phases.shape[3], grad.shape
     pitch(grad, p, g)
     source = flat(phases)
     for i in range(win.kh):
         for j in range(win.kw):
             row, shift = tap(win, p, i, j)
-            plane, s = source[row], np.uint64(shift)
+            plane = source[row]
             total = zero
-            for q in range(n):
-                total += g[q] * plane[s + q]
+            for r in range(oh):
+                start = r * p
+                for q in range(start, start + ow):
+                    total += g[q] * plane[shift + q]
             dw[i, j] += total
 
 

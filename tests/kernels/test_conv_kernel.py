@@ -72,6 +72,22 @@ def test_kernels_match_the_reference(kernel, rng, dtype, case) -> None:
         np.testing.assert_allclose(got, expected, **tolerance(dtype))
 
 
+@pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
+def test_depthwise_gradients_of_non_finite_inputs_match_the_reference(rng, case) -> None:
+    """An inf or NaN in the input reaches only the gradients of the weights whose windows read it:
+    the kernels' pitched rows must not multiply the values beside a window by 0 (0 * inf = NaN)."""
+    c, co, groups, h, w, win = case
+    x, weight, _, grad = operands(rng, *case, "float32")
+    x[0, 0, h - 1, w - 1], x[1, c - 1, 0, w // 2], x[0, c - 1, h // 2, 0] = np.inf, -np.inf, np.nan
+
+    def run():
+        return K.conv2d_input_grad(grad, weight, (h, w), win, groups), K.conv2d_weight_grad(x, grad, win, groups)
+
+    for got, expected in zip(jitted(run), reference(run)):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        np.testing.assert_allclose(got, expected, **tolerance("float32"))
+
+
 def test_the_reference_is_the_definition(rng) -> None:
     """One output element by hand: the sum over the window's pixels and the group's channels."""
     c, co, groups, h, w, win = CASES[1]
