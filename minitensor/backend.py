@@ -72,6 +72,7 @@ from .kernels import layer_norm as _layer_norm
 from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
 from .kernels import matmul as _matmul
+from .kernels import modulo as _modulo
 from .kernels import pointwise as _pointwise
 from .kernels import pool as _pool
 from .kernels import resample as _resample
@@ -215,3 +216,9 @@ batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd,
 channel_affine = _batch_norm.channel_affine  # (x (N, C, L), a, b): x * a[c] + b[c]
 resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
 resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add
+
+# ------------------------------------------------------------------ remainders and piecewise activations
+fmod = _modulo.fmod  # (a, b): C's fmod, the dividend's sign (NumPy's for integers)
+remainder = _modulo.remainder  # (a, b): PyTorch's remainder, the divisor's sign (fmod's zero kept)
+quotient = _modulo.quotient  # (a, b, floor): a.div(b, rounding_mode="floor" or "trunc")
+quotient_grad = _modulo.quotient_grad  # (grad, a, b, floor): -grad * quotient(a, b, floor), in one pass
