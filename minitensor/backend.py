@@ -73,6 +73,7 @@ from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
 from .kernels import matmul as _matmul
 from .kernels import modulo as _modulo
+from .kernels import piecewise as _piecewise
 from .kernels import pointwise as _pointwise
 from .kernels import pool as _pool
 from .kernels import resample as _resample
@@ -222,3 +223,16 @@ fmod = _modulo.fmod  # (a, b): C's fmod, the dividend's sign (NumPy's for intege
 remainder = _modulo.remainder  # (a, b): PyTorch's remainder, the divisor's sign (fmod's zero kept)
 quotient = _modulo.quotient  # (a, b, floor): a.div(b, rounding_mode="floor" or "trunc")
 quotient_grad = _modulo.quotient_grad  # (grad, a, b, floor): -grad * quotient(a, b, floor), in one pass
+leaky_relu = _piecewise.leaky_relu  # (x, slope)
+leaky_relu_backward = _piecewise.leaky_relu_backward  # (grad, x, slope)
+hardtanh = _piecewise.hardtanh  # (x, low, high): clip, NaN kept
+hardtanh_backward = _piecewise.hardtanh_backward  # (grad, x, low, high)
+hardsigmoid = _piecewise.hardsigmoid  # (x,)
+hardsigmoid_backward = _piecewise.hardsigmoid_backward  # (grad, x)
+hardswish = _piecewise.hardswish  # (x,)
+hardswish_backward = _piecewise.hardswish_backward  # (grad, x)
+threshold = _piecewise.threshold  # (x, threshold, value)
+threshold_backward = _piecewise.threshold_backward  # (grad, x, threshold)
+softshrink = _piecewise.softshrink  # (x, lambd)
+hardshrink = _piecewise.hardshrink  # (x, lambd)
+shrink_backward = _piecewise.shrink_backward  # (grad, x, lambd): both shrinks' gradient
