@@ -83,6 +83,7 @@ from .kernels import softmax as _softmax
 from .kernels import softplus as _softplus
 from .kernels import tanh as _tanh
 from .kernels import topk as _topk
+from .kernels import total as _total
 from .kernels import triangle as _triangle
 from .kernels import trig as _trig
 from .kernels import where as _where
@@ -236,3 +237,5 @@ threshold_backward = _piecewise.threshold_backward  # (grad, x, threshold)
 softshrink = _piecewise.softshrink  # (x, lambd)
 hardshrink = _piecewise.hardshrink  # (x, lambd)
 shrink_backward = _piecewise.shrink_backward  # (grad, x, lambd): both shrinks' gradient
+reduce_sum = _total.total_sum  # (x, axis, keepdims): np.sum, one pass in float64 lanes over all of a float32 array
+reduce_mean = _total.total_mean  # (x, axis, keepdims): np.mean, the same
