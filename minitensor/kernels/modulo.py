@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from .runtime.dispatch import Kernel
+from .runtime.dispatch import Kernel, flat_operand
 from .runtime.jit import njit
 
 _ZERO, _HALF, _ONE = np.float32(0.0), np.float32(0.5), np.float32(1.0)  # (float32: float32 stays float32)
@@ -85,19 +85,26 @@ def _same_dtype(a, b) -> tuple:
 
 
 def _run(kind: int, a: np.ndarray, b: np.ndarray, grad) -> np.ndarray:
-    """``_MODULO`` on the arrays broadcast together, as flat arrays of a's dtype (``ravel`` copies a
-    broadcast one)."""
-    arrays = (a, b) if grad is None else (a, b, grad.astype(a.dtype, copy=False))
-    if any(x.shape != a.shape for x in arrays):
-        arrays = np.broadcast_arrays(*arrays)
-    out = np.empty(arrays[0].shape, a.dtype)
-    flat = [x.ravel() for x in arrays]
-    _MODULO.on(out)(kind, flat[0], flat[1], None if grad is None else flat[2], out.ravel())
+    """``_MODULO`` on the arrays broadcast together, of a's dtype: ``a`` and ``b`` as flat arrays
+    (``ravel`` copies a broadcast one); ``grad`` flat, or passed as its single value ``g0`` (and None)
+    when it is one value throughout (the gradient of a ``sum``, ``flat_operand``), so that the
+    kernel's loop reads no array for it (numba compiles the None case apart: the loop vectorises)."""
+    shape = a.shape
+    if b.shape != shape or (grad is not None and grad.shape != shape):
+        shape = np.broadcast_shapes(a.shape, b.shape, () if grad is None else grad.shape)
+    out = np.empty(shape, a.dtype)
+    a, b = (x if x.shape == shape else np.broadcast_to(x, shape) for x in (a, b))
+    g, g0 = None, a.dtype.type(1)
+    if grad is not None:
+        g = flat_operand(grad, out)
+        g, g0 = (None, g[0]) if g.size == 1 else (g, g0)
+    _MODULO.on(out)(kind, a.ravel(), b.ravel(), g, g0, out.ravel())
     return out
 
 
-def _modulo_numpy(kind: int, a, b, grad, out) -> None:
+def _modulo_numpy(kind: int, a, b, grad, g0, out) -> None:
     """Reference (1-D): the definitions of the module docstring in NumPy."""
+    grad = g0 if grad is None else grad
     if kind == _TRUNC_GRAD:
         out[...] = -grad * np.trunc(a / b)
         return
@@ -141,37 +148,42 @@ def _finish(kind, x, y, r, g):
 
 
 @njit(inline="always", error_model="numpy")
-def _fast32(kind, a, b, grad, out):
+def _fast32(kind, a, b, grad, g0, out):
     """``_finish`` on float32 arrays by ``_fmod32``: the count of elements it could not take."""
     inexact = 0
     for i in range(out.size):
-        r, exact = _fmod32(a[i], b[i])
+        x, y = a[i], b[i]
+        r, exact = _fmod32(x, y)
         inexact += not exact
-        out[i] = _finish(kind, a[i], b[i], r, _ONE if grad is None else grad[i])
+        out[i] = _finish(kind, x, y, r, g0 if grad is None else grad[i])
     return inexact
 
 
 @njit(error_model="numpy")
-def _modulo(kind, a, b, grad, out):
+def _modulo(kind, a, b, grad, g0, out):
+    """``out`` from flat ``a``, ``b`` and ``grad`` of out's size (None: the gradient is ``g0`` throughout)."""
     if a.itemsize == 4:
         # one loop per kind, each with its constant ``kind``: LLVM vectorises them (a loop testing a
         # variable ``kind`` per element ran 2-3x slower)
         if kind == _FMOD:
-            inexact = _fast32(_FMOD, a, b, grad, out)
+            inexact = _fast32(_FMOD, a, b, grad, g0, out)
         elif kind == _REMAINDER:
-            inexact = _fast32(_REMAINDER, a, b, grad, out)
+            inexact = _fast32(_REMAINDER, a, b, grad, g0, out)
         elif kind == _TRUNC_GRAD:
-            inexact = _fast32(_TRUNC_GRAD, a, b, grad, out)
+            inexact = _fast32(_TRUNC_GRAD, a, b, grad, g0, out)
         else:
-            inexact = _fast32(_FLOOR_GRAD, a, b, grad, out)
-        if inexact:  # rare: the elements the float64 formula cannot take, through the C library
-            for i in range(out.size):
-                if not _fmod32(a[i], b[i])[1]:
-                    r = np.float32(np.fmod(np.float64(a[i]), np.float64(b[i])))
-                    out[i] = _finish(kind, a[i], b[i], r, _ONE if grad is None else grad[i])
-    else:
-        for i in range(out.size):
-            out[i] = _finish(kind, a[i], b[i], np.fmod(a[i], b[i]), _ONE if grad is None else grad[i])
+            inexact = _fast32(_FLOOR_GRAD, a, b, grad, g0, out)
+        if not inexact:
+            return
+    for i in range(out.size):
+        x, y = a[i], b[i]
+        if a.itemsize == 4:  # the rare elements the float64 formula cannot take: through the C library
+            if _fmod32(x, y)[1]:
+                continue
+            r = np.float32(np.fmod(np.float64(x), np.float64(y)))
+        else:
+            r = np.fmod(x, y)
+        out[i] = _finish(kind, x, y, r, g0 if grad is None else grad[i])
 
 
 _MODULO = Kernel(_modulo_numpy, _modulo, ns=_NS)

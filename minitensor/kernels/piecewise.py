@@ -18,7 +18,8 @@ out)`` backward (``p``, ``q``: slope, bounds, threshold and value, lambda; 0 whe
 its NumPy reference beside it with the same signature (the definition: ``MINITENSOR_DISABLE_JIT=1``
 runs it, and ``tests/kernels/test_piecewise_kernel.py`` holds the two equal).  The public functions
 take arrays of any shape and layout (``ravel()`` copies a non-contiguous or broadcast one) and
-return new C-contiguous arrays of x's shape and dtype.
+return new C-contiguous arrays of x's shape and dtype; the backward kernels read a gradient that is one
+value throughout (``sum``'s) from a 1-element array (``runtime/dispatch.flat_operand``).
 
 >>> hardswish(np.array([-4.0, 0.0, 1.5, 4.0]))
 array([-0.   ,  0.   ,  1.125,  4.   ])
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .runtime.dispatch import Kernel
+from .runtime.dispatch import Kernel, flat_operand
 from .runtime.jit import njit
 
 # float32 constants: float32 arithmetic stays float32 (a Python 3 would make it float64, half the SIMD
@@ -51,10 +52,8 @@ def _forward(kernel: Kernel, x: np.ndarray, p: float = 0.0, q: float = 0.0) -> n
 
 
 def _backward(kernel: Kernel, grad: np.ndarray, x: np.ndarray, p: float = 0.0, q: float = 0.0) -> np.ndarray:
-    if grad.shape != x.shape or grad.dtype != x.dtype:
-        grad = np.broadcast_to(grad, x.shape).astype(x.dtype)
     out = np.empty(x.shape, x.dtype)
-    kernel.on(x)(grad.ravel(), x.ravel(), _setting(x, p), _setting(x, q), out.ravel())
+    kernel.on(x)(flat_operand(grad, x), x.ravel(), _setting(x, p), _setting(x, q), out.ravel())
     return out
 
 
@@ -84,8 +83,9 @@ def _leaky_relu_backward_numpy(grad, x, slope, _, out) -> None:
 
 @njit
 def _leaky_relu_backward(grad, x, slope, _, out):
+    full = grad.size > 1
     for i in range(x.size):
-        g = grad[i]
+        g = grad[i if full else 0]
         out[i] = g if x[i] > _ZERO else g * slope
 
 
@@ -116,8 +116,9 @@ def _hardtanh_backward_numpy(grad, x, low, high, out) -> None:
 
 @njit
 def _hardtanh_backward(grad, x, low, high, out):
+    full = grad.size > 1
     for i in range(x.size):
-        v, g = x[i], grad[i]
+        v, g = x[i], grad[i if full else 0]
         out[i] = _ZERO if (v <= low) | (v >= high) else g
 
 
@@ -161,8 +162,9 @@ def _hardsigmoid_backward_numpy(grad, x, _p, _q, out) -> None:
 
 @njit
 def _hardsigmoid_backward(grad, x, _p, _q, out):
+    full = grad.size > 1
     for i in range(x.size):
-        v, g = x[i], grad[i]
+        v, g = x[i], grad[i if full else 0]
         out[i] = g / _SIX if (v > -_THREE) & (v < _THREE) else _ZERO
 
 
@@ -183,8 +185,9 @@ def _hardswish_backward_numpy(grad, x, _p, _q, out) -> None:
 
 @njit
 def _hardswish_backward(grad, x, _p, _q, out):
+    full = grad.size > 1
     for i in range(x.size):
-        v, g = x[i], grad[i]
+        v, g = x[i], grad[i if full else 0]
         inner = g * (v / _THREE + _HALF)
         out[i] = _ZERO if v <= -_THREE else (inner if v < _THREE else g)
 
@@ -215,8 +218,9 @@ def _threshold_backward_numpy(grad, x, threshold, _, out) -> None:
 
 @njit
 def _threshold_backward(grad, x, threshold, _, out):
+    full = grad.size > 1
     for i in range(x.size):
-        g = grad[i]
+        g = grad[i if full else 0]
         out[i] = _ZERO if x[i] <= threshold else g
 
 
@@ -262,8 +266,9 @@ def _shrink_backward_numpy(grad, x, lambd, _, out) -> None:
 
 @njit
 def _shrink_backward(grad, x, lambd, _, out):
+    full = grad.size > 1
     for i in range(x.size):
-        v, g = x[i], grad[i]
+        v, g = x[i], grad[i if full else 0]
         out[i] = _ZERO if (v >= -lambd) & (v <= lambd) else g
 
 
