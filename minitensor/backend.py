@@ -239,3 +239,4 @@ hardshrink = _piecewise.hardshrink  # (x, lambd)
 shrink_backward = _piecewise.shrink_backward  # (grad, x, lambd): both shrinks' gradient
 reduce_sum = _total.total_sum  # (x, axis, keepdims): np.sum, one pass in float64 lanes over all of a float32 array
 reduce_mean = _total.total_mean  # (x, axis, keepdims): np.mean, the same
+negative = _expand.negative  # (grad,): -grad, a broadcast view (sum's gradient) kept a view
