@@ -56,6 +56,7 @@ from .kernels import column_sums as _column_sums
 from .kernels import conv as _conv
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
+from .kernels import elu as _elu
 from .kernels import erf as _erf
 from .kernels import erfinv as _erfinv
 from .kernels import exp2 as _exp2
@@ -240,3 +241,5 @@ shrink_backward = _piecewise.shrink_backward  # (grad, x, lambd): both shrinks' 
 reduce_sum = _total.total_sum  # (x, axis, keepdims): np.sum, one pass in float64 lanes over all of a float32 array
 reduce_mean = _total.total_mean  # (x, axis, keepdims): np.mean, the same
 negative = _expand.negative  # (grad,): -grad, a broadcast view (sum's gradient) kept a view
+elu = _elu.elu  # (x, alpha, scale, input_scale): ELU, SELU and CELU
+elu_backward = _elu.elu_backward  # (grad, x, alpha, scale, input_scale)

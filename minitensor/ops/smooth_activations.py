@@ -11,7 +11,9 @@
 ``Elu`` is PyTorch's one kernel for three layers: ELU (``scale = s = 1``), SELU (``scale`` = 1.0507...,
 ``alpha`` = 1.6732..., ``s = 1``) and CELU (``scale = 1``, ``s = 1 / alpha``).  The exponential is taken
 of ``min(x, 0)`` only, so no large ``x`` overflows in the branch that is not used (nor, under
-``create_graph``, in its zero gradient: ``0 * inf`` would be NaN).  Each backward is written with
+``create_graph``, in its zero gradient: ``0 * inf`` would be NaN).  ``Elu`` runs forward and its
+first-order backward in one kernel pass each (``backend.elu``, ``kernels/elu.py``); each backward
+handed Tensors (``create_graph``) is written with
 operators, ``backend.where`` (``np.where``, on Tensors too) and ops that answer arrays and Tensors
 alike (``Sigmoid.call``, ``Softplus.call``), so second derivatives come from the same lines, and so
 do the JVPs: each op is elementwise (a diagonal Jacobian), so its JVP is its backward applied to the
@@ -29,6 +31,7 @@ from .. import backend
 from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .elementwise import Sigmoid
+from .nn_ops import on_arrays
 from .softplus import Softplus
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -47,12 +50,13 @@ class Elu(Op):
     def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
         ctx.save_for_backward(x)
         ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
-        negative = (scale * alpha) * backend.expm1(_negative_part(x) * x.dtype.type(input_scale))
-        return backend.where(x <= 0, negative, x * scale)
+        return backend.elu(x, alpha, scale, input_scale)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if on_arrays(grad) and on_arrays(x):  # first order: one kernel pass (else the formula, for create_graph)
+            return backend.elu_backward(grad, x, ctx.alpha, ctx.scale, ctx.input_scale)
         slope = (ctx.scale * ctx.alpha * ctx.input_scale) * backend.exp(_negative_part(x) * ctx.input_scale)
         return backend.where(x <= 0, grad * slope, grad * ctx.scale)  # (NaN takes the linear piece, as PyTorch)
 
