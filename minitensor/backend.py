@@ -68,6 +68,7 @@ from .kernels import flip as _flip
 from .kernels import gamma as _gamma
 from .kernels import gelu as _gelu
 from .kernels import gru as _gru
+from .kernels import hypot as _hypot
 from .kernels import im2col as _im2col
 from .kernels import layer_norm as _layer_norm
 from .kernels import log1p as _log1p
@@ -243,3 +244,5 @@ reduce_mean = _total.total_mean  # (x, axis, keepdims): np.mean, the same
 negative = _expand.negative  # (grad,): -grad, a broadcast view (sum's gradient) kept a view
 elu = _elu.elu  # (x, alpha, scale, input_scale): ELU, SELU and CELU
 elu_backward = _elu.elu_backward  # (grad, x, alpha, scale, input_scale)
+hypot = _hypot.hypot  # (a, b): sqrt(a^2 + b^2) without overflow
+hypot_backward = _hypot.hypot_backward  # (grad, a, b, out, need_a, need_b) -> (da, db)
