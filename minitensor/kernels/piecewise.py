@@ -7,6 +7,7 @@
     threshold      x if x > threshold else value         grad if x > threshold, else 0
     softshrink     x - l above l, x + l below -l, else 0 (x * 0: NaN stays NaN)
     hardshrink     x outside [-l, l], else 0             (both shrinks) grad outside [-l, l], else 0
+    frac           x - trunc(x) (inf gives NaN)          grad (the op passes it on: no kernel)
 
 NumPy computes each as two to six passes (masks, ``np.where``, ``np.clip``, temporaries); PyTorch in
 one, as these kernels do.  The choices at the kinks and at NaN are PyTorch's (a comparison with NaN is
@@ -285,3 +286,26 @@ _THRESHOLD_BACKWARD = Kernel(_threshold_backward_numpy, _threshold_backward, ns=
 _SOFTSHRINK = Kernel(_softshrink_numpy, _softshrink, ns=_NS)
 _HARDSHRINK = Kernel(_hardshrink_numpy, _hardshrink, ns=_NS)
 _SHRINK_BACKWARD = Kernel(_shrink_backward_numpy, _shrink_backward, ns=_NS)
+
+
+# ------------------------------------------------------------------ frac
+def frac(x: np.ndarray) -> np.ndarray:
+    """x - trunc(x), the fractional part with x's sign (NumPy's formula for other than floats)."""
+    if x.dtype.kind != "f":
+        return x - np.trunc(x)
+    return _forward(_FRAC, x)
+
+
+def _frac_numpy(x, _p, _q, out) -> None:
+    with np.errstate(invalid="ignore"):  # (inf - inf: NaN, silently as PyTorch)
+        out[...] = x - np.trunc(x)
+
+
+@njit(error_model="numpy")
+def _frac(x, _p, _q, out):
+    for i in range(x.size):
+        v = x[i]
+        out[i] = v - np.trunc(v)
+
+
+_FRAC = Kernel(_frac_numpy, _frac, ns=_NS)

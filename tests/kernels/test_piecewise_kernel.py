@@ -36,6 +36,7 @@ def forward_cases(x) -> dict:
         "threshold": lambda: piecewise.threshold(x, THRESHOLD, VALUE),
         "softshrink": lambda: piecewise.softshrink(x, LAMBD),
         "hardshrink": lambda: piecewise.hardshrink(x, LAMBD),
+        "frac": lambda: piecewise.frac(x),
     }
 
 
