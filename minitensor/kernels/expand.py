@@ -49,6 +49,6 @@ def expand(grad, shape: tuple):
 def negative(grad):
     """``-grad``; a gradient that is one value throughout as a stride-0 view (``expand``'s) stays one,
     of the negated value (a read-only view: the engine copies it where a leaf keeps it)."""
-    if type(grad) is np.ndarray and grad.ndim and not any(grad.strides):
+    if type(grad) is np.ndarray and grad.size and not any(grad.strides):
         return np.broadcast_to(-grad[(0,) * grad.ndim], grad.shape)
     return -grad

@@ -45,7 +45,9 @@ def test_a_tensor_under_create_graph_stays_differentiable() -> None:
     np.testing.assert_allclose(gg.numpy(), np.full((2, 2), 2.0))
 
 
-@pytest.mark.parametrize("grad", [np.full((3, 4), 2.5), np.broadcast_to(np.float32(2.5), (SMALL, 2))])
+@pytest.mark.parametrize(
+    "grad", [np.full((3, 4), 2.5), np.broadcast_to(np.float32(2.5), (SMALL, 2)), np.broadcast_to(np.float32(1), (0, 2))]
+)
 def test_negative_keeps_a_broadcast_view_a_view(grad) -> None:
     got = negative(grad)
     np.testing.assert_array_equal(got, -np.asarray(grad))

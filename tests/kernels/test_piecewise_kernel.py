@@ -84,6 +84,14 @@ def test_strided_inputs_and_broadcast_gradients(dtype) -> None:
             assert_same_values(kernel, both_paths(copies[name])[1])
 
 
+def test_empty_inputs_and_gradients() -> None:
+    x = np.zeros((0, 3), np.float32)
+    g = np.broadcast_to(np.float32(1), x.shape)  # (all strides 0, no elements)
+    for fn in [*forward_cases(x).values(), *backward_cases(g, x).values()]:
+        got = fn()
+        assert got.shape == x.shape and got.dtype == x.dtype
+
+
 OPS = {
     "leaky_relu": (lambda t: F.leaky_relu(t, SLOPE), lambda tf, t: tf.leaky_relu(t, SLOPE)),
     "hardtanh": (lambda t: F.hardtanh(t, LOW, HIGH), lambda tf, t: tf.hardtanh(t, LOW, HIGH)),

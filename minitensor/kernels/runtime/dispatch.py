@@ -114,7 +114,7 @@ def flat_operand(a, like: np.ndarray) -> np.ndarray:
     kernel indexes it ``a[i if full else 0]`` with ``full = a.size > 1`` set before its loop (LLVM then
     makes two vectorised loops).  Why not ``ravel()`` the broadcast view: the copy (~8 µs at 2^17
     float32) costs as much as the kernel, and a numba loop reading the stride-0 view is 6x slower."""
-    if a.size == 1 or (a.ndim and not any(a.strides)):
+    if a.size == 1 or (a.size and not any(a.strides)):
         return np.full(1, a[(0,) * a.ndim], like.dtype)
     if a.shape != like.shape or a.dtype != like.dtype:
         return np.broadcast_to(a, like.shape).astype(like.dtype).ravel()
