@@ -31,7 +31,7 @@ from .. import backend
 from ..autograd.batching import elementwise
 from ..autograd.function import Op
 from .elementwise import Sigmoid
-from .nn_ops import on_arrays
+from .nn_ops import on_arrays, save_with_state
 from .softplus import Softplus
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -85,16 +85,24 @@ class Mish(Op):
 
 
 class LogSigmoid(Op):
-    """log(sigmoid(x)), computed as min(x, 0) - log1p(exp(-|x|)) (no overflow);  dx = grad * sigmoid(-x)."""
+    """log(sigmoid(x)), computed as min(x, 0) - log1p(exp(-|x|)) (no overflow);  dx = grad * sigmoid(-x).
+
+    That is ``softplus(beta x) / beta`` with ``beta = -1`` and no threshold, whose slope is sigmoid(-x):
+    the softplus kernel (``backend.softplus``) computes both in one pass, and the first-order backward
+    is one product."""
 
     @staticmethod
     def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+        y, slope = backend.softplus(x, -1.0, np.inf, keep_slope=ctx.needs_input_grad[0])
+        y += 0.0  # (+0 for large x, as PyTorch, where dividing the kernel's +0 by beta = -1 gave -0)
+        save_with_state(ctx, x, state=(slope,))
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, (slope,) = ctx.saved_tensors
+        if on_arrays(grad) and slope is not None:
+            return grad * slope
         return grad * Sigmoid.call(-x)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v

@@ -69,3 +69,18 @@ def test_docstring_examples_run():
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(smooth_activations, extraglobs={"mt": mt}, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logsigmoid_matches_pytorch_at_special_values(dtype) -> None:
+    """Values (with the sign of their zeros) and gradients at huge, tiny and special inputs (on the
+    softplus kernel with beta = -1), repeated past PyTorch's 16-element vectorised loop."""
+    x = np.array([-1e4, -100.0, -20.0, -1.0, -0.0, 0.0, 1e-8, 1.0, 20.0, 1e4, np.inf, -np.inf] * 2, dtype)
+    mx = mt.tensor(x, dtype=getattr(mt, dtype), requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    y, ty = F.logsigmoid(mx), torch.nn.functional.logsigmoid(tx)
+    y.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(np.signbit(y.detach().numpy()), np.signbit(ty.detach().numpy()))
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
