@@ -5,6 +5,7 @@
                 scale * alpha * (exp(s * x) - 1)  elsewhere       scale * alpha * s * exp(s * x)
     Mish        x * tanh(softplus(x))                             t + x * sigmoid(x) * (1 - t^2), t = tanh(softplus(x))
     LogSigmoid  log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))    sigmoid(-x)
+    Glu         a * sigmoid(b), (a, b) the halves of x along dim  da: s,  db: a * s * (1 - s),  s = sigmoid(b)
     Softsign    x / (1 + |x|)                                     1 / (1 + |x|)^2
     Tanhshrink  x - tanh(x)                                       tanh(x)^2
 
@@ -28,10 +29,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..autograd.batching import elementwise
+from ..autograd.batching import elementwise, shift
+from ..autograd.composite import composite_jvp
 from ..autograd.function import Op
 from .elementwise import Sigmoid
-from .nn_ops import on_arrays, save_with_state
+from .nn_ops import composite, on_arrays, save_with_state
 from .softplus import Softplus
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -146,3 +148,51 @@ class Tanhshrink(Op):
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
     batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+def glu(x, dim: int):
+    """The gated linear unit's definition in Tensor ops: ``a * sigmoid(b)``, ``a`` and ``b`` the two
+    halves of ``x`` along ``dim`` (what ``Glu`` computes; its create_graph and forward-mode paths)."""
+    a, b = x.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+class Glu(Op):
+    """a * s with s = sigmoid(b), (a, b) the halves of x along ``dim`` (non-negative);
+    dx = (grad * s, grad * a * s * (1 - s)), the two halves of one array.
+
+    One node where ``glu``'s definition makes four (two chunks, a sigmoid, a product), and a backward
+    that writes both halves of dx into one new array, where the chunks' backward passes filled two
+    arrays of x's size with zeros and added them."""
+
+    @staticmethod
+    def forward(ctx, x, dim=0):
+        a, b = np.split(x, 2, axis=dim)
+        s = backend.sigmoid(b)
+        save_with_state(ctx, x, state=(s,))
+        ctx.dim = dim
+        return a * s
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, (s,) = ctx.saved_tensors
+        if not (on_arrays(grad) and on_arrays(x)):
+            return composite(glu, (x,), ctx, grad, dim=ctx.dim)[0]
+        a = np.split(x, 2, axis=ctx.dim)[0]
+        dx = np.empty(x.shape, x.dtype)
+        da, db = np.split(dx, 2, axis=ctx.dim)
+        np.multiply(grad, s, out=da)
+        db[...] = backend.sigmoid_backward(grad * a, s)
+        return dx
+
+    @staticmethod
+    def jvp(ctx, dx):
+        (x,) = ctx.inputs
+        if not (on_arrays(dx) and on_arrays(x)):
+            return composite_jvp(lambda t: glu(t, ctx.dim), (x,), (dx,))
+        _, (s,) = ctx.saved_tensors
+        a = np.split(x, 2, axis=ctx.dim)[0]
+        da, db = np.split(dx, 2, axis=ctx.dim)
+        return da * s + a * (db * (s * (1 - s)))
+
+    batch = shift("dim")  # vmap: the dim moves one up

@@ -84,3 +84,21 @@ def test_logsigmoid_matches_pytorch_at_special_values(dtype) -> None:
     np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
     np.testing.assert_array_equal(np.signbit(y.detach().numpy()), np.signbit(ty.detach().numpy()))
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_glu_gradients_to_second_order_forward_mode_and_against_pytorch(dim) -> None:
+    x = np.random.default_rng(7).uniform(-3, 3, (4, 6))
+    check_op(lambda t: F.glu(t, dim), lambda t: torch.nn.functional.glu(t, dim), x)
+
+
+def test_glu_backward_of_a_sum_and_of_a_strided_input() -> None:
+    """The one-node backward (both halves into one array) takes sum's one-value gradient and a
+    transposed input; it equals the gradient of the definition in Tensor ops."""
+    data = np.random.default_rng(8).standard_normal((6, 5)).T  # (5, 6), not contiguous
+    grads = []
+    for fn in (lambda t: F.glu(t, -1), lambda t: smooth_activations.glu(t, -1)):
+        x = mt.tensor(data, dtype=mt.float64, requires_grad=True)
+        fn(x).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)
