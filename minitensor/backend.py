@@ -67,6 +67,7 @@ from .kernels import extremum as _extremum
 from .kernels import flip as _flip
 from .kernels import gamma as _gamma
 from .kernels import gelu as _gelu
+from .kernels import glu as _glu
 from .kernels import gru as _gru
 from .kernels import hypot as _hypot
 from .kernels import im2col as _im2col
@@ -248,3 +249,5 @@ elu_backward = _elu.elu_backward  # (grad, x, alpha, scale, input_scale)
 hypot = _hypot.hypot  # (a, b): sqrt(a^2 + b^2) without overflow
 hypot_backward = _hypot.hypot_backward  # (grad, a, b, out, need_a, need_b) -> (da, db)
 exp2_backward = _exp2.exp2_backward  # (grad, y): grad * y * ln 2 from the output y
+glu = _glu.glu  # (x, dim, keep) -> (a * sigmoid(b), sigmoid(b) or None), a, b the halves along dim
+glu_backward = _glu.glu_backward  # (grad, x, s, dim) -> dx

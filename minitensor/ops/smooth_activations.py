@@ -161,29 +161,23 @@ class Glu(Op):
     """a * s with s = sigmoid(b), (a, b) the halves of x along ``dim`` (non-negative);
     dx = (grad * s, grad * a * s * (1 - s)), the two halves of one array.
 
-    One node where ``glu``'s definition makes four (two chunks, a sigmoid, a product), and a backward
-    that writes both halves of dx into one new array, where the chunks' backward passes filled two
-    arrays of x's size with zeros and added them."""
+    One node where ``glu``'s definition makes four (two chunks, a sigmoid, a product), one kernel pass
+    each way (``backend.glu``, ``kernels/glu.py``; the forward keeps s), where the chunks' backward
+    passes filled two arrays of x's size with zeros and added them."""
 
     @staticmethod
     def forward(ctx, x, dim=0):
-        a, b = np.split(x, 2, axis=dim)
-        s = backend.sigmoid(b)
+        out, s = backend.glu(x, dim, keep=ctx.needs_input_grad[0])
         save_with_state(ctx, x, state=(s,))
         ctx.dim = dim
-        return a * s
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         x, (s,) = ctx.saved_tensors
         if not (on_arrays(grad) and on_arrays(x)):
             return composite(glu, (x,), ctx, grad, dim=ctx.dim)[0]
-        a = np.split(x, 2, axis=ctx.dim)[0]
-        dx = np.empty(x.shape, x.dtype)
-        da, db = np.split(dx, 2, axis=ctx.dim)
-        np.multiply(grad, s, out=da)
-        db[...] = backend.sigmoid_backward(grad * a, s)
-        return dx
+        return backend.glu_backward(grad, x, s, ctx.dim)
 
     @staticmethod
     def jvp(ctx, dx):
