@@ -60,10 +60,12 @@ def _backward(kernel: Kernel, grad: np.ndarray, x: np.ndarray, p: float = 0.0, q
 
 # ------------------------------------------------------------------ leaky ReLU
 def leaky_relu(x: np.ndarray, slope: float) -> np.ndarray:
+    """x where x > 0, else slope * x."""
     return _forward(_LEAKY_RELU, x, slope)
 
 
 def leaky_relu_backward(grad: np.ndarray, x: np.ndarray, slope: float) -> np.ndarray:
+    """grad where x > 0, else grad * slope (NaN: grad * slope, as PyTorch)."""
     return _backward(_LEAKY_RELU_BACKWARD, grad, x, slope)
 
 
@@ -92,10 +94,12 @@ def _leaky_relu_backward(grad, x, slope, _, out):
 
 # ------------------------------------------------------------------ hardtanh (and relu6)
 def hardtanh(x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """clip(x, low, high), NaN kept."""
     return _forward(_HARDTANH, x, low, high)
 
 
 def hardtanh_backward(grad: np.ndarray, x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """grad strictly inside (low, high) (and at NaN), else 0."""
     return _backward(_HARDTANH_BACKWARD, grad, x, low, high)
 
 
@@ -125,18 +129,22 @@ def _hardtanh_backward(grad, x, low, high, out):
 
 # ------------------------------------------------------------------ hardsigmoid and hardswish
 def hardsigmoid(x: np.ndarray) -> np.ndarray:
+    """clip(x + 3, 0, 6) / 6."""
     return _forward(_HARDSIGMOID, x)
 
 
 def hardsigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """grad / 6 on (-3, 3), else 0 (NaN too)."""
     return _backward(_HARDSIGMOID_BACKWARD, grad, x)
 
 
 def hardswish(x: np.ndarray) -> np.ndarray:
+    """x * clip(x + 3, 0, 6) / 6."""
     return _forward(_HARDSWISH, x)
 
 
 def hardswish_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """0 up to -3, grad * (x / 3 + 1/2) on (-3, 3), grad from 3 on (and at NaN)."""
     return _backward(_HARDSWISH_BACKWARD, grad, x)
 
 
@@ -195,10 +203,12 @@ def _hardswish_backward(grad, x, _p, _q, out):
 
 # ------------------------------------------------------------------ threshold
 def threshold(x: np.ndarray, threshold: float, value: float) -> np.ndarray:
+    """x where x > threshold (and NaN), else value."""
     return _forward(_THRESHOLD, x, threshold, value)
 
 
 def threshold_backward(grad: np.ndarray, x: np.ndarray, threshold: float) -> np.ndarray:
+    """grad where x > threshold (and at NaN), else 0."""
     return _backward(_THRESHOLD_BACKWARD, grad, x, threshold)
 
 
@@ -227,10 +237,12 @@ def _threshold_backward(grad, x, threshold, _, out):
 
 # ------------------------------------------------------------------ softshrink and hardshrink
 def softshrink(x: np.ndarray, lambd: float) -> np.ndarray:
+    """x - lambd above lambd, x + lambd below -lambd, else x * 0 (NaN stays NaN)."""
     return _forward(_SOFTSHRINK, x, lambd)
 
 
 def hardshrink(x: np.ndarray, lambd: float) -> np.ndarray:
+    """x outside [-lambd, lambd] (and NaN), else 0."""
     return _forward(_HARDSHRINK, x, lambd)
 
 
