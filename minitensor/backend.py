@@ -56,6 +56,7 @@ from .kernels import column_sums as _column_sums
 from .kernels import conv as _conv
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
+from .kernels import elu as _elu
 from .kernels import erf as _erf
 from .kernels import erfinv as _erfinv
 from .kernels import exp2 as _exp2
@@ -66,12 +67,16 @@ from .kernels import extremum as _extremum
 from .kernels import flip as _flip
 from .kernels import gamma as _gamma
 from .kernels import gelu as _gelu
+from .kernels import glu as _glu
 from .kernels import gru as _gru
+from .kernels import hypot as _hypot
 from .kernels import im2col as _im2col
 from .kernels import layer_norm as _layer_norm
 from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
 from .kernels import matmul as _matmul
+from .kernels import modulo as _modulo
+from .kernels import piecewise as _piecewise
 from .kernels import pointwise as _pointwise
 from .kernels import pool as _pool
 from .kernels import resample as _resample
@@ -81,6 +86,7 @@ from .kernels import softmax as _softmax
 from .kernels import softplus as _softplus
 from .kernels import tanh as _tanh
 from .kernels import topk as _topk
+from .kernels import total as _total
 from .kernels import triangle as _triangle
 from .kernels import trig as _trig
 from .kernels import where as _where
@@ -215,3 +221,33 @@ batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd,
 channel_affine = _batch_norm.channel_affine  # (x (N, C, L), a, b): x * a[c] + b[c]
 resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
 resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add
+
+# ------------------------------------------------------------------ remainders and piecewise activations
+fmod = _modulo.fmod  # (a, b): C's fmod, the dividend's sign (NumPy's for integers)
+remainder = _modulo.remainder  # (a, b): PyTorch's remainder, the divisor's sign (fmod's zero kept)
+quotient = _modulo.quotient  # (a, b, floor): a.div(b, rounding_mode="floor" or "trunc")
+quotient_grad = _modulo.quotient_grad  # (grad, a, b, floor): -grad * quotient(a, b, floor), in one pass
+leaky_relu = _piecewise.leaky_relu  # (x, slope)
+leaky_relu_backward = _piecewise.leaky_relu_backward  # (grad, x, slope)
+hardtanh = _piecewise.hardtanh  # (x, low, high): clip, NaN kept
+hardtanh_backward = _piecewise.hardtanh_backward  # (grad, x, low, high)
+hardsigmoid = _piecewise.hardsigmoid  # (x,)
+hardsigmoid_backward = _piecewise.hardsigmoid_backward  # (grad, x)
+hardswish = _piecewise.hardswish  # (x,)
+hardswish_backward = _piecewise.hardswish_backward  # (grad, x)
+threshold = _piecewise.threshold  # (x, threshold, value)
+threshold_backward = _piecewise.threshold_backward  # (grad, x, threshold)
+softshrink = _piecewise.softshrink  # (x, lambd)
+hardshrink = _piecewise.hardshrink  # (x, lambd)
+shrink_backward = _piecewise.shrink_backward  # (grad, x, lambd): both shrinks' gradient
+frac = _piecewise.frac  # (x,): x - trunc(x)
+reduce_sum = _total.total_sum  # (x, axis, keepdims): np.sum, one pass in float64 lanes over all of a float32 array
+reduce_mean = _total.total_mean  # (x, axis, keepdims): np.mean, the same
+negative = _expand.negative  # (grad,): -grad, a broadcast view (sum's gradient) kept a view
+elu = _elu.elu  # (x, alpha, scale, input_scale): ELU, SELU and CELU
+elu_backward = _elu.elu_backward  # (grad, x, alpha, scale, input_scale)
+hypot = _hypot.hypot  # (a, b): sqrt(a^2 + b^2) without overflow
+hypot_backward = _hypot.hypot_backward  # (grad, a, b, out, need_a, need_b) -> (da, db)
+exp2_backward = _exp2.exp2_backward  # (grad, y): grad * y * ln 2 from the output y
+glu = _glu.glu  # (x, dim, keep) -> (a * sigmoid(b), sigmoid(b) or None), a, b the halves along dim
+glu_backward = _glu.glu_backward  # (grad, x, s, dim) -> dx

@@ -9,7 +9,9 @@ multiplied by ``|x ln 2|``: ~40 float32 ulp at ``x = 120``).  The kernel splits
 and ``2^k`` is built from its bits in two factors (each a normal float, so that results
 near overflow and in the subnormal range come out right).  Within ~1.5 ulp of the exact
 value; integers give exact powers of 2.  ``inf`` gives inf, ``-inf`` 0, NaN NaN.  The
-NumPy reference is ``np.exp2`` (the C library, per element).
+NumPy reference is ``np.exp2`` (the C library, per element).  ``exp2_backward``: ``grad * y * ln 2``
+from the output ``y`` in one pass (NumPy's two; a gradient that is one value throughout, ``sum``'s,
+read as that value: ``dispatch.flat_operand``).
 
 >>> exp2(np.array([0.0, 10.0, -1.0, 0.5]))
 array([1.00000000e+00, 1.02400000e+03, 5.00000000e-01, 1.41421356e+00])
@@ -22,7 +24,7 @@ import math
 import numpy as np
 
 from ._exp import exp32, exp64, scale32, scale64
-from .runtime.dispatch import Kernel
+from .runtime.dispatch import Kernel, flat_operand
 from .runtime.jit import njit
 
 _LN2 = math.log(2.0)
@@ -74,3 +76,25 @@ def _exp2(x, out):
 
 
 _EXP2 = Kernel(_exp2_numpy, _exp2)
+
+
+def exp2_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """grad * y * ln 2 (y = exp2(x), a float array; grad broadcasts to it); a new array of y's shape."""
+    out = np.empty(y.shape, y.dtype)
+    _EXP2_BACKWARD.on(y)(flat_operand(grad, y), y.ravel(), y.dtype.type(_LN2), out.ravel())
+    return out
+
+
+def _exp2_backward_numpy(grad, y, ln2, out) -> None:
+    """Reference (1-D; ``grad`` of y's size or one value)."""
+    out[...] = grad * y * ln2
+
+
+@njit
+def _exp2_backward(grad, y, ln2, out):
+    full = grad.size > 1
+    for i in range(y.size):
+        out[i] = grad[i if full else 0] * y[i] * ln2
+
+
+_EXP2_BACKWARD = Kernel(_exp2_backward_numpy, _exp2_backward)

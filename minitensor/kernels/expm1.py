@@ -11,7 +11,8 @@ the SIMD ``exp`` of ``_exp.py`` (arguments <= 0), multiplies and adds:
   ``u - 1`` loses at most one bit there (``|u - 1| >= 1/2``).
 
 NaN gives NaN, ``inf`` inf, ``-inf`` -1.  ``expm1_32``/``expm1_64`` are the one-element forms,
-for other kernels to inline (``tanh.py``).  The NumPy reference (``_expm1_numpy``) is
+for other kernels to inline (``tanh.py``), ``expm1_negative_32``/``_64`` the same for arguments
+``<= 0`` only (``elu.py``).  The NumPy reference (``_expm1_numpy``) is
 Kahan's ``(u - 1) x / log(u)``; the two agree within a few ulp
 (``tests/kernels/test_expm1_kernel.py``), each close to ``np.expm1``.
 
@@ -61,6 +62,28 @@ def expm1_32(v):
     e = exp32(-abs(v))
     u = e if v < 0 else f(1.0) / e
     return small if abs(v) < f(_LN2) else u - f(1.0)
+
+
+@njit(inline="always", fastmath={"contract"})
+def expm1_negative_32(v):
+    """``expm1_32`` of a float32 ``v <= 0`` (or NaN), without the reciprocal the positive side needs
+    (ELU's negative piece, ``elu.py``)."""
+    f = np.float32
+    p = f(_P32[0])
+    for c in _P32[1:]:
+        p = p * v + f(c)
+    small = v * (f(1.0) + v * p)
+    return small if abs(v) < f(_LN2) else exp32(v) - f(1.0)
+
+
+@njit(inline="always", fastmath={"contract"})
+def expm1_negative_64(v):
+    """``expm1_64`` of a float64 ``v <= 0`` (or NaN)."""
+    p = _P64[0]
+    for c in _P64[1:]:
+        p = p * v + c
+    small = v * (1.0 + v * p)
+    return small if abs(v) < _LN2 else exp64(v) - 1.0
 
 
 @njit(inline="always", fastmath={"contract"})

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._exp import exp32, exp64
-from .runtime.dispatch import Kernel
+from .runtime.dispatch import Kernel, flat_operand
 from .runtime.jit import njit
 
 # Constants as float32: with a float32 array the arithmetic stays float32 (a Python 1 would make it
@@ -40,6 +40,15 @@ _ZERO, _ONE = np.float32(0.0), np.float32(1.0)
 # Serial ns per element (the ``Kernel``'s ``ns``; measured at 2^17 float32 elements on the AVX-512 VM of
 # docs/performance.md): one pass over two or three arrays, and the passes with an exp (most of their time).
 _RELU_NS, _PASS_NS, _SIGMOID_NS, _SILU_NS = 0.1, 0.15, 0.4, 0.4
+
+
+def _flat_backward(kernel: Kernel, grad: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``kernel(grad, y, out)`` on flat arrays, ``grad`` of y's shape and dtype: a gradient that is one
+    value throughout (``sum``'s) as that one value (``dispatch.flat_operand``), read by the kernel as
+    ``grad[i if full else 0]``."""
+    out = np.empty(y.shape, y.dtype)
+    kernel.on(y)(flat_operand(grad, y), y.ravel(), out.ravel())
+    return out
 
 
 def same_layout(a: np.ndarray, b: np.ndarray) -> bool:
@@ -60,7 +69,7 @@ def relu_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     shape or dtype)."""
     if not same_layout(grad, y):
         return np.where(y <= 0, 0, grad)
-    return _RELU_BACKWARD.map(grad, y)
+    return _flat_backward(_RELU_BACKWARD, grad, y)
 
 
 def _relu_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -82,8 +91,9 @@ def _relu_backward_numpy(grad: np.ndarray, y: np.ndarray, out: np.ndarray) -> No
 
 @njit
 def _relu_backward(grad, y, out):
+    full = grad.size > 1
     for i in range(y.size):
-        g = grad[i]
+        g = grad[i if full else 0]
         out[i] = _ZERO if y[i] <= 0 else g
 
 
@@ -97,13 +107,28 @@ def abs_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     formula when the two differ in shape or dtype."""
     if not same_layout(grad, x):
         return grad * sgn(x)
-    return _ABS_BACKWARD.map(grad, x)
+    return _flat_backward(_ABS_BACKWARD, grad, x)
 
 
 def sgn(x):
-    """1 where x > 0, -1 where x < 0, +0 elsewhere (±0, NaN): ``np.sign`` gives NaN at NaN and -0 at
-    -0.  For arrays, or Tensors (then a constant Tensor: the sign has no gradient)."""
+    """1 where x > 0, -1 where x < 0, +0 elsewhere (±0, NaN): PyTorch's ``sign`` and ``sgn`` (``np.sign``
+    gives NaN at NaN).  For arrays (float ones by the kernel), or Tensors (then a constant Tensor: the
+    sign has no gradient)."""
+    if type(x) is np.ndarray and x.dtype.kind == "f":
+        return _SGN.map(x)
     return np.where(np.logical_or(x == 0, np.isnan(x)), 0, np.sign(x))
+
+
+def _sgn_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    """Reference (1-D)."""
+    out[...] = np.where(np.logical_or(x == 0, np.isnan(x)), 0, np.sign(x))
+
+
+@njit
+def _sgn(x, out):
+    for i in range(x.size):
+        v = x[i]
+        out[i] = _ONE if v > _ZERO else (-_ONE if v < _ZERO else _ZERO)
 
 
 def _abs_backward_numpy(grad: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
@@ -113,12 +138,14 @@ def _abs_backward_numpy(grad: np.ndarray, x: np.ndarray, out: np.ndarray) -> Non
 
 @njit
 def _abs_backward(grad, x, out):
+    full = grad.size > 1
     for i in range(x.size):
-        v, g = x[i], grad[i]
+        v, g = x[i], grad[i if full else 0]
         out[i] = g if v > 0 else (-g if v < 0 else g * _ZERO)
 
 
 _ABS_BACKWARD = Kernel(_abs_backward_numpy, _abs_backward, ns=_PASS_NS)
+_SGN = Kernel(_sgn_numpy, _sgn, ns=_RELU_NS)
 
 
 # ------------------------------------------------------------------ sigmoid
@@ -134,7 +161,7 @@ def sigmoid_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     """grad * y * (1 - y) (y: the sigmoid's output); the plain formula when the shapes or dtypes differ."""
     if not same_layout(grad, y):
         return grad * (y * (1 - y))
-    return _SIGMOID_BACKWARD.map(grad, y)
+    return _flat_backward(_SIGMOID_BACKWARD, grad, y)
 
 
 def _sigmoid_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -171,8 +198,9 @@ def _sigmoid_backward_numpy(grad: np.ndarray, y: np.ndarray, out: np.ndarray) ->
 
 @njit(fastmath={"contract"}, error_model="numpy")
 def _sigmoid_backward(grad, y, out):
+    full = grad.size > 1
     for i in range(y.size):
-        out[i] = grad[i] * (y[i] * (_ONE - y[i]))
+        out[i] = grad[i if full else 0] * (y[i] * (_ONE - y[i]))
 
 
 _SIGMOID = Kernel(_sigmoid_numpy, _sigmoid, ns=_SIGMOID_NS)

@@ -12,9 +12,10 @@ the piece, with PyTorch's choice at the kinks.
     Prelu         x if x > 0 else w * x  (w: one slope per channel)         dx: 1 or w;  dw: 0 or x
     RreluWithNoise  x * noise  (RReLU in training: noise ~ U(lower, upper) where x <= 0, else 1)   noise
 
-``ReLU6`` is ``Hardtanh(0, 6)``.  Each backward is a ``backend.where`` of the incoming gradient (``np.where``
-in one pass; on Tensors ``np.where`` itself), so it runs on arrays (first order) and on Tensors
-(``create_graph=True``) alike; the second derivative of a
+``ReLU6`` is ``Hardtanh(0, 6)``.  Forward and first-order backward run in one pass each
+(``backend.leaky_relu`` ..., ``kernels/piecewise.py``); a backward handed Tensors (``create_graph=True``)
+takes the formula written here with ``backend.where`` (``np.where`` itself on Tensors), so the
+gradient can be differentiated again; the second derivative of a
 piecewise-linear function is 0 except through ``Prelu``'s product ``w * x`` and Hardswish's ``x/3``.
 NaN passes as in PyTorch: a comparison with NaN is False, so NaN takes the branch PyTorch's kernel
 takes.  Forward mode: each is elementwise (a diagonal Jacobian), so its JVP is its backward applied to
@@ -34,7 +35,12 @@ from ..autograd.batching import elementwise
 from ..autograd.dual import plus
 from ..autograd.function import Op
 from ..tensor import Tensor
-from .nn_ops import save_with_state
+from .nn_ops import on_arrays, save_with_state
+
+
+def _first_order(grad, x) -> bool:
+    """A first-order backward (arrays): the kernel's pass; else (Tensors) the formula."""
+    return on_arrays(grad) and on_arrays(x)
 
 
 class LeakyRelu(Op):
@@ -44,11 +50,13 @@ class LeakyRelu(Op):
     def forward(ctx, x, slope=0.01):
         ctx.save_for_backward(x)
         ctx.slope = slope
-        return backend.where(x > 0, x, x * slope)
+        return backend.leaky_relu(x, slope)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if _first_order(grad, x):
+            return backend.leaky_relu_backward(grad, x, ctx.slope)
         return backend.where(x > 0, grad, grad * ctx.slope)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -63,11 +71,13 @@ class Hardtanh(Op):
     def forward(ctx, x, low=-1.0, high=1.0):
         ctx.save_for_backward(x)
         ctx.low, ctx.high = low, high
-        return np.clip(x, x.dtype.type(low), x.dtype.type(high))
+        return backend.hardtanh(x, low, high)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if _first_order(grad, x):
+            return backend.hardtanh_backward(grad, x, ctx.low, ctx.high)
         return backend.where(np.logical_or(x <= ctx.low, x >= ctx.high), 0.0, grad)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -81,11 +91,13 @@ class Hardsigmoid(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.clip(x + 3.0, 0.0, 6.0) / 6.0
+        return backend.hardsigmoid(x)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if _first_order(grad, x):
+            return backend.hardsigmoid_backward(grad, x)
         return backend.where(np.logical_and(x > -3.0, x < 3.0), grad / 6.0, 0.0)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -99,11 +111,13 @@ class Hardswish(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x * np.clip(x + 3.0, 0.0, 6.0) / 6.0
+        return backend.hardswish(x)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if _first_order(grad, x):
+            return backend.hardswish_backward(grad, x)
         return backend.where(x <= -3.0, 0.0, backend.where(x < 3.0, grad * (x / 3.0 + 0.5), grad))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -118,11 +132,13 @@ class Threshold(Op):
     def forward(ctx, x, threshold=0.0, value=0.0):
         ctx.save_for_backward(x)
         ctx.threshold = threshold
-        return backend.where(x <= threshold, x.dtype.type(value), x)
+        return backend.threshold(x, threshold, value)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if _first_order(grad, x):
+            return backend.threshold_backward(grad, x, ctx.threshold)
         return backend.where(x <= ctx.threshold, 0.0, grad)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -137,10 +153,7 @@ class Softshrink(Op):
     def forward(ctx, x, lambd=0.5):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        lambd = x.dtype.type(lambd)
-        return backend.where(
-            x > lambd, x - lambd, backend.where(x < -lambd, x + lambd, x * 0)
-        )  # (x * 0: NaN stays NaN)
+        return backend.softshrink(x, lambd)
 
     @staticmethod
     def backward(ctx, grad):
@@ -159,7 +172,7 @@ class Hardshrink(Op):
     def forward(ctx, x, lambd=0.5):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        return backend.where(np.logical_and(x >= -lambd, x <= lambd), x.dtype.type(0), x)
+        return backend.hardshrink(x, lambd)
 
     @staticmethod
     def backward(ctx, grad):
@@ -173,6 +186,8 @@ class Hardshrink(Op):
 
 def _outside(x, lambd: float, grad):
     """grad outside [-lambd, lambd] (NaN is outside), 0 inside: both shrinkages' gradient, as PyTorch's."""
+    if _first_order(grad, x):
+        return backend.shrink_backward(grad, x, lambd)
     return backend.where(np.logical_and(x >= -lambd, x <= lambd), 0.0, grad)
 
 

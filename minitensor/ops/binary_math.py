@@ -34,6 +34,7 @@ from ..tensor import Tensor
 from .arguments import number_arg, tensor_input
 from .arithmetic import div
 from .elementwise import Sigmoid
+from .nn_ops import on_arrays
 from .operands import _binary
 from .power import pow as _pow
 
@@ -55,13 +56,15 @@ class Hypot(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.hypot(a, b)
+        out = backend.hypot(a, b)
         ctx.save_for_backward(a, b, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
+        if on_arrays(grad) and on_arrays(out):  # first order: one kernel pass (else the formula, for create_graph)
+            return backend.hypot_backward(grad, a, b, out, *ctx.needs_input_grad)
         scale = grad / out
         return (scale * a if ctx.needs_input_grad[0] else None), (scale * b if ctx.needs_input_grad[1] else None)
 

@@ -43,7 +43,7 @@ class Sub(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, -grad if ctx.needs_input_grad[1] else None
+        return grad, backend.negative(grad) if ctx.needs_input_grad[1] else None
 
     @staticmethod
     def jvp(ctx, da, db):
@@ -172,7 +172,7 @@ class Neg(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return -grad
+        return backend.negative(grad)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

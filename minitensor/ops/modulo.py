@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.batching import elementwise
 from ..autograd.dual import plus
 from ..autograd.function import Op
@@ -39,26 +40,29 @@ def _plain(x):
 
 
 class _Remainder(Op):
-    """r = a - q(a, b) * b;  da = grad, db = -grad * q (``quotient``: np.floor_divide or a trunc)."""
+    """r = a - q(a, b) * b;  da = grad, db = -grad * q (the quotient rounded down, ``floor``, or toward 0)."""
 
-    ufunc = None
-    quotient = None
+    compute = None  # backend.remainder or backend.fmod
+    floor = None
 
     @classmethod
     def forward(cls, ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[1] else None)
-        return cls.ufunc(a, b)
+        return cls.compute(a, b)
 
     @classmethod
     def backward(cls, ctx, grad):
         a, b = ctx.saved_tensors
-        gb = -grad * cls.quotient(_plain(a), _plain(b)) if ctx.needs_input_grad[1] else None
-        return grad, gb
+        if not ctx.needs_input_grad[1]:
+            return grad, None
+        if type(grad) is np.ndarray:  # (one pass; a Tensor gradient, under create_graph, takes the formula)
+            return grad, backend.quotient_grad(grad, _plain(a), _plain(b), cls.floor)
+        return grad, -grad * backend.quotient(_plain(a), _plain(b), cls.floor)
 
     @classmethod
     def jvp(cls, ctx, da, db):
         a, b = ctx.inputs
-        return plus(da, None if db is None else -db * cls.quotient(_plain(a), _plain(b)))
+        return plus(da, None if db is None else -db * backend.quotient(_plain(a), _plain(b), cls.floor))
 
     batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
@@ -66,19 +70,15 @@ class _Remainder(Op):
 class Remainder(_Remainder):
     """a % b with the divisor's sign (Python's and ``torch.remainder``'s)."""
 
-    ufunc = np.remainder
-    quotient = np.floor_divide
-
-
-def _trunc_divide(a, b):
-    return np.trunc(np.divide(a, b))
+    compute = staticmethod(backend.remainder)
+    floor = True
 
 
 class Fmod(_Remainder):
     """C's fmod: the remainder with the dividend's sign."""
 
-    ufunc = np.fmod
-    quotient = _trunc_divide
+    compute = staticmethod(backend.fmod)
+    floor = False
 
 
 def check_divisor(a, b, fn: str) -> None:

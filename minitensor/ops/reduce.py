@@ -38,7 +38,7 @@ def _mean(x: np.ndarray, axis: tuple, keepdims: bool) -> np.ndarray:
     """``np.mean``, but the mean of no elements is NaN without NumPy's "Mean of empty slice" warning
     (PyTorch is silent: NaN is the answer)."""
     if x.size or _count(x.shape, axis):
-        return np.mean(x, axis=axis, keepdims=keepdims)
+        return backend.reduce_mean(x, axis, keepdims)
     return np.full(np.sum(x, axis=axis, keepdims=keepdims).shape, np.nan, x.dtype)
 
 
@@ -46,7 +46,7 @@ class Sum(Op):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.shape_in, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
-        return np.sum(x, axis=axis, keepdims=keepdim)
+        return backend.reduce_sum(x, axis, keepdim)
 
     @staticmethod
     def backward(ctx, grad):

@@ -105,3 +105,12 @@ def test_rrelu_in_training_follows_vmaps_randomness(no_loop):
     assert different.min() >= 0.1 and different.max() <= 0.3 and not np.allclose(different[0], different[1])
     with pytest.raises(RuntimeError, match="vmap: called random operation while in randomness error mode"):
         func.vmap(rrelu)(x)
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+def test_glu_batches_by_its_dim_rule(dim, no_loop, torch):
+    x = np.random.default_rng(5).uniform(-3, 3, (4, 4, 6))
+    ours = lambda t: F.glu(t, dim)  # noqa: E731
+    theirs = lambda t: torch.nn.functional.glu(t, dim)  # noqa: E731
+    _compare(ours, theirs, (0,), x, torch=torch)
+    _compare(ours, theirs, (2,), x, torch=torch)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_paths import jitted, reference, ulps
+from kernel_paths import both_paths, jitted, reference, ulps
 
+from minitensor.kernels import exp2 as exp2_module
 from minitensor.kernels.exp2 import exp2
 
 EDGES = {"float32": (128.0, -149.0), "float64": (1024.0, -1074.0)}  # first overflow, smallest subnormal
@@ -44,3 +45,15 @@ def test_overflow_subnormals_and_special_values(dtype) -> None:
 def test_a_strided_input_gives_what_its_contiguous_copy_gives() -> None:
     x = np.linspace(-3, 3, 40, dtype=np.float32)[::2]
     np.testing.assert_array_equal(jitted(lambda: exp2(x)), jitted(lambda: exp2(np.ascontiguousarray(x))))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("uniform", [False, True])
+def test_backward_kernel_equals_reference(dtype, uniform) -> None:
+    """grad * y * ln 2 in one pass, with a full gradient or one value throughout (``sum``'s)."""
+    y = np.concatenate([np.random.default_rng(4).uniform(0, 10, 501), [0.0, np.inf, np.nan]]).astype(dtype)
+    g = np.random.default_rng(5).standard_normal(y.shape).astype(dtype)
+    g = np.broadcast_to(g[:1], y.shape) if uniform else g
+    kernel, expected = both_paths(lambda: exp2_module.exp2_backward(g, y))
+    assert kernel.dtype == expected.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(kernel, expected)

@@ -1,5 +1,6 @@
 """``expand`` (a reduction's gradient broadcast back to its input's shape) equals ``np.broadcast_to``
-on both sides of ``SMALL``: a fresh contiguous array below it, the read-only view from it on."""
+on both sides of ``SMALL``: a fresh contiguous array below it, the read-only view from it on; and
+``negative`` keeps such a view a view, and x - y, -x pass it on with the right values."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitensor as mt
-from minitensor.kernels.expand import SMALL, expand
+from minitensor.kernels.expand import SMALL, expand, negative
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -42,3 +43,22 @@ def test_a_tensor_under_create_graph_stays_differentiable() -> None:
     (g,) = mt.autograd.grad((x * x).sum(), x, create_graph=True)
     (gg,) = mt.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(gg.numpy(), np.full((2, 2), 2.0))
+
+
+@pytest.mark.parametrize(
+    "grad", [np.full((3, 4), 2.5), np.broadcast_to(np.float32(2.5), (SMALL, 2)), np.broadcast_to(np.float32(1), (0, 2))]
+)
+def test_negative_keeps_a_broadcast_view_a_view(grad) -> None:
+    got = negative(grad)
+    np.testing.assert_array_equal(got, -np.asarray(grad))
+    assert got.shape == grad.shape and got.dtype == grad.dtype
+    assert any(grad.strides) or not any(got.strides)  # (a stride-0 view stays one)
+
+
+def test_minus_passes_a_sum_gradient_to_its_leaves() -> None:
+    x = mt.tensor(np.ones((SMALL, 2), np.float32), requires_grad=True)
+    y = mt.tensor(np.ones((SMALL, 2), np.float32), requires_grad=True)
+    ((x - y).sum() + (-y).sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 1.0)
+    np.testing.assert_array_equal(y.grad.numpy(), -2.0)
+    y.grad.numpy()[0, 0] = 7.0  # (the leaf owns a writable array, not the read-only view)

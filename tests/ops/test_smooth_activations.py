@@ -69,3 +69,36 @@ def test_docstring_examples_run():
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(smooth_activations, extraglobs={"mt": mt}, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logsigmoid_matches_pytorch_at_special_values(dtype) -> None:
+    """Values (with the sign of their zeros) and gradients at huge, tiny and special inputs (on the
+    softplus kernel with beta = -1), repeated past PyTorch's 16-element vectorised loop."""
+    x = np.array([-1e4, -100.0, -20.0, -1.0, -0.0, 0.0, 1e-8, 1.0, 20.0, 1e4, np.inf, -np.inf] * 2, dtype)
+    mx = mt.tensor(x, dtype=getattr(mt, dtype), requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    y, ty = F.logsigmoid(mx), torch.nn.functional.logsigmoid(tx)
+    y.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(np.signbit(y.detach().numpy()), np.signbit(ty.detach().numpy()))
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_glu_gradients_to_second_order_forward_mode_and_against_pytorch(dim) -> None:
+    x = np.random.default_rng(7).uniform(-3, 3, (4, 6))
+    check_op(lambda t: F.glu(t, dim), lambda t: torch.nn.functional.glu(t, dim), x)
+
+
+def test_glu_backward_of_a_sum_and_of_a_strided_input() -> None:
+    """The one-node backward (both halves into one array) takes sum's one-value gradient and a
+    transposed input; it equals the gradient of the definition in Tensor ops."""
+    data = np.random.default_rng(8).standard_normal((6, 5)).T  # (5, 6), not contiguous
+    grads = []
+    for fn in (lambda t: F.glu(t, -1), lambda t: smooth_activations.glu(t, -1)):
+        x = mt.tensor(data, dtype=mt.float64, requires_grad=True)
+        fn(x).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)

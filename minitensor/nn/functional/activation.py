@@ -130,8 +130,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
         raise ValueError(f"glu: dim must be an int in [{-input.ndim}, {input.ndim - 1}], got {dim!r}")
     if input.shape[dim] % 2:
         raise ValueError(f"glu: the size of dim {dim} must be even (it is halved), got {input.shape[dim]}")
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return S.Glu.apply(input, dim=dim % input.ndim)
 
 
 # ---------------------------------------------------------------- piecewise linear

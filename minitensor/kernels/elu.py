@@ -1,0 +1,97 @@
+"""The exponential linear unit (ELU, SELU, CELU: ``ops/smooth_activations.py``), forward and backward,
+each in one pass.
+
+PyTorch's one kernel for the three, with ``negcoef = scale * alpha`` and ``s = input_scale``::
+
+    y  = negcoef * expm1(s * x)          where x <= 0,   scale * x elsewhere (NaN too)
+    dx = grad * negcoef * s * exp(s * x) where x <= 0,   grad * scale elsewhere
+
+NumPy needs five passes and three temporaries (the negative part, its expm1 or exp, the choice);
+the kernels inline ``expm1.py``'s and ``_exp.py``'s SIMD polynomials, ``expm1_negative_32``/``exp32``
+or their float64 forms by the dtype.  The exponential is taken of ``s * min(x, 0)``: no large ``x``
+overflows in the branch that is not used.  Those polynomials take arguments ``<= 0`` (``exp``), so
+a negative ``s`` (CELU with a negative alpha) takes the NumPy reference.
+
+The references (``np.expm1``, ``np.exp``) are the definitions; the two agree within a few ulp
+(``tests/kernels/test_elu_kernel.py``).  Arrays of any shape and layout (``ravel()`` copies a
+non-contiguous one; a gradient that is one value throughout is read as that value,
+``dispatch.flat_operand``); new C-contiguous arrays of x's shape and dtype.
+
+>>> elu(np.array([-1.0, 0.0, 2.0]), alpha=1.0, scale=1.0, input_scale=1.0).round(4)
+array([-0.6321,  0.    ,  2.    ])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._exp import exp32, exp64
+from .expm1 import expm1_negative_32, expm1_negative_64
+from .runtime.dispatch import Kernel, flat_operand
+from .runtime.jit import njit
+
+_ZERO = np.float32(0.0)
+
+
+def elu(x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """scale * alpha * expm1(input_scale * x) where x <= 0, scale * x elsewhere."""
+    out = np.empty(x.shape, x.dtype)
+    run = _ELU.on(x) if input_scale > 0 else _ELU.reference
+    t = x.dtype.type
+    run(x.ravel(), t(scale * alpha), t(scale), t(input_scale), out.ravel())
+    return out
+
+
+def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
+    """grad * scale * alpha * input_scale * exp(input_scale * x) where x <= 0, grad * scale elsewhere."""
+    out = np.empty(x.shape, x.dtype)
+    run = _ELU_BACKWARD.on(x) if input_scale > 0 else _ELU_BACKWARD.reference
+    t = x.dtype.type
+    run(flat_operand(grad, x), x.ravel(), t(scale * alpha * input_scale), t(scale), t(input_scale), out.ravel())
+    return out
+
+
+def _elu_numpy(x, negcoef, scale, s, out) -> None:
+    """Reference (1-D)."""
+    with np.errstate(over="ignore"):
+        out[...] = np.where(x <= 0, negcoef * np.expm1(np.where(x <= 0, x, 0) * s), x * scale)
+
+
+@njit(inline="always", fastmath={"contract"})
+def _negative_part(v, s):
+    return (v if v <= _ZERO else _ZERO) * s
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _elu(x, negcoef, scale, s, out):
+    if x.itemsize == 4:
+        for i in range(x.size):
+            v = x[i]
+            out[i] = negcoef * expm1_negative_32(_negative_part(v, s)) if v <= _ZERO else v * scale
+    else:
+        for i in range(x.size):
+            v = x[i]
+            out[i] = negcoef * expm1_negative_64(_negative_part(v, s)) if v <= _ZERO else v * scale
+
+
+def _elu_backward_numpy(grad, x, slope, scale, s, out) -> None:
+    """Reference (1-D; ``grad`` of x's size or one value; ``slope`` = negcoef * s)."""
+    with np.errstate(over="ignore"):
+        out[...] = np.where(x <= 0, grad * (slope * np.exp(np.where(x <= 0, x, 0) * s)), grad * scale)
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _elu_backward(grad, x, slope, scale, s, out):
+    full = grad.size > 1
+    if x.itemsize == 4:
+        for i in range(x.size):
+            v, g = x[i], grad[i if full else 0]
+            out[i] = g * (slope * exp32(_negative_part(v, s))) if v <= _ZERO else g * scale
+    else:
+        for i in range(x.size):
+            v, g = x[i], grad[i if full else 0]
+            out[i] = g * (slope * exp64(_negative_part(v, s))) if v <= _ZERO else g * scale
+
+
+_ELU = Kernel(_elu_numpy, _elu, ns=0.3)
+_ELU_BACKWARD = Kernel(_elu_backward_numpy, _elu_backward, ns=0.3)

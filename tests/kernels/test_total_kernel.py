@@ -1,0 +1,51 @@
+"""kernels/total.py: the sum and mean of all elements of a float32 array (kernel: float64 lanes)
+equal the reference (NumPy's sum in float64) and the exact sum to float32 rounding, in any layout,
+with keepdims; other reductions and dtypes are NumPy's own, unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_paths import both_paths
+
+import minitensor as mt
+from minitensor.kernels import total
+
+
+def test_kernel_equals_reference_and_the_exact_sum() -> None:
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((37, 41)) * 10.0 ** rng.integers(-3, 4, (37, 41))).astype(np.float32)
+    exact = np.sum(x.astype(np.float64))
+    kernel, reference = both_paths(lambda: total.total_sum(x, (0, 1), keepdims=False))
+    assert type(kernel) is type(reference) is np.float32
+    assert kernel == reference == np.float32(exact)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "sliced", "empty"])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_layouts_and_keepdims(layout, keepdims) -> None:
+    base = np.random.default_rng(1).standard_normal((6, 8, 10)).astype(np.float32)
+    x = {"transposed": base.transpose(2, 0, 1), "sliced": base[:, ::3], "empty": base[:0]}[layout]
+    for fn, numpy_fn in ((total.total_sum, np.sum), (total.total_mean, np.mean)):
+        if layout == "empty" and fn is total.total_mean:
+            continue  # (the op answers NaN before asking: ops/reduce.py's _mean)
+        for got in both_paths(lambda fn=fn: fn(x, (0, 1, 2), keepdims)):
+            expected = numpy_fn(x.astype(np.float64), keepdims=keepdims).astype(np.float32)
+            assert got.dtype == np.float32 and np.shape(got) == np.shape(expected)
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_other_reductions_are_numpys() -> None:
+    x = np.random.default_rng(2).standard_normal((5, 7)).astype(np.float32)
+    np.testing.assert_array_equal(total.total_sum(x, (1,), keepdims=True), np.sum(x, axis=1, keepdims=True))
+    np.testing.assert_array_equal(total.total_mean(x, (0,), keepdims=False), np.mean(x, axis=0))
+    x64 = x.astype(np.float64)
+    assert total.total_sum(x64, (0, 1), keepdims=False) == np.sum(x64)
+
+
+def test_tensor_sum_and_mean_on_the_kernel_keep_their_gradients() -> None:
+    x = mt.tensor(np.arange(12, dtype=np.float32).reshape(3, 4), requires_grad=True)
+    y = x.sum() + x.mean()
+    y.backward()
+    assert y.item() == 66 + 5.5
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((3, 4), 1 + 1 / 12, np.float32))
