@@ -136,7 +136,7 @@ def max_pool(input: Tensor, dims: int, rows: Windows, cols: Windows, return_indi
         out = max_pool(physical(input), dims, rows, cols, return_indices)
         return tuple(like(input, o) for o in out) if return_indices else like(input, out)
     lead = input.shape[: input.ndim - dims]
-    index = from_planes(backend.max_pool_index(as_planes(input._data, dims), rows, cols), lead, dims)
+    index = from_planes(backend.max_pool(as_planes(input._data, dims), rows, cols)[1], lead, dims)
     out = TakeFlat.apply(input, index=index, dims=dims)
     return (out, Tensor._make(index.copy(), False, None)) if return_indices else out
 

@@ -30,29 +30,35 @@ def _windows(h, w, k, s, p, d, ceil):
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 @pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide"])
-def test_max_index_matches_reference(kernel, rng, dtype, case) -> None:
-    """Narrow windows (searched along W, then H) and wide ones (window by window: global pooling)."""
+def test_max_pool_matches_reference(kernel, rng, dtype, case) -> None:
+    """Narrow windows (runs along W, then H; the windows cut short one by one) and wide ones
+    (window by window: global pooling): the same values and indices as the reference."""
     if case in ("adaptive", "wide"):
         (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4 if case == "adaptive" else 1)
     else:
         (h, w), rows, cols = case[:2], *_windows(*case)
-    x = rng.standard_normal((5, h, w)).astype(dtype)
+    x = rng.standard_normal((6, h, w)).astype(dtype)
     x[1] = 1.0  # every window tied: the first of the window wins
     x[2, :, ::3] = np.nan  # NaN wins, the last NaN of a window
     x[3] = np.round(x[3])  # some ties
+    x[4, ::2] = -np.inf  # windows of -inf only: their first tap
     got, expected = (
-        jitted(lambda: pool.max_pool_index(x, rows, cols)),
-        reference(lambda: pool.max_pool_index(x, rows, cols)),
+        jitted(lambda: pool.max_pool(x, rows, cols)),
+        reference(lambda: pool.max_pool(x, rows, cols)),
     )
-    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got[0], expected[0])
+    assert got[0].dtype == np.dtype(dtype) and got[1].dtype == np.int64
 
 
-def test_max_index_rule_on_ties_and_nan() -> None:
+def test_max_pool_rule_on_ties_and_nan() -> None:
     """PyTorch's rule, spelled out: the first maximum in row-major order, a NaN wins (the last)."""
     x = np.array([[[1.0, 3.0, 3.0, 2.0, np.nan, 5.0, np.nan, 0.0]]])
     cols = sliding(8, 2, 4, 4, 0, 1)
     for run in (jitted, reference):
-        assert run(lambda: pool.max_pool_index(x, IDENTITY, cols)).tolist() == [[[1, 6]]]
+        value, index = run(lambda: pool.max_pool(x, IDENTITY, cols))
+        assert index.tolist() == [[[1, 6]]]
+        assert value[0, 0, 0] == 3.0 and np.isnan(value[0, 0, 1])
 
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
