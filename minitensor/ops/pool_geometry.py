@@ -23,6 +23,7 @@ Windows(start=array([0, 1, 3]), count=array([2, 3, 2]), step=1)
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -33,14 +34,22 @@ from ..tensor import Tensor
 
 class Windows(NamedTuple):
     """The windows along one dim, as the kernels take them: per output the first input position
-    inside the input (``start``, int64), how many taps lie inside (``count``), their distance."""
+    inside the input (``start``, int64), how many taps lie inside (``count``), their distance.
+    ``sliding`` and ``adaptive`` keep the windows they made for the next call with the same
+    arguments (computing them again would be a third of a small pooling's time), so their arrays
+    are read-only."""
 
     start: np.ndarray
     count: np.ndarray
     step: int
 
 
-IDENTITY = Windows(np.zeros(1, np.int64), np.ones(1, np.int64), 1)  # the H of a 1-D pooling: one row
+def _windows(start: np.ndarray, count: np.ndarray, step: int) -> Windows:
+    start.flags.writeable = count.flags.writeable = False
+    return Windows(start, count, int(step))
+
+
+IDENTITY = _windows(np.zeros(1, np.int64), np.ones(1, np.int64), 1)  # the H of a 1-D pooling: one row
 
 
 def output_size(n: int, kernel_size: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
@@ -52,6 +61,7 @@ def output_size(n: int, kernel_size: int, stride: int, padding: int, dilation: i
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def sliding(n: int, out: int, kernel_size: int, stride: int, padding: int, dilation: int) -> Windows:
     """The ``out`` windows of a sliding pooling along a dim of size ``n``, clipped to the input."""
     first = np.arange(out, dtype=np.int64) * stride - padding
@@ -59,7 +69,7 @@ def sliding(n: int, out: int, kernel_size: int, stride: int, padding: int, dilat
     last = np.minimum(first + (kernel_size - 1) * dilation, n - 1)
     start = first + skip * dilation
     count = np.maximum((last - start) // dilation + 1, 0)
-    return Windows(start, count, dilation)
+    return _windows(start, count, dilation)
 
 
 def padded_extent(n: int, out: int, kernel_size: int, stride: int, padding: int) -> np.ndarray:
@@ -69,12 +79,13 @@ def padded_extent(n: int, out: int, kernel_size: int, stride: int, padding: int)
     return np.minimum(first + kernel_size, n + padding) - first
 
 
+@functools.lru_cache(maxsize=256)
 def adaptive(n: int, out: int) -> Windows:
     """The ``out`` windows of adaptive pooling along a dim of size ``n``."""
     i = np.arange(out, dtype=np.int64)
     start = (i * n) // out
     stop = -((-(i + 1) * n) // out)  # ceil((i + 1) * n / out)
-    return Windows(start, stop - start, 1)
+    return _windows(start, stop - start, 1)
 
 
 # ------------------------------------------------------------------ arguments
