@@ -15,8 +15,8 @@ all just other starts and counts: the kernels never see them.
 
 - ``max_pool``: per window, its largest value and that value's flat index ``h * W + w``, with
   PyTorch's rule: the first of equal maxima in row-major order, and a NaN wins (the last NaN
-  of the window).  Narrow windows (most poolings) come from runs along W, then along H, over
-  whole blocks of planes at once (``_max_runs_block``); wide ones (global pooling) window by window.
+  of the window): from runs along W, then along H, over whole blocks of planes at once
+  (``_max_pool_block``).
 - ``window_mean``: per window, the sum of its values divided by ``divisor[i, j]`` (the
   window's size, its size with the padding, or ``divisor_override``: the caller's choice).
 - ``window_mean_transpose``: the transpose of ``window_mean`` (its backward): each output's
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rows import PIECE, calls_intrinsics, maximum
+from ._rows import PIECE
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
@@ -57,9 +57,8 @@ def max_pool(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
     shape = (x.shape[0], h0.shape[0], w0.shape[0])
     value, index = np.empty(shape, x.dtype), np.empty(shape, np.int64)
     x = np.ascontiguousarray(x)
-    kh, kw = _common(hn), _common(wn)  # the taps of a full window
-    kernel = _MAX_RUNS if max(kh, kw) <= _NARROW else _MAX_WINDOWS  # (wide: global pooling)
-    kernel.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
+    kh, kw = _common(hn), _common(wn)  # most windows' counts
+    _MAX_POOL.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
     return value, index
 
 
@@ -99,59 +98,76 @@ def _max_pool_numpy(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index) -> None:
     index[...] = np.take_along_axis(np.broadcast_to(flat, values.shape), choice, axis=-1)[..., 0]
 
 
-# Narrow windows (at most _NARROW taps along each dim: most poolings).  A block of planes is read
-# as one flat array, and at every position q: the max of the kw taps q, q + dw, ... along W
-# (``_runs_along_w``), then of the kh such runs q, q + dh * W, ... along H (``_runs_along_h``):
-# the max of the full (kh, kw) window whose first tap is q.  Each full window then reads its own
-# (``_pick``); the windows cut short by an edge (padding, ceil_mode; adaptive windows with fewer
-# taps than the largest) are searched one by one (``_window_max``).  The runs are computed at
-# every position, also where no window starts (and past the rows' ends, mixing rows and planes:
-# no full window reads those), but in contiguous loops over the block, in SIMD lanes: several
-# times faster than window by window, whose loops are as short as a window.
-# The order keeps PyTorch's rule: along W the first maximum of a row wins (a larger value or a NaN
-# replaces the best so far), then the first row holding the window's maximum: the first maximum
-# in row-major order; and the last NaN of a row, then the last row with one: the window's last NaN.
-_NARROW = 8
+# A block of planes is read as one flat array, and at every position q: the max of the kw taps
+# q, q + dw, ... along W (``_runs``), then of the kh such runs q, q + dh * W, ... along H
+# (``_runs`` again): the max of the (kh, kw) window whose first tap is q, with kh and kw the
+# counts of most windows (their median).  Each such window then reads its own (``_pick``).  A
+# run of k taps takes about log2(k) passes: runs of 1, 2, 4, ... taps, each two of the last
+# ones side by side (``_pair``), then the run of k as two overlapping runs of the largest power of
+# two below it.  The other windows (cut short by an edge: padding, ceil_mode; adaptive windows of
+# one more or one fewer tap) combine their rows' runs and other taps one by one, for all the
+# planes of the block at once (``_other_window``).  The runs are computed at every position, also
+# where no window starts (and past the rows' ends, mixing rows and planes: no window reads those),
+# but in contiguous loops over the block, in SIMD lanes: several times faster than window by
+# window, whose loops are as short as a window (~4 ns an element).
+# PyTorch's rule holds for runs as for taps: in each pair the second replaces the first if it is
+# larger or NaN, so a run keeps its first maximum in row-major order (the left one of equal maxima,
+# the upper one of equal rows' maxima), or its last NaN; two overlapping runs too (the second ends
+# the window: a larger value or a NaN in it lies past the first run, or is also in the first one).
 
 
 @njit
-def _runs_along_w(flat, k, step, best, at):
-    """best[q], at[q] = the max of the k taps flat[q], flat[q + step], ... and its position."""
-    n = np.uint64(flat.shape[0] - (k - 1) * step)  # (unsigned: signed indices keep LLVM from vectorising)
-    for q in range(n):
-        best[q], at[q] = flat[q], np.int32(q)
-    for b in range(1, k):
-        shift = np.uint64(b * step)
-        for q in range(n):
-            m, v = best[q], flat[q + shift]
-            take = (v > m) | (v != v)  # (a larger value, or a NaN: PyTorch's rule)
-            best[q] = v if take else m
-            at[q] = np.int32(q + shift) if take else at[q]
+def _first_pair(flat, shift, n, best, at):
+    """best[q], at[q] = the max of flat[q] and flat[q + shift] and its position, for q < n."""
+    shift = np.uint64(shift)
+    for q in range(np.uint64(n)):  # (unsigned: signed indices keep LLVM from vectorising)
+        m, v = flat[q], flat[q + shift]
+        take = (v > m) | (v != v)  # (a larger value, or a NaN: PyTorch's rule)
+        best[q] = v if take else m
+        at[q] = np.int32(q + shift) if take else np.int32(q)
 
 
 @njit
-def _runs_along_h(run, run_at, k, step, best, at):
-    """best[q], at[q] = the max of the k runs run[q], run[q + step], ... and its position."""
-    n = np.uint64(run.shape[0] - (k - 1) * step)
-    for a in range(1, k):  # (k >= 2)
-        shift = np.uint64(a * step)
-        if a == 1:  # the first two runs
-            for q in range(n):
-                m, v, i, j = run[q], run[q + shift], run_at[q], run_at[q + shift]  # (all loaded: a select)
-                take = (v > m) | (v != v)
-                best[q] = v if take else m
-                at[q] = j if take else i
-        else:  # the next ones (a masked store: 8x faster than a select of best[q] read before)
-            for q in range(n):
-                v, j = run[q + shift], run_at[q + shift]
-                take = (v > best[q]) | (v != v)
-                best[q] = v if take else best[q]
-                at[q] = j if take else at[q]
+def _pair(run, run_at, shift, n, best, at):
+    """best[q], at[q] = the max of the runs run[q] and run[q + shift] and its position, for q < n."""
+    shift = np.uint64(shift)
+    for q in range(np.uint64(n)):
+        m, v, i, j = run[q], run[q + shift], run_at[q], run_at[q + shift]  # (all loaded: selects)
+        take = (v > m) | (v != v)
+        best[q] = v if take else m
+        at[q] = j if take else i
+
+
+@njit
+def _runs(values, positions, k, step, out, out_at, tmp, tmp_at):
+    """out[q], out_at[q] = the max of the k taps values[q], values[q + step], ... and its position
+    (from ``positions``, or q itself when it is None), at every q where the k taps fit (tmp, tmp_at:
+    scratch): pairs of runs of 1, 2, 4, ... taps, the last two overlapping to make k."""
+    size = values.shape[0]
+    if k == 1:
+        for q in range(np.uint64(size)):
+            out[q], out_at[q] = values[q], np.int32(q) if positions is None else positions[q]
+        return
+    passes, span = 1, 2
+    while span < k:
+        passes, span = passes + 1, min(2 * span, k)
+    # (the passes alternate between out and tmp: the first goes where the last ends in out)
+    run, run_at, free, free_at = (out, out_at, tmp, tmp_at) if passes % 2 else (tmp, tmp_at, out, out_at)
+    if positions is None:
+        _first_pair(values, step, size - step, run, run_at)
+    else:
+        _pair(values, positions, step, size - step, run, run_at)
+    span = 2
+    while span < k:
+        shift = min(span, k - span) * step  # (twice the span, or the last two overlapping)
+        span = min(2 * span, k)
+        _pair(run, run_at, shift, size - (span - 1) * step, free, free_at)
+        run, run_at, free, free_at = free, free_at, run, run_at
 
 
 @njit
 def _pick(best, at, first, area, value, index):
-    """Each plane's full windows' max and position from the runs: window o of plane p starts at
+    """Each plane's windows' max and position from the runs: window o of plane p starts at
     ``p * area + first[o]`` (value, index: (planes, outputs))."""
     for p in range(value.shape[0]):
         base, out, out_at = p * area, value[p], index[p]
@@ -161,47 +177,57 @@ def _pick(best, at, first, area, value, index):
 
 
 @njit
-def _max_runs_block(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index, first, scratch, scratch_at):
-    """The max pooling of the block of planes x (B, H, W) into value, index (B, Ho, Wo), the full
-    windows' first taps at ``first`` (Ho * Wo); scratch (2, >= x.size), scratch_at likewise."""
-    planes, height, width = x.shape
-    flat, area = x.reshape(x.size), height * width
-    run, run_at = scratch[0][: x.size], scratch_at[0][: x.size]
-    _runs_along_w(flat, kw, dw, run, run_at)
-    best, at = run, run_at
-    if kh > 1:
-        best, at = scratch[1], scratch_at[1]
-        _runs_along_h(run, run_at, kh, dh * width, best, at)
-    outputs = first.shape[0]
-    _pick(best, at, first, area, value.reshape(planes, outputs), index.reshape(planes, outputs))
-    for i in range(h0.shape[0]):  # the other windows, row by row
-        for j in range(w0.shape[0]):
-            if hn[i] != kh or wn[j] != kw:
-                for p in range(planes):
-                    m, k = _window_by_rows(flat, run, run_at, p * area + first[i * w0.shape[0] + j], width,
-                                           hn[i], dh, wn[j], dw, kw)  # fmt: skip
-                    value[p, i, j], index[p, i, j] = m, k - p * area
+def _other_window(flat, run, run_at, best, at, area, start, width, hn, dh, kh, wn, dw, kw, m, m_at):
+    """The max and position of one window of hn rows (dh apart) of wn taps (dw apart) from
+    ``start`` in each plane of the flat block (``m``, ``m_at``: (planes,)): its first kh rows
+    from the runs along H (``best``, ``at``) if it is kw wide and that high, each other row's
+    first kw taps from its run along W (``run``, ``run_at``) if it has that many, its other taps
+    one by one; the rows in order.  Each loop runs over the planes (no chain from one to the next)."""
+    planes, area = np.uint64(m.shape[0]), np.uint64(area)
+    a0 = kh if wn == kw and hn >= kh else 0
+    for p in range(planes):  # the first tap, or the first kh rows
+        q = p * area + np.uint64(start)
+        m[p], m_at[p] = (best[q], at[q]) if a0 else (flat[q], np.int32(q))
+    b0 = kw if wn >= kw else 0
+    for a in range(a0, hn):
+        row = np.uint64(start + a * dh * width)
+        if b0:
+            for p in range(planes):
+                v, k = run[p * area + row], run_at[p * area + row]
+                take = (v > m[p]) | (v != v)
+                m[p] = v if take else m[p]
+                m_at[p] = k if take else m_at[p]
+        for b in range(b0, wn):
+            tap = row + np.uint64(b * dw)
+            for p in range(planes):
+                v = flat[p * area + tap]
+                take = (v > m[p]) | (v != v)
+                m[p] = v if take else m[p]
+                m_at[p] = np.int32(p * area + tap) if take else m_at[p]
 
 
 @njit
-def _window_by_rows(flat, run, run_at, start, width, hn, dh, wn, dw, kw):
-    """(max, position) in ``flat`` of the window of hn rows (dh apart) of wn taps (dw apart) from
-    ``start``: each row's first kw taps from its run along W if it has that many, its other taps
-    one by one, the rows in order (PyTorch's rule holds for runs as for taps)."""
-    m, at = flat[start], start
-    for a in range(hn):
-        row = start + a * dh * width
-        b0 = 0
-        if wn >= kw:
-            v, k = run[row], run_at[row]
-            if v > m or v != v:
-                m, at = v, k
-            b0 = kw
-        for b in range(b0, wn):
-            v = flat[row + b * dw]
-            if v > m or v != v:
-                m, at = v, row + b * dw
-    return m, at
+def _max_pool_block(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index, first, scratch, scratch_at):
+    """The max pooling of the block of planes x (B, H, W) into value, index (B, Ho, Wo), the
+    windows' first taps at ``first`` (Ho * Wo); scratch (3, >= x.size), scratch_at likewise."""
+    planes, height, width = x.shape
+    flat, area, size = x.reshape(x.size), height * width, x.size
+    run, run_at = scratch[0][:size], scratch_at[0][:size]
+    _runs(flat, None, kw, dw, run, run_at, scratch[1][:size], scratch_at[1][:size])
+    best, at = run, run_at
+    if kh > 1:
+        best, at = scratch[2][:size], scratch_at[2][:size]
+        _runs(run, run_at, kh, dh * width, best, at, scratch[1][:size], scratch_at[1][:size])
+    outputs = first.shape[0]
+    _pick(best, at, first, area, value.reshape(planes, outputs), index.reshape(planes, outputs))
+    m, m_at = np.empty(planes, x.dtype), np.empty(planes, np.int32)
+    for i in range(h0.shape[0]):  # the other windows: each for all the planes at once
+        for j in range(w0.shape[0]):
+            if hn[i] != kh or wn[j] != kw:
+                _other_window(flat, run, run_at, best, at, area, first[i * w0.shape[0] + j], width,
+                              hn[i], dh, kh, wn[j], dw, kw, m, m_at)  # fmt: skip
+                for p in range(planes):
+                    value[p, i, j], index[p, i, j] = m[p], m_at[p] - p * area
 
 
 @njit
@@ -215,80 +241,29 @@ def _first_taps(h0, w0, width):
 
 
 @njit
-def _max_runs_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+def _max_pool_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
     per = max(1, PIECE // (x.shape[1] * x.shape[2]))  # planes per block: the runs stay in the cache
     first = _first_taps(h0, w0, x.shape[2])
-    scratch = np.empty((2, per * x.shape[1] * x.shape[2]), x.dtype)
+    scratch = np.empty((3, per * x.shape[1] * x.shape[2]), x.dtype)
     scratch_at = np.empty(scratch.shape, np.int32)
     for p in range(0, x.shape[0], per):
-        _max_runs_block(x[p : p + per], h0, hn, dh, kh, w0, wn, dw, kw, value[p : p + per], index[p : p + per],
+        _max_pool_block(x[p : p + per], h0, hn, dh, kh, w0, wn, dw, kw, value[p : p + per], index[p : p + per],
                         first, scratch, scratch_at)  # fmt: skip
 
 
 @njit(parallel=True)
-def _max_runs_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+def _max_pool_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
     per = max(1, PIECE // (x.shape[1] * x.shape[2]))
     first = _first_taps(h0, w0, x.shape[2])
     for block in prange((x.shape[0] + per - 1) // per):
         p = block * per
-        scratch = np.empty((2, per * x.shape[1] * x.shape[2]), x.dtype)
+        scratch = np.empty((3, per * x.shape[1] * x.shape[2]), x.dtype)
         scratch_at = np.empty(scratch.shape, np.int32)
-        _max_runs_block(x[p : p + per], h0, hn, dh, kh, w0, wn, dw, kw, value[p : p + per], index[p : p + per],
+        _max_pool_block(x[p : p + per], h0, hn, dh, kh, w0, wn, dw, kw, value[p : p + per], index[p : p + per],
                         first, scratch, scratch_at)  # fmt: skip
 
 
-_MAX_RUNS = Kernel(_max_pool_numpy, _max_runs_planes, _max_runs_parallel, ns=0.5)
-
-
-# Wide windows (global pooling), and the windows cut short of the narrow ones: window by window.
-@calls_intrinsics
-def _window_max(plane, h0, hn, dh, w0, wn, dw):
-    """(max, flat index) of one window of a plane: the window's max first (``maximum``: no branch,
-    NaN if a NaN is there), then the first position holding it, or the last NaN (PyTorch's
-    order).  Two passes over a window without a mispredicted branch per element are faster than
-    one with."""
-    m = plane[h0, w0]
-    for a in range(hn):
-        row = plane[h0 + a * dh]
-        for b in range(wn):
-            m = maximum(m, row[np.uint64(w0 + b * dw)])  # (unsigned: no wrap-around test)
-    return m, _first_at(plane, h0, hn, dh, w0, wn, dw, m)
-
-
-@njit
-def _first_at(plane, h0, hn, dh, w0, wn, dw, m):
-    """The flat index of the first element of the window equal to ``m`` (the last NaN when m is NaN)."""
-    width = plane.shape[1]
-    found = h0 * width + w0
-    for a in range(hn):
-        row = plane[h0 + a * dh]
-        for b in range(wn):
-            v = row[np.uint64(w0 + b * dw)]
-            if m != m:
-                if v != v:
-                    found = (h0 + a * dh) * width + w0 + b * dw
-            elif v == m:
-                return (h0 + a * dh) * width + w0 + b * dw
-    return found
-
-
-@njit
-def _max_windows_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
-    for p in range(x.shape[0]):
-        for i in range(h0.shape[0]):
-            for j in range(w0.shape[0]):
-                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
-
-
-@njit(parallel=True)
-def _max_windows_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
-    for p in prange(x.shape[0]):
-        for i in range(h0.shape[0]):
-            for j in range(w0.shape[0]):
-                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
-
-
-_MAX_WINDOWS = Kernel(_max_pool_numpy, _max_windows_planes, _max_windows_parallel, ns=1.0)
+_MAX_POOL = Kernel(_max_pool_numpy, _max_pool_planes, _max_pool_parallel, ns=0.5)
 
 
 # ------------------------------------------------------------------ the mean of each window
