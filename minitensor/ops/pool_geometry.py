@@ -92,6 +92,8 @@ def adaptive(n: int, out: int) -> Windows:
 def int_tuple(value, dims: int, name: str, fn: str) -> tuple:
     """An int or a sequence of ``dims`` ints as a tuple of ``dims`` ints (TypeError/ValueError
     naming the argument otherwise)."""
+    if type(value) is int:  # (the common case, without the generators below)
+        return (value,) * dims
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
     if len(values) != dims or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values):
         raise TypeError(f"{fn}: {name} must be an int or a tuple of {dims} ints, got {value!r}")
