@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rows import PIECE
+from ._rows import PIECE, calls_intrinsics, maximum
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
@@ -58,13 +58,15 @@ def max_pool(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
     value, index = np.empty(shape, x.dtype), np.empty(shape, np.int64)
     x = np.ascontiguousarray(x)
     kh, kw = _common(hn), _common(wn)  # most windows' counts
-    _MAX_POOL.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
+    kernel = _MAX_WINDOWS if kw >= _WIDE else _MAX_POOL
+    kernel.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
     return value, index
 
 
 def _common(count: np.ndarray) -> int:
-    """The median of the windows' counts: their size, but for those cut short by an edge."""
-    return int(np.sort(count)[count.size // 2]) if count.size else 1
+    """The middle window's count: most windows' (the full windows' of a sliding pooling, the ones
+    cut short by an edge are at the ends; one of the two sizes of adaptive windows)."""
+    return int(count[count.size // 2]) if count.size else 1
 
 
 def _positions(start: np.ndarray, count: np.ndarray, step: int) -> tuple:
@@ -264,6 +266,61 @@ def _max_pool_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
 
 
 _MAX_POOL = Kernel(_max_pool_numpy, _max_pool_planes, _max_pool_parallel, ns=0.5)
+
+
+# Windows of _WIDE taps or more along W (global pooling of big planes, 1-D adaptive pooling to a
+# few outputs): window by window, their rows long loops (runs would take log2 passes at every position).
+_WIDE = 64
+
+
+@calls_intrinsics
+def _window_max(plane, h0, hn, dh, w0, wn, dw):
+    """(max, flat index) of one window of a plane: the window's max first (``maximum``: no branch,
+    NaN if a NaN is there), then the first position holding it, or the last NaN (PyTorch's
+    order).  Two passes over a window without a mispredicted branch per element are faster than
+    one with."""
+    m = plane[h0, w0]
+    for a in range(hn):
+        row = plane[h0 + a * dh]
+        for b in range(wn):
+            m = maximum(m, row[np.uint64(w0 + b * dw)])  # (unsigned: no wrap-around test)
+    return m, _first_at(plane, h0, hn, dh, w0, wn, dw, m)
+
+
+@njit
+def _first_at(plane, h0, hn, dh, w0, wn, dw, m):
+    """The flat index of the first element of the window equal to ``m`` (the last NaN when m is NaN)."""
+    width = plane.shape[1]
+    found = h0 * width + w0
+    for a in range(hn):
+        row = plane[h0 + a * dh]
+        for b in range(wn):
+            v = row[np.uint64(w0 + b * dw)]
+            if m != m:
+                if v != v:
+                    found = (h0 + a * dh) * width + w0 + b * dw
+            elif v == m:
+                return (h0 + a * dh) * width + w0 + b * dw
+    return found
+
+
+@njit
+def _max_windows_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+    for p in range(x.shape[0]):
+        for i in range(h0.shape[0]):
+            for j in range(w0.shape[0]):
+                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
+
+
+@njit(parallel=True)
+def _max_windows_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+    for p in prange(x.shape[0]):
+        for i in range(h0.shape[0]):
+            for j in range(w0.shape[0]):
+                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
+
+
+_MAX_WINDOWS = Kernel(_max_pool_numpy, _max_windows_planes, _max_windows_parallel, ns=1.0)
 
 
 # ------------------------------------------------------------------ the mean of each window

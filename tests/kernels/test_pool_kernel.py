@@ -33,9 +33,12 @@ def _windows(h, w, k, s, p, d, ceil):
 @pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide"])
 def test_max_pool_matches_reference(kernel, rng, dtype, case) -> None:
     """Sliding windows (padding, dilation, ceil_mode: some cut short by the edges), adaptive ones
-    (of two sizes) and wide ones (global pooling): the same values and indices as the reference."""
-    if case in ("adaptive", "wide"):
-        (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4 if case == "adaptive" else 1)
+    (of two sizes) and wide ones (of 64 taps or more along W, window by window): the same values
+    and indices as the reference."""
+    if case == "adaptive":
+        (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4)
+    elif case == "wide":  # 70 taps along W: window by window
+        (h, w), rows, cols = (7, 140), adaptive(7, 3), adaptive(140, 2)
     else:
         (h, w), rows, cols = case[:2], *_windows(*case)
     x = rng.standard_normal((6, h, w)).astype(dtype)
