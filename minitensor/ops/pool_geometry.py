@@ -125,6 +125,18 @@ def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, di
     stride = int_tuple(stride, dims, "stride", fn)
     padding = int_tuple(padding, dims, "padding", fn)
     dilation = int_tuple(dilation, dims, "dilation", fn)
+    out = _checked_output(
+        fn, tuple(input.shape[input.ndim - dims :]), kernel, stride, padding, dilation, bool(ceil_mode)
+    )
+    return kernel, stride, padding, dilation, out
+
+
+@functools.lru_cache(maxsize=256)
+def _checked_output(fn: str, sizes: tuple, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                    ceil_mode: bool) -> tuple:  # fmt: skip
+    """``sliding_settings``' checks and output size (kept for the next call with the same arguments:
+    a tenth of a small pooling's time; a refused call raises each time)."""
+    dims = len(sizes)
     for name, values in (("kernel_size", kernel), ("stride", stride), ("dilation", dilation)):
         if min(values) <= 0:
             raise ValueError(f"{fn}: {name} must be positive, got {values if dims > 1 else values[0]}")
@@ -133,7 +145,6 @@ def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, di
     for k, p in zip(kernel, padding):
         if p > k // 2:
             raise ValueError(f"{fn}: padding must be at most half of kernel_size, got padding={p} and kernel_size={k}")
-    sizes = tuple(input.shape[input.ndim - dims :])
     out = tuple(
         output_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(sizes, kernel, stride, padding, dilation)
     )
@@ -142,7 +153,7 @@ def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, di
             f"{fn}: the kernel does not fit: input of spatial size {sizes} padded by {padding} gives output size "
             f"{out} for kernel_size={kernel}, dilation={dilation}, stride={stride}"
         )
-    return kernel, stride, padding, dilation, out
+    return out
 
 
 def adaptive_sizes(fn: str, input, dims: int, output_size) -> tuple:  # noqa: A002
