@@ -64,9 +64,11 @@ def max_pool(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
 
 
 def _common(count: np.ndarray) -> int:
-    """The middle window's count: most windows' (the full windows' of a sliding pooling, the ones
-    cut short by an edge are at the ends; one of the two sizes of adaptive windows)."""
-    return int(count[count.size // 2]) if count.size else 1
+    """The count the runs are made for: the lower quartile of the windows' counts.  Windows of
+    that count read their runs, longer ones add their other taps, shorter ones take theirs one by
+    one (the slowest): so the full windows' count for a sliding pooling (the ones cut short by an
+    edge are a few at the ends), the smaller of the two counts of adaptive windows."""
+    return int(np.sort(count)[count.size // 4]) if count.size else 1
 
 
 def _positions(start: np.ndarray, count: np.ndarray, step: int) -> tuple:
