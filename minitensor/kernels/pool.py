@@ -57,7 +57,7 @@ def max_pool(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
     shape = (x.shape[0], h0.shape[0], w0.shape[0])
     value, index = np.empty(shape, x.dtype), np.empty(shape, np.int64)
     x = np.ascontiguousarray(x)
-    kh, kw = _common(hn), _common(wn)  # most windows' counts
+    kh, kw = _common(hn), _common(wn)  # the counts the runs are made for
     kernel = _MAX_WINDOWS if kw >= _WIDE else _MAX_POOL
     kernel.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
     return value, index
@@ -105,11 +105,11 @@ def _max_pool_numpy(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index) -> None:
 # A block of planes is read as one flat array, and at every position q: the max of the kw taps
 # q, q + dw, ... along W (``_runs``), then of the kh such runs q, q + dh * W, ... along H
 # (``_runs`` again): the max of the (kh, kw) window whose first tap is q, with kh and kw the
-# counts of most windows (their median).  Each such window then reads its own (``_pick``).  A
+# counts of most windows (``_common``).  Each such window then reads its own (``_pick``).  A
 # run of k taps takes about log2(k) passes: runs of 1, 2, 4, ... taps, each two of the last
 # ones side by side (``_pair``), then the run of k as two overlapping runs of the largest power of
 # two below it.  The other windows (cut short by an edge: padding, ceil_mode; adaptive windows of
-# one more or one fewer tap) combine their rows' runs and other taps one by one, for all the
+# one more tap) combine their rows' runs and other taps one by one, for all the
 # planes of the block at once (``_other_window``).  The runs are computed at every position, also
 # where no window starts (and past the rows' ends, mixing rows and planes: no window reads those),
 # but in contiguous loops over the block, in SIMD lanes: several times faster than window by
