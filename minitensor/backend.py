@@ -30,7 +30,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ...), the recurrent layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's
   fused bias, activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
 - optimizers: ``adam_settings``, ``adam_apply``;
-- vision: pooling windows (``max_pool_index``, ``window_mean`` and its transpose), batch norm
+- vision: pooling windows (``max_pool``, ``window_mean`` and its transpose), batch norm
   (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``) and
   resampling by sparse maps (``resample`` and its transpose: interpolation, padding modes).
 
@@ -212,7 +212,7 @@ adam_settings = _adam.adam_settings  # a step's numbers in the parameter's dtype
 adam_apply = _adam.adam_apply  # one Adam step of one parameter, in place, in one pass
 
 # ------------------------------------------------------------------ vision
-max_pool_index = _pool.max_pool_index  # (planes, rows, cols): the flat index of each window's max
+max_pool = _pool.max_pool  # (planes, rows, cols) -> (each window's max, its flat index)
 window_mean = _pool.window_mean  # (planes, rows, cols, divisor): each window's sum / its divisor
 window_mean_transpose = _pool.window_mean_transpose  # (grad, rows, cols, divisor, size): its backward
 batch_norm_stats = _batch_norm.batch_norm_stats  # (x (N, C, L),) -> (mean, biased var) per channel, float64

@@ -1,5 +1,5 @@
-"""Pooling over windows of planes: the argmax of each window (max pooling) and the mean of each
-window (average pooling), forward and transposed.
+"""Pooling over windows of planes: the max of each window and where it is (max pooling) and the
+mean of each window (average pooling), forward and transposed.
 
 Every pooling of ``minitensor`` reaches these kernels with its input seen as planes
 ``x`` (P, H, W) (the batch and channel dims merged into P; a 1-D pooling has H = 1)
@@ -13,11 +13,10 @@ so output ``(i, j)`` pools ``x[p, start_h[i] + a * step_h, start_w[j] + b * step
 ``a < count_h[i]`` and ``b < count_w[j]``.  Padding, ``ceil_mode`` and adaptive windows are
 all just other starts and counts: the kernels never see them.
 
-- ``max_pool_index``: per window, the flat index ``h * W + w`` of its largest value, with
+- ``max_pool``: per window, its largest value and that value's flat index ``h * W + w``, with
   PyTorch's rule: the first of equal maxima in row-major order, and a NaN wins (the last NaN
-  of the window).  The values are then a gather at these indices (the op's job).  Narrow windows
-  (most poolings) are searched along W for every row, then along H (``_max_index_separable``);
-  wide ones (global pooling) window by window.
+  of the window): from runs along W, then along H, over whole blocks of planes at once
+  (``_max_pool_block``).
 - ``window_mean``: per window, the sum of its values divided by ``divisor[i, j]`` (the
   window's size, its size with the padding, or ``divisor_override``: the caller's choice).
 - ``window_mean_transpose``: the transpose of ``window_mean`` (its backward): each output's
@@ -29,8 +28,8 @@ NumPy reference, which gathers all windows at once as a (P, Ho, Wo, kh, kw) arra
 >>> x = np.array([[[1.0, 5.0, 2.0, 2.0]]])                 # one plane, H = 1, W = 4
 >>> one = np.zeros(1, np.int64), np.ones(1, np.int64)       # rows: start 0, count 1
 >>> cols = np.array([0, 2]), np.array([2, 2])               # windows [0, 1] and [2, 3]
->>> max_pool_index(x, (*one, 1), (*cols, 1))
-array([[[1, 2]]])
+>>> max_pool(x, (*one, 1), (*cols, 1))
+(array([[[5., 2.]]]), array([[[1, 2]]]))
 >>> window_mean(x, one, cols, np.full((1, 2), 2.0))
 array([[[3., 2.]]])
 """
@@ -39,30 +38,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rows import calls_intrinsics, maximum
+from ._rows import PIECE, calls_intrinsics, maximum
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
 
-# ------------------------------------------------------------------ the argmax of each window
-def max_pool_index(x: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
-    """The flat index (``h * W + w``) of the max of each window of the planes ``x`` (P, H, W).
+# ------------------------------------------------------------------ the max of each window
+def max_pool(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
+    """The max of each window of the planes ``x`` (P, H, W) and its flat index ``h * W + w``.
 
     Args:
         rows, cols: ``(start, count, step)`` of the windows along H and along W (see the module
             docstring): start and count int64 arrays of the output's height (width), step an int.
 
-    Returns: int64 (P, Ho, Wo).
+    Returns: ``(values, index)``, values (P, Ho, Wo) of x's dtype, index int64 (P, Ho, Wo).
     """
     (h0, hn, dh), (w0, wn, dw) = rows, cols
-    index = np.empty((x.shape[0], h0.shape[0], w0.shape[0]), np.int64)
+    shape = (x.shape[0], h0.shape[0], w0.shape[0])
+    value, index = np.empty(shape, x.dtype), np.empty(shape, np.int64)
     x = np.ascontiguousarray(x)
-    if wn.max(initial=1) <= _NARROW:  # along W then along H (see _max_index_separable)
-        k = int(np.sort(wn)[wn.size // 2]) if wn.size else 1  # (the median count: searched for all at once)
-        _MAX_INDEX_SEPARABLE.on(x)(x, h0, hn, int(dh), w0, wn, int(dw), k, index)
-    else:  # wide windows (global pooling): window by window
-        _MAX_INDEX.on(x)(x, h0, hn, int(dh), w0, wn, int(dw), index)
-    return index
+    kh, kw = _common(hn), _common(wn)  # the counts the runs are made for
+    kernel = _MAX_WINDOWS if kw >= _WIDE else _MAX_POOL
+    kernel.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
+    return value, index
+
+
+def _common(count: np.ndarray) -> int:
+    """The count the runs are made for: the lower quartile of the windows' counts.  Windows of
+    that count read their runs, longer ones add their other taps, shorter ones take theirs one by
+    one (the slowest): so the full windows' count for a sliding pooling (the ones cut short by an
+    edge are a few at the ends), the smaller of the two counts of adaptive windows."""
+    return int(np.sort(count)[count.size // 4]) if count.size else 1
 
 
 def _positions(start: np.ndarray, count: np.ndarray, step: int) -> tuple:
@@ -83,30 +89,204 @@ def _windows(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
     return values.reshape(shape), valid.reshape(shape[1:]), flat.reshape(shape[1:])
 
 
-def _max_index_numpy(x, h0, hn, dh, w0, wn, dw, index) -> None:
+def _max_pool_numpy(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index) -> None:
+    """All the windows gathered at once; in each the last NaN if it holds one, else the first
+    maximum (``argmax`` returns the first)."""
     values, valid, flat = _windows(x, (h0, hn, dh), (w0, wn, dw))
     nan = np.isnan(values) & valid
     k = values.shape[-1]
     last_nan = k - 1 - np.argmax(nan[..., ::-1], axis=-1)
     first_max = np.argmax(np.where(valid & ~nan, values, -np.inf), axis=-1)  # (all -inf: the first, valid)
-    choice = np.where(nan.any(axis=-1), last_nan, first_max)
-    index[...] = np.take_along_axis(np.broadcast_to(flat, values.shape), choice[..., None], axis=-1)[..., 0]
+    choice = np.where(nan.any(axis=-1), last_nan, first_max)[..., None]
+    value[...] = np.take_along_axis(values, choice, axis=-1)[..., 0]
+    index[...] = np.take_along_axis(np.broadcast_to(flat, values.shape), choice, axis=-1)[..., 0]
+
+
+# A block of planes is read as one flat array, and at every position q: the max of the kw taps
+# q, q + dw, ... along W (``_runs``), then of the kh such runs q, q + dh * W, ... along H
+# (``_runs`` again): the max of the (kh, kw) window whose first tap is q, with kh and kw the
+# counts of most windows (``_common``).  Each such window then reads its own (``_pick``).  A
+# run of k taps takes about log2(k) passes: runs of 1, 2, 4, ... taps, each two of the last
+# ones side by side (``_pair``), then the run of k as two overlapping runs of the largest power of
+# two below it.  The other windows (cut short by an edge: padding, ceil_mode; adaptive windows of
+# one more tap) combine their rows' runs and other taps one by one, for all the
+# planes of the block at once (``_other_window``).  The runs are computed at every position, also
+# where no window starts (and past the rows' ends, mixing rows and planes: no window reads those),
+# but in contiguous loops over the block, in SIMD lanes: several times faster than window by
+# window, whose loops are as short as a window (~4 ns an element).
+# PyTorch's rule holds for runs as for taps: in each pair the second replaces the first if it is
+# larger or NaN, so a run keeps its first maximum in row-major order (the left one of equal maxima,
+# the upper one of equal rows' maxima), or its last NaN; two overlapping runs too (the second ends
+# the window: a larger value or a NaN in it lies past the first run, or is also in the first one).
+
+
+@njit
+def _first_pair(flat, shift, n, best, at):
+    """best[q], at[q] = the max of flat[q] and flat[q + shift] and its position, for q < n."""
+    shift = np.uint64(shift)
+    for q in range(np.uint64(n)):  # (unsigned: signed indices keep LLVM from vectorising)
+        m, v = flat[q], flat[q + shift]
+        take = (v > m) | (v != v)  # (a larger value, or a NaN: PyTorch's rule)
+        best[q] = v if take else m
+        at[q] = np.int32(q + shift) if take else np.int32(q)
+
+
+@njit
+def _pair(run, run_at, shift, n, best, at):
+    """best[q], at[q] = the max of the runs run[q] and run[q + shift] and its position, for q < n."""
+    shift = np.uint64(shift)
+    for q in range(np.uint64(n)):
+        m, v, i, j = run[q], run[q + shift], run_at[q], run_at[q + shift]  # (all loaded: selects)
+        take = (v > m) | (v != v)
+        best[q] = v if take else m
+        at[q] = j if take else i
+
+
+@njit
+def _runs(values, positions, k, step, out, out_at, tmp, tmp_at):
+    """out[q], out_at[q] = the max of the k taps values[q], values[q + step], ... and its position
+    (from ``positions``, or q itself when it is None), at every q where the k taps fit (tmp, tmp_at:
+    scratch): pairs of runs of 1, 2, 4, ... taps, the last two overlapping to make k."""
+    size = values.shape[0]
+    if k == 1:
+        for q in range(np.uint64(size)):
+            out[q], out_at[q] = values[q], np.int32(q) if positions is None else positions[q]
+        return
+    passes, span = 1, 2
+    while span < k:
+        passes, span = passes + 1, min(2 * span, k)
+    # (the passes alternate between out and tmp: the first goes where the last ends in out)
+    run, run_at, free, free_at = (out, out_at, tmp, tmp_at) if passes % 2 else (tmp, tmp_at, out, out_at)
+    if positions is None:
+        _first_pair(values, step, size - step, run, run_at)
+    else:
+        _pair(values, positions, step, size - step, run, run_at)
+    span = 2
+    while span < k:
+        shift = min(span, k - span) * step  # (twice the span, or the last two overlapping)
+        span = min(2 * span, k)
+        _pair(run, run_at, shift, size - (span - 1) * step, free, free_at)
+        run, run_at, free, free_at = free, free_at, run, run_at
+
+
+@njit
+def _pick(best, at, first, area, value, index):
+    """Each plane's windows' max and position from the runs: window o of plane p starts at
+    ``p * area + first[o]`` (value, index: (planes, outputs))."""
+    for p in range(value.shape[0]):
+        base, out, out_at = p * area, value[p], index[p]
+        for o in range(np.uint64(first.shape[0])):
+            q = np.uint64(base + first[o])
+            out[o], out_at[o] = best[q], at[q] - base
+
+
+@njit
+def _other_window(flat, run, run_at, best, at, area, start, width, hn, dh, kh, wn, dw, kw, m, m_at):
+    """The max and position of one window of hn rows (dh apart) of wn taps (dw apart) from
+    ``start`` in each plane of the flat block (``m``, ``m_at``: (planes,)): its first kh rows
+    from the runs along H (``best``, ``at``) if it is kw wide and that high, each other row's
+    first kw taps from its run along W (``run``, ``run_at``) if it has that many, its other taps
+    one by one; the rows in order.  Each loop runs over the planes (no chain from one to the next)."""
+    planes, area = np.uint64(m.shape[0]), np.uint64(area)
+    a0 = kh if wn == kw and hn >= kh else 0
+    for p in range(planes):  # the first tap, or the first kh rows
+        q = p * area + np.uint64(start)
+        m[p], m_at[p] = (best[q], at[q]) if a0 else (flat[q], np.int32(q))
+    b0 = kw if wn >= kw else 0
+    for a in range(a0, hn):
+        row = np.uint64(start + a * dh * width)
+        if b0:
+            for p in range(planes):
+                v, k = run[p * area + row], run_at[p * area + row]
+                take = (v > m[p]) | (v != v)
+                m[p] = v if take else m[p]
+                m_at[p] = k if take else m_at[p]
+        for b in range(b0, wn):
+            tap = row + np.uint64(b * dw)
+            for p in range(planes):
+                v = flat[p * area + tap]
+                take = (v > m[p]) | (v != v)
+                m[p] = v if take else m[p]
+                m_at[p] = np.int32(p * area + tap) if take else m_at[p]
+
+
+@njit
+def _max_pool_block(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index, first, scratch, scratch_at):
+    """The max pooling of the block of planes x (B, H, W) into value, index (B, Ho, Wo), the
+    windows' first taps at ``first`` (Ho * Wo); scratch (3, >= x.size), scratch_at likewise."""
+    planes, height, width = x.shape
+    flat, area, size = x.reshape(x.size), height * width, x.size
+    run, run_at = scratch[0][:size], scratch_at[0][:size]
+    _runs(flat, None, kw, dw, run, run_at, scratch[1][:size], scratch_at[1][:size])
+    best, at = run, run_at
+    if kh > 1:
+        best, at = scratch[2][:size], scratch_at[2][:size]
+        _runs(run, run_at, kh, dh * width, best, at, scratch[1][:size], scratch_at[1][:size])
+    outputs = first.shape[0]
+    _pick(best, at, first, area, value.reshape(planes, outputs), index.reshape(planes, outputs))
+    m, m_at = np.empty(planes, x.dtype), np.empty(planes, np.int32)
+    for i in range(h0.shape[0]):  # the other windows: each for all the planes at once
+        for j in range(w0.shape[0]):
+            if hn[i] != kh or wn[j] != kw:
+                _other_window(flat, run, run_at, best, at, area, first[i * w0.shape[0] + j], width,
+                              hn[i], dh, kh, wn[j], dw, kw, m, m_at)  # fmt: skip
+                for p in range(planes):
+                    value[p, i, j], index[p, i, j] = m[p], m_at[p] - p * area
+
+
+@njit
+def _first_taps(h0, w0, width):
+    """The flat position of each window's first tap, (Ho * Wo)."""
+    first = np.empty(h0.shape[0] * w0.shape[0], np.int64)
+    for i in range(h0.shape[0]):
+        for j in range(w0.shape[0]):
+            first[i * w0.shape[0] + j] = h0[i] * width + w0[j]
+    return first
+
+
+@njit
+def _max_pool_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+    per = max(1, PIECE // (x.shape[1] * x.shape[2]))  # planes per block: the runs stay in the cache
+    first = _first_taps(h0, w0, x.shape[2])
+    scratch = np.empty((3, per * x.shape[1] * x.shape[2]), x.dtype)
+    scratch_at = np.empty(scratch.shape, np.int32)
+    for p in range(0, x.shape[0], per):
+        _max_pool_block(x[p : p + per], h0, hn, dh, kh, w0, wn, dw, kw, value[p : p + per], index[p : p + per],
+                        first, scratch, scratch_at)  # fmt: skip
+
+
+@njit(parallel=True)
+def _max_pool_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+    per = max(1, PIECE // (x.shape[1] * x.shape[2]))
+    first = _first_taps(h0, w0, x.shape[2])
+    for block in prange((x.shape[0] + per - 1) // per):
+        p = block * per
+        scratch = np.empty((3, per * x.shape[1] * x.shape[2]), x.dtype)
+        scratch_at = np.empty(scratch.shape, np.int32)
+        _max_pool_block(x[p : p + per], h0, hn, dh, kh, w0, wn, dw, kw, value[p : p + per], index[p : p + per],
+                        first, scratch, scratch_at)  # fmt: skip
+
+
+_MAX_POOL = Kernel(_max_pool_numpy, _max_pool_planes, _max_pool_parallel, ns=0.5)
+
+
+# Windows of _WIDE taps or more along W (global pooling of big planes, 1-D adaptive pooling to a
+# few outputs): window by window, their rows long loops (runs would take log2 passes at every position).
+_WIDE = 64
 
 
 @calls_intrinsics
-def _max_index_plane(plane, h0, hn, dh, w0, wn, dw, index):
-    """index[i, j] = the flat index of the max of window (i, j) of one plane: the window's max first
-    (``maximum``: no branch, NaN if a NaN is there), then the first position holding it, or the
-    last NaN (PyTorch's order: a larger value or a NaN replaces the best so far).  Two passes over
-    a window without a mispredicted branch per element are faster than one with."""
-    for i in range(h0.shape[0]):
-        for j in range(w0.shape[0]):
-            m = plane[h0[i], w0[j]]
-            for a in range(hn[i]):
-                row = plane[h0[i] + a * dh]
-                for b in range(wn[j]):
-                    m = maximum(m, row[np.uint64(w0[j] + b * dw)])  # (unsigned: no wrap-around test)
-            index[i, j] = _first_at(plane, h0[i], hn[i], dh, w0[j], wn[j], dw, m)
+def _window_max(plane, h0, hn, dh, w0, wn, dw):
+    """(max, flat index) of one window of a plane: the window's max first (``maximum``: no branch,
+    NaN if a NaN is there), then the first position holding it, or the last NaN (PyTorch's
+    order).  Two passes over a window without a mispredicted branch per element are faster than
+    one with."""
+    m = plane[h0, w0]
+    for a in range(hn):
+        row = plane[h0 + a * dh]
+        for b in range(wn):
+            m = maximum(m, row[np.uint64(w0 + b * dw)])  # (unsigned: no wrap-around test)
+    return m, _first_at(plane, h0, hn, dh, w0, wn, dw, m)
 
 
 @njit
@@ -127,99 +307,22 @@ def _first_at(plane, h0, hn, dh, w0, wn, dw, m):
 
 
 @njit
-def _max_index_planes(x, h0, hn, dh, w0, wn, dw, index):
+def _max_windows_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
     for p in range(x.shape[0]):
-        _max_index_plane(x[p], h0, hn, dh, w0, wn, dw, index[p])
+        for i in range(h0.shape[0]):
+            for j in range(w0.shape[0]):
+                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
 
 
 @njit(parallel=True)
-def _max_index_parallel(x, h0, hn, dh, w0, wn, dw, index):
+def _max_windows_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
     for p in prange(x.shape[0]):
-        _max_index_plane(x[p], h0, hn, dh, w0, wn, dw, index[p])
+        for i in range(h0.shape[0]):
+            for j in range(w0.shape[0]):
+                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
 
 
-_MAX_INDEX = Kernel(_max_index_numpy, _max_index_planes, _max_index_parallel, ns=1.0)
-
-
-# Narrow windows (up to _NARROW wide along W, as most poolings have) go along W, then along H:
-# each input row's maximum of k taps (the windows' median count) from every start at once
-# (``run``: contiguous, in SIMD lanes; a window with more taps goes on from there, one with fewer,
-# cut by the edge, on its own),
-# read at the windows' starts (``row_max``, ``row_at``: per input row and output column), then
-# per output row the maximum of its rows' (contiguous again).  Along W first, the first maximum
-# of a row wins, then the first row holding the window's maximum: PyTorch's row-major first
-# maximum; and the last NaN of a row, then the last row with one: its last NaN.
-_NARROW = 8
-
-
-@njit
-def _max_index_separable_plane(plane, h0, hn, dh, w0, wn, dw, k, index, run, at, row_max, row_at, best):
-    height, width = plane.shape
-    span = run.shape[0]  # the starts w of k taps inside the row (w + (k - 1) * dw < width)
-    for h in range(height):  # along W (unsigned indices: a signed one keeps LLVM from vectorising)
-        row = plane[h]
-        for w in range(np.uint64(span)):
-            run[w], at[w] = row[w], np.int32(w)
-        for b in range(1, k):
-            shift = np.uint64(b * dw)
-            for w in range(np.uint64(span)):
-                v = row[w + shift]
-                take = (v > run[w]) | (v != v)  # (a larger value, or a NaN: PyTorch's rule)
-                run[w] = v if take else run[w]
-                at[w] = np.int32(w + shift) if take else at[w]
-        for j in range(w0.shape[0]):
-            if wn[j] >= k:  # the window's first k taps from run, then its others (adaptive windows)
-                m, first, b0 = run[w0[j]], at[w0[j]], k
-            else:  # a window cut by the edge: its own taps
-                m, first, b0 = row[w0[j]], w0[j], 1
-            for b in range(b0, wn[j]):
-                v = row[w0[j] + b * dw]
-                if v > m or v != v:
-                    m, first = v, w0[j] + b * dw
-            row_max[h, j], row_at[h, j] = m, h * width + first
-    for i in range(h0.shape[0]):  # along H
-        out = index[i]
-        best[:] = row_max[h0[i]]
-        out[:] = row_at[h0[i]]
-        for a in range(1, hn[i]):
-            h = h0[i] + a * dh
-            for j in range(out.shape[0]):
-                v = row_max[h, j]
-                take = (v > best[j]) | (v != v)
-                best[j] = v if take else best[j]
-                out[j] = row_at[h, j] if take else out[j]
-
-
-@njit
-def _max_index_separable_planes(x, h0, hn, dh, w0, wn, dw, k, index):
-    span, wo = x.shape[2] - (k - 1) * dw, w0.shape[0]
-    run, at = np.empty(span, x.dtype), np.empty(span, np.int32)
-    row_max, row_at, best = (
-        np.empty((x.shape[1], wo), x.dtype),
-        np.empty((x.shape[1], wo), np.int64),
-        np.empty(wo, x.dtype),
-    )
-    for p in range(x.shape[0]):
-        _max_index_separable_plane(x[p], h0, hn, dh, w0, wn, dw, k, index[p], run, at, row_max, row_at, best)
-
-
-@njit(parallel=True)
-def _max_index_separable_parallel(x, h0, hn, dh, w0, wn, dw, k, index):
-    span, wo = x.shape[2] - (k - 1) * dw, w0.shape[0]
-    for p in prange(x.shape[0]):
-        run, at = np.empty(span, x.dtype), np.empty(span, np.int32)
-        row_max, row_at = np.empty((x.shape[1], wo), x.dtype), np.empty((x.shape[1], wo), np.int64)
-        _max_index_separable_plane(x[p], h0, hn, dh, w0, wn, dw, k, index[p], run, at, row_max, row_at,
-                                   np.empty(wo, x.dtype))  # fmt: skip
-
-
-def _max_index_separable_numpy(x, h0, hn, dh, w0, wn, dw, k, index) -> None:
-    _max_index_numpy(x, h0, hn, dh, w0, wn, dw, index)
-
-
-_MAX_INDEX_SEPARABLE = Kernel(
-    _max_index_separable_numpy, _max_index_separable_planes, _max_index_separable_parallel, ns=3.0
-)
+_MAX_WINDOWS = Kernel(_max_pool_numpy, _max_windows_planes, _max_windows_parallel, ns=1.0)
 
 
 # ------------------------------------------------------------------ the mean of each window

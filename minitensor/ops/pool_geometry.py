@@ -23,6 +23,7 @@ Windows(start=array([0, 1, 3]), count=array([2, 3, 2]), step=1)
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -33,14 +34,22 @@ from ..tensor import Tensor
 
 class Windows(NamedTuple):
     """The windows along one dim, as the kernels take them: per output the first input position
-    inside the input (``start``, int64), how many taps lie inside (``count``), their distance."""
+    inside the input (``start``, int64), how many taps lie inside (``count``), their distance.
+    ``sliding`` and ``adaptive`` keep the windows they made for the next call with the same
+    arguments (computing them again would be a third of a small pooling's time), so their arrays
+    are read-only."""
 
     start: np.ndarray
     count: np.ndarray
     step: int
 
 
-IDENTITY = Windows(np.zeros(1, np.int64), np.ones(1, np.int64), 1)  # the H of a 1-D pooling: one row
+def _windows(start: np.ndarray, count: np.ndarray, step: int) -> Windows:
+    start.flags.writeable = count.flags.writeable = False
+    return Windows(start, count, int(step))
+
+
+IDENTITY = _windows(np.zeros(1, np.int64), np.ones(1, np.int64), 1)  # the H of a 1-D pooling: one row
 
 
 def output_size(n: int, kernel_size: int, stride: int, padding: int, dilation: int, ceil_mode: bool) -> int:
@@ -52,6 +61,7 @@ def output_size(n: int, kernel_size: int, stride: int, padding: int, dilation: i
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def sliding(n: int, out: int, kernel_size: int, stride: int, padding: int, dilation: int) -> Windows:
     """The ``out`` windows of a sliding pooling along a dim of size ``n``, clipped to the input."""
     first = np.arange(out, dtype=np.int64) * stride - padding
@@ -59,7 +69,7 @@ def sliding(n: int, out: int, kernel_size: int, stride: int, padding: int, dilat
     last = np.minimum(first + (kernel_size - 1) * dilation, n - 1)
     start = first + skip * dilation
     count = np.maximum((last - start) // dilation + 1, 0)
-    return Windows(start, count, dilation)
+    return _windows(start, count, dilation)
 
 
 def padded_extent(n: int, out: int, kernel_size: int, stride: int, padding: int) -> np.ndarray:
@@ -69,18 +79,21 @@ def padded_extent(n: int, out: int, kernel_size: int, stride: int, padding: int)
     return np.minimum(first + kernel_size, n + padding) - first
 
 
+@functools.lru_cache(maxsize=256)
 def adaptive(n: int, out: int) -> Windows:
     """The ``out`` windows of adaptive pooling along a dim of size ``n``."""
     i = np.arange(out, dtype=np.int64)
     start = (i * n) // out
     stop = -((-(i + 1) * n) // out)  # ceil((i + 1) * n / out)
-    return Windows(start, stop - start, 1)
+    return _windows(start, stop - start, 1)
 
 
 # ------------------------------------------------------------------ arguments
 def int_tuple(value, dims: int, name: str, fn: str) -> tuple:
     """An int or a sequence of ``dims`` ints as a tuple of ``dims`` ints (TypeError/ValueError
     naming the argument otherwise)."""
+    if type(value) is int:  # (the common case, without the generators below)
+        return (value,) * dims
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
     if len(values) != dims or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values):
         raise TypeError(f"{fn}: {name} must be an int or a tuple of {dims} ints, got {value!r}")
@@ -112,6 +125,18 @@ def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, di
     stride = int_tuple(stride, dims, "stride", fn)
     padding = int_tuple(padding, dims, "padding", fn)
     dilation = int_tuple(dilation, dims, "dilation", fn)
+    out = _checked_output(
+        fn, tuple(input.shape[input.ndim - dims :]), kernel, stride, padding, dilation, bool(ceil_mode)
+    )
+    return kernel, stride, padding, dilation, out
+
+
+@functools.lru_cache(maxsize=256)
+def _checked_output(fn: str, sizes: tuple, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                    ceil_mode: bool) -> tuple:  # fmt: skip
+    """``sliding_settings``' checks and output size (kept for the next call with the same arguments:
+    a tenth of a small pooling's time; a refused call raises each time)."""
+    dims = len(sizes)
     for name, values in (("kernel_size", kernel), ("stride", stride), ("dilation", dilation)):
         if min(values) <= 0:
             raise ValueError(f"{fn}: {name} must be positive, got {values if dims > 1 else values[0]}")
@@ -120,7 +145,6 @@ def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, di
     for k, p in zip(kernel, padding):
         if p > k // 2:
             raise ValueError(f"{fn}: padding must be at most half of kernel_size, got padding={p} and kernel_size={k}")
-    sizes = tuple(input.shape[input.ndim - dims :])
     out = tuple(
         output_size(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(sizes, kernel, stride, padding, dilation)
     )
@@ -129,7 +153,7 @@ def sliding_settings(fn: str, input, dims: int, kernel_size, stride, padding, di
             f"{fn}: the kernel does not fit: input of spatial size {sizes} padded by {padding} gives output size "
             f"{out} for kernel_size={kernel}, dilation={dilation}, stride={stride}"
         )
-    return kernel, stride, padding, dilation, out
+    return out
 
 
 def adaptive_sizes(fn: str, input, dims: int, output_size) -> tuple:  # noqa: A002

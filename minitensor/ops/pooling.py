@@ -1,25 +1,25 @@
-"""The ops of pooling: max pooling as an argmax and a gather, average pooling as a linear map.
+"""The ops of pooling: max pooling as a selection, average pooling as a linear map.
 
-Max pooling (``max_pool``) is two steps.  First the argmax of every window
-(``backend.max_pool_index``, a kernel: the flat index ``h * W + w`` of the window's
-largest value in its plane, PyTorch's ``return_indices``; a choice has no gradient).
-Then x is read at those indices: ``TakeFlat``, a gather, which is linear in x.  Its
-gradient sends each output's gradient back to the position it was read from, adding
-where windows overlap and chose the same position (``AddFlat``, a scatter-add); the
-gradient of a scatter-add is the gather again.  So the backward of max pooling is an
-op whose backward is an op, and every order of derivative is exact, for the pooling
-and for its ties: the gradient goes to the element the forward chose (the first
-maximum of the window in row-major order, as PyTorch; a NaN wins).  ``PutFlat``
-writes values at flat indices (max unpooling); its gradient is the gather.
+Max pooling (``MaxPool``) finds the max of every window and where it is in one kernel
+call (``backend.max_pool``: the values, and the flat index ``h * W + w`` of each in its
+plane, PyTorch's ``return_indices``; the first maximum of the window in row-major order,
+as PyTorch, and a NaN wins).  As a function of x with the choice held fixed it is a
+gather at those indices (``TakeFlat``), which is linear in x: its gradient sends each
+output's gradient back to the position it was read from, adding where windows overlap
+and chose the same position (``AddFlat``, a scatter-add); the gradient of a scatter-add
+is the gather again.  So the backward of max pooling is an op whose backward is an op,
+and every order of derivative is exact, for the pooling and for its ties: the gradient
+goes to the element the forward chose.  ``PutFlat`` writes values at flat indices (max
+unpooling); its gradient is the gather.
 
 Average pooling is linear too: ``AvgPool`` sums each window and divides by its divisor
 (``backend.window_mean``); its backward is the transposed map ``AvgPoolTranspose``
 (each output's gradient divided and spread over its window), whose backward is
 ``AvgPool`` again.
 
-All of them are linear in their float input, so their forward-mode rule is the op itself
-applied to the tangent (``jvp = linear``): the tangent of max pooling is the tangent read at
-the chosen positions.  Under ``vmap`` the batch dim is one more leading dim (``max_pool``
+All of them but ``MaxPool`` are linear in their float input, so their forward-mode rule is
+the op itself applied to the tangent (``jvp = linear``); the tangent of max pooling is the
+tangent read at the chosen positions (``TakeFlat``).  Under ``vmap`` the batch dim is one more leading dim (``max_pool``
 unwraps a batched input itself: its argmax reads the values).
 
 The ops work on the trailing ``dims`` (1 or 2) dims of their input, whatever dims
@@ -29,7 +29,7 @@ come before (batch, channels), seen as planes (``pool_geometry.as_planes``).
 >>> rows, (cols,) = IDENTITY, [sliding(4, 2, kernel_size=2, stride=2, padding=0, dilation=1)]
 >>> y, index = max_pool(x, 1, rows, cols, return_indices=True)
 >>> y, index
-(tensor([[[5., 2.]]], grad_fn=<TakeFlatBackward>), tensor([[[1, 2]]]))
+(tensor([[[5., 2.]]], grad_fn=<MaxPoolBackward>), tensor([[[1, 2]]]))
 >>> y.backward(mt.tensor([[[10.0, 20.0]]]))
 >>> x.grad
 tensor([[[ 0., 10., 20.,  0.]]])
@@ -42,6 +42,7 @@ import math
 import numpy as np
 
 from .. import backend
+from ..autograd import dual
 from ..autograd.batching import Batch, batched, leading, like, physical
 from ..autograd.dual import linear
 from ..autograd.function import Op
@@ -129,16 +130,37 @@ def _with_batched_index(b: Batch):
     return b.run(*b.values)
 
 
+class MaxPool(Op):
+    """y = the max of each window of x's ``dims`` trailing dims (``rows``, ``cols``: the windows),
+    found by the kernel with its flat index (``ctx.index``, x's leading dims then y's);
+    dx = AddFlat(dy) at those indices (the gradient added where the max was read)."""
+
+    @staticmethod
+    def forward(ctx, x, rows=None, cols=None, dims=2):
+        lead = x.shape[: x.ndim - dims]
+        value, index = backend.max_pool(as_planes(x, dims), rows, cols)
+        ctx.index, ctx.dims, ctx.shape_in = from_planes(index, lead, dims), dims, x.shape
+        return from_planes(value, lead, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AddFlat.call(grad, index=ctx.index, dims=ctx.dims, shape=ctx.shape_in)
+
+    @staticmethod
+    def jvp(ctx, x_dot):  # the choice held fixed, y is x read at the indices: so is its tangent
+        return TakeFlat.call(x_dot, index=ctx.index, dims=ctx.dims)
+
+
 def max_pool(input: Tensor, dims: int, rows: Windows, cols: Windows, return_indices: bool = False):  # noqa: A002
     """The max of each window of ``input``'s ``dims`` trailing dims (1-D: ``rows`` is ``IDENTITY``):
     ``(values, indices)`` with ``return_indices``, else the values."""
-    if batched((input,)):  # vmap: the argmax reads the values, all the examples' at once
+    if batched((input,)):  # vmap: all the examples at once, the batch dim one more leading dim
         out = max_pool(physical(input), dims, rows, cols, return_indices)
         return tuple(like(input, o) for o in out) if return_indices else like(input, out)
-    lead = input.shape[: input.ndim - dims]
-    index = from_planes(backend.max_pool_index(as_planes(input._data, dims), rows, cols), lead, dims)
-    out = TakeFlat.apply(input, index=index, dims=dims)
-    return (out, Tensor._make(index.copy(), False, None)) if return_indices else out
+    settings = {"rows": rows, "cols": cols, "dims": dims}
+    # (apply's work, which also hands back the ctx: the indices are found with the values)
+    out, ctx = dual.record(MaxPool, (input,), settings) if dual.levels else MaxPool.record((input,), settings)
+    return (out, Tensor._make(ctx.index.copy(), False, None)) if return_indices else out
 
 
 class AvgPool(Op):

@@ -5,6 +5,7 @@ make them (padding, dilation, ceil_mode, adaptive), ties and NaN included."""
 from __future__ import annotations
 
 import doctest
+import functools
 
 import numpy as np
 import pytest
@@ -30,29 +31,65 @@ def _windows(h, w, k, s, p, d, ceil):
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 @pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide"])
-def test_max_index_matches_reference(kernel, rng, dtype, case) -> None:
-    """Narrow windows (searched along W, then H) and wide ones (window by window: global pooling)."""
-    if case in ("adaptive", "wide"):
-        (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4 if case == "adaptive" else 1)
+def test_max_pool_matches_reference(kernel, rng, dtype, case) -> None:
+    """Sliding windows (padding, dilation, ceil_mode: some cut short by the edges), adaptive ones
+    (of two sizes) and wide ones (of 64 taps or more along W, window by window): the same values
+    and indices as the reference."""
+    if case == "adaptive":
+        (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4)
+    elif case == "wide":  # 70 taps along W: window by window
+        (h, w), rows, cols = (7, 140), adaptive(7, 3), adaptive(140, 2)
     else:
         (h, w), rows, cols = case[:2], *_windows(*case)
-    x = rng.standard_normal((5, h, w)).astype(dtype)
+    x = rng.standard_normal((6, h, w)).astype(dtype)
     x[1] = 1.0  # every window tied: the first of the window wins
     x[2, :, ::3] = np.nan  # NaN wins, the last NaN of a window
     x[3] = np.round(x[3])  # some ties
+    x[4, ::2] = -np.inf  # windows of -inf only: their first tap
     got, expected = (
-        jitted(lambda: pool.max_pool_index(x, rows, cols)),
-        reference(lambda: pool.max_pool_index(x, rows, cols)),
+        jitted(lambda: pool.max_pool(x, rows, cols)),
+        reference(lambda: pool.max_pool(x, rows, cols)),
     )
-    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got[0], expected[0])
+    assert got[0].dtype == np.dtype(dtype) and got[1].dtype == np.int64
 
 
-def test_max_index_rule_on_ties_and_nan() -> None:
+def _random_windows(rng, n: int):
+    """Windows along a dim of size n: adaptive, or sliding with a random kernel (up to 12 wide: runs
+    of many pairs), stride, padding, dilation and ceil_mode."""
+    if rng.random() < 0.3:
+        return adaptive(n, int(rng.integers(1, n + 1)))
+    k = int(rng.integers(1, min(n, 12) + 1))
+    d = 2 if rng.random() < 0.3 and 2 * (k - 1) < n else 1
+    p, s, ceil = int(rng.integers(0, k // 2 + 1)), int(rng.integers(1, 4)), bool(rng.integers(0, 2))
+    return sliding(n, output_size(n, k, s, p, d, ceil), k, s, p, d)
+
+
+def test_max_pool_on_random_windows_matches_reference(rng) -> None:
+    """40 random geometries (the serial kernel: the parallel one runs the same blocks), with NaN,
+    -inf and many ties, planes from 1 (one block) to 40 (blocks of several planes)."""
+    for _ in range(40):
+        h, w = rng.integers(1, 40, 2)
+        rows, cols = _random_windows(rng, int(h)), _random_windows(rng, int(w))
+        x = rng.standard_normal((int(rng.integers(1, 40)), h, w)).astype(np.float32)
+        x[rng.random(x.shape) < 0.3] = 1.0
+        x[rng.random(x.shape) < 0.05] = np.nan
+        x[rng.random(x.shape) < 0.05] = -np.inf
+        run = functools.partial(pool.max_pool, x, rows, cols)
+        got, expected = jitted(run), reference(run)
+        np.testing.assert_array_equal(got[1], expected[1])
+        np.testing.assert_array_equal(got[0], expected[0])
+
+
+def test_max_pool_rule_on_ties_and_nan() -> None:
     """PyTorch's rule, spelled out: the first maximum in row-major order, a NaN wins (the last)."""
     x = np.array([[[1.0, 3.0, 3.0, 2.0, np.nan, 5.0, np.nan, 0.0]]])
     cols = sliding(8, 2, 4, 4, 0, 1)
     for run in (jitted, reference):
-        assert run(lambda: pool.max_pool_index(x, IDENTITY, cols)).tolist() == [[[1, 6]]]
+        value, index = run(lambda: pool.max_pool(x, IDENTITY, cols))
+        assert index.tolist() == [[[1, 6]]]
+        assert value[0, 0, 0] == 3.0 and np.isnan(value[0, 0, 1])
 
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])

@@ -161,6 +161,59 @@ def test_max_pool_sweep_against_pytorch(case, seed, ties) -> None:
     _same_forward_and_backward(ym, yt, xm, xt)
 
 
+def _with_nan_inf_and_ties(x: np.ndarray, rng) -> np.ndarray:
+    """x with a third of its values 1.0 (ties), some NaN and some -inf (windows of -inf only too)."""
+    x = x.copy()
+    x[rng.random(x.shape) < 0.3] = 1.0
+    x[rng.random(x.shape) < 0.1] = np.nan
+    x[rng.random(x.shape) < 0.2] = -np.inf
+    return x
+
+
+@settings(max_examples=25)
+@given(case=sliding_cases(), seed=st.integers(0, 2**16), dtype=st.sampled_from(["float32", "float64"]))
+def test_max_pool_nan_inf_and_ties_as_pytorch(case, seed, dtype) -> None:
+    """PyTorch's rule where it matters most: a NaN wins (its last one in the window), the first of
+    equal maxima wins, a window of -inf gives -inf at its first tap; values and indices, 2-D and
+    1-D (the last row of the case), float32 (the kernels' path) and float64."""
+    size, kw = case
+    rng = np.random.default_rng(seed)
+    x = _with_nan_inf_and_ties(rng.standard_normal((2, 3, *size)), rng).astype(dtype)
+    (ym, im), (yt, it) = (
+        F.max_pool2d(mt.tensor(x, dtype=getattr(mt, dtype)), return_indices=True, **kw),
+        tF.max_pool2d(torch.tensor(x), return_indices=True, **kw),
+    )
+    np.testing.assert_array_equal(im.numpy(), it.numpy())
+    np.testing.assert_array_equal(ym.numpy(), yt.numpy())  # (NaN where NaN)
+    kw1 = {k: v[1] for k, v in kw.items() if k != "ceil_mode"} | {"ceil_mode": kw["ceil_mode"]}
+    (ym, im), (yt, it) = (
+        F.max_pool1d(mt.tensor(x[:, :, -1], dtype=getattr(mt, dtype)), return_indices=True, **kw1),
+        tF.max_pool1d(torch.tensor(x[:, :, -1]), return_indices=True, **kw1),
+    )
+    np.testing.assert_array_equal(im.numpy(), it.numpy())
+    np.testing.assert_array_equal(ym.numpy(), yt.numpy())
+
+
+@settings(max_examples=15)
+@given(
+    size=st.tuples(st.integers(1, 40), st.integers(1, 80)),
+    out=st.tuples(st.integers(1, 6), st.integers(1, 6)),
+    seed=st.integers(0, 2**16),
+)
+def test_adaptive_max_pool_nan_inf_and_ties_as_pytorch(size, out, seed) -> None:
+    """Adaptive windows (two sizes each way; up to 80 wide: some of 64 taps or more), 2-D and 1-D,
+    values and indices, with NaN, -inf and ties."""
+    rng = np.random.default_rng(seed)
+    x = _with_nan_inf_and_ties(rng.standard_normal((2, 2, *size)), rng).astype(np.float32)
+    for fn, tfn, a, o in [
+        (F.adaptive_max_pool2d, tF.adaptive_max_pool2d, x, out),
+        (F.adaptive_max_pool1d, tF.adaptive_max_pool1d, x[:, :, 0], out[1]),
+    ]:
+        (ym, im), (yt, it) = fn(mt.tensor(a), o, return_indices=True), tfn(torch.tensor(a), o, return_indices=True)
+        np.testing.assert_array_equal(im.numpy(), it.numpy())
+        np.testing.assert_array_equal(ym.numpy(), yt.numpy())
+
+
 @settings(max_examples=25)
 @given(case=sliding_cases(), seed=st.integers(0, 2**16), include=st.booleans(), divisor=st.sampled_from([None, 3]))
 def test_avg_pool_sweep_against_pytorch(case, seed, include, divisor) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import backend
 from ...autograd.batching import batched, like, physical
 from ...ops import pool_geometry as geometry
 from ...ops.pool_geometry import IDENTITY
@@ -217,8 +218,9 @@ def _max_unpool(fn: str, dims: int, input, indices, kernel_size, stride, padding
         raise ValueError(f"{fn}: inside vmap, indices must be batched as input is (over the same dims), or not at all")
     index = physical(indices)._data  # (inside vmap, every example's: the batch dims lead)
     count = int(np.prod(out))
-    if index.size and (index.min() < 0 or index.max() >= count):
-        bad = int(index.max() if index.max() >= count else index.min())
+    low, high = backend.index_range(index) if index.size else (0, 0)
+    if low < 0 or high >= count:
+        bad = int(high if high >= count else low)
         raise ValueError(f"{fn}: indices holds {bad}, outside the output's {'x'.join(map(str, out))} positions")
     if vmapped:  # vmap: all the examples at once, the batch dims leading (the same indices for all if unbatched)
         value = physical(input)
