@@ -16,8 +16,9 @@ The two gradients are the same loops the other way round: the input's gradient a
 gradient plane, pitched (its columns q >= ow 0), onto the phases of the padded input's gradient
 (per input plane, so planes never collide), then copies the input's part out; the weight's
 gradient is, per output channel and kernel position, one dot product of the pitched gradient with
-the shifted phase (over each row's output columns only), summed over the images.  The references
-are ``conv.py``'s (unfold + matmul): the tests hold these kernels to them.
+the shifted phase, summed over the images (a NaN sum again over the output's own columns: an inf
+beside a window must not reach its tap).  The references are ``conv.py``'s (unfold + matmul): the
+tests hold these kernels to them.
 """
 
 from __future__ import annotations
@@ -122,23 +123,36 @@ def input_grad_parallel(grad, weight, win, groups, out):
 @njit(fastmath={"reassoc", "contract"})
 def _weight_grad_plane(x, grad, win, phases, g, zero, dw):
     """dw (kh, kw) += the products of grad (oh, ow) with the shifted plane x (H, W): one dot product
-    per kernel position over the output's own columns of each pitched row (the pitch's extra
-    columns would multiply input values outside the window by 0: an inf there would give NaN),
-    summed from ``zero`` (x's dtype: float32 sums vectorise twice as wide)."""
+    per kernel position over the pitched rows, summed from ``zero`` (x's dtype: float32 sums
+    vectorise twice as wide).  The pitch's extra columns multiply input values beside the window
+    by 0: where one of those is inf or NaN the sum is NaN, and the tap is summed again over the
+    output's own columns only (``_own_columns``), as PyTorch sums it."""
     to_phases(x, win, phases)
-    p, (oh, ow) = phases.shape[3], grad.shape
+    p, n = phases.shape[3], np.uint64(g.size)
     pitch(grad, p, g)
     source = flat(phases)
     for i in range(win.kh):
         for j in range(win.kw):
             row, shift = tap(win, p, i, j)
-            plane = source[row]
+            plane, s = source[row], np.uint64(shift)
             total = zero
-            for r in range(oh):
-                start = r * p
-                for q in range(start, start + ow):
-                    total += g[q] * plane[shift + q]
+            for q in range(n):
+                total += g[q] * plane[s + q]
+            if total != total:  # (NaN: from a non-finite value, perhaps outside the window)
+                total = _own_columns(g, plane, s, p, grad.shape[0], grad.shape[1], zero)
             dw[i, j] += total
+
+
+@njit(fastmath={"contract"})
+def _own_columns(g, plane, shift, p, rows, width, zero):
+    """The dot product of the pitched gradient g with the shifted plane over each row's first
+    ``width`` columns (the output's own)."""
+    total = zero
+    for r in range(rows):
+        start = np.uint64(r * p)
+        for q in range(np.uint64(width)):
+            total += g[start + q] * plane[shift + start + q]
+    return total
 
 
 @njit
