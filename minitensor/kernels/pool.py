@@ -338,13 +338,17 @@ def window_mean(x: np.ndarray, rows: tuple, cols: tuple, divisor: np.ndarray) ->
     return out
 
 
-def window_mean_transpose(grad: np.ndarray, rows: tuple, cols: tuple, divisor: np.ndarray, size: tuple) -> np.ndarray:
+def window_mean_transpose(grad: np.ndarray, rows: tuple, cols: tuple, divisor: np.ndarray, size: tuple,
+                          shape: tuple | None = None) -> np.ndarray:  # fmt: skip
     """The transpose of ``window_mean``: ``grad`` (P, Ho, Wo) divided by ``divisor`` and added to
-    every position of each window, into zeros of (P, *size)."""
+    every position of each window, into zeros of (P, *size), returned as ``shape`` (P * size
+    elements; default (P, *size)): an array of its own, not a reshaped view (the autograd engine
+    takes a leaf's first gradient as it is only when it owns its memory)."""
     (h0, hn), (w0, wn) = rows, cols
-    out = np.zeros((grad.shape[0], *size), grad.dtype)
-    _MEAN_T.on(grad)(np.ascontiguousarray(grad), h0, hn, w0, wn, divisor.astype(grad.dtype, copy=False), out)
-    return out
+    result = np.zeros((grad.shape[0], *size) if shape is None else shape, grad.dtype)
+    out = result.reshape((grad.shape[0], *size))
+    _MEAN_T.on(out)(np.ascontiguousarray(grad), h0, hn, w0, wn, divisor.astype(grad.dtype, copy=False), out)
+    return result
 
 
 def _mean_numpy(x, h0, hn, w0, wn, divisor, out) -> None:
@@ -421,4 +425,4 @@ def _mean_transpose_parallel(grad, h0, hn, w0, wn, divisor, out):
 
 
 _MEAN = Kernel(_mean_numpy, _mean_planes, _mean_parallel, ns=0.5)
-_MEAN_T = Kernel(_mean_transpose_numpy, _mean_transpose_planes, _mean_transpose_parallel, ns=2.0)
+_MEAN_T = Kernel(_mean_transpose_numpy, _mean_transpose_planes, _mean_transpose_parallel, ns=0.5)  # (per output element)

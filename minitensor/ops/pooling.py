@@ -192,7 +192,7 @@ class AvgPoolTranspose(Op):
         ctx.rows, ctx.cols, ctx.divisor, ctx.dims = rows, cols, divisor, dims
         planes = as_planes(g, dims)  # (P, Ho, Wo)
         size = ((1,) if dims == 1 else ()) + tuple(shape[len(shape) - dims :])
-        return backend.window_mean_transpose(planes, rows, cols, divisor, size).reshape(shape)
+        return backend.window_mean_transpose(planes, rows, cols, divisor, size, shape)
 
     @staticmethod
     def backward(ctx, grad):
