@@ -132,19 +132,20 @@ _STATS_COLUMNS = Kernel(_stats_numpy, _stats_columns, _stats_columns_parallel, n
 
 
 # ------------------------------------------------------------------ y = x * a + b per channel
-def channel_affine(x: np.ndarray, a: np.ndarray, b: np.ndarray, other=None, c=None) -> np.ndarray:
+def channel_affine(x: np.ndarray, a: np.ndarray, b: np.ndarray, other=None, c=None, shape=None) -> np.ndarray:
     """``x * a[c] + b[c]`` per channel of ``x`` (N, C, L), or, given ``other`` (x's shape) and ``c``,
-    ``x * a[c] + other * b[c] + c[c]``: a new array of x's shape and dtype (the coefficients are
-    cast to it)."""
+    ``x * a[c] + other * b[c] + c[c]``: a new array of x's dtype (the coefficients are cast to it)
+    and shape, or ``shape`` (as many elements: the op's (N, C, H, W), so that the result is an array
+    of its own, not a reshaped view, which the engine would copy as a leaf's first gradient)."""
     dtype = x.dtype
-    out = np.empty(x.shape, dtype)
+    result = np.empty(x.shape if shape is None else shape, dtype)
     a, b = a.astype(dtype), b.astype(dtype)
-    view = _layout(out)
+    view = _layout(result.reshape(x.shape))
     if other is None:
         _AFFINE.on(x)(_layout(x), a, b, view)
     else:
         _AFFINE2.on(x)(_layout(x), _layout(other.astype(dtype, copy=False)), a, b, c.astype(dtype), view)
-    return out
+    return result
 
 
 def _affine_numpy(x, a, b, out) -> None:
@@ -212,19 +213,20 @@ _AFFINE = Kernel(_affine_numpy, _affine, _affine_parallel, ns=0.3)
 _AFFINE2 = Kernel(_affine2_numpy, _affine2, _affine2_parallel, ns=0.4)
 
 
-def batch_norm_forward(x: np.ndarray, mean: np.ndarray, invstd: np.ndarray, weight, bias) -> np.ndarray:
+def batch_norm_forward(x: np.ndarray, mean: np.ndarray, invstd: np.ndarray, weight, bias, shape=None) -> np.ndarray:
     """y = (x - mean) * invstd * weight + bias per channel of x (N, C, L); mean and invstd (C,)
-    float64, weight and bias (C,) or None."""
+    float64, weight and bias (C,) or None; y shaped ``shape`` (default x's: ``channel_affine``)."""
     a = invstd if weight is None else invstd * weight
     b = -mean * a if bias is None else bias - mean * a
-    return channel_affine(x, a, b)
+    return channel_affine(x, a, b, shape=shape)
 
 
 # ------------------------------------------------------------------ backward
-def batch_norm_backward(grad, x, mean, invstd, weight, training: bool) -> tuple:
+def batch_norm_backward(grad, x, mean, invstd, weight, training: bool, shape=None) -> tuple:
     """``(dx, dweight, dbias)`` of ``batch_norm_forward``, from ``grad`` and ``x`` (N, C, L), the
     float64 ``mean`` and ``invstd`` (C,) it used and ``weight`` (C,) or None; ``training``: the
-    statistics were x's own.  dx in x's dtype, dweight and dbias float64 (C,)."""
+    statistics were x's own.  dx in x's dtype, shaped ``shape`` (default x's), dweight and dbias
+    float64 (C,)."""
     n, c, length = x.shape
     grad = np.ascontiguousarray(grad, dtype=x.dtype).reshape(x.shape)
     sums, dots = _partial_sums(x), _partial_sums(x)
@@ -235,10 +237,11 @@ def batch_norm_backward(grad, x, mean, invstd, weight, training: bool) -> tuple:
     dweight = dot * invstd
     scale = invstd if weight is None else invstd * weight
     if not training:
-        return channel_affine(grad, scale, np.zeros(c)), dweight, dbias
+        return channel_affine(grad, scale, np.zeros(c), shape=shape), dweight, dbias
     count = n * length
     k = dot * invstd * invstd / count  # the slope of (x - mean) in dx, before the scale
-    return channel_affine(grad, scale, -k * scale, x, (mean * k - dbias / count) * scale), dweight, dbias
+    dx = channel_affine(grad, scale, -k * scale, x, (mean * k - dbias / count) * scale, shape=shape)
+    return dx, dweight, dbias
 
 
 def _sums_numpy(g, x, mean, sums, dots) -> None:

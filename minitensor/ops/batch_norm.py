@@ -82,7 +82,7 @@ class BatchNorm(Op):
 
     @staticmethod
     def forward(ctx, x, weight=None, bias=None, mean=None, invstd=None, training=True, eps=1e-5):
-        y = backend.batch_norm_forward(_channels(x), mean, invstd, weight, bias).reshape(x.shape)
+        y = backend.batch_norm_forward(_channels(x), mean, invstd, weight, bias, shape=x.shape)
         save_with_state(ctx, x, weight, bias, state=(mean, invstd))
         ctx.training, ctx.eps = training, eps
         return y
@@ -93,10 +93,10 @@ class BatchNorm(Op):
         if not on_arrays(grad):  # create_graph: through the definition
             stats = {} if ctx.training else {"mean": mean, "invstd": invstd}
             return composite(batch_norm_definition, (x, weight, bias), ctx, grad, eps=ctx.eps, **stats)
-        dx, dw, db = backend.batch_norm_backward(grad, _channels(x), mean, invstd, weight, ctx.training)
+        dx, dw, db = backend.batch_norm_backward(grad, _channels(x), mean, invstd, weight, ctx.training, x.shape)
         need_x, need_w, need_b = ctx.needs_input_grad
         return (
-            dx.reshape(x.shape) if need_x else None,
+            dx if need_x else None,
             dw.astype(x.dtype) if need_w else None,
             db.astype(x.dtype) if need_b else None,
         )
