@@ -425,4 +425,5 @@ def _mean_transpose_parallel(grad, h0, hn, w0, wn, divisor, out):
 
 
 _MEAN = Kernel(_mean_numpy, _mean_planes, _mean_parallel, ns=0.5)
-_MEAN_T = Kernel(_mean_transpose_numpy, _mean_transpose_planes, _mean_transpose_parallel, ns=0.5)  # (per output element)
+# (ns per element written: one gradient value spreads over a whole plane in global pooling)
+_MEAN_T = Kernel(_mean_transpose_numpy, _mean_transpose_planes, _mean_transpose_parallel, ns=0.5)
