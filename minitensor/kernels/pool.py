@@ -368,7 +368,17 @@ def _mean_transpose_numpy(grad, h0, hn, w0, wn, divisor, out) -> None:
 @njit(fastmath={"reassoc"})
 def _mean_plane(plane, h0, hn, w0, wn, divisor, out):
     """out[i, j] = the sum of window (i, j) / its divisor: per output row, its input rows summed
-    first (``columns``: contiguous, SIMD lanes), then each window's run of those column sums."""
+    first (``columns``: contiguous, SIMD lanes), then each window's run of those column sums.  A
+    window as wide as the plane (global pooling) is one contiguous run of its rows, summed at once."""
+    width = plane.shape[1]
+    if w0.shape[0] == 1 and wn[0] == width:
+        flat = plane.reshape(-1)
+        for i in range(h0.shape[0]):
+            start, total = np.uint64(h0[i] * width), plane.dtype.type(0)
+            for k in range(np.uint64(hn[i] * width)):
+                total += flat[start + k]
+            out[i, 0] = total / divisor[i, 0]
+        return
     columns = np.empty(plane.shape[1], plane.dtype)
     for i in range(h0.shape[0]):
         columns[:] = 0
@@ -398,7 +408,16 @@ def _mean_parallel(x, h0, hn, w0, wn, divisor, out):
 @njit
 def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
     """The transpose of ``_mean_plane``: per output row, each window's share spread over its run of
-    ``columns``, then ``columns`` added to each of the window's input rows (contiguous)."""
+    ``columns``, then ``columns`` added to each of the window's input rows (contiguous); a window as
+    wide as the plane adds its share to its rows' one contiguous run."""
+    width = out.shape[1]
+    if w0.shape[0] == 1 and wn[0] == width:
+        flat = out.reshape(-1)
+        for i in range(h0.shape[0]):
+            start, share = np.uint64(h0[i] * width), grad[i, 0] / divisor[i, 0]
+            for k in range(np.uint64(hn[i] * width)):
+                flat[start + k] += share
+        return
     columns = np.empty(out.shape[1], out.dtype)
     for i in range(h0.shape[0]):
         columns[:] = 0
