@@ -81,6 +81,7 @@ from .kernels import pointwise as _pointwise
 from .kernels import pool as _pool
 from .kernels import resample as _resample
 from .kernels import robust_loss as _robust_loss
+from .kernels import running_extremum as _running_extremum
 from .kernels import scatter as _scatter
 from .kernels import softmax as _softmax
 from .kernels import softplus as _softplus
@@ -154,6 +155,7 @@ amax = _extremum.amax  # (x, dim): the max along dim, dim removed
 amin = _extremum.amin  # (x, dim): the min along dim, dim removed
 extremum_backward = _extremum.extremum_backward  # (x, m, grad, dim): shared evenly by the tied extrema
 cumsum = _cumsum.cumsum  # (x, dim, reverse): running sums accumulated in float64 (as PyTorch)
+running_extremum_index = _running_extremum.running_extremum_index  # (x, dim, largest): cummax/cummin's indices
 layer_norm = _layer_norm.layer_norm_forward  # (rows, weight, bias, eps, ...) -> (y, mean, rstd)
 layer_norm_backward = _layer_norm.layer_norm_backward  # (grad, s, mean, rstd, weight) -> (dx, dw, db)
 topk_indices = _topk.topk_indices  # (rows, k, largest): the k best positions of each row, ties by index

@@ -147,14 +147,10 @@ def cumprod(input, dim: int, *, dtype=None):  # noqa: A002
     return Cumprod.apply(x, dim=d)
 
 
-def _running(input, dim, accumulate, fn: str, result):  # noqa: A002
+def _running(input, dim, largest: bool, fn: str, result):  # noqa: A002
     d = _scanned(input, dim, fn)
     x = input.reshape(1) if input.ndim == 0 else input
-    data = x._data
-    values = accumulate(data, axis=d)
-    record = (data == values) | (np.isnan(data) if data.dtype.kind == "f" else False)  # (ties move the index on)
-    position = np.arange(data.shape[d]).reshape((-1,) + (1,) * (data.ndim - d - 1))
-    index = np.maximum.accumulate(record * (position + 1) - 1, axis=d).astype(np.int64)  # (-1 where not)
+    index = backend.running_extremum_index(x._data, d, largest)  # (ties move the index on, as PyTorch)
     values = Gather.apply(x, Tensor._make(index, False, None), dim=d)
     indices = Tensor._make(index.copy(), False, None)  # (the backward keeps its own)
     if input.ndim == 0:
@@ -165,13 +161,13 @@ def _running(input, dim, accumulate, fn: str, result):  # noqa: A002
 @batching.per_example  # (reads the values: under vmap, once per example)
 def cummax(input, dim: int):  # noqa: A002
     """``(values, indices)``: the running maximum along ``dim`` and where it was last reached."""
-    return _running(input, dim, np.maximum.accumulate, "cummax", CummaxResult)
+    return _running(input, dim, True, "cummax", CummaxResult)
 
 
 @batching.per_example  # (reads the values: under vmap, once per example)
 def cummin(input, dim: int):  # noqa: A002
     """``(values, indices)``: the running minimum along ``dim`` and where it was last reached."""
-    return _running(input, dim, np.minimum.accumulate, "cummin", CumminResult)
+    return _running(input, dim, False, "cummin", CumminResult)
 
 
 def logcumsumexp(input, dim: int):  # noqa: A002
