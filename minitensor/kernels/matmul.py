@@ -91,6 +91,8 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _one_matrix(x: np.ndarray) -> np.ndarray | None:
     """x's one matrix when x (..., k, n) repeats it over its batch dims (each of stride 0 or size 1),
     else None."""
+    if x.strides[0] != 0 and x.shape[0] != 1:  # (the usual stack, at once: this runs on every stacked product)
+        return None
     if 0 not in x.shape and all(stride == 0 or size == 1 for size, stride in zip(x.shape[:-2], x.strides[:-2])):
         return x[(0,) * (x.ndim - 2)]
     return None
