@@ -108,13 +108,13 @@ def time_in_turns(steps: dict, min_time: float, turn_time: float = 0.05, warmup_
 
     Warm-up: each step runs for ``warmup_time`` seconds (at least 3 calls;
     PyTorch's first hundred steps are slow).  Then the steps take turns: a
-    turn calls one step for ``turn_time`` seconds (at least three times) and
-    keeps all calls but the first two: right after another step, the thread
-    pools of that step may still be spinning, and at the large config the
-    first calls pay for faulting in again the hundreds of MB the other step
-    gave back to the OS (measured: a large fwd+bwd step right after the
-    other implementation's took up to 1.5x its time in a row).  Turns go
-    round until every step has had ``min_time`` seconds.
+    turn starts once the other step's thread pools are quiet (``host.settle``)
+    and calls one step for ``turn_time`` seconds (at least three times); it
+    keeps all calls but the first two: at the large config the first calls
+    pay for faulting in again the hundreds of MB the other step gave back to
+    the OS (measured: a large fwd+bwd step right after the other
+    implementation's took up to 1.5x its time in a row).  Turns go round
+    until every step has had ``min_time`` seconds.
     """
     for step in steps.values():
         _repeat(step, warmup_time, 3)
@@ -122,6 +122,7 @@ def time_in_turns(steps: dict, min_time: float, turn_time: float = 0.05, warmup_
     spent = dict.fromkeys(steps, 0.0)
     while min(spent.values()) < min_time:
         for name, step in steps.items():
+            host.settle()
             calls = _repeat(step, turn_time, 3)
             times[name].extend(calls[2:])
             spent[name] += sum(calls)

@@ -157,6 +157,7 @@ def measure(steps: dict, rounds: int, turn: float, settle: float = 0.0) -> dict:
     After each switch of condition the first step (minitensor's, with its thread policy) runs untimed
     for ``settle`` seconds: the policy reads the load every 0.1 s, and its first reading after the
     switch would otherwise cover the old condition too (the steady state is what the target is about).
+    Each implementation's turn starts once the previous one's threads are quiet (``host.settle``).
     """
     for step in steps.values():
         _calls(step, 0.5, 20)  # warm-up (PyTorch's first steps are slow; numba compiles)
@@ -165,6 +166,7 @@ def measure(steps: dict, rounds: int, turn: float, settle: float = 0.0) -> dict:
         with condition(cond):
             _calls(next(iter(steps.values())), settle, 0)
             for name, step in steps.items():
+                host.settle()
                 times[name, cond].extend(_calls(step, turn, 3)[1:])
     return {key: statistics.median(v) for key, v in times.items()}
 

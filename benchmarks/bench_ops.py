@@ -118,7 +118,8 @@ def _loop(step, loops: int) -> float:
 
 
 def time_pair(steps: dict, repeat: int, sample_ms: float) -> dict:
-    """name -> median seconds per step, the steps taking turns (alternating order) for ``repeat`` rounds."""
+    """name -> median seconds per step, the steps taking turns (alternating order) for ``repeat`` rounds,
+    each turn from a machine the other left quiet (``host.settle``)."""
     loops = {}
     for name, step in steps.items():
         _loop(step, 3)  # warm-up
@@ -127,6 +128,7 @@ def time_pair(steps: dict, repeat: int, sample_ms: float) -> dict:
     names = list(steps)
     for r in range(repeat):
         for name in names if r % 2 == 0 else names[::-1]:
+            host.settle(steps[name])
             samples[name].append(_loop(steps[name], loops[name]))
     return {name: statistics.median(values) for name, values in samples.items()}
 

@@ -14,7 +14,9 @@ with momentum) of a LeNet-5 on 28 x 28 images at batch 64 and of a small CIFAR R
 two BN-ReLU 3x3 basic blocks, 16/32/64 channels) on 32 x 32 images at batch 32, the models in
 ``vision_models.py``.  The two libraries take turns (``time_rounds``: ``--repeat`` rounds, each
 timing a loop of about ``--sample-ms`` on each library, the order alternating), so a change of
-machine load hits both; each library's median over the rounds is shown, and the spread of the
+machine load hits both; each turn starts once the other library's threads are quiet and after one
+untimed step (``host.settle``: OpenBLAS's workers poll for ~0.1 s after a product, and PyTorch's
+step timed in that time ran 2-3x its own); each library's median over the rounds is shown, and the spread of the
 per-round ratio (min-max).  Before timing, the outputs and all gradients (a training step: the loss
 and the parameters after one step) are compared with the weights copied from PyTorch's (to 1e-4 of
 each array's largest element: float32 rounding): a case that disagrees is marked ``DIFFERS``.
@@ -182,7 +184,8 @@ def same_training_step(mt_step, mt_params, torch_step, torch_params) -> bool:
 
 
 def time_rounds(steps: dict, repeat: int, sample_ms: float) -> dict:
-    """name -> per-round seconds per step, the steps taking turns (alternating order)."""
+    """name -> per-round seconds per step, the steps taking turns (alternating order), each turn from a
+    machine the other left quiet (``host.settle``)."""
     loops = {}
     for name, step in steps.items():
         for _ in range(2):  # warm-up (compiles, fills caches)
@@ -194,6 +197,7 @@ def time_rounds(steps: dict, repeat: int, sample_ms: float) -> dict:
     names = list(steps)
     for r in range(repeat):
         for name in names if r % 2 == 0 else names[::-1]:
+            host.settle(steps[name])
             start = time.perf_counter()
             for _ in range(loops[name]):
                 steps[name]()

@@ -41,6 +41,33 @@ def gemm_gflops(size: int = 1024, repeats: int = 9) -> float:
     return 2.0 * size**3 / statistics.median(times) / 1e9
 
 
+QUIET_SLICE = 0.005  # seconds per look at this process's threads (``settle``)
+QUIET_LONGEST = 0.3  # seconds ``settle`` waits at most (OpenBLAS's workers poll for ~0.1 s: docs/performance.md)
+
+
+def settle(step=None) -> float:
+    """Start a library's turn from a machine its rival left quiet: wait until this process's own
+    threads are idle, then call ``step`` once, untimed (it wakes its own thread pools); the seconds
+    waited.
+
+    Why.  After a multi-threaded product NumPy's OpenBLAS keeps its workers polling for ~0.1 s of a
+    core each.  Measured on the 2-core VM (2026-11-29): a PyTorch training step started in that time
+    ran 2-3x its own time (LeNet-5: 7.5 ms instead of 2.4, the CIFAR ResNet 28-112 ms instead of 24),
+    so benchmarks that switch libraries more often than every 0.1 s timed PyTorch beside
+    minitensor's idle BLAS threads.  Idle: the process took under a fifth of a core in a
+    ``QUIET_SLICE`` of sleep (polling threads take a whole one)."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < QUIET_LONGEST:
+        cpu, wall = time.process_time(), time.perf_counter()
+        time.sleep(QUIET_SLICE)
+        if time.process_time() - cpu < 0.2 * (time.perf_counter() - wall):
+            break
+    waited = time.perf_counter() - start
+    if step is not None:
+        step()
+    return waited
+
+
 def state() -> str:
     """'load average 0.60, 0.86, 1.18; 1024 x 1024 float32 GEMM at 87 GFLOP/s'."""
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
