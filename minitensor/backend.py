@@ -32,7 +32,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - optimizers: ``adam_settings``, ``adam_apply``;
 - vision: pooling windows (``max_pool``, ``window_mean`` and its transpose), batch norm
   (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``) and
-  resampling by sparse maps (``resample`` and its transpose: interpolation, padding modes).
+  resampling by sparse maps (``resample`` and its transpose: interpolation, padding modes), constant
+  padding of the last two dims (``pad_planes`` and its gradient ``crop_planes``).
 
 >>> x = np.array([[1.0, 2.0, 3.0]])
 >>> softmax(x, -1).round(4)
@@ -53,6 +54,7 @@ from .kernels import bce as _bce
 from .kernels import bessel as _bessel
 from .kernels import class_targets as _class_targets
 from .kernels import column_sums as _column_sums
+from .kernels import constant_pad as _constant_pad
 from .kernels import conv as _conv
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
@@ -223,6 +225,8 @@ batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd,
 channel_affine = _batch_norm.channel_affine  # (x (N, C, L), a, b): x * a[c] + b[c]
 resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
 resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add
+pad_planes = _constant_pad.pad_planes  # (x, top, bottom, left, right, value): the last two dims padded
+crop_planes = _constant_pad.crop_planes  # (g, top, bottom, left, right): its gradient, a contiguous crop
 
 # ------------------------------------------------------------------ remainders and piecewise activations
 fmod = _modulo.fmod  # (a, b): C's fmod, the dividend's sign (NumPy's for integers)

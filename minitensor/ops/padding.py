@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..autograd.function import Op
 from .resample import pad_taps, resample
 
@@ -24,12 +25,16 @@ class ConstantPad(Op):
     """``value`` around x: ``pads[d] = (before, after)`` for each dim (negative crops).
 
     The gradient is the incoming gradient cropped back (the same op with the amounts negated; on
-    arrays simply a view of the crop, which the engine copies or sums as it needs).
+    arrays a copy of the crop).  Padding (or cropping) only the last two dims, the images' case,
+    is one kernel pass (``backend.pad_planes`` / ``crop_planes``).
     """
 
     @staticmethod
     def forward(ctx, x, pads=(), value=0.0):
         ctx.pads = pads
+        planes = _planes(x.ndim, pads)
+        if planes is not None:
+            return backend.pad_planes(x, *planes, value)
         shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pads))
         out = np.empty(shape, dtype=x.dtype)
         out[_inner(shape, pads)] = x[_inner(x.shape, [(-b, -a) for b, a in pads])]
@@ -45,7 +50,8 @@ class ConstantPad(Op):
     def backward(ctx, grad):
         crop = tuple((-b, -a) for b, a in ctx.pads)
         if isinstance(grad, np.ndarray) and all(b <= 0 and a <= 0 for b, a in crop):
-            return grad[_inner(grad.shape, ctx.pads)]
+            planes = _planes(grad.ndim, ctx.pads)
+            return backend.crop_planes(grad, *planes) if planes is not None else grad[_inner(grad.shape, ctx.pads)]
         return ConstantPad.call(grad, pads=crop, value=0.0)
 
     @staticmethod
@@ -55,6 +61,15 @@ class ConstantPad(Op):
     @staticmethod
     def batch(b):
         return b.run(b.values[0], pads=((0, 0), *b.settings["pads"]), value=b.settings["value"])
+
+
+def _planes(ndim: int, pads):
+    """(top, bottom, left, right) when ``pads`` adds (>= 0) only to the last two of ``ndim`` dims (at
+    least 2), else None."""
+    if ndim < 2 or len(pads) != ndim or any(b or a for b, a in pads[:-2]):
+        return None
+    (top, bottom), (left, right) = pads[-2:]
+    return (top, bottom, left, right) if min(top, bottom, left, right) >= 0 else None
 
 
 def _inner(shape: tuple, pads) -> tuple:
