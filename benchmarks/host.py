@@ -12,6 +12,7 @@ which decide how fast NumPy's and the kernels' loops are, and the versions).
 
 from __future__ import annotations
 
+import ctypes
 import datetime
 import importlib.metadata
 import os
@@ -89,9 +90,26 @@ def cpu() -> str:
     return f"{name} ({simd})" if simd else name
 
 
+def blas_kernels() -> str:
+    """Which of its kernels NumPy's OpenBLAS runs ('OpenBLAS Haswell kernels, OPENBLAS_CORETYPE=Haswell'),
+    or '' for another BLAS.  An OpenBLAS built for many CPUs picks them from the CPU's model, or
+    from ``OPENBLAS_CORETYPE``: on an AVX-512 CPU its "Haswell" (AVX2) kernels run products at about
+    half the speed of its "SkylakeX" ones (docs/performance.md), so the numbers depend on it."""
+    from minitensor.kernels.runtime import blas
+
+    for handle in blas._libraries():
+        for prefix, suffix, _ in blas._CANDIDATES:
+            corename = getattr(handle, f"{prefix}openblas_get_corename{suffix}", None)
+            if corename is not None:
+                corename.restype = ctypes.c_char_p
+                forced = os.environ.get("OPENBLAS_CORETYPE")
+                return f"OpenBLAS {corename().decode()} kernels" + (f", OPENBLAS_CORETYPE={forced}" if forced else "")
+    return ""
+
+
 def machine(torch=None, threads=None) -> str:
     """One line: date and time, CPU, CPU count, versions (PyTorch's when the module ``torch`` is
-    given, with its thread count ``threads`` when given)."""
+    given, with its thread count ``threads`` when given), NumPy's BLAS kernels."""
     torch_text = f"torch {torch.__version__}" if torch is not None else "torch absent"
     if torch is not None and threads is not None:
         torch_text += f" ({threads} threads)"
@@ -99,5 +117,5 @@ def machine(torch=None, threads=None) -> str:
     return (
         f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {cpu()}, {os.cpu_count()} CPUs; "
         f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba}, minitensor {mt.__version__}, "
-        f"{torch_text}"
+        f"{torch_text}; {blas_kernels() or 'NumPy BLAS not OpenBLAS'}"
     )

@@ -36,17 +36,49 @@ def test_the_machine_line_names_the_cpu_its_simd_and_the_versions(host, monkeypa
     import numpy as np
 
     line = host.machine()
-    pattern = r"\d{4}-\d\d-\d\d \d\d:\d\d, .+, \d+ CPUs; Python \S+, numpy \S+, numba \S+, minitensor \S+, torch absent"
+    pattern = r"\d{4}-\d\d-\d\d \d\d:\d\d, .+, \d+ CPUs; Python \S+, numpy \S+, numba \S+, minitensor \S+, torch absent; .+"
     assert re.fullmatch(pattern, line), line
     assert f"numpy {np.__version__}," in line
+    assert line.endswith("; " + (host.blas_kernels() or "NumPy BLAS not OpenBLAS"))
 
     class FakeTorch:
         __version__ = "9.9"
 
-    assert host.machine(FakeTorch, 3).endswith(", torch 9.9 (3 threads)")
+    assert ", torch 9.9 (3 threads); " in host.machine(FakeTorch, 3)
     for text, expected in (
         ("model name\t: Some CPU\nflags\t\t: fpu avx2 fma\n", "Some CPU (AVX2)"),
         ("model name\t: Big\nflags\t\t: avx2 avx512f\n\nmodel name\t: x\n", "Big (AVX-512)"),
     ):
         monkeypatch.setattr(host, "open", lambda *a, text=text, **k: io.StringIO(text), raising=False)
         assert host.cpu() == expected
+
+
+def test_blas_kernels_names_openblas_choice_and_the_variable_that_forced_it(host, monkeypatch) -> None:
+    from minitensor.kernels.runtime import blas
+
+    if "get" not in blas.thread_functions():
+        pytest.skip("NumPy's BLAS is not OpenBLAS")
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Foo")  # (read by OpenBLAS when it loaded: only named here)
+    assert re.fullmatch(r"OpenBLAS \w+ kernels, OPENBLAS_CORETYPE=Foo", host.blas_kernels())
+    monkeypatch.delenv("OPENBLAS_CORETYPE")
+    assert re.fullmatch(r"OpenBLAS \w+ kernels", host.blas_kernels())
+
+
+def test_settle_waits_for_polling_threads_then_calls_the_step(host) -> None:
+    import threading
+    import time
+
+    stop = time.perf_counter() + 0.08
+
+    def poll() -> None:  # (a thread of this process taking a core, as OpenBLAS's polling workers do)
+        while time.perf_counter() < stop:
+            pass
+
+    spinner = threading.Thread(target=poll)
+    spinner.start()
+    calls = []
+    waited = host.settle(lambda: calls.append(time.perf_counter()))
+    spinner.join()
+    assert 0.05 <= waited <= host.QUIET_LONGEST + 0.05
+    assert len(calls) == 1 and calls[0] >= stop - 0.01
+    assert host.settle() < 0.05  # (nothing polling: one look)
