@@ -40,6 +40,7 @@ class _Spinner:
 
 def test_conditions_alternate_and_the_first_step_settles_untimed_after_each_switch(bench, monkeypatch) -> None:
     monkeypatch.setattr(bench, "Spinner", _Spinner)
+    monkeypatch.setattr(bench.host, "settle", lambda step=None: 0.0)  # (waits on the real clock: none here)
     clock = {"now": 0.0}
     monkeypatch.setattr(bench.time, "perf_counter", lambda: clock["now"])
     calls = {"policy": [], "other": []}
