@@ -31,7 +31,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   fused bias, activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
 - optimizers: ``adam_settings``, ``adam_apply``;
 - vision: pooling windows (``max_pool``, ``window_mean`` and its transpose), batch norm
-  (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``) and
+  (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``), group
+  norm (``group_norm_forward``, ``group_norm_backward``) and
   resampling by sparse maps (``resample`` and its transpose: interpolation, padding modes), constant
   padding of the last two dims (``pad_planes`` and its gradient ``crop_planes``).
 
@@ -223,6 +224,8 @@ batch_norm_stats = _batch_norm.batch_norm_stats  # (x (N, C, L),) -> (mean, bias
 batch_norm_forward = _batch_norm.batch_norm_forward  # (x, mean, invstd, weight, bias, shape) -> y
 batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd, weight, training, shape) -> dx, dw, db
 channel_affine = _batch_norm.channel_affine  # (x (N, C, L), a, b): x * a[c] + b[c]
+group_norm_forward = _batch_norm.group_norm_forward  # (x, groups, weight, bias, eps, shape) -> y, mean, invstd
+group_norm_backward = _batch_norm.group_norm_backward  # (grad, x, mean, invstd, weight, shape) -> dx, dw, db
 resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
 resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add
 pad_planes = _constant_pad.pad_planes  # (x, top, bottom, left, right, value): the last two dims padded

@@ -36,7 +36,9 @@ def test_the_machine_line_names_the_cpu_its_simd_and_the_versions(host, monkeypa
     import numpy as np
 
     line = host.machine()
-    pattern = r"\d{4}-\d\d-\d\d \d\d:\d\d, .+, \d+ CPUs; Python \S+, numpy \S+, numba \S+, minitensor \S+, torch absent; .+"
+    pattern = (
+        r"\d{4}-\d\d-\d\d \d\d:\d\d, .+, \d+ CPUs; Python \S+, numpy \S+, numba \S+, minitensor \S+, torch absent; .+"
+    )
     assert re.fullmatch(pattern, line), line
     assert f"numpy {np.__version__}," in line
     assert line.endswith("; " + (host.blas_kernels() or "NumPy BLAS not OpenBLAS"))

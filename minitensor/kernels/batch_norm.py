@@ -53,8 +53,8 @@ def batch_norm_stats(x: np.ndarray) -> tuple:
     shift = x[0, :, 0].astype(np.float64) if n and length else np.zeros(c)
     sums, squares = _partial_sums(x), _partial_sums(x)
     if x.size:
-        kernel = _STATS_ROWS if length > 1 else _STATS_COLUMNS
-        kernel.on(x)(_layout(x), shift, sums, squares)
+        kernel, shifts = (_STATS_ROWS, shift[None]) if length > 1 else (_STATS_COLUMNS, shift)
+        kernel.on(x)(_layout(x), shifts, sums, squares)
     count = n * length
     shifted_mean = sums.sum(axis=0) / count
     var = np.maximum(squares.sum(axis=0) / count - shifted_mean * shifted_mean, 0.0)
@@ -73,7 +73,7 @@ def _stats_numpy(x, shift, sums, squares) -> None:
         d = x - shift
         sums[0], squares[0] = d.sum(axis=0, dtype=np.float64), (d * d).sum(axis=0, dtype=np.float64)
         return
-    d = x - shift[:, None]
+    d = x - shift[:, :, None]  # (the rows layout: a shift per channel, or per sample and channel)
     sums[...] = d.sum(axis=2, dtype=np.float64)
     squares[...] = (d * d).sum(axis=2, dtype=np.float64)
 
@@ -95,13 +95,20 @@ def _stats_sample_rows(x, shift, sums, squares):
 @njit
 def _stats_rows(x, shift, sums, squares):
     for n in range(x.shape[0]):
-        _stats_sample_rows(x[n], shift, sums[n], squares[n])
+        _stats_sample_rows(x[n], _sample(shift, n), sums[n], squares[n])
 
 
 @njit(parallel=True)
 def _stats_rows_parallel(x, shift, sums, squares):
     for n in prange(x.shape[0]):
-        _stats_sample_rows(x[n], shift, sums[n], squares[n])
+        _stats_sample_rows(x[n], _sample(shift, n), sums[n], squares[n])
+
+
+@njit(inline="always")
+def _sample(coefficients, n):
+    """Sample n's row of per-channel ``coefficients`` (S, C): one row for every sample (S = 1), or a
+    row per sample."""
+    return coefficients[np.int64(n) if coefficients.shape[0] > 1 else np.int64(0)]  # (prange's n: unsigned)
 
 
 @njit
@@ -136,26 +143,32 @@ def channel_affine(x: np.ndarray, a: np.ndarray, b: np.ndarray, other=None, c=No
     """``x * a[c] + b[c]`` per channel of ``x`` (N, C, L), or, given ``other`` (x's shape) and ``c``,
     ``x * a[c] + other * b[c] + c[c]``: a new array of x's dtype (the coefficients are cast to it)
     and shape, or ``shape`` (as many elements: the op's (N, C, H, W), so that the result is an array
-    of its own, not a reshaped view, which the engine would copy as a leaf's first gradient)."""
+    of its own, not a reshaped view, which the engine would copy as a leaf's first gradient).  The
+    coefficients are (C,), or (N, C): one per sample and channel (group norm's)."""
     dtype = x.dtype
     result = np.empty(x.shape if shape is None else shape, dtype)
-    a, b = a.astype(dtype), b.astype(dtype)
+    a, b = _per_sample(a, dtype), _per_sample(b, dtype)
     view = _layout(result.reshape(x.shape))
     if other is None:
         _AFFINE.on(x)(_layout(x), a, b, view)
     else:
-        _AFFINE2.on(x)(_layout(x), _layout(other.astype(dtype, copy=False)), a, b, c.astype(dtype), view)
+        _AFFINE2.on(x)(_layout(x), _layout(other.astype(dtype, copy=False)), a, b, _per_sample(c, dtype), view)
     return result
 
 
+def _per_sample(coefficients: np.ndarray, dtype) -> np.ndarray:
+    """(C,) or (N, C) coefficients as the (S, C) rows the kernels read, in ``dtype``."""
+    return np.ascontiguousarray(coefficients.reshape(-1, coefficients.shape[-1]), dtype=dtype)
+
+
 def _affine_numpy(x, a, b, out) -> None:
-    shape = (-1, 1) if x.ndim == 3 else (-1,)
+    shape = a.shape + (1,) * (x.ndim - 2)  # (S, C), broadcast over the samples (S = 1) and L
     np.multiply(x, a.reshape(shape), out=out)
     out += b.reshape(shape)
 
 
 def _affine2_numpy(x, y, a, b, c, out) -> None:
-    shape = (-1, 1) if x.ndim == 3 else (-1,)
+    shape = a.shape + (1,) * (x.ndim - 2)
     np.multiply(x, a.reshape(shape), out=out)
     out += y * b.reshape(shape) + c.reshape(shape)
 
@@ -176,13 +189,13 @@ def _affine_sample(x, a, b, out):
 @njit
 def _affine(x, a, b, out):
     for n in range(x.shape[0]):
-        _affine_sample(x[n], a, b, out[n])
+        _affine_sample(x[n], _sample(a, n), _sample(b, n), out[n])
 
 
 @njit(parallel=True)
 def _affine_parallel(x, a, b, out):
     for n in prange(x.shape[0]):
-        _affine_sample(x[n], a, b, out[n])
+        _affine_sample(x[n], _sample(a, n), _sample(b, n), out[n])
 
 
 @njit
@@ -200,13 +213,13 @@ def _affine2_sample(x, y, a, b, c, out):
 @njit
 def _affine2(x, y, a, b, c, out):
     for n in range(x.shape[0]):
-        _affine2_sample(x[n], y[n], a, b, c, out[n])
+        _affine2_sample(x[n], y[n], _sample(a, n), _sample(b, n), _sample(c, n), out[n])
 
 
 @njit(parallel=True)
 def _affine2_parallel(x, y, a, b, c, out):
     for n in prange(x.shape[0]):
-        _affine2_sample(x[n], y[n], a, b, c, out[n])
+        _affine2_sample(x[n], y[n], _sample(a, n), _sample(b, n), _sample(c, n), out[n])
 
 
 _AFFINE = Kernel(_affine_numpy, _affine, _affine_parallel, ns=0.3)
@@ -231,8 +244,8 @@ def batch_norm_backward(grad, x, mean, invstd, weight, training: bool, shape=Non
     grad = np.ascontiguousarray(grad, dtype=x.dtype).reshape(x.shape)
     sums, dots = _partial_sums(x), _partial_sums(x)
     if x.size:
-        kernel = _SUMS_ROWS if length > 1 else _SUMS_COLUMNS
-        kernel.on(x)(_layout(grad), _layout(x), mean, sums, dots)
+        kernel, means = (_SUMS_ROWS, mean[None]) if length > 1 else (_SUMS_COLUMNS, mean)
+        kernel.on(x)(_layout(grad), _layout(x), means, sums, dots)
     dbias, dot = sums.sum(axis=0), dots.sum(axis=0)
     dweight = dot * invstd
     scale = invstd if weight is None else invstd * weight
@@ -249,7 +262,7 @@ def _sums_numpy(g, x, mean, sums, dots) -> None:
         sums[0], dots[0] = g.sum(axis=0, dtype=np.float64), (g * (x - mean)).sum(axis=0, dtype=np.float64)
         return
     sums[...] = g.sum(axis=2, dtype=np.float64)
-    dots[...] = (g * (x - mean[:, None])).sum(axis=2, dtype=np.float64)
+    dots[...] = (g * (x - mean[:, :, None])).sum(axis=2, dtype=np.float64)  # (a mean per channel, or per sample too)
 
 
 @njit(fastmath={"reassoc", "contract"})
@@ -268,13 +281,13 @@ def _sums_sample_rows(g, x, mean, sums, dots):
 @njit
 def _sums_rows(g, x, mean, sums, dots):
     for n in range(x.shape[0]):
-        _sums_sample_rows(g[n], x[n], mean, sums[n], dots[n])
+        _sums_sample_rows(g[n], x[n], _sample(mean, n), sums[n], dots[n])
 
 
 @njit(parallel=True)
 def _sums_rows_parallel(g, x, mean, sums, dots):
     for n in prange(x.shape[0]):
-        _sums_sample_rows(g[n], x[n], mean, sums[n], dots[n])
+        _sums_sample_rows(g[n], x[n], _sample(mean, n), sums[n], dots[n])
 
 
 @njit
@@ -303,3 +316,66 @@ def _sums_columns_parallel(g, x, mean, sums, dots):
 
 _SUMS_ROWS = Kernel(_sums_numpy, _sums_rows, _sums_rows_parallel, ns=0.4)
 _SUMS_COLUMNS = Kernel(_sums_numpy, _sums_columns, _sums_columns_parallel, ns=0.6)
+
+
+# ------------------------------------------------------------------ group norm: statistics per sample
+def sample_stats(x: np.ndarray) -> tuple:
+    """``(mean, var)`` of each (sample, channel) row of ``x`` (N, C, L), float64 (N, C), the variance
+    biased; each row's values shifted by its first one (as ``batch_norm_stats``)."""
+    n, c, length = x.shape
+    if x.size == 0:
+        return np.zeros((n, c)), np.ones((n, c))
+    x = np.ascontiguousarray(x)
+    shift = x[:, :, 0].astype(np.float64)
+    sums, squares = np.zeros((n, c)), np.zeros((n, c))
+    _STATS_ROWS.on(x)(x, shift, sums, squares)
+    shifted_mean = sums / length
+    return shift + shifted_mean, np.maximum(squares / length - shifted_mean * shifted_mean, 0.0)
+
+
+def group_norm_forward(x: np.ndarray, groups: int, weight, bias, eps: float, shape=None) -> tuple:
+    """``(y, mean, invstd)``: x (N, C, L) normalised over each sample's groups of C / ``groups``
+    channels, then ``* weight + bias`` per channel ((C,) or None); mean and invstd float64
+    (N, groups).  One pass for the statistics, one for y (``channel_affine`` with a coefficient per
+    sample and channel: ``a = invstd[n, g] * weight[c]``, ``b = bias[c] - mean[n, g] * a``)."""
+    n, c, length = x.shape
+    mean, var = sample_stats(x.reshape(n, groups, c // groups * length))
+    invstd = 1.0 / np.sqrt(var + eps)
+    a = np.repeat(invstd, c // groups, axis=1)
+    if weight is not None:
+        a = a * weight
+    b = -np.repeat(mean, c // groups, axis=1) * a
+    if bias is not None:
+        b = b + bias
+    return channel_affine(x, a, b, shape=shape), mean, invstd
+
+
+def group_norm_backward(grad, x: np.ndarray, mean: np.ndarray, invstd: np.ndarray, weight, shape=None) -> tuple:
+    """``(dx, dweight, dbias)`` of ``group_norm_forward`` (dweight and dbias float64 (C,)).  With
+    ``xhat = (x - mean) * invstd``, ``h = dy * weight`` and means over each sample's group::
+
+        dx = invstd * (h - mean(h) - xhat * mean(h * xhat)) = dy * A + x * B + C
+
+    per sample and channel, from one pass of sums (``sum(dy)``, ``sum(dy * (x - mean))`` per
+    sample and channel) and one of ``channel_affine``."""
+    n, c, length = x.shape
+    groups = mean.shape[1]
+    size, count = c // groups, c // groups * length
+    grad = np.ascontiguousarray(grad, dtype=x.dtype).reshape(x.shape)
+    channel_mean, channel_invstd = np.repeat(mean, size, axis=1), np.repeat(invstd, size, axis=1)
+    sums, dots = np.zeros((n, c)), np.zeros((n, c))
+    if x.size:
+        _SUMS_ROWS.on(x)(grad, np.ascontiguousarray(x), channel_mean, sums, dots)
+    w = np.ones(c) if weight is None else weight.astype(np.float64)
+    mean_h = (sums * w).reshape(n, groups, size).sum(axis=2) / count
+    mean_hx = (dots * w).reshape(n, groups, size).sum(axis=2) * invstd / count
+    k = invstd * invstd * mean_hx
+    dx = channel_affine(
+        grad,
+        channel_invstd * w,
+        -np.repeat(k, size, axis=1),
+        x,
+        np.repeat(mean * k - invstd * mean_h, size, axis=1),
+        shape=shape,
+    )
+    return dx, (dots * channel_invstd).sum(axis=0), sums.sum(axis=0)

@@ -1,12 +1,13 @@
 """The vision ops of the random graphs (``random_graphs.py`` draws them among ``graph_ops.UNARY``'s):
-max, average and adaptive pooling, the padding modes, interpolation, batch norm, local response
-norm and pixel shuffle, each with a NumPy form written here independently of minitensor's kernels
+max, average and adaptive pooling, the padding modes, interpolation, batch norm, group norm, local
+response norm and pixel shuffle, each with a NumPy form written here independently of minitensor's kernels
 (a reshape and ``max`` for pooling, ``np.pad`` for padding, ...).
 
 They apply to the operands that suit them: 3-D values (N, C, L) for the 1-D forms and 3-D or 4-D
 values ((C, H, W) unbatched or (N, C, H, W)) for the 2-D ones; max pooling only where each window's
 largest value leads the next by ``MARGIN`` (a tie would make the gradient jump), batch norm only
-where each channel's values are spread (its variance well above 0).
+where each channel's values are spread (its variance well above 0), group norm where each
+sample's groups are.
 """
 
 from __future__ import annotations
@@ -94,6 +95,19 @@ def _batch_norm(a):
     return centred / np.sqrt((centred * centred).mean(axis=axes, keepdims=True) + 1e-5)
 
 
+def _group_spread(a: np.ndarray) -> bool:
+    """An (N, C, *) value whose samples' halves of the channels (group_norm's two groups) are spread."""
+    if a.ndim < 3 or a.shape[1] % 2 or a.size == 0:
+        return False
+    return bool(np.min(np.var(a.reshape(a.shape[0], 2, -1), axis=-1)) > 1e-2)
+
+
+def _group_norm(a):
+    rows = a.reshape(a.shape[0], 2, -1)
+    centred = rows - rows.mean(axis=-1, keepdims=True)
+    return (centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + 1e-5)).reshape(a.shape)
+
+
 def _local_response_norm(a, size=2, alpha=0.5, beta=0.75, k=1.0):
     squares = np.pad(a * a, [(0, 0), (size // 2, (size - 1) // 2)] + [(0, 0)] * (a.ndim - 2))
     window = sum(squares[:, i : i + a.shape[1]] for i in range(size)) / size
@@ -123,6 +137,8 @@ VISION = [
        ok=lambda a: a.ndim == 4, params=_bilinear_params),
     Op("batch_norm", 1, lambda a: F.batch_norm(a, None, None, training=True), _batch_norm,
        lambda a: f"F.batch_norm({a}, None, None, training=True)", ok=_spread),
+    Op("group_norm", 1, lambda a: F.group_norm(a, 2), _group_norm, lambda a: f"F.group_norm({a}, 2)",
+       ok=_group_spread),
     Op("local_response_norm", 1, lambda a: F.local_response_norm(a, 2, alpha=0.5), _local_response_norm,
        lambda a: f"F.local_response_norm({a}, 2, alpha=0.5)", ok=lambda a: a.ndim >= 3),
     Op("pixel_shuffle", 1, lambda a: F.pixel_shuffle(a, 2), _pixel_shuffle, lambda a: f"F.pixel_shuffle({a}, 2)",

@@ -132,11 +132,27 @@ def test_instance_norm() -> None:
     )
 
 
-def test_group_norm() -> None:
-    x = rng.standard_normal((2, 4, 2))
-    w, b = rng.standard_normal(4), rng.standard_normal(4)
-    check_op(lambda x, w, b: F.group_norm(x, 2, w, b), lambda x, w, b: tF.group_norm(x, 2, w, b), x, w, b)
-    check_op(lambda x: F.group_norm(x, 4), lambda x: tF.group_norm(x, 4), x[:1, :, :])
+@pytest.mark.parametrize(("shape", "groups"), [((2, 4, 2), 2), ((2, 6, 2, 3), 3), ((3, 4), 1), ((1, 4, 3), 4)], ids=str)
+def test_group_norm(shape, groups) -> None:
+    x = rng.standard_normal(shape) * 2 + rng.standard_normal((shape[0],) + (1,) * (len(shape) - 1)) * 3
+    w, b = rng.standard_normal(shape[1]), rng.standard_normal(shape[1])
+    check_op(lambda x, w, b: F.group_norm(x, groups, w, b), lambda x, w, b: tF.group_norm(x, groups, w, b), x, w, b)
+    check_op(lambda x: F.group_norm(x, groups), lambda x: tF.group_norm(x, groups), x)
+
+
+def test_group_norm_op_equals_its_definition() -> None:
+    from minitensor.ops.group_norm import GroupNorm, group_norm_definition
+
+    x = mt.tensor(rng.standard_normal((3, 4, 5)) * 3 + 1, dtype=mt.float64, requires_grad=True)
+    w = mt.tensor(rng.standard_normal(4), dtype=mt.float64, requires_grad=True)
+    b = mt.tensor(rng.standard_normal(4), dtype=mt.float64, requires_grad=True)
+    g = mt.tensor(rng.standard_normal((3, 4, 5)), dtype=mt.float64)
+    fused = GroupNorm.apply(x, w, b, groups=2, eps=1e-5)
+    defined = group_norm_definition(x, w, b, groups=2, eps=1e-5)
+    assert_trees_close(fused, defined, rtol=1e-12, atol=1e-12)
+    assert_trees_close(
+        mt.autograd.grad(fused, (x, w, b), g), mt.autograd.grad(defined, (x, w, b), g), rtol=1e-11, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("shape", [(2, 5, 3), (1, 4, 2, 2)], ids=str)

@@ -1,8 +1,8 @@
 """``group_norm`` and ``local_response_norm``, as PyTorch's, built from other ops.
 
 Group norm splits the C channels of each sample into ``num_groups`` groups and normalises each
-group over its channels and spatial positions: a layer norm of the rows of (N * groups, C /
-groups * L) (the fused ``LayerNorm`` op and its kernel), then a per-channel scale and shift.
+group over its channels and spatial positions, then scales and shifts each channel: the fused op
+``ops/group_norm.py``'s ``GroupNorm`` (batch norm's kernels, statistics per sample and group).
 Local response norm divides each value by a power of the mean square over neighbouring
 channels (PyTorch's formula with ``pad`` and ``avg_pool2d``).
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numbers
 
-from ...ops import nn_ops
+from ...ops.group_norm import GroupNorm
 from ...ops.padding import pad
 from ...tensor import Tensor
 from ._checks import as_input, check_float, check_same_dtype, check_tensor, float_like
@@ -54,12 +54,7 @@ def group_norm(
                 raise ValueError(f"{fn}: {name} must have shape (C,) = ({c},) (the input's channels), got "
                                  f"{tuple(v.shape)}")  # fmt: skip
             check_same_dtype(input, v, name, fn)
-    rows = input.reshape(n * num_groups, -1) if input.numel() else input.reshape(n * num_groups, 0)
-    y = nn_ops.LayerNorm.apply(rows, None, None, n_dims=1, eps=float(eps)).reshape(input.shape)
-    shape = (1, c) + (1,) * (input.ndim - 2)
-    if weight is not None:
-        y = y * weight.reshape(shape)
-    return y if bias is None else y + bias.reshape(shape)
+    return GroupNorm.apply(input, weight, bias, groups=num_groups, eps=float(eps))
 
 
 def local_response_norm(
