@@ -29,7 +29,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``conv_window``; ``im2col``, ``col2im``), attention (``attention_forward``, ``heads_forward``,
   ...), the recurrent layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's
   fused bias, activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
-- optimizers: ``adam_settings``, ``adam_apply``;
+- optimizers: ``adam_settings``, ``adam_apply``; distances: ``pdist_forward``, ``pdist_backward``;
 - vision: pooling windows (``max_pool``, ``window_mean`` and its transpose), batch norm
   (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``), group
   norm (``group_norm_forward``, ``group_norm_backward``) and
@@ -79,6 +79,7 @@ from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
 from .kernels import matmul as _matmul
 from .kernels import modulo as _modulo
+from .kernels import pdist as _pdist
 from .kernels import piecewise as _piecewise
 from .kernels import pointwise as _pointwise
 from .kernels import pool as _pool
@@ -226,6 +227,10 @@ batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd,
 channel_affine = _batch_norm.channel_affine  # (x (N, C, L), a, b): x * a[c] + b[c]
 group_norm_forward = _batch_norm.group_norm_forward  # (x, groups, weight, bias, eps, shape) -> y, mean, invstd
 group_norm_backward = _batch_norm.group_norm_backward  # (grad, x, mean, invstd, weight, shape) -> dx, dw, db
+
+# ------------------------------------------------------------------ distances
+pdist_forward = _pdist.pdist_forward  # (x (N, M),) -> the Euclidean distances of the pairs of rows i < j
+pdist_backward = _pdist.pdist_backward  # (grad, x, y) -> dx
 resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
 resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add
 pad_planes = _constant_pad.pad_planes  # (x, top, bottom, left, right, value): the last two dims padded

@@ -149,6 +149,17 @@ def _np_logsumexp(a, axis, keepdims):
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
+def _np_pdist(a):
+    i, j = np.triu_indices(a.shape[0], k=1)
+    return np.sqrt(((a[i] - a[j]) ** 2).sum(axis=1))
+
+
+def _rows_apart(a) -> bool:
+    """A 2-D value with at least 2 rows, every pair of rows at a distance well above 0 (where the
+    distance has its derivative)."""
+    return a.ndim == 2 and a.shape[0] >= 2 and a.shape[1] >= 1 and bool(np.min(_np_pdist(a)) > 10 * MARGIN)
+
+
 def _np_layer_norm(a):
     centred = a - a.mean(axis=-1, keepdims=True)
     return centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + 1e-5)
@@ -304,6 +315,7 @@ UNARY = [
         lambda a: f"F.layer_norm({a}, {a}.shape[-1:])",
         ok=lambda a: a.ndim > 0 and a.shape[-1] >= 2,
     ),
+    Op("pdist", 1, lambda a: F.pdist(a), _np_pdist, lambda a: f"F.pdist({a})", ok=_rows_apart),
     Op("gelu", 1, lambda a: F.gelu(a), _np_gelu, lambda a: f"F.gelu({a})"),
     Op("gelu_tanh", 1, lambda a: F.gelu(a, approximate="tanh"), _np_gelu_tanh, lambda a: f"F.gelu({a}, 'tanh')"),
     Op(

@@ -29,7 +29,7 @@ MODULES = tuple(
     for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "class_targets",
                  "constant_pad", "conv", "conv_depthwise", "divergence", "elu", "erf", "erfinv", "exp2", "exp_log",
                  "expm1", "gamma", "gelu", "glu", "hypot", "im2col", "layer_norm", "log1p", "matmul", "modulo",
-                 "piecewise", "pointwise", "pool", "resample", "robust_loss", "running_extremum", "softmax",
+                 "pdist", "piecewise", "pointwise", "pool", "resample", "robust_loss", "running_extremum", "softmax",
                  "softplus", "tanh", "total", "trig", "where")
 )  # fmt: skip
 

@@ -4,11 +4,13 @@
 - ``cosine_similarity(x1, x2, dim)``: ``sum((x1 / |x1|) * (x2 / |x2|))`` along ``dim``, each norm
   clamped below at ``eps``;
 - ``pairwise_distance(x1, x2, p)``: ``|| x1 - x2 + eps ||_p`` along the last dim;
-- ``pdist(x, p)``: the p-norm distance of every pair of rows ``i < j`` of ``x`` (N, M), as a vector;
+- ``pdist(x, p)``: the p-norm distance of every pair of rows ``i < j`` of ``x`` (N, M), as a vector
+  (p = 2: the fused op ``ops/pdist.py``);
 - ``normalize(x, p, dim)``: ``x / max(|| x ||_p, eps)`` along ``dim``.
 
 The clamps are PyTorch's: done on the value only (under ``no_grad`` there), so the gradient is the
-norm's own, as if unclamped.  Each is a composition of Tensor ops, differentiable to any order.
+norm's own, as if unclamped.  Each is a composition of Tensor ops (Euclidean ``pdist`` a fused op with
+that composition as its definition), differentiable to any order.
 
 >>> F.cosine_similarity(mt.tensor([[1.0, 0.0]]), mt.tensor([[1.0, 1.0]])).tolist()  # doctest: +ELLIPSIS
 [0.707106...]
@@ -19,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops.norms import vector_norm
+from ...ops.pdist import Pdist, pdist_definition
 from ...tensor import Tensor
 from ._checks import as_input, check_float, check_number, float_like
 
@@ -75,8 +78,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
         raise ValueError(f"pdist: input must be 2-D (N, M), got shape {input.shape}")
     if p < 0:
         raise ValueError(f"pdist: p must be non-negative, got {p}")
-    i, j = np.triu_indices(input.shape[0], k=1)
-    return vector_norm(input[i] - input[j], p, -1)
+    if p == 2:  # the Euclidean distances: one op, without the pairs' differences in memory
+        return Pdist.apply(input)
+    return pdist_definition(input, p)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:  # noqa: A002

@@ -44,6 +44,20 @@ def test_against_pytorch_to_second_order(name, inputs, options):
     check_op(ours, theirs, *inputs, pytorch_second_order=name != "pdist", pytorch_jvp=name != "pdist")
 
 
+def test_euclidean_pdist_op_equals_its_definition_and_gives_zero_gradient_to_equal_rows():
+    from minitensor.ops.pdist import Pdist, pdist_definition
+
+    a = np.concatenate([A, A[1:2]])  # (rows 1 and 4 equal: a zero distance)
+    x = mt.tensor(a, dtype=mt.float64, requires_grad=True)
+    g = mt.tensor(rng.standard_normal(10), dtype=mt.float64)
+    fused, defined = Pdist.apply(x), pdist_definition(x)
+    np.testing.assert_allclose(fused.detach().numpy(), defined.detach().numpy(), rtol=1e-14)
+    (dx,) = mt.autograd.grad(fused, (x,), g)
+    tx = torch.tensor(a, requires_grad=True)
+    (tdx,) = torch.autograd.grad(torch.pdist(tx), (tx,), torch.tensor(g.numpy()))
+    np.testing.assert_allclose(dx.numpy(), tdx.numpy(), rtol=1e-12, atol=1e-14)
+
+
 def test_the_eps_clamps_as_pytorch():
     """Near-zero vectors: the norm is clamped on the value (cosine_similarity: the gradient stays the
     norm's own, PyTorch's no_grad clamp) or as a clamp (normalize: no gradient through the clamped norm)."""
