@@ -29,7 +29,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``conv_window``; ``im2col``, ``col2im``), attention (``attention_forward``, ``heads_forward``,
   ...), the recurrent layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's
   fused bias, activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
-- optimizers: ``adam_settings``, ``adam_apply``; distances: ``pdist_forward``, ``pdist_backward``;
+- optimizers: ``adam_settings``, ``adam_apply``; distances and vector products: ``pdist_forward``,
+  ``pdist_backward``, ``cross``;
 - vision: pooling windows (``max_pool``, ``window_mean`` and its transpose), batch norm
   (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``), group
   norm (``group_norm_forward``, ``group_norm_backward``) and
@@ -57,6 +58,7 @@ from .kernels import class_targets as _class_targets
 from .kernels import column_sums as _column_sums
 from .kernels import constant_pad as _constant_pad
 from .kernels import conv as _conv
+from .kernels import cross as _cross
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
 from .kernels import elu as _elu
@@ -231,6 +233,7 @@ group_norm_backward = _batch_norm.group_norm_backward  # (grad, x, mean, invstd,
 # ------------------------------------------------------------------ distances
 pdist_forward = _pdist.pdist_forward  # (x (N, M),) -> the Euclidean distances of the pairs of rows i < j
 pdist_backward = _pdist.pdist_backward  # (grad, x, y) -> dx
+cross = _cross.cross  # (a, b, dim): the cross product of 3-vectors along dim
 resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
 resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add
 pad_planes = _constant_pad.pad_planes  # (x, top, bottom, left, right, value): the last two dims padded

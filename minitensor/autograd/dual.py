@@ -210,6 +210,17 @@ def linear(ctx, *tangents):
     return ctx.function.call(*filled, **ctx.keywords)
 
 
+def bilinear(ctx, da, db):
+    """The JVP rule of an op bilinear in its first two inputs a and b (a product of two tensors:
+    a convolution, a cross product): the product rule, op(da, b) + op(a, db) (None terms left out)."""
+    a, b = ctx.inputs[:2]
+    op, settings = ctx.function, ctx.keywords
+    return plus(
+        None if da is None else op.call(da, b, **settings),
+        None if db is None else op.call(a, db, **settings),
+    )
+
+
 # ------------------------------------------------------------------ in-place ops
 def copy_tangents(x: Tensor, to: Tensor) -> None:
     """Give ``to`` a copy of ``x``'s tangents (a snapshot of x before an in-place op changes it)."""

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import backend
 from ..autograd.batching import Batch
-from ..autograd.dual import plus
+from ..autograd.dual import bilinear, plus
 from ..autograd.function import Op
 
 _CHANNELS = (0, 2, 3)  # the dims a bias's gradient sums over
@@ -51,14 +51,8 @@ _CHANNELS = (0, 2, 3)  # the dims a bias's gradient sums over
 
 def bilinear_jvp(ctx, da, db, dbias=None):
     """The JVP of an op bilinear in its first two inputs (a, b) with an optional per-channel bias:
-    op(da, b) + op(a, db) + dbias over every pixel (None terms left out)."""
-    a, b = ctx.inputs[:2]
-    op, settings = ctx.function, ctx.keywords
-    return plus(
-        None if da is None else op.call(da, b, **settings),
-        None if db is None else op.call(a, db, **settings),
-        None if dbias is None else dbias.reshape(-1, 1, 1),
-    )
+    op(da, b) + op(a, db) (``dual.bilinear``) + dbias over every pixel (None terms left out)."""
+    return plus(bilinear(ctx, da, db), None if dbias is None else dbias.reshape(-1, 1, 1))
 
 
 def images_merged(b: Batch):

@@ -6,7 +6,8 @@ All are compositions of ``matmul``, broadcasting products, reshapes and permutes
 
 - ``tensordot(a, b, dims)``: the contracted dims moved last in ``a`` and first in ``b``, both
   flattened to matrices, one ``matmul``;
-- ``cross(a, b, dim)``: ``c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3), as rolls;
+- ``cross(a, b, dim)``: ``c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3): the op ``Cross``
+  (one kernel pass; its gradients are cross products again), defined by rolls;
 - ``kron(a, b)``: ``a`` and ``b`` interleaved by reshapes, one broadcasting product;
 - ``multi_dot``: the matrix chain multiplied in the order that costs the fewest multiplications
   (the classic dynamic programme), as PyTorch's;
@@ -28,8 +29,11 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
 from .._args import _dim
+from ..autograd.batching import decompose
+from ..autograd.dual import bilinear
+from ..autograd.function import Op
 from ..tensor import Tensor
 from ..tensor.creation import ones_like
 from .arguments import choice_arg, float_input, number_arg, tensor_input
@@ -102,8 +106,36 @@ def cross(input, other, dim=None):  # noqa: A002
     d = _dim(dim, len(shape))
     if shape[d] != 3:
         raise ValueError(f"cross: dim {dim} must have size 3, got {shape[d]} (shape {shape})")
-    a, b = input.expand(*shape), other.expand(*shape)
-    return roll(a, -1, d) * roll(b, -2, d) - roll(a, -2, d) * roll(b, -1, d)
+    dtype = dtypes.result_type(input, other)
+    return Cross.apply(input.expand(*shape).to(dtype), other.expand(*shape).to(dtype), dim=d)
+
+
+def cross_definition(a, b, dim: int):
+    """``Cross``'s definition in Tensor ops: ``c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` as rolls."""
+    return roll(a, -1, dim) * roll(b, -2, dim) - roll(a, -2, dim) * roll(b, -1, dim)
+
+
+class Cross(Op):
+    """c = a × b along ``dim`` (size 3) of a and b (one shape and dtype).  It is bilinear, and
+    ``<a × b, g> = <a, b × g> = <b, g × a>``: da = b × g, db = g × a (the op again, so every order
+    of derivative is exact); its tangent is da × b + a × db."""
+
+    @staticmethod
+    def forward(ctx, a, b, dim=-1):
+        ctx.save_for_backward(a, b)
+        ctx.dim = dim
+        return backend.cross(a, b, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        da = Cross.call(b, grad, dim=ctx.dim) if need_a else None
+        return da, Cross.call(grad, a, dim=ctx.dim) if need_b else None
+
+    jvp = bilinear  # the product rule
+
+    batch = decompose(cross_definition)  # vmap: the definition (rolls and products), whose ops have rules
 
 
 def kron(input, other):  # noqa: A002

@@ -36,6 +36,18 @@ def test_cross_along_a_dim_and_linalg_cross():
         mt.cross(mt.ones(2, 3), mt.ones(2, 3), dim=0)
 
 
+def test_cross_op_along_a_middle_dim_with_ints_and_under_vmap():
+    torch = pytest.importorskip("torch")
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((1, 3, 1))
+    check_op(lambda x, y: mt.cross(x, y, dim=1), lambda x, y: torch.cross(x, y, dim=1), a, b)
+    i, j = np.array([[1, 2, 3]]), np.array([[4, 5, 6], [0, 1, 0]])
+    ours = mt.cross(mt.tensor(i), mt.tensor(j), dim=1)
+    assert ours.dtype == mt.int64 and ours.tolist() == torch.cross(torch.tensor(i), torch.tensor(j), dim=1).tolist()
+    rows, vector = rng.standard_normal((5, 3)), rng.standard_normal(3)
+    batched = mt.func.vmap(lambda x, y: mt.cross(x, y, dim=0), in_dims=(0, None))(mt.tensor(rows), mt.tensor(vector))
+    np.testing.assert_allclose(batched.numpy(), np.cross(rows, vector), rtol=1e-5, atol=1e-6)
+
+
 def test_kron_and_tensordot():
     torch = pytest.importorskip("torch")
     check_op(mt.kron, lambda x, y: x.kron(y), X[:2, :2], Y[:, :3])
