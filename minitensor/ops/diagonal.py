@@ -44,7 +44,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):  # noqa: A00
         raise ValueError(f"diagonal: dim1 and dim2 must be different dims, got {dim1} and {dim2}")
     moved = input.permute(*[d for d in range(input.ndim) if d not in (d1, d2)], d1, d2)
     rows, cols = _diagonal_key(input.shape[d1], input.shape[d2], offset)
-    return Index.apply(moved, key=(Ellipsis, rows, cols))
+    return Index.apply(moved, key=(Ellipsis, rows, cols), unique=True)  # (each position once)
 
 
 _diagonal_of = diagonal  # (for ``diag``, whose argument ``diagonal`` hides the function)

@@ -78,16 +78,18 @@ def _may_repeat(key) -> bool:
 
 
 class Index(Op):
-    """``x[key]``; repeated integer indices accumulate their gradients."""
+    """``x[key]``; repeated integer indices accumulate their gradients (``unique``: the caller knows
+    the key names each position once, e.g. a diagonal, so the backward simply writes them)."""
 
     @staticmethod
-    def forward(ctx, x, key=None):
+    def forward(ctx, x, key=None, unique=False):
         ctx.shape_in, ctx.key = x.shape, own_arrays(key) if ctx.needs_input_grad[0] else key
+        ctx.unique = unique
         return np.asarray(x[key])
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in)
+        return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in, unique=ctx.unique)
 
     jvp = linear  # linear in its input: the tangent goes through the op itself
 
@@ -95,7 +97,7 @@ class Index(Op):
     def batch(b):
         key = b.settings["key"]
         key = key if isinstance(key, tuple) else (key,)
-        out = b.run(b.values[0], key=(slice(None), *key))
+        out = b.run(b.values[0], key=(slice(None), *key), unique=b.settings.get("unique", False))
         apart = _advanced_apart(key)  # (NumPy puts separated advanced indices' dims first)
         return out if apart is None else out.movedim(apart, 0)
 
@@ -129,7 +131,7 @@ class IndexAdd(Op):
 
     @staticmethod
     def forward(ctx, values, key=None, shape=(), unique=False):
-        ctx.key = key
+        ctx.key, ctx.unique = key, unique
         out = np.zeros(shape, dtype=values.dtype)
         if not unique and _may_repeat(key):
             backend.index_add(out, key, values)  # np.add.at, with a kernel for integer-array keys
@@ -139,7 +141,7 @@ class IndexAdd(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return Index.call(grad, key=ctx.key)
+        return Index.call(grad, key=ctx.key, unique=ctx.unique)
 
     jvp = linear  # linear in its input: the tangent goes through the op itself
 

@@ -19,6 +19,18 @@ def test_diagonal(offset, dim1, dim2):
     check_op(lambda x: mt.diagonal(x, offset, dim1, dim2), lambda x: x.diagonal(offset, dim1, dim2), CUBE)
 
 
+def test_diagonal_under_vmap_and_its_gradient_written_not_accumulated():
+    """The diagonal's key names each position once: its backward writes the gradient (no np.add.at);
+    under vmap the batched key keeps that."""
+    torch = pytest.importorskip("torch")
+    stacked = mt.func.vmap(lambda m: mt.diagonal(m, 1))(mt.tensor(CUBE, dtype=mt.float64))
+    np.testing.assert_array_equal(stacked.numpy(), np.diagonal(CUBE, 1, 1, 2))
+    grad = mt.func.vmap(mt.func.grad(lambda m: (mt.diagonal(m, -1) ** 2).sum()))(mt.tensor(CUBE, dtype=mt.float64))
+    t = torch.tensor(CUBE, requires_grad=True)
+    (torch.diagonal(t, -1, 1, 2) ** 2).sum().backward()
+    np.testing.assert_allclose(grad.numpy(), t.grad.numpy(), rtol=1e-14)
+
+
 @pytest.mark.parametrize("offset, dim1, dim2", [(0, -2, -1), (1, 0, 2), (-2, 2, 1)])
 def test_diag_embed(offset, dim1, dim2):
     check_op(lambda x: mt.diag_embed(x, offset, dim1, dim2), lambda x: x.diag_embed(offset, dim1, dim2), X)
