@@ -3,7 +3,8 @@ lists ``tril_indices`` / ``triu_indices``.
 
 Reading a diagonal is indexing with two index arrays (``Index``: its gradient puts the values
 back); writing one is ``IndexAdd`` into zeros (its gradient reads them again), so every order of
-derivative is exact.  ``offset`` (``diagonal`` for ``diag``) > 0 is above the main diagonal, < 0
+derivative is exact.  ``trace`` is one op (``Trace``): its gradient is the incoming one times the
+identity.  ``offset`` (``diagonal`` for ``diag``) > 0 is above the main diagonal, < 0
 below.  PyTorch's ``diagonal`` returns a view; minitensor's is a copy (writing into it does not
 change the input).
 
@@ -21,6 +22,9 @@ import numpy as np
 
 from .. import dtypes
 from .._args import _dim
+from ..autograd.batching import decompose
+from ..autograd.dual import linear
+from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import int_arg, tensor_input
 from .shape import Index, IndexAdd, cat
@@ -92,8 +96,31 @@ def trace(input):  # noqa: A002
     tensor_input(input, "trace")
     if input.ndim != 2:
         raise ValueError(f"trace: input must be a 2-D tensor, got shape {input.shape}")
-    d = diagonal(input)
-    return (d.to(dtypes.int64) if d.dtype.kind in "biu" else d).sum()
+    return Trace.apply(input.to(dtypes.int64) if input.dtype.kind in "biu" else input)
+
+
+def _trace_definition(x):
+    """``Trace`` in Tensor ops: the diagonal, summed (vmap's rule)."""
+    return diagonal(x).sum()
+
+
+class Trace(Op):
+    """The sum of the main diagonal of a matrix x (n, m): a 0-d result.  It is linear, and its
+    gradient is the incoming (0-d) gradient times the (n, m) identity, written with a product so
+    that it is differentiable again (the derivative of that is a trace once more)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.matrix = x.shape
+        return np.asarray(np.trace(x), dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * np.eye(*ctx.matrix, dtype=grad.dtype)
+
+    jvp = linear  # linear in its input: the tangent's trace
+
+    batch = decompose(_trace_definition)  # vmap: the diagonal and a sum, whose ops have rules
 
 
 def _indices(fn: str, row: int, col: int, offset: int, dtype, lower: bool) -> Tensor:
