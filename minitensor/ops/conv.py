@@ -55,6 +55,14 @@ def bilinear_jvp(ctx, da, db, dbias=None):
     return plus(bilinear(ctx, da, db), None if dbias is None else dbias.reshape(-1, 1, 1))
 
 
+def _bias_grad(grad):
+    """A bias's gradient: ``grad`` (N, C, H, W) summed over every dim but the channels; on arrays as
+    BLAS products (``backend.sum_to_shape``: 3x faster than NumPy's sum over (0, 2, 3))."""
+    if isinstance(grad, np.ndarray):
+        return backend.sum_to_shape(grad, grad.shape[1:2] + (1, 1)).reshape(-1)
+    return np.sum(grad, axis=_CHANNELS)
+
+
 def images_merged(b: Batch):
     """vmap: the examples' images (B, N, ...) become one batch of B * N images for an op on image
     batches (first input), its other inputs shared; with a batched weight, ``examples_as_groups``."""
@@ -108,7 +116,7 @@ class Conv(Op):
         dw = ConvWeight.call(x, grad, **settings) if need[1] else None
         if len(need) == 2:
             return dx, dw
-        return dx, dw, np.sum(grad, axis=_CHANNELS) if need[2] else None
+        return dx, dw, _bias_grad(grad) if need[2] else None
 
     jvp = bilinear_jvp  # the product rule, and the bias
     batch = images_merged  # vmap: the examples join the batch of images
@@ -141,7 +149,7 @@ class ConvTranspose(Op):
         dw = ConvWeight.call(grad, g, **settings) if need[1] else None
         if len(need) == 2:
             return dg, dw
-        return dg, dw, np.sum(grad, axis=_CHANNELS) if need[2] else None
+        return dg, dw, _bias_grad(grad) if need[2] else None
 
     jvp = bilinear_jvp  # the product rule, and the bias
     batch = images_merged  # vmap: the examples join the batch of images
