@@ -68,3 +68,19 @@ def test_sum_to_shape_equals_numpy_for_every_broadcast_pattern(dtype) -> None:
                     got = sum_to_shape(a, shape)
                     assert got.shape == shape and got.dtype == a.dtype
                     np.testing.assert_allclose(got, a.sum(axis=axes).reshape(shape), rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sum_to_shape_of_a_transposed_matrix_reads_it_in_place(dtype, monkeypatch) -> None:
+    """A transposed 2-D gradient (column by column in memory), summed along either dim into each
+    target shape that broadcasts to it, equals NumPy's sum, and is never copied into row order."""
+    rng = np.random.default_rng(3)
+    g = (rng.standard_normal((33, 17)) * 4).astype(dtype).T  # (17, 33), F-contiguous
+    copies = []
+    real = np.ascontiguousarray
+    monkeypatch.setattr(np, "ascontiguousarray", lambda a, *args, **kw: copies.append(a.shape) or real(a, *args, **kw))
+    for shape, axes in (((17, 1), (1,)), ((1, 33), (0,)), ((33,), (0,)), ((17, 33), ())):
+        got = sum_to_shape(g, shape)
+        assert got.shape == shape and got.dtype == g.dtype
+        np.testing.assert_allclose(got, g.sum(axis=axes).reshape(shape), rtol=1e-5, atol=1e-5)
+    assert copies == []
