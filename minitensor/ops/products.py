@@ -1,13 +1,15 @@
 """Products of vectors and tensors: ``dot``, ``vdot``, ``inner``, ``outer``/``ger``, ``cross``, ``kron``,
 ``tensordot``, ``chain_matmul``/``multi_dot``, and pairwise distances ``cdist``.
 
-All are compositions of ``matmul``, broadcasting products, reshapes and permutes, so their gradients
-(of every order) come from those ops:
+Most are compositions of ``matmul``, broadcasting products, reshapes and permutes, so their gradients
+(of every order) come from those ops; ``cross`` and ``outer`` are ops of their own, bilinear, whose
+gradients are written with ops again:
 
 - ``tensordot(a, b, dims)``: the contracted dims moved last in ``a`` and first in ``b``, both
   flattened to matrices, one ``matmul``;
 - ``cross(a, b, dim)``: ``c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3): the op ``Cross``
   (one kernel pass; its gradients are cross products again), defined by rolls;
+- ``outer(a, b)``: the op ``Outer``, whose gradients are two matrix-vector products;
 - ``kron(a, b)``: ``a`` and ``b`` interleaved by reshapes, one broadcasting product;
 - ``multi_dot``: the matrix chain multiplied in the order that costs the fewest multiplications
   (the classic dynamic programme), as PyTorch's;
@@ -82,7 +84,30 @@ def outer(input, vec2):  # noqa: A002
     tensor_input(vec2, "outer", "vec2")
     if input.ndim != 1 or vec2.ndim != 1:
         raise ValueError(f"outer: expected two 1-D tensors, got shapes {input.shape} and {vec2.shape}")
-    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+    dtype = dtypes.result_type(input, vec2)
+    return Outer.apply(input.to(dtype), vec2.to(dtype))
+
+
+class Outer(Op):
+    """out[i, j] = a[i] * b[j] for 1-D a and b (one dtype).  Bilinear: da = grad @ b, db = a @ grad,
+    two matrix-vector products (no (M, N) temporaries), written with ``@`` so that they are
+    differentiable again; its tangent is the product rule."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        return np.multiply.outer(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return grad @ b if need_a else None, a @ grad if need_b else None
+
+    jvp = bilinear  # the product rule
+
+    batch = decompose(lambda a, b: a.unsqueeze(-1) * b.unsqueeze(-2))  # vmap: the broadcast product
 
 
 ger = outer
