@@ -52,6 +52,9 @@ def test_kron_and_tensordot():
     torch = pytest.importorskip("torch")
     check_op(mt.kron, lambda x, y: x.kron(y), X[:2, :2], Y[:, :3])
     check_op(mt.kron, lambda x, y: x.kron(y), X[0, :2], Y[:, :3])
+    a, b = rng.standard_normal((3, 2, 2)), rng.standard_normal((3, 3, 1))
+    batched = mt.func.vmap(mt.kron)(mt.tensor(a, dtype=mt.float64), mt.tensor(b, dtype=mt.float64))
+    np.testing.assert_allclose(batched.numpy(), np.stack([np.kron(x, y) for x, y in zip(a, b)]), rtol=1e-14)
     a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 3, 2))
     check_op(lambda x, y: mt.tensordot(x, y, ([1, 2], [1, 0])), lambda x, y: torch.tensordot(x, y, ([1, 2], [1, 0])),
              a, b)  # fmt: skip
