@@ -23,12 +23,11 @@ differentiable again; its forward-mode rule and its vmap rule are the definition
 
 from __future__ import annotations
 
-import math
-
 from .. import backend
 from ..autograd.batching import decompose
 from ..autograd.composite import composite_jvp
 from ..autograd.function import Op
+from .batch_norm import _channels
 from .nn_ops import composite, on_arrays, save_with_state
 
 
@@ -41,11 +40,6 @@ def group_norm_definition(x, weight=None, bias=None, groups: int = 1, eps: float
     if weight is not None:
         y = y * weight.reshape(per_channel)
     return y if bias is None else y + bias.reshape(per_channel)
-
-
-def _channels(a):
-    """a (N, C, *) as (N, C, L), L the product of the spatial dims."""
-    return a.reshape(a.shape[0], a.shape[1], math.prod(a.shape[2:]))
 
 
 class GroupNorm(Op):

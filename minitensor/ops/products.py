@@ -35,7 +35,7 @@ import numpy as np
 from .. import backend, dtypes
 from .._args import _dim
 from ..autograd.batching import decompose
-from ..autograd.dual import bilinear
+from ..autograd.dual import as_tensor, bilinear
 from ..autograd.function import Op
 from ..tensor import Tensor
 from ..tensor.creation import ones_like
@@ -206,9 +206,7 @@ class Kron(Op):
         contract = np.tensordot
         if not isinstance(grad, (np.ndarray, np.generic)):  # create_graph: the op again, on Tensors (and constants)
             contract = tensordot
-            a, b = (
-                x if x is None or isinstance(x, Tensor) else Tensor._make(np.asarray(x), False, None) for x in (a, b)
-            )
+            a, b = as_tensor(a), as_tensor(b)
         da = contract(g, b, (b_dims, list(range(len(b_dims))))) if need_a else None
         db = contract(a, g, (list(range(len(a_dims))), a_dims)) if need_b else None
         return da, db
