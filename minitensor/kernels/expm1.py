@@ -52,13 +52,29 @@ def _expm1_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(inline="always", fastmath={"contract"})
-def expm1_32(v):
-    """expm1 of one float32 number (inlined into the caller's loop)."""
+def _near_zero_32(v):
+    """expm1 of a float32 ``|v| < ln 2``: x (1 + x P(x)) (-0.0 stays -0.0)."""
     f = np.float32
     p = f(_P32[0])
     for c in _P32[1:]:
         p = p * v + f(c)
-    small = v * (f(1.0) + v * p)  # (x (1 + x P): -0.0 stays -0.0)
+    return v * (f(1.0) + v * p)
+
+
+@njit(inline="always", fastmath={"contract"})
+def _near_zero_64(v):
+    """expm1 of a float64 ``|v| < ln 2``: x (1 + x P(x))."""
+    p = _P64[0]
+    for c in _P64[1:]:
+        p = p * v + c
+    return v * (1.0 + v * p)
+
+
+@njit(inline="always", fastmath={"contract"})
+def expm1_32(v):
+    """expm1 of one float32 number (inlined into the caller's loop)."""
+    f = np.float32
+    small = _near_zero_32(v)
     e = exp32(-abs(v))
     u = e if v < 0 else f(1.0) / e
     return small if abs(v) < f(_LN2) else u - f(1.0)
@@ -69,30 +85,21 @@ def expm1_negative_32(v):
     """``expm1_32`` of a float32 ``v <= 0`` (or NaN), without the reciprocal the positive side needs
     (ELU's negative piece, ``elu.py``)."""
     f = np.float32
-    p = f(_P32[0])
-    for c in _P32[1:]:
-        p = p * v + f(c)
-    small = v * (f(1.0) + v * p)
+    small = _near_zero_32(v)
     return small if abs(v) < f(_LN2) else exp32(v) - f(1.0)
 
 
 @njit(inline="always", fastmath={"contract"})
 def expm1_negative_64(v):
     """``expm1_64`` of a float64 ``v <= 0`` (or NaN)."""
-    p = _P64[0]
-    for c in _P64[1:]:
-        p = p * v + c
-    small = v * (1.0 + v * p)
+    small = _near_zero_64(v)
     return small if abs(v) < _LN2 else exp64(v) - 1.0
 
 
 @njit(inline="always", fastmath={"contract"})
 def expm1_64(v):
     """expm1 of one float64 number (inlined into the caller's loop)."""
-    p = _P64[0]
-    for c in _P64[1:]:
-        p = p * v + c
-    small = v * (1.0 + v * p)
+    small = _near_zero_64(v)
     e = exp64(-abs(v))
     h = 1.0 / exp64(-0.5 * abs(v))  # (v > 708: exp(v) = (1 / exp(-v / 2))^2, each factor in range)
     u = e if v < 0 else (1.0 / e if v <= 708.0 else h * h)
