@@ -24,7 +24,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``where``,
   ``flip``, ``triangle``;
-- losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy);
+- losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy), the CTC
+  recursions (``ctc_alpha``, ``ctc_gradient``);
 - products: ``matmul``, convolution (``conv2d`` and its two gradients over the windows of
   ``conv_window``; ``im2col``, ``col2im``), attention (``attention_forward``, ``heads_forward``,
   ...), the recurrent layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's
@@ -59,6 +60,7 @@ from .kernels import column_sums as _column_sums
 from .kernels import constant_pad as _constant_pad
 from .kernels import conv as _conv
 from .kernels import cross as _cross
+from .kernels import ctc as _ctc
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
 from .kernels import elu as _elu
@@ -234,6 +236,8 @@ group_norm_backward = _batch_norm.group_norm_backward  # (grad, x, mean, invstd,
 pdist_forward = _pdist.pdist_forward  # (x (N, M),) -> the Euclidean distances of the pairs of rows i < j
 pdist_backward = _pdist.pdist_backward  # (grad, x, y) -> dx
 cross = _cross.cross  # (a, b, dim): the cross product of 3-vectors along dim
+ctc_alpha = _ctc.ctc_alpha  # (lp, ext, skip, states, input_lengths, target_lengths) -> (alpha, nll)
+ctc_gradient = _ctc.ctc_gradient  # (grad, lp, alpha, nll, ext, skip, states, input_lengths) -> d lp
 resample = _resample.resample  # (planes, rows, cols): sum of weighted taps per output (interpolate, pad)
 resample_transpose = _resample.resample_transpose  # (grad, rows, cols, size): its backward, a scatter-add
 pad_planes = _constant_pad.pad_planes  # (x, top, bottom, left, right, value): the last two dims padded

@@ -20,6 +20,7 @@ l'_s = c of alpha_t(s) + beta_t(s)``, the gradient is PyTorch's::
 The second term is the derivative of ``nll``; the first, ``exp(lp)``, is what PyTorch adds: it assumes
 ``lp = log_softmax(logits)``, whose backward then removes it (each row of ``exp(lp)`` sums to 1, a
 constant).  Through ``log_softmax`` the gradient is therefore exact; on raw ``lp`` it is PyTorch's.
+Both recursions run in the backend (``kernels/ctc.py``: one sample's states in one loop).
 
 Second order (``create_graph=True``): the gradient of ``_plain``, the same loss (plus the sum of
 ``exp(lp)`` over the counted time steps, so that its gradient is the one above) written in Tensor ops:
@@ -58,67 +59,6 @@ def extended_targets(targets: np.ndarray, target_lengths: np.ndarray, blank: int
     return ext, skip, 2 * target_lengths + 1
 
 
-def _shift(a: np.ndarray, by: int) -> np.ndarray:
-    """``a`` (N, L) moved ``by`` states to the right (``by`` < 0: to the left), -inf filling in."""
-    out = np.full_like(a, -np.inf)
-    if by > 0:
-        out[:, by:] = a[:, :-by]
-    else:
-        out[:, :by] = a[:, -by:]
-    return out
-
-
-def _lse(*arrays: np.ndarray) -> np.ndarray:
-    out = arrays[0]
-    for a in arrays[1:]:
-        out = np.logaddexp(out, a)
-    return out
-
-
-def log_alpha(lp_ext: np.ndarray, skip: np.ndarray, states: np.ndarray) -> np.ndarray:
-    """The forward variables (T, N, L) of the states' log-probabilities ``lp_ext`` (T, N, L)."""
-    t_max, n, length = lp_ext.shape
-    alpha = np.full(lp_ext.shape, -np.inf)
-    if t_max == 0:
-        return alpha
-    alpha[0, :, 0] = lp_ext[0, :, 0]
-    if length > 1:
-        alpha[0, :, 1] = backend.where(states > 1, lp_ext[0, :, 1], -np.inf)
-    for t in range(1, t_max):
-        prev = alpha[t - 1]
-        alpha[t] = _lse(prev, _shift(prev, 1), backend.where(skip, _shift(prev, 2), -np.inf)) + lp_ext[t]
-    return alpha
-
-
-def log_beta(lp_ext: np.ndarray, skip: np.ndarray, states: np.ndarray, input_lengths: np.ndarray) -> np.ndarray:
-    """The backward variables (T, N, L), started at each sample's last time step ``input_lengths - 1``."""
-    t_max, n, _ = lp_ext.shape
-    beta = np.full(lp_ext.shape, -np.inf)
-    rows = np.nonzero(input_lengths > 0)[0]
-    last = input_lengths[rows] - 1
-    beta[last, rows, states[rows] - 1] = lp_ext[last, rows, states[rows] - 1]
-    two = rows[states[rows] > 1]
-    beta[input_lengths[two] - 1, two, states[two] - 2] = lp_ext[input_lengths[two] - 1, two, states[two] - 2]
-    skip_ahead = _shift(skip.astype(float), -2) > 0  # may state s + 2 be reached from s
-    for t in range(t_max - 2, -1, -1):
-        nxt = beta[t + 1]
-        step = _lse(nxt, _shift(nxt, -1), backend.where(skip_ahead, _shift(nxt, -2), -np.inf)) + lp_ext[t]
-        beta[t] = backend.where((t < input_lengths - 1)[:, None], step, beta[t])
-    return beta
-
-
-def _nll(alpha: np.ndarray, states: np.ndarray, input_lengths: np.ndarray, target_lengths: np.ndarray) -> np.ndarray:
-    """-log p(target) of each sample from its forward variables at its last time step."""
-    n = alpha.shape[1]
-    nll = backend.where(target_lengths == 0, 0.0, np.inf)  # (an empty input: only an empty target fits)
-    rows = np.nonzero(input_lengths > 0)[0]
-    last = alpha[input_lengths[rows] - 1, rows]  # (rows, L)
-    end = last[np.arange(rows.size), states[rows] - 1]
-    before = backend.where(states[rows] > 1, last[np.arange(rows.size), np.maximum(states[rows] - 2, 0)], -np.inf)
-    nll[rows] = -np.logaddexp(end, before)
-    return nll if n else nll[:0]
-
-
 class CtcLoss(Op):
     """The CTC negative log-likelihood of each sample, (N,), of ``log_probs`` (T, N, C).
 
@@ -130,13 +70,9 @@ class CtcLoss(Op):
     @staticmethod
     def forward(ctx, log_probs, targets=None, input_lengths=None, target_lengths=None, blank=0, zero_infinity=False):
         ext, skip, states = extended_targets(targets, target_lengths, blank)
-        lp = log_probs.astype(np.float64, copy=False)
-        lp_ext = np.take_along_axis(lp, np.broadcast_to(ext, (lp.shape[0], *ext.shape)), axis=2)
-        lp_ext = backend.where(np.arange(ext.shape[1]) < states[:, None], lp_ext, -np.inf)
-        alpha = log_alpha(lp_ext, skip, states)
-        nll = _nll(alpha, states, input_lengths, target_lengths)
+        alpha, nll = backend.ctc_alpha(log_probs, ext, skip, states, input_lengths, target_lengths)
         feasible = np.isfinite(nll)
-        save_with_state(ctx, log_probs, state=(alpha, lp_ext, ext, skip, states, nll))
+        save_with_state(ctx, log_probs, state=(alpha, ext, skip, states, nll))
         ctx.settings = {"targets": targets, "input_lengths": input_lengths, "target_lengths": target_lengths,
                         "blank": blank, "feasible": feasible}  # fmt: skip
         out = backend.where(feasible, nll, 0.0) if zero_infinity else nll
@@ -146,19 +82,8 @@ class CtcLoss(Op):
     def backward(ctx, grad):
         if not on_arrays(grad):
             return composite(_plain, ctx.saved_tensors[:1], ctx, grad, **ctx.settings)
-        log_probs, (alpha, lp_ext, ext, skip, states, nll) = ctx.saved_tensors
-        input_lengths, feasible = ctx.settings["input_lengths"], ctx.settings["feasible"]
-        beta = log_beta(lp_ext, skip, states, input_lengths)
-        t_max, n, c = log_probs.shape
-        lcab = np.full((t_max, n, c), -np.inf)
-        t_idx, n_idx, s_idx = np.indices(alpha.shape)
-        np.logaddexp.at(lcab, (t_idx, n_idx, ext[n_idx, s_idx]), alpha + beta)
-        lp = log_probs.astype(np.float64, copy=False)
-        with np.errstate(invalid="ignore"):  # (infeasible samples: -inf + inf, replaced below)
-            g = np.exp(lp) - np.exp(lcab + backend.where(feasible, nll, 0.0)[None, :, None] - lp)
-        counted = (np.arange(t_max)[:, None] < input_lengths[None, :]) & feasible[None, :]
-        g = backend.where(counted[:, :, None], g * np.asarray(grad)[None, :, None], 0.0)
-        return g.astype(log_probs.dtype)
+        log_probs, (alpha, ext, skip, states, nll) = ctx.saved_tensors
+        return backend.ctc_gradient(grad, log_probs, alpha, nll, ext, skip, states, ctx.settings["input_lengths"])
 
     @staticmethod
     def jvp(ctx, dlp):
