@@ -114,3 +114,26 @@ def test_glu_batches_by_its_dim_rule(dim, no_loop, torch):
     theirs = lambda t: torch.nn.functional.glu(t, dim)  # noqa: E731
     _compare(ours, theirs, (0,), x, torch=torch)
     _compare(ours, theirs, (2,), x, torch=torch)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multi_class_margin_losses_batch_as_a_loop(reduction, no_loop):
+    """multi_margin_loss and multilabel_margin_loss (ops/margin_loss.py): the examples' rows in one
+    call, then each example's reduction; per-example gradients likewise."""
+    rng = np.random.default_rng(4)
+    x = mt.tensor(rng.standard_normal((3, 4, 5)), dtype=mt.float64)  # 3 examples of (4, 5) scores
+    labels = np.full((3, 4, 5), -1)
+    labels[..., :2] = np.argsort(rng.random((3, 4, 5)), axis=-1)[..., :2]  # two classes per row, then -1
+    cases = [
+        (lambda v, t: F.multi_margin_loss(v, t, p=2, reduction=reduction), mt.tensor(rng.integers(0, 5, (3, 4)))),
+        (lambda v, t: F.multilabel_margin_loss(v, t, reduction=reduction), mt.tensor(labels)),
+    ]
+    for loss, target in cases:
+        got = func.vmap(loss)(x, target).numpy()
+        np.testing.assert_allclose(got, np.stack([loss(x[k], target[k]).numpy() for k in range(3)]), rtol=1e-12)
+        if reduction != "none":
+            grads = func.vmap(func.grad(loss))(x, target).numpy()
+            for k in range(3):
+                xk = x[k].detach().requires_grad_()
+                loss(xk, target[k]).backward()
+                np.testing.assert_allclose(grads[k], xk.grad.numpy(), rtol=1e-12)

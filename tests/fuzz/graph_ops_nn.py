@@ -207,6 +207,45 @@ def _hinge_ok(a, b) -> bool:
     return _same_shape(a, b) and bool(np.min(np.abs(b - a + 0.5)) > MARGIN)
 
 
+def _np_multi_margin(a):
+    """multi_margin_loss(a, target 0 in each row), summed: sum_{c != 0} [1 - a_0 + a_c]+ / C."""
+    return (np.maximum(1 - a[:, :1] + a, 0)[:, 1:].sum(1) / a.shape[1]).sum()
+
+
+def _np_multilabel_margin(a):
+    """multilabel_margin_loss(a, classes 0 and 1 in each row), summed:
+    sum_{j in 0, 1} sum_{c >= 2} [1 - a_j + a_c]+ / C."""
+    z = 1 - a[:, :2, None] + a[:, None, 2:]
+    return (np.maximum(z, 0).sum((1, 2)) / a.shape[1]).sum()
+
+
+def _margins_ok(a, listed: int) -> bool:
+    """An (N, C) value with C > ``listed`` whose margins 1 - a_j + a_c (j listed, c not) are away from 0."""
+    if a.ndim != 2 or a.shape[1] <= listed:
+        return False
+    return bool(np.min(np.abs(1 - a[:, :listed, None] + a[:, None, listed:])) > MARGIN)
+
+
+def _two_labels(shape: tuple) -> np.ndarray:
+    """Targets (N, C) listing classes 0 and 1 in each row, then -1."""
+    target = np.full(shape, -1)
+    target[:, :2] = (0, 1)
+    return target
+
+
+def _np_ctc_one_label(a):
+    """-log p(label 1) summed over the batch, by its closed form: the paths are blank* 1+ blank*."""
+    lp = a - np.log(np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True)) - a.max(-1, keepdims=True)
+    p = np.exp(lp)  # (T, N, C)
+    t_max = a.shape[0]
+    total = np.zeros(a.shape[1])
+    for start in range(t_max):  # the first and last steps of the label
+        for end in range(start, t_max):
+            path = np.prod(p[:start, :, 0], 0) * np.prod(p[start : end + 1, :, 1], 0) * np.prod(p[end + 1 :, :, 0], 0)
+            total = total + path
+    return -np.log(total).sum()
+
+
 LOSSES = [
     _loss("soft_margin_loss", lambda a, b: np.logaddexp(0, -a * b)),
     _loss(
@@ -244,21 +283,23 @@ LOSSES = [
         lambda a: f"F.ctc_loss({a}.log_softmax(-1), target [1] each, reduction='sum')",
         ok=lambda a: a.ndim == 3 and a.shape[2] >= 2 and a.shape[0] >= 1,
     ),
+    Op(
+        "multi_margin_loss",
+        1,
+        lambda a: F.multi_margin_loss(a, mt.zeros(a.shape[0], dtype=mt.int64), reduction="sum"),
+        _np_multi_margin,
+        lambda a: f"F.multi_margin_loss({a}, target 0 each, reduction='sum')",
+        ok=lambda a: _margins_ok(a, 1),
+    ),
+    Op(
+        "multilabel_margin_loss",
+        1,
+        lambda a: F.multilabel_margin_loss(a, mt.tensor(_two_labels(a.shape)), reduction="sum"),
+        _np_multilabel_margin,
+        lambda a: f"F.multilabel_margin_loss({a}, classes 0 and 1 each, reduction='sum')",
+        ok=lambda a: _margins_ok(a, 2),
+    ),
 ]
-
-
-def _np_ctc_one_label(a):
-    """-log p(label 1) summed over the batch, by its closed form: the paths are blank* 1+ blank*."""
-    lp = a - np.log(np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True)) - a.max(-1, keepdims=True)
-    p = np.exp(lp)  # (T, N, C)
-    t_max = a.shape[0]
-    total = np.zeros(a.shape[1])
-    for start in range(t_max):  # the first and last steps of the label
-        for end in range(start, t_max):
-            path = np.prod(p[:start, :, 0], 0) * np.prod(p[start : end + 1, :, 1], 0) * np.prod(p[end + 1 :, :, 0], 0)
-            total = total + path
-    return -np.log(total).sum()
-
 
 NN_UNARY = ACTIVATIONS + OTHERS + [op for op in LOSSES if op.arity == 1]
 NN_BINARY = DISTANCES + [op for op in LOSSES if op.arity == 2]

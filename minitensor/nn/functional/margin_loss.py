@@ -12,7 +12,8 @@ With ``[z]+ = max(z, 0)``, for each sample (``y`` a target of +1 or -1 unless sa
     triplet_margin_loss(a, p, n)         [margin + d(a, p) - d(a, n)]+,  d the p-norm pairwise distance
 
 then averaged over the samples (``reduction='mean'``), summed (``'sum'``) or kept (``'none'``).  Each is
-a composition of Tensor ops (differentiable to any order).  ``[z]+`` has PyTorch's gradient at
+a composition of Tensor ops (differentiable to any order), except the two multi-class losses: one op each
+(``ops/margin_loss.py``), whose definitions are such compositions.  ``[z]+`` has PyTorch's gradient at
 ``z = 0``: 1 where PyTorch's formula clamps (``clamp_min``), 0 where its kernel tests ``z > 0`` (the
 multi-class margins).  ``soft_margin_loss`` is computed as ``softplus(-y x)``: the same value, without
 the overflow of ``exp`` (PyTorch's gives inf for ``-y x`` above ~88 in float32).  The deprecated
@@ -28,8 +29,10 @@ import math
 
 import numpy as np
 
+from ...autograd.batching import BatchedTensor, physical
 from ...ops import smooth_activations as S
 from ...ops.loss import _reduce_tensor
+from ...ops.margin_loss import MultilabelMarginLoss, MultiMarginLoss, _multi_plain
 from ...ops.shape import where
 from ...ops.softplus import Softplus
 from ...tensor import Tensor
@@ -144,14 +147,18 @@ def multilabel_soft_margin_loss(
     return _reduce(loss.sum(-1) / x.shape[-1], reduction)
 
 
-def _class_targets(target, input: Tensor, fn: str, shape: tuple) -> np.ndarray:  # noqa: A002
-    """An integer target as an array of ``shape``, checked against the C classes of ``input``."""
-    array = target._data if isinstance(target, Tensor) else np.asarray(target)
-    if array.dtype.kind not in "iu":
-        raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {array.dtype}")
-    if array.shape != shape:
-        raise ValueError(f"{fn}: target must have shape {shape} for input of shape {input.shape}, got {array.shape}")
-    return array.astype(np.int64, copy=False)
+def _class_targets(target, input: Tensor, fn: str, shape: tuple) -> tuple:  # noqa: A002
+    """(the target for the op: an int64 array of ``shape``, or inside vmap a batched target as it is;
+    its values, every example's, as an int64 array to check against the C classes of ``input``)."""
+    batched = isinstance(target, BatchedTensor)
+    values = physical(target)._data if isinstance(target, Tensor) else np.asarray(target)
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {values.dtype}")
+    if (target.shape if batched else values.shape) != shape:
+        got = target.shape if batched else values.shape
+        raise ValueError(f"{fn}: target must have shape {shape} for input of shape {input.shape}, got {got}")
+    values = values.astype(np.int64, copy=False)
+    return (target if batched else values), values
 
 
 def _class_scores(input, fn: str) -> Tensor:  # noqa: A002
@@ -180,19 +187,22 @@ def multi_margin_loss(
         raise ValueError(f"{fn}: p must be 1 or 2, got {p!r}")
     margin = check_number(margin, "margin", fn)
     c = x.shape[-1]
-    y = _class_targets(target, x, fn, x.shape[:-1])
-    if y.size and (y.min() < 0 or y.max() >= c):
-        raise ValueError(f"{fn}: target holds class index {y.min() if y.min() < 0 else y.max()}, outside [0, {c - 1}]")
-    picked = x.gather(-1, Tensor(y[..., None]))  # x_y, (N, 1)
-    z = _positive_part(margin - picked + x, strict=True)
-    z = z * z if p == 2 else z
+    y, values = _class_targets(target, x, fn, x.shape[:-1])
+    if values.size and (values.min() < 0 or values.max() >= c):
+        bad = values.min() if values.min() < 0 else values.max()
+        raise ValueError(f"{fn}: target holds class index {bad}, outside [0, {c - 1}]")
+    w = None
     if weight is not None:
         (w,) = _float_inputs(fn, weight=weight)
         if w.shape != (c,):
             raise ValueError(f"{fn}: weight must have shape ({c},) (one per class), got {w.shape}")
-        z = z * w[y][..., None]
-    others = np.arange(c) != y[..., None]  # (c != y)
-    return _reduce(where(others, z, 0.0).sum(-1) / c, reduction)
+        if w.requires_grad:  # (PyTorch gives the weight no gradient; the definition does)
+            return _reduce(_multi_plain(x.reshape(-1, c), y.reshape(-1), p, margin, w, "none").reshape(y.shape),
+                           reduction)  # fmt: skip
+        w = w._data if w.dtype == x.dtype else w._data.astype(x.dtype)
+    settings = {"p": p, "margin": margin, "weight": w, "reduction": reduction}
+    loss = MultiMarginLoss.apply(x.reshape(-1, c) if x.ndim == 1 else x, y.reshape(-1), **settings)
+    return loss.reshape(()) if x.ndim == 1 and reduction == "none" else loss
 
 
 def multilabel_margin_loss(
@@ -208,20 +218,13 @@ def multilabel_margin_loss(
     reduction = reduction_of(size_average, reduce, reduction, fn)
     x = _class_scores(input, fn)
     c = x.shape[-1]
-    y = _class_targets(target, x, fn, x.shape).reshape(-1, c)
-    listed = np.cumprod(y >= 0, axis=-1).astype(bool)  # up to the first -1
-    if np.any(y[listed] >= c):
-        raise ValueError(f"{fn}: target holds class index {y[listed].max()}, outside [0, {c - 1}]")
-    length = int(listed.sum(-1).max()) if listed.size else 0  # the longest list: (N, L) positions
-    valid = listed[:, :length]
-    is_target = np.zeros(y.shape, dtype=bool)  # (N, C): listed classes
-    is_target[np.nonzero(listed)[0], y[listed]] = True
-    rows_x = x.reshape(-1, c)
-    x_listed = rows_x.gather(-1, Tensor(np.where(valid, y[:, :length], 0)))  # (N, L): each listed score
-    z = _positive_part(1 - x_listed[:, :, None] + rows_x[:, None, :], strict=True)  # z[n, j, c]
-    pairs = valid[:, :, None] & ~is_target[:, None, :]  # listed position j (a repeat counts twice), c not listed
-    loss = (z * pairs).sum((1, 2)) / c
-    return _reduce(loss.reshape(x.shape[:-1]), reduction)
+    y, values = _class_targets(target, x, fn, x.shape)
+    values = values.reshape(-1, c)
+    listed = np.cumprod(values >= 0, axis=-1).astype(bool)  # up to the first -1
+    if np.any(values[listed] >= c):
+        raise ValueError(f"{fn}: target holds class index {values[listed].max()}, outside [0, {c - 1}]")
+    loss = MultilabelMarginLoss.apply(x.reshape(-1, c) if x.ndim == 1 else x, y.reshape(-1, c), reduction=reduction)
+    return loss.reshape(()) if x.ndim == 1 and reduction == "none" else loss
 
 
 def cosine_embedding_loss(
