@@ -1,10 +1,11 @@
 """Diagonals: ``diagonal``, ``diag``, ``diag_embed``, ``diagflat``, ``trace``, ``block_diag``, and the index
 lists ``tril_indices`` / ``triu_indices``.
 
-Reading a diagonal is indexing with two index arrays (``Index``: its gradient puts the values
-back); writing one is ``IndexAdd`` into zeros (its gradient reads them again), so every order of
-derivative is exact.  ``trace`` is one op (``Trace``): its gradient is the incoming one times the
-identity.  ``offset`` (``diagonal`` for ``diag``) > 0 is above the main diagonal, < 0
+Two ops, each the other's gradient: ``Diagonal`` reads a diagonal (``np.diagonal``: a strided
+view, copied), ``DiagonalScatter`` writes one into zeros (through a writable strided view of them),
+so every order of derivative is exact and neither pass gathers or scatters by index arrays.
+``trace`` is one op (``Trace``): its gradient is the incoming one times the identity.
+``offset`` (``diagonal`` for ``diag``) > 0 is above the main diagonal, < 0
 below.  PyTorch's ``diagonal`` returns a view; minitensor's is a copy (writing into it does not
 change the input).
 
@@ -22,19 +23,75 @@ import numpy as np
 
 from .. import dtypes
 from .._args import _dim
-from ..autograd.batching import decompose
+from ..autograd.batching import decompose, shift
 from ..autograd.dual import linear
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import int_arg, tensor_input
-from .shape import Index, IndexAdd, cat
+from .shape import cat
 
 
-def _diagonal_key(rows: int, cols: int, offset: int) -> tuple:
-    """(row indices, column indices) of the ``offset`` diagonal of a (rows, cols) matrix."""
-    length = max(min(rows - max(-offset, 0), cols - max(offset, 0)), 0)
-    steps = np.arange(length)
-    return steps + max(-offset, 0), steps + max(offset, 0)
+def _length(rows: int, cols: int, offset: int) -> int:
+    """The length of the ``offset`` diagonal of a (rows, cols) matrix."""
+    return max(min(rows - max(-offset, 0), cols - max(offset, 0)), 0)
+
+
+def _written_diagonal(out: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """A writable view of the ``offset`` diagonal of the C-contiguous ``out`` in dims ``dim1``, ``dim2``,
+    laid out as ``np.diagonal``'s (the other dims in order, then the diagonal)."""
+    keep = [d for d in range(out.ndim) if d not in (dim1, dim2)]
+    shape = tuple(out.shape[d] for d in keep) + (_length(out.shape[dim1], out.shape[dim2], offset),)
+    if 0 in shape:
+        return np.empty(shape, out.dtype)  # (nothing to write)
+    strides = tuple(out.strides[d] for d in keep) + (out.strides[dim1] + out.strides[dim2],)
+    start = max(-offset, 0) * out.strides[dim1] + max(offset, 0) * out.strides[dim2]
+    return np.ndarray(shape, out.dtype, buffer=out, offset=start, strides=strides)
+
+
+class Diagonal(Op):
+    """The ``offset`` diagonal of x in dims ``dim1``, ``dim2`` (non-negative, different) as the last dim
+    of the result, the other dims in order (a copy).  Its gradient writes the incoming one back onto
+    that diagonal of zeros shaped like x (``DiagonalScatter``)."""
+
+    @staticmethod
+    def forward(ctx, x, offset=0, dim1=0, dim2=1):
+        ctx.shape_in, ctx.diagonal = x.shape, (offset, dim1, dim2)
+        return np.diagonal(x, offset, dim1, dim2).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, dim1, dim2 = ctx.diagonal
+        return DiagonalScatter.call(grad, shape=ctx.shape_in, offset=offset, dim1=dim1, dim2=dim2)
+
+    jvp = linear  # linear in its input: the tangent's diagonal
+
+    batch = shift("dim1", "dim2")  # vmap: both dims move one up
+
+
+class DiagonalScatter(Op):
+    """Zeros of ``shape`` with ``values`` (laid out as ``Diagonal``'s result) on the ``offset`` diagonal of
+    dims ``dim1``, ``dim2``.  Its gradient reads that diagonal of the incoming one (``Diagonal``)."""
+
+    @staticmethod
+    def forward(ctx, values, shape=(), offset=0, dim1=0, dim2=1):
+        ctx.diagonal = (offset, dim1, dim2)
+        out = np.zeros(shape, values.dtype)
+        _written_diagonal(out, offset, dim1, dim2)[...] = values
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, dim1, dim2 = ctx.diagonal
+        return Diagonal.call(grad, offset=offset, dim1=dim1, dim2=dim2)
+
+    jvp = linear  # linear in its input: the tangent on the diagonal
+
+    @staticmethod
+    def batch(b):  # vmap: the batch dim first in the result too, both dims one up
+        s = b.settings
+        values = b.expanded(0)
+        return b.run(values, shape=(values.shape[0], *s["shape"]), offset=s["offset"], dim1=s["dim1"] + 1,
+                     dim2=s["dim2"] + 1)  # fmt: skip
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):  # noqa: A002
@@ -46,9 +103,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):  # noqa: A00
     d1, d2 = _dim(dim1, input.ndim, "dim1"), _dim(dim2, input.ndim, "dim2")
     if d1 == d2:
         raise ValueError(f"diagonal: dim1 and dim2 must be different dims, got {dim1} and {dim2}")
-    moved = input.permute(*[d for d in range(input.ndim) if d not in (d1, d2)], d1, d2)
-    rows, cols = _diagonal_key(input.shape[d1], input.shape[d2], offset)
-    return Index.apply(moved, key=(Ellipsis, rows, cols), unique=True)  # (each position once)
+    return Diagonal.apply(input, offset=offset, dim1=d1, dim2=d2)
 
 
 _diagonal_of = diagonal  # (for ``diag``, whose argument ``diagonal`` hides the function)
@@ -66,12 +121,10 @@ def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):  # noqa:
     if d1 == d2:
         raise ValueError(f"diag_embed: dim1 and dim2 must be different dims, got {dim1} and {dim2}")
     size = input.shape[-1] + abs(offset)
-    rows, cols = _diagonal_key(size, size, offset)
-    square = IndexAdd.apply(input, key=(Ellipsis, rows, cols), shape=input.shape[:-1] + (size, size), unique=True)
-    order = [None] * ndim  # where each dim of ``square`` (batch..., rows, cols) goes
-    order[d1], order[d2] = ndim - 2, ndim - 1
-    rest = iter(range(ndim - 2))
-    return square.permute(*[o if o is not None else next(rest) for o in order])
+    shape = [*input.shape[:-1]]  # the result's: the batch dims in order, (size, size) at d1 and d2
+    for d in sorted((d1, d2)):
+        shape.insert(d, size)
+    return DiagonalScatter.apply(input, shape=tuple(shape), offset=offset, dim1=d1, dim2=d2)
 
 
 def diag(input, diagonal: int = 0):  # noqa: A002

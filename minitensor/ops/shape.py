@@ -78,18 +78,16 @@ def _may_repeat(key) -> bool:
 
 
 class Index(Op):
-    """``x[key]``; repeated integer indices accumulate their gradients (``unique``: the caller knows
-    the key names each position once, e.g. a diagonal, so the backward simply writes them)."""
+    """``x[key]``; repeated integer indices accumulate their gradients."""
 
     @staticmethod
-    def forward(ctx, x, key=None, unique=False):
+    def forward(ctx, x, key=None):
         ctx.shape_in, ctx.key = x.shape, own_arrays(key) if ctx.needs_input_grad[0] else key
-        ctx.unique = unique
         return np.asarray(x[key])
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in, unique=ctx.unique)
+        return IndexAdd.call(grad, key=ctx.key, shape=ctx.shape_in)
 
     jvp = linear  # linear in its input: the tangent goes through the op itself
 
@@ -97,7 +95,7 @@ class Index(Op):
     def batch(b):
         key = b.settings["key"]
         key = key if isinstance(key, tuple) else (key,)
-        out = b.run(b.values[0], key=(slice(None), *key), unique=b.settings.get("unique", False))
+        out = b.run(b.values[0], key=(slice(None), *key))
         apart = _advanced_apart(key)  # (NumPy puts separated advanced indices' dims first)
         return out if apart is None else out.movedim(apart, 0)
 
@@ -126,14 +124,13 @@ def own_arrays(key):
 
 class IndexAdd(Op):
     """Zeros of ``shape`` with ``values`` added at ``[key]`` (the backward of ``Index``:
-    repeated integer indices add up; ``unique``: the caller knows the key names each position once,
-    e.g. a diagonal, so the values are simply written).  Its own backward is ``grad[key]``."""
+    repeated integer indices add up).  Its own backward is ``grad[key]``."""
 
     @staticmethod
-    def forward(ctx, values, key=None, shape=(), unique=False):
-        ctx.key, ctx.unique = key, unique
+    def forward(ctx, values, key=None, shape=()):
+        ctx.key = key
         out = np.zeros(shape, dtype=values.dtype)
-        if not unique and _may_repeat(key):
+        if _may_repeat(key):
             backend.index_add(out, key, values)  # np.add.at, with a kernel for integer-array keys
         else:
             out[key] = values
@@ -141,7 +138,7 @@ class IndexAdd(Op):
 
     @staticmethod
     def backward(ctx, grad):
-        return Index.call(grad, key=ctx.key, unique=ctx.unique)
+        return Index.call(grad, key=ctx.key)
 
     jvp = linear  # linear in its input: the tangent goes through the op itself
 
@@ -152,8 +149,7 @@ class IndexAdd(Op):
         values = b.expanded(0)
         apart = _advanced_apart(key)
         values = values if apart is None else values.movedim(0, apart)
-        batched_shape = (b.size, *b.settings["shape"])
-        return b.run(values, key=(slice(None), *key), shape=batched_shape, unique=b.settings.get("unique", False))
+        return b.run(values, key=(slice(None), *key), shape=(b.size, *b.settings["shape"]))
 
 
 class MaskedSelect(Op):

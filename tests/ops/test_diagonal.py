@@ -19,16 +19,27 @@ def test_diagonal(offset, dim1, dim2):
     check_op(lambda x: mt.diagonal(x, offset, dim1, dim2), lambda x: x.diagonal(offset, dim1, dim2), CUBE)
 
 
-def test_diagonal_under_vmap_and_its_gradient_written_not_accumulated():
-    """The diagonal's key names each position once: its backward writes the gradient (no np.add.at);
-    under vmap the batched key keeps that."""
+def test_diagonal_and_diag_embed_under_vmap_by_their_rules(monkeypatch):
+    """Diagonal and DiagonalScatter batch by their rules (no per-example loop), and so do their
+    gradients: PyTorch's numbers."""
     torch = pytest.importorskip("torch")
+    from minitensor.autograd import batching
+
+    monkeypatch.setattr(batching, "loop", lambda b: pytest.fail(f"{b.op.__name__} ran vmap's per-example loop"))
     stacked = mt.func.vmap(lambda m: mt.diagonal(m, 1))(mt.tensor(CUBE, dtype=mt.float64))
     np.testing.assert_array_equal(stacked.numpy(), np.diagonal(CUBE, 1, 1, 2))
     grad = mt.func.vmap(mt.func.grad(lambda m: (mt.diagonal(m, -1) ** 2).sum()))(mt.tensor(CUBE, dtype=mt.float64))
     t = torch.tensor(CUBE, requires_grad=True)
     (torch.diagonal(t, -1, 1, 2) ** 2).sum().backward()
     np.testing.assert_allclose(grad.numpy(), t.grad.numpy(), rtol=1e-14)
+    embedded = mt.func.vmap(lambda v: mt.diag_embed(v, -1, 0, 2))(mt.tensor(CUBE, dtype=mt.float64))
+    np.testing.assert_array_equal(embedded.numpy(), torch.vmap(lambda v: v.diag_embed(-1, 0, 2))(t.detach()).numpy())
+
+
+def test_diagonals_off_the_matrix_are_empty_and_their_gradients_zero():
+    check_op(lambda x: mt.diagonal(x, 4), lambda x: x.diagonal(4), X)
+    check_op(lambda x: mt.diagonal(x, -3, 1, 0), lambda x: x.diagonal(-3, 1, 0), X)
+    check_op(lambda x: mt.diag_embed(x, 2), lambda x: x.diag_embed(2), X[:, :0])
 
 
 @pytest.mark.parametrize("offset, dim1, dim2", [(0, -2, -1), (1, 0, 2), (-2, 2, 1)])
