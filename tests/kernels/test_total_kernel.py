@@ -1,6 +1,7 @@
-"""kernels/total.py: the sum and mean of all elements of a float32 array (kernel: float64 lanes)
-equal the reference (NumPy's sum in float64) and the exact sum to float32 rounding, in any layout,
-with keepdims; other reductions and dtypes are NumPy's own, unchanged."""
+"""kernels/total.py: the sum and mean of all elements of a float32 array, and over its last dims
+(kernels: float64 lanes), equal the reference (NumPy's sum in float64) and the exact sum to float32
+rounding, in any layout (all elements) and with keepdims; other reductions and dtypes are NumPy's
+own, unchanged."""
 
 from __future__ import annotations
 
@@ -35,12 +36,28 @@ def test_layouts_and_keepdims(layout, keepdims) -> None:
             np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
+@pytest.mark.parametrize(("shape", "axis"), [((5, 7), (1,)), ((3, 4, 6), (1, 2)), ((3, 4, 6), (-1,)), ((9, 1), (1,))])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_sums_over_the_last_dims_equal_reference_and_the_exact_sums(kernel, shape, axis, keepdims) -> None:
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
+    exact = np.sum(x.astype(np.float64), axis=axis, keepdims=keepdims)
+    for fn, expected in ((total.total_sum, exact), (total.total_mean, exact / (x.size // exact.size))):
+        got, reference = both_paths(lambda fn=fn: fn(x, axis, keepdims))
+        assert got.dtype == reference.dtype == np.float32 and got.shape == reference.shape == expected.shape
+        np.testing.assert_array_equal(got, reference)
+        np.testing.assert_array_equal(got, expected.astype(np.float32))
+
+
 def test_other_reductions_are_numpys() -> None:
     x = np.random.default_rng(2).standard_normal((5, 7)).astype(np.float32)
-    np.testing.assert_array_equal(total.total_sum(x, (1,), keepdims=True), np.sum(x, axis=1, keepdims=True))
+    np.testing.assert_array_equal(total.total_sum(x, (0,), keepdims=True), np.sum(x, axis=0, keepdims=True))
     np.testing.assert_array_equal(total.total_mean(x, (0,), keepdims=False), np.mean(x, axis=0))
+    np.testing.assert_array_equal(total.total_sum(x.T, (1,), keepdims=False), np.sum(x.T, axis=1))  # (not C-contiguous)
     x64 = x.astype(np.float64)
     assert total.total_sum(x64, (0, 1), keepdims=False) == np.sum(x64)
+    np.testing.assert_array_equal(total.total_sum(x64, (1,), keepdims=False), np.sum(x64, axis=1))
 
 
 def test_tensor_sum_and_mean_on_the_kernel_keep_their_gradients() -> None:
