@@ -77,7 +77,11 @@ class Mul(Op):
 
 
 class Div(Op):
-    """a / b;  da = grad / b, db = -grad * (a / b) / b (never b * b, which over- or underflows)."""
+    """a / b;  da = grad / b, db = -grad * (a / b) / b (never b * b, which over- or underflows).
+
+    A b broadcast over grad (``x / norm``, ``x / std``) takes its gradient summed to its own shape
+    first, ``-(sum(grad * a) / b) / b``: one pass over the broadcast shape and a reduction, where the
+    formula takes four and the engine's reduction."""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -88,7 +92,12 @@ class Div(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -(grad * (a / b)) / b if ctx.needs_input_grad[1] else None
+        gb = None
+        if ctx.needs_input_grad[1]:
+            if type(grad) is np.ndarray and type(b) is np.ndarray and b.size < grad.size:
+                gb = -(backend.sum_to_shape(grad * a, b.shape) / b) / b
+            else:
+                gb = -(grad * (a / b)) / b
         return ga, gb
 
     @staticmethod

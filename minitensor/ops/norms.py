@@ -24,7 +24,7 @@ class Norm2(Op):
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.axis, ctx.keepdim = axis, keepdim
-        out = np.asarray(np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim)))  # 0-d: an array, not a scalar
+        out = np.asarray(np.sqrt(backend.reduce_sum(x * x, axis, keepdim)))  # 0-d: an array, not a scalar
         ctx.save_for_backward(x, out)
         return out
 

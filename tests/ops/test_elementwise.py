@@ -261,3 +261,12 @@ def test_second_derivative_of_tensor_pow_tensor():
 def test_scalar_base_pow_tensor_is_right():
     """With a Python-scalar base the mask is built from an array, and works."""
     assert gradgradcheck(lambda q: 2.0**q, f64(np.random.default_rng(0).uniform(-1.0, 1.0, 3)))
+
+
+@pytest.mark.parametrize("divisor_shape", [(4, 1), (5,), (1, 5), ()])
+def test_div_by_a_broadcast_divisor_against_pytorch(divisor_shape):
+    """A divisor broadcast over the quotient (``x / norm``) takes its gradient summed to its own shape
+    first (``Div.backward``): PyTorch's numbers to second order."""
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((4, 5)), rng.uniform(0.5, 2.0, divisor_shape)
+    check_op(lambda x, y: x / y, lambda x, y: x / y, a, b)
