@@ -141,6 +141,23 @@ def test_background_process_ends_when_its_parent_exits_or_is_killed(tmp_path) ->
     assert _gone_within(pid, 30)
 
 
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="no idle scheduling class here")
+def test_background_process_runs_niced_in_the_idle_scheduling_class(tmp_path) -> None:
+    """It takes only the cycles the program leaves (and the program's thread policy, which does not
+    count niced processes, keeps its threads)."""
+    process = _start("run('float32'); print(server_pid(), flush=True); time.sleep(600)", tmp_path)
+    try:
+        pid = int(process.stdout.readline())
+        end = time.monotonic() + 30
+        while os.sched_getscheduler(pid) != os.SCHED_IDLE and time.monotonic() < end:
+            time.sleep(0.05)  # (it sets its class as it starts)
+        assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+        assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0) + background.NICENESS
+    finally:
+        process.kill()
+        process.communicate(timeout=60)
+
+
 def test_a_forked_child_starts_its_own_background_process(tmp_path) -> None:
     code = """
 run('float64')

@@ -195,3 +195,16 @@ def test_the_environment_variable_sets_the_default_of_a_process(value, enabled) 
     code = "import minitensor as mt; print(mt.thread_policy_enabled())"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600, check=True)
     assert out.stdout.strip() == str(enabled)
+
+
+def test_busy_time_counts_user_system_interrupts_and_steal_not_nice_idle_or_iowait() -> None:
+    """``/proc/stat``'s columns: user nice system idle iowait irq softirq steal guest guest_nice; the
+    niced processes (the background compiler) yield their cores, so they are not busy time."""
+    stat = (
+        "cpu  999 999 999 999 999 999 999 999 0 0\n"
+        "cpu0 100 1000 20 5000 300 3 2 5 0 0\n"
+        "cpu1 200 50 10 6000 0 0 0 0 0 0\n"
+        "cpu2 7 7 7 7 7 7 7 7 0 0\n"
+        "intr 12345\n"
+    )
+    assert threads._busy_seconds(stat, {0, 1}, 100) == (100 + 20 + 3 + 2 + 5 + 200 + 10) / 100

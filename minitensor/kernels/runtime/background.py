@@ -9,7 +9,9 @@ runs it.  Later processes load it at their first call.
 
 Why a process and not a thread: numba holds the GIL for most of a compilation, so a
 thread would stall the program it should not delay.  The process runs at a lower
-priority (``NICENESS``): on a busy machine the program keeps the cores.
+priority (``NICENESS``) and, on Linux, in the idle scheduling class (``SCHED_IDLE``: it gets
+only the cycles no other process wants): the program keeps the cores, and its thread policy
+(``threads.py``) does not count the compiler as a busy process.
 
 Its life:
 
@@ -244,6 +246,7 @@ def serve(compile_request) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the terminal is for the parent
     try:
         os.nice(NICENESS)
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # (Linux only: elsewhere the niceness)
     except (AttributeError, OSError):
         pass
     requests: list = []

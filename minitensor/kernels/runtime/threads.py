@@ -10,7 +10,8 @@ count follows the machine: every ``CHECK_EVERY`` seconds (at most; the check is
 made when an op asks, one clock read per call otherwise) :func:`threads` reads
 how much CPU time the other processes took since the last check
 (``/proc/stat``: the busy time of the cores this process may run on, minus this
-process's own CPU time) and uses ``round(free cores)`` threads, at least 1 and
+process's own CPU time; niced processes, which yield their cores, do not count)
+and uses ``round(free cores)`` threads, at least 1 and
 at most the BLAS's own setting at the first check (``OPENBLAS_NUM_THREADS``, or
 one per core).  NumPy's BLAS is set to that count (``openblas_set_num_threads``),
 and ``dispatch.parallel_pays`` never takes a parallel kernel when it is 1.
@@ -126,16 +127,23 @@ def _cpu_seconds() -> tuple | None:
     """(busy seconds of the cores this process may use, this process's CPU seconds), or None."""
     try:
         with open("/proc/stat") as f:
-            lines = f.read().splitlines()
+            stat = f.read()
     except OSError:
         return None
-    cpus, tick, busy = _cpus(), os.sysconf("SC_CLK_TCK"), 0
-    for line in lines:
+    return _busy_seconds(stat, _cpus(), os.sysconf("SC_CLK_TCK")), time.process_time()
+
+
+def _busy_seconds(stat: str, cpus: set, tick: int) -> float:
+    """The busy seconds of ``cpus`` in the text of ``/proc/stat``: user, system, interrupts and steal
+    (guest is in user); not idle and iowait, and not nice: niced processes (the background compiler,
+    ``background.py``, among them) take a core only when the threads of this process leave it."""
+    busy = 0
+    for line in stat.splitlines():
         name, *fields = line.split()
         if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus:
             ticks = [int(v) for v in fields]
-            busy += sum(ticks[:8]) - ticks[3] - ticks[4]  # all but idle and iowait (guest is in user)
-    return busy / tick, time.process_time()
+            busy += sum(ticks[:8]) - ticks[1] - ticks[3] - ticks[4]  # (user nice system idle iowait irq softirq steal)
+    return busy / tick
 
 
 def _blas_threads() -> int | None:
