@@ -12,6 +12,7 @@ from strategies import broadcast_pairs, layouts, leaf, seeds, shapes
 
 import minitensor as mt
 from minitensor.autograd import gradcheck, gradgradcheck
+from minitensor.ops.shape import Index
 
 
 @st.composite
@@ -172,6 +173,15 @@ def test_getitem_advanced_gradcheck(name, seed, layout):
     np.testing.assert_array_equal(x[key].numpy(), x.numpy()[np_key])
     assert gradcheck(lambda t: t[key], x)
     assert gradgradcheck(lambda t: t[key], x)
+
+
+def test_rows_of_a_non_contiguous_array_by_one_int_array_are_numpys_indexing():
+    """Index takes such rows with np.take (ops/shape.py): the same values for every form of the key."""
+    x = np.arange(24.0).reshape(4, 6).T  # (6, 4), not C-contiguous
+    for key in (np.array([5, 0, 5, -1]), (np.array([[1, 2], [2, 1]]),), np.array(3), np.array([], dtype=np.int64)):
+        got = Index.run(x, key=key)
+        np.testing.assert_array_equal(got, x[key])
+        assert got.shape == x[key].shape
 
 
 def test_getitem_with_an_all_false_mask_selects_nothing():
