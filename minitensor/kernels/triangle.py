@@ -20,7 +20,12 @@ from .runtime.jit import njit
 
 
 def triangle(x: np.ndarray, diagonal: int, upper: bool) -> np.ndarray:
-    """The lower (``upper``: upper) triangle of the last two dims of ``x``, the rest zero."""
+    """The lower (``upper``: upper) triangle of the last two dims of ``x``, the rest zero.  Matrices
+    stored transposed (a transposed gradient) are not copied: the lower triangle of x is the
+    transpose of the upper triangle of xᵀ, on the diagonal -``diagonal``."""
+    t = x.swapaxes(-1, -2)
+    if not x.flags.c_contiguous and t.flags.c_contiguous:
+        return triangle(t, -diagonal, not upper).swapaxes(-1, -2)
     x = np.ascontiguousarray(x)
     out = np.empty_like(x)
     m, n = x.shape[-2:]

@@ -37,3 +37,14 @@ def test_public_function_on_both_paths() -> None:
     np.testing.assert_array_equal(jitted, reference)
     np.testing.assert_array_equal(jitted, np.tril(x, 1))
     assert K.triangle(np.zeros((0, 3, 3), np.float32), 0, True).shape == (0, 3, 3)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("shape", [(5, 7), (2, 4, 3)])
+def test_matrices_stored_transposed_take_the_flipped_triangle_of_their_transpose(upper, shape) -> None:
+    x = np.ascontiguousarray(np.random.default_rng(2).standard_normal(shape[:-2] + shape[:-3:-1])).swapaxes(-1, -2)
+    assert x.shape == shape and not x.flags.c_contiguous
+    for diagonal in (-2, 0, 3):
+        got = K.triangle(x, diagonal, upper)
+        np.testing.assert_array_equal(got, np.triu(x, diagonal) if upper else np.tril(x, diagonal))
+        assert got.swapaxes(-1, -2).flags.c_contiguous  # (the transposed path: the transpose of a new array)
