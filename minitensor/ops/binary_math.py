@@ -1,8 +1,8 @@
 """Elementwise functions of two (or three) tensors: ``hypot``, ``logaddexp``, ``logaddexp2``, ``copysign``,
 ``heaviside``, ``float_power``, ``lerp``, ``addcmul``, ``addcdiv``, ``true_divide``.
 
-``Hypot``, ``LogAddExp``, ``LogAddExp2`` and ``Copysign`` are ops of their own (stable forward,
-one node); the others are compositions of existing ops, so their gradients (of any order) come
+``Hypot``, ``LogAddExp``, ``LogAddExp2``, ``Copysign`` and ``Lerp`` are ops of their own (stable
+forward, one node); the others are compositions of existing ops, so their gradients (of any order) come
 from those::
 
     hypot(a, b)      = sqrt(a^2 + b^2)        da = a / out, db = b / out
@@ -205,16 +205,57 @@ def float_power(input, exponent):  # noqa: A002
     return _pow(base, exponent)
 
 
+class Lerp(Op):
+    """start + w (end - start) as PyTorch computes it: for |w| >= 0.5, end - (end - start)(1 - w), so
+    that w = 1 gives ``end`` exactly;  d start = grad (1 - w), d end = grad w, d w = grad (end - start).
+    ``w`` a number or an array (all three broadcast)."""
+
+    @staticmethod
+    def forward(ctx, start, end, weight):
+        need_weight = ctx.needs_input_grad[2]
+        ctx.save_for_backward(start if need_weight else None, end if need_weight else None, weight)
+        d = np.subtract(end, start)
+        if not isinstance(weight, np.ndarray):
+            return np.add(start, weight * d) if abs(weight) < 0.5 else np.subtract(end, d * (1 - weight))
+        return backend.where(np.abs(weight) < 0.5, start + weight * d, end - d * (1 - weight))
+
+    @staticmethod
+    def backward(ctx, grad):
+        start, end, weight = ctx.saved_tensors
+        need_start, need_end, need_weight = ctx.needs_input_grad
+        return (
+            grad * (1 - weight) if need_start else None,
+            grad * weight if need_end else None,
+            grad * (end - start) if need_weight else None,
+        )
+
+    @staticmethod
+    def jvp(ctx, d_start, d_end, d_weight):
+        start, end, weight = ctx.inputs
+        return plus(
+            plus(None if d_start is None else d_start * (1 - weight), None if d_end is None else d_end * weight),
+            None if d_weight is None else d_weight * (end - start),
+        )
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
 def lerp(input, end, weight):  # noqa: A002
-    """``input + weight * (end - input)``: weight a number or a tensor (all three broadcast)."""
+    """``input + weight * (end - input)`` (``Lerp``): weight a number or a tensor (all three broadcast)."""
     tensor_input(input, "lerp")
     tensor_input(end, "lerp", "end")
     if input.dtype != end.dtype:
         raise TypeError(f"lerp: expected end of input's dtype {dtypes.torch_name(input.dtype)}, got "
                         f"{dtypes.torch_name(end.dtype)}")  # fmt: skip
-    if not isinstance(weight, Tensor):
-        number_arg(weight, "lerp", "weight")
-    return input + weight * (end - input)
+    if isinstance(weight, Tensor):
+        if weight.dtype != input.dtype:
+            raise TypeError(f"lerp: expected weight of input's dtype {dtypes.torch_name(input.dtype)}, got "
+                            f"{dtypes.torch_name(weight.dtype)}")  # fmt: skip
+    else:
+        weight = float(number_arg(weight, "lerp", "weight"))
+    if input.dtype.kind not in "fc":
+        raise TypeError(f"lerp: input must be a floating point tensor, got {dtypes.torch_name(input.dtype)}")
+    return Lerp.apply(input, end, weight)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002

@@ -55,7 +55,26 @@ def test_float_power_computes_in_float64():
 def test_lerp_with_a_number_and_a_tensor_weight():
     w = rng.uniform(0, 1, (2, 3))
     check_op(lambda x, y: mt.lerp(x, y, 0.3), lambda x, y: x.lerp(y, 0.3), A, B)
+    check_op(lambda x, y: mt.lerp(x, y, 0.8), lambda x, y: x.lerp(y, 0.8), A, B)  # (the |w| >= 0.5 formula)
     check_op(mt.lerp, lambda x, y, z: x.lerp(y, z), A, B, w)
+    check_op(mt.lerp, lambda x, y, z: x.lerp(y, z), A, B[:1], w * 3 - 1.5)  # (both formulas, broadcast)
+
+
+def test_lerp_is_pytorchs_and_gives_end_at_weight_one():
+    """Both formulas, as PyTorch chooses them by |w|; PyTorch's kernel fuses the multiply-add, so the
+    last bit may differ.  w = 1 gives end exactly."""
+    torch = pytest.importorskip("torch")
+    a, b = (rng.standard_normal(1000).astype(np.float32) * 1e3 for _ in range(2))
+    w = rng.uniform(-1, 2, 1000).astype(np.float32)
+    for weight in (0.3, 0.7, 1.0, -0.2):
+        got = mt.lerp(mt.tensor(a), mt.tensor(b), weight).numpy()
+        expected = torch.lerp(torch.tensor(a), torch.tensor(b), weight).numpy()
+        np.testing.assert_allclose(got, expected, rtol=2e-6, atol=1e-3)
+    np.testing.assert_array_equal(mt.lerp(mt.tensor(a), mt.tensor(b), 1.0).numpy(), b)
+    got = mt.lerp(mt.tensor(a), mt.tensor(b), mt.tensor(w)).numpy()
+    expected = torch.lerp(torch.tensor(a), torch.tensor(b), torch.tensor(w)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=2e-6, atol=1e-3)
+    np.testing.assert_array_equal(mt.lerp(mt.tensor(a), mt.tensor(b), mt.ones(1000)).numpy(), b)
 
 
 def test_addcmul_and_addcdiv():
@@ -92,6 +111,8 @@ def test_in_place_forms_record_both_operands():
 def test_bad_arguments():
     with pytest.raises(TypeError, match="lerp: end must be a Tensor, got float"):
         mt.lerp(mt.ones(2), 1.0, 0.5)
+    with pytest.raises(TypeError, match="lerp: expected weight of input's dtype Float, got Double"):
+        mt.lerp(mt.ones(2), mt.ones(2), mt.ones(2, dtype=mt.float64))
     with pytest.raises(TypeError, match="lerp: expected end of input's dtype"):
         mt.lerp(mt.ones(2), mt.ones(2, dtype=mt.float64), 0.5)
     with pytest.raises(ValueError, match="hypot: shapes"):
