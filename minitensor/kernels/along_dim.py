@@ -135,10 +135,20 @@ def _gather_rows(x, index, out):
 
 @njit
 def _scatter_add_rows(out, index, values):
+    """A run of equal indices (cummax's and cummin's gradients have long ones) is summed in a register
+    and added once: adding each value to memory would wait for the previous addition to the same place."""
     for a in range(index.shape[0]):
         dst, idx, src = out[a], index[a], values[a]
-        for m in range(idx.shape[0]):
-            dst[idx[m]] += src[m]
+        if idx.shape[0] == 0:
+            continue
+        last, total = idx[0], src[0]
+        for m in range(1, idx.shape[0]):
+            if idx[m] == last:
+                total += src[m]
+            else:
+                dst[last] += total
+                last, total = idx[m], src[m]
+        dst[last] += total
 
 
 @njit

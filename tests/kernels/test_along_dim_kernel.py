@@ -67,8 +67,26 @@ def test_scatter_add_with_repeats(dtype, shape, dim, smaller) -> None:
         return out
 
     jitted, reference = _both(run)
-    np.testing.assert_array_equal(jitted, reference)  # the same additions in the same order
+    # (the same additions in the same order, except that along the last dim a run of equal indices is
+    # summed first, then added: a rounding apart)
+    np.testing.assert_allclose(jitted, reference, rtol=1e-6 if dtype == np.float32 else 1e-14, atol=1e-6)
     assert not np.array_equal(jitted, base)
+
+
+def test_scatter_add_along_the_last_dim_sums_runs_of_equal_indices() -> None:
+    """cummax's gradient: long runs of one index per row (the kernel adds each run once)."""
+    values = np.arange(1.0, 13.0).reshape(2, 6)
+    index = np.array([[0, 0, 0, 3, 3, 0], [5, 5, 5, 5, 5, 5]])
+    expected = np.full((2, 6), 0.5)
+    np.add.at(expected, (np.array([[0], [1]]), index), values)
+
+    def run():
+        out = np.full((2, 6), 0.5)
+        K.scatter_add(out, index, values, 1)
+        return out
+
+    for got in _both(run):
+        np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
