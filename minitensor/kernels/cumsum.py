@@ -1,4 +1,4 @@
-"""Running sums along one axis, accumulated in float64 as PyTorch does on the CPU.
+"""Running sums (and products) along one axis, accumulated in float64 as PyTorch does on the CPU.
 
 PyTorch adds a float32 running sum in a float64 accumulator and rounds each
 partial sum to float32 (``at::acc_type<float>`` is double): its results
@@ -12,7 +12,8 @@ dependent additions (one addition waits for the previous one, ~4 cycles);
 ``_cumsum_rows`` walks four rows side by side, four independent chains that
 keep the adder busy (~4x faster).  Along any other axis the running sum of a
 whole row of the inner dims is one vectorised addition (``_cumsum_inner``).
-``reverse=True`` sums from the end (the gradient of a running sum).
+``reverse=True`` sums from the end (the gradient of a running sum).  ``cumprod`` runs the same
+kernels multiplying (NumPy's float32 cumprod along the last axis: ~390 µs for 512 x 256).
 
 >>> cumsum(np.array([[1.0, 2.0, 3.0]], np.float32), axis=1, reverse=True)
 array([[6., 5., 3.]], dtype=float32)
@@ -30,16 +31,25 @@ from .runtime.jit import njit
 
 def cumsum(x: np.ndarray, axis: int, reverse: bool = False) -> np.ndarray:
     """Running sums of ``x`` along ``axis`` (from the end when ``reverse``); x's shape and dtype."""
+    return _scan(x, axis, reverse, False)
+
+
+def cumprod(x: np.ndarray, axis: int) -> np.ndarray:
+    """Running products of ``x`` along ``axis``; x's shape and dtype."""
+    return _scan(x, axis, False, True)
+
+
+def _scan(x: np.ndarray, axis: int, reverse: bool, product: bool) -> np.ndarray:
     x = np.ascontiguousarray(x)
     n = x.shape[axis]
     outer, inner = math.prod(x.shape[:axis]), math.prod(x.shape[axis + 1 :])
     out = np.empty_like(x)
     if inner == 1:  # along the last axis (or a last group of size-1 dims)
         x3, out3 = x.reshape(outer, n), out.reshape(outer, n)
-        _CUMSUM_ROWS.on(x)(x3, out3, reverse)
+        _CUMSUM_ROWS.on(x)(x3, out3, reverse, product)
     else:
         x3, out3 = x.reshape(outer, n, inner), out.reshape(outer, n, inner)
-        _CUMSUM_INNER.on(x)(x3, out3, reverse)
+        _CUMSUM_INNER.on(x)(x3, out3, reverse, product)
     return out
 
 
@@ -50,52 +60,59 @@ def _accumulator(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float32) if dtype.itemsize < 4 else np.dtype(np.float64)
 
 
-def _cumsum_numpy(x: np.ndarray, out: np.ndarray, reverse: bool) -> None:
-    """Reference: running sums along axis 1 of the 2-D or 3-D ``x`` into ``out``."""
+def _cumsum_numpy(x: np.ndarray, out: np.ndarray, reverse: bool, product: bool) -> None:
+    """Reference: running sums (products) along axis 1 of the 2-D or 3-D ``x`` into ``out``."""
     src = x[:, ::-1] if reverse else x
-    sums = np.cumsum(src, axis=1, dtype=_accumulator(x.dtype))
+    sums = (np.cumprod if product else np.cumsum)(src, axis=1, dtype=_accumulator(x.dtype))
     out[...] = sums[:, ::-1] if reverse else sums
 
 
+@njit(inline="always")
+def _step(total, value, product):
+    """The running total after ``value``: numba drops the branch not taken (``product`` is a constant)."""
+    return total * value if product else total + value
+
+
 @njit
-def _cumsum_rows(x, out, reverse):
+def _cumsum_rows(x, out, reverse, product):
     """Running sums along each row of the 2-D ``x``, four rows at a time (four independent chains)."""
     rows, n = x.shape
     full = rows - rows % 4
+    start = 1.0 if product else 0.0  # float64 accumulators
     for r in range(0, full, 4):
         x0, x1, x2, x3 = x[r], x[r + 1], x[r + 2], x[r + 3]
         o0, o1, o2, o3 = out[r], out[r + 1], out[r + 2], out[r + 3]
-        s0 = s1 = s2 = s3 = 0.0  # float64 accumulators
+        s0 = s1 = s2 = s3 = start
         for step in range(n):
             i = n - 1 - step if reverse else step
-            s0 += x0[i]
-            s1 += x1[i]
-            s2 += x2[i]
-            s3 += x3[i]
+            s0 = _step(s0, x0[i], product)
+            s1 = _step(s1, x1[i], product)
+            s2 = _step(s2, x2[i], product)
+            s3 = _step(s3, x3[i], product)
             o0[i] = s0
             o1[i] = s1
             o2[i] = s2
             o3[i] = s3
     for r in range(full, rows):
-        s = 0.0
+        s = start
         for step in range(n):
             i = n - 1 - step if reverse else step
-            s += x[r, i]
+            s = _step(s, x[r, i], product)
             out[r, i] = s
 
 
 @njit
-def _cumsum_inner(x, out, reverse):
+def _cumsum_inner(x, out, reverse, product):
     """Running sums along axis 1 of the 3-D ``x``: a float64 row of the inner dims at a time."""
     outer, n, inner = x.shape
     total = np.empty(inner, np.float64)
     for a in range(outer):
-        total[:] = 0.0
+        total[:] = 1.0 if product else 0.0
         for step in range(n):
             i = n - 1 - step if reverse else step
             src, dst = x[a, i], out[a, i]
             for b in range(inner):
-                total[b] += src[b]
+                total[b] = _step(total[b], src[b], product)
                 dst[b] = total[b]
 
 

@@ -50,7 +50,7 @@ class Cumprod(Op):
     @staticmethod
     def forward(ctx, x, dim=0):
         ctx.dim = dim
-        out = np.cumprod(x, axis=dim)
+        out = backend.cumprod(x, dim)
         ctx.save_for_backward(x, out)
         return out
 

@@ -1,5 +1,5 @@
-"""kernels/cumsum.py: the row and inner-axis kernels equal their NumPy reference bit for bit,
-and float32 results equal PyTorch's (both accumulate in float64)."""
+"""kernels/cumsum.py: the row and inner-axis kernels (sums and products) equal their NumPy reference
+bit for bit, and float32 results equal PyTorch's (both accumulate in float64)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import minitensor as mt
 from minitensor.kernels import cumsum as K
 
 
-def _data(rng, shape, dtype) -> np.ndarray:
-    x = (rng.standard_normal(shape) * 10).astype(dtype)
+def _data(rng, shape, dtype, product: bool = False) -> np.ndarray:
+    x = (rng.uniform(0.5, 1.6, shape) if product else rng.standard_normal(shape) * 10).astype(dtype)
     flat = x.reshape(-1)
     if flat.size > 8:
         flat[3], flat[5], flat[-2] = np.nan, np.inf, -np.inf
@@ -19,24 +19,24 @@ def _data(rng, shape, dtype) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("reverse, product", [(False, False), (True, False), (False, True)])
 @pytest.mark.parametrize("shape", [(7, 13), (1, 1), (4, 300), (9, 1)])
-def test_rows_kernel_equals_reference(dtype, reverse, shape) -> None:
-    x = _data(np.random.default_rng(0), shape, dtype)
+def test_rows_kernel_equals_reference(dtype, reverse, product, shape) -> None:
+    x = _data(np.random.default_rng(0), shape, dtype, product)
     kernel, reference = np.empty_like(x), np.empty_like(x)
-    K._cumsum_rows(x, kernel, reverse)
-    K._cumsum_numpy(x, reference, reverse)
+    K._cumsum_rows(x, kernel, reverse, product)
+    K._cumsum_numpy(x, reference, reverse, product)
     np.testing.assert_array_equal(kernel, reference)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("reverse, product", [(False, False), (True, False), (False, True)])
 @pytest.mark.parametrize("shape", [(3, 5, 7), (1, 1, 2), (2, 200, 33)])
-def test_inner_kernel_equals_reference(dtype, reverse, shape) -> None:
-    x = _data(np.random.default_rng(1), shape, dtype)
+def test_inner_kernel_equals_reference(dtype, reverse, product, shape) -> None:
+    x = _data(np.random.default_rng(1), shape, dtype, product)
     kernel, reference = np.empty_like(x), np.empty_like(x)
-    K._cumsum_inner(x, kernel, reverse)
-    K._cumsum_numpy(x, reference, reverse)
+    K._cumsum_inner(x, kernel, reverse, product)
+    K._cumsum_numpy(x, reference, reverse, product)
     np.testing.assert_array_equal(kernel, reference)
 
 
@@ -44,7 +44,7 @@ def test_reference_accumulates_in_float64() -> None:
     x = np.full((1, 3), np.float32(1e8))
     x[0, 1] = 1.0  # lost in a float32 accumulator (1e8 + 1 rounds to 1e8), kept in float64
     out = np.empty_like(x)
-    K._cumsum_numpy(x, out, False)
+    K._cumsum_numpy(x, out, False, False)
     assert out[0, 2] == np.float32(2e8 + 1)
 
 
@@ -74,6 +74,14 @@ def test_float32_results_equal_pytorch() -> None:
         out.backward(torch.tensor(g))
         np.testing.assert_array_equal(t.cumsum(dim).numpy(), out.detach().numpy())
         np.testing.assert_array_equal(t.grad.numpy(), tt.grad.numpy())
+
+
+def test_float32_products_equal_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(5).uniform(0.5, 1.6, (16, 300)).astype(np.float32)
+    for dim in (0, 1):
+        np.testing.assert_array_equal(mt.tensor(x).cumprod(dim).numpy(), torch.tensor(x).cumprod(dim).numpy())
+        np.testing.assert_array_equal(K.cumprod(x, dim), torch.tensor(x).cumprod(dim).numpy())
 
 
 def test_integers_take_the_reference() -> None:
