@@ -20,7 +20,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   backward passes that need more than a product (``tanh_backward``, ...); the special functions
   ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
-  ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``cumprod``, ``layer_norm``,
+  ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``cumprod``, ``logcumsumexp``, ``layer_norm``,
   ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``where``,
   ``flip``, ``triangle``;
@@ -164,6 +164,7 @@ amin = _extremum.amin  # (x, dim): the min along dim, dim removed
 extremum_backward = _extremum.extremum_backward  # (x, m, grad, dim): shared evenly by the tied extrema
 cumsum = _cumsum.cumsum  # (x, dim, reverse): running sums accumulated in float64 (as PyTorch)
 cumprod = _cumsum.cumprod  # (x, dim): running products, likewise
+logcumsumexp = _cumsum.logcumsumexp  # (x, dim): running log-sum-exps, likewise
 running_extremum_index = _running_extremum.running_extremum_index  # (x, dim, largest): cummax/cummin's indices
 layer_norm = _layer_norm.layer_norm_forward  # (rows, weight, bias, eps, ...) -> (y, mean, rstd)
 layer_norm_backward = _layer_norm.layer_norm_backward  # (grad, s, mean, rstd, weight) -> (dx, dw, db)

@@ -98,7 +98,7 @@ class LogCumSumExp(Op):
     @staticmethod
     def forward(ctx, x, dim=0):
         ctx.dim = dim
-        out = np.logaddexp.accumulate(x, axis=dim)
+        out = backend.logcumsumexp(x, dim)
         ctx.save_for_backward(x, out)
         return out
 

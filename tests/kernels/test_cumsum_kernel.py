@@ -19,32 +19,40 @@ def _data(rng, shape, dtype, product: bool = False) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("reverse, product", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("reverse, kind", [(False, K.SUM), (True, K.SUM), (False, K.PRODUCT), (False, K.LOG_SUM_EXP)])
 @pytest.mark.parametrize("shape", [(7, 13), (1, 1), (4, 300), (9, 1)])
-def test_rows_kernel_equals_reference(dtype, reverse, product, shape) -> None:
-    x = _data(np.random.default_rng(0), shape, dtype, product)
+def test_rows_kernel_equals_reference(dtype, reverse, kind, shape) -> None:
+    x = _data(np.random.default_rng(0), shape, dtype, kind == K.PRODUCT)
     kernel, reference = np.empty_like(x), np.empty_like(x)
-    K._cumsum_rows(x, kernel, reverse, product)
-    K._cumsum_numpy(x, reference, reverse, product)
-    np.testing.assert_array_equal(kernel, reference)
+    K._cumsum_rows(x, kernel, reverse, kind)
+    K._cumsum_numpy(x, reference, reverse, kind)
+    _equal(kernel, reference, kind)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("reverse, product", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("reverse, kind", [(False, K.SUM), (True, K.SUM), (False, K.PRODUCT), (False, K.LOG_SUM_EXP)])
 @pytest.mark.parametrize("shape", [(3, 5, 7), (1, 1, 2), (2, 200, 33)])
-def test_inner_kernel_equals_reference(dtype, reverse, product, shape) -> None:
-    x = _data(np.random.default_rng(1), shape, dtype, product)
+def test_inner_kernel_equals_reference(dtype, reverse, kind, shape) -> None:
+    x = _data(np.random.default_rng(1), shape, dtype, kind == K.PRODUCT)
     kernel, reference = np.empty_like(x), np.empty_like(x)
-    K._cumsum_inner(x, kernel, reverse, product)
-    K._cumsum_numpy(x, reference, reverse, product)
-    np.testing.assert_array_equal(kernel, reference)
+    K._cumsum_inner(x, kernel, reverse, kind)
+    K._cumsum_numpy(x, reference, reverse, kind)
+    _equal(kernel, reference, kind)
+
+
+def _equal(kernel, reference, kind) -> None:
+    """Bit for bit; log-sum-exps to a rounding of float64 (numba's log1p and exp, NumPy's logaddexp)."""
+    if kind == K.LOG_SUM_EXP and kernel.dtype == np.float64:
+        np.testing.assert_allclose(kernel, reference, rtol=1e-14)
+    else:
+        np.testing.assert_array_equal(kernel, reference)
 
 
 def test_reference_accumulates_in_float64() -> None:
     x = np.full((1, 3), np.float32(1e8))
     x[0, 1] = 1.0  # lost in a float32 accumulator (1e8 + 1 rounds to 1e8), kept in float64
     out = np.empty_like(x)
-    K._cumsum_numpy(x, out, False, False)
+    K._cumsum_numpy(x, out, False, K.SUM)
     assert out[0, 2] == np.float32(2e8 + 1)
 
 
@@ -82,6 +90,14 @@ def test_float32_products_equal_pytorch() -> None:
     for dim in (0, 1):
         np.testing.assert_array_equal(mt.tensor(x).cumprod(dim).numpy(), torch.tensor(x).cumprod(dim).numpy())
         np.testing.assert_array_equal(K.cumprod(x, dim), torch.tensor(x).cumprod(dim).numpy())
+
+
+def test_log_sum_exps_keep_infinities_as_numpy() -> None:
+    x = np.array([[-np.inf, -np.inf, 0.0, np.inf, np.inf, 1.0], [np.nan, 0.0, 1.0, 2.0, 3.0, 4.0]])
+    for f32 in (False, True):
+        data = x.astype(np.float32) if f32 else x
+        got, expected = K.logcumsumexp(data, 1), np.logaddexp.accumulate(x, axis=1).astype(data.dtype)
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_integers_take_the_reference() -> None:
