@@ -28,7 +28,6 @@ from ..autograd.dual import linear
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import int_arg, tensor_input
-from .shape import cat
 
 
 def _length(rows: int, cols: int, offset: int) -> int:
@@ -197,9 +196,38 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
     return _indices("triu_indices", row, col, offset, dtype, False)
 
 
+class BlockDiag(Op):
+    """The block-diagonal matrix of blocks (..., r_i, c_i) of one dtype and the same leading dims:
+    zeros (..., sum r_i, sum c_i) with each block written at its place; each block's gradient is its
+    slice of the incoming one."""
+
+    @staticmethod
+    def forward(ctx, *blocks):
+        rows, cols = sum(b.shape[-2] for b in blocks), sum(b.shape[-1] for b in blocks)
+        out = np.zeros(blocks[0].shape[:-2] + (rows, cols), blocks[0].dtype)
+        ctx.places = []
+        r = c = 0
+        for b in blocks:
+            place = (Ellipsis, slice(r, r + b.shape[-2]), slice(c, c + b.shape[-1]))
+            out[place] = b
+            ctx.places.append(place)
+            r, c = r + b.shape[-2], c + b.shape[-1]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(grad[place] if need else None for place, need in zip(ctx.places, ctx.needs_input_grad))
+
+    jvp = linear  # linear in its inputs: the tangents' block-diagonal matrix
+
+    @staticmethod
+    def batch(b):  # vmap: the batch dim is one more leading dim of every block
+        return b.run(*[b.expanded(i) for i in range(len(b.values))])
+
+
 def block_diag(*tensors) -> Tensor:
     """The block-diagonal matrix of the given 0-, 1- or 2-D tensors (a 1-D tensor is a row), in their
-    promoted dtype."""
+    promoted dtype (``BlockDiag``)."""
     blocks = []
     for i, t in enumerate(tensors):
         tensor_input(t, "block_diag", f"tensors[{i}]")
@@ -209,11 +237,4 @@ def block_diag(*tensors) -> Tensor:
     if not blocks:
         return Tensor._make(np.zeros((1, 0), dtypes.get_default_dtype()), False, None)
     dtype = dtypes.result_type(*blocks)
-    width = sum(b.shape[1] for b in blocks)
-    rows, left = [], 0
-    for b in blocks:
-        right = width - left - b.shape[1]
-        pieces = [Tensor._make(np.zeros((b.shape[0], n), dtype), False, None) for n in (left, right)]
-        rows.append(cat([pieces[0], b.to(dtype), pieces[1]], dim=1))
-        left += b.shape[1]
-    return cat(rows, dim=0)
+    return BlockDiag.apply(*(b if b.dtype == dtype else b.to(dtype) for b in blocks))

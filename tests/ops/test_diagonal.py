@@ -19,9 +19,9 @@ def test_diagonal(offset, dim1, dim2):
     check_op(lambda x: mt.diagonal(x, offset, dim1, dim2), lambda x: x.diagonal(offset, dim1, dim2), CUBE)
 
 
-def test_diagonal_and_diag_embed_under_vmap_by_their_rules(monkeypatch):
-    """Diagonal and DiagonalScatter batch by their rules (no per-example loop), and so do their
-    gradients: PyTorch's numbers."""
+def test_diagonal_diag_embed_and_block_diag_under_vmap_by_their_rules(monkeypatch):
+    """Diagonal, DiagonalScatter and BlockDiag batch by their rules (no per-example loop), and so do
+    their gradients: PyTorch's numbers."""
     torch = pytest.importorskip("torch")
     from minitensor.autograd import batching
 
@@ -32,6 +32,9 @@ def test_diagonal_and_diag_embed_under_vmap_by_their_rules(monkeypatch):
     t = torch.tensor(CUBE, requires_grad=True)
     (torch.diagonal(t, -1, 1, 2) ** 2).sum().backward()
     np.testing.assert_allclose(grad.numpy(), t.grad.numpy(), rtol=1e-14)
+    blocks = mt.func.vmap(lambda m, v: mt.block_diag(m, v, m[0]))(mt.tensor(CUBE), mt.tensor(CUBE[:, 0]))
+    each = [torch.block_diag(*(torch.tensor(a) for a in (m, m[0], m[0]))) for m in CUBE.astype(np.float32)]
+    np.testing.assert_array_equal(blocks.numpy(), np.stack(each))
     embedded = mt.func.vmap(lambda v: mt.diag_embed(v, -1, 0, 2))(mt.tensor(CUBE, dtype=mt.float64))
     np.testing.assert_array_equal(embedded.numpy(), torch.vmap(lambda v: v.diag_embed(-1, 0, 2))(t.detach()).numpy())
 
