@@ -3,7 +3,8 @@
 
 Each is indexing with a key the function builds, through ops that know their gradients: ``Index``
 (``x[key]``: repeated indices add their gradients up), ``Gather``, ``MaskedSelect`` and ``IndexPut``
-(``x[key] = v``).  Indices are int64 (int32 accepted) and may be negative (counted from the end).
+(``x[key] = v``); ``repeat_interleave`` with one count for all is ``RepeatInterleave``.  Indices are
+int64 (int32 accepted) and may be negative (counted from the end).
 
 >>> x = mt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 >>> mt.take(x, mt.tensor([0, 5])), mt.index_select(x, 1, mt.tensor([2, 0]))
@@ -18,10 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._args import _dim
+from ..autograd.batching import shift
+from ..autograd.dual import linear
+from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import int_arg, tensor_input
 from .indexing import Gather
 from .inplace import IndexPut
+from .nn_ops import on_arrays
 from .shape import Index, index
 
 
@@ -127,6 +132,34 @@ def index_copy_(input, dim: int, index, source):  # noqa: A002
     return input
 
 
+class RepeatInterleave(Op):
+    """Each slice of x along ``dim`` repeated ``repeats`` times in place (``np.repeat``); the gradient
+    of slice i is the sum of the ``repeats`` slices it became: the strided slices ``k::repeats`` of
+    the incoming gradient along ``dim``, added (any layout of the gradient, no reshape)."""
+
+    @staticmethod
+    def forward(ctx, x, repeats=1, dim=0):
+        ctx.shape_in, ctx.repeats, ctx.dim = x.shape, repeats, dim
+        return np.repeat(x, repeats, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        r, d = ctx.repeats, ctx.dim
+        if r == 0:  # (nothing was taken from x: zeros, in the graph when grad is a Tensor)
+            if on_arrays(grad):
+                return np.zeros(ctx.shape_in, grad.dtype)
+            return grad.sum(d, keepdim=True).expand(*ctx.shape_in)
+        total = None
+        for k in range(r):
+            part = grad[(slice(None),) * d + (slice(k, None, r),)]
+            total = part if total is None else total + part
+        return total
+
+    jvp = linear  # linear in its input: the tangent repeated
+
+    batch = shift("dim")  # vmap: the repeated dim moves one up
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
     """Each element (each slice along ``dim``; of the flattened input when dim is None) repeated ``repeats``
     times (an int, or a 1-D tensor: one count per slice).  ``repeat_interleave(counts)`` alone gives the
@@ -142,10 +175,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
     total = int(counts.sum())
     if output_size is not None and int_arg(output_size, "repeat_interleave", "output_size") != total:
         raise ValueError(f"repeat_interleave: output_size is {output_size}, but the repeats add up to {total}")
-    if not isinstance(repeats, Tensor):  # one count for all: a broadcast view (its backward a sum, not a scatter)
-        before, after = x.shape[:d], x.shape[d + 1 :]
-        r = total // size if size else 0
-        return x.unsqueeze(d + 1).expand(*before, size, r, *after).reshape(*before, total, *after)
+    if not isinstance(repeats, Tensor):  # one count for all: RepeatInterleave (its backward a sum, not a scatter)
+        return RepeatInterleave.apply(x, repeats=total // size if size else 0, dim=d)
     key = np.repeat(np.arange(size, dtype=np.int64), counts)
     return Index.apply(x, key=(slice(None),) * d + (key,))
 

@@ -48,6 +48,10 @@ def test_index_copy_to_both_operands():
 
 def test_repeat_interleave():
     check_op(lambda x: mt.repeat_interleave(x, 2), lambda x: x.repeat_interleave(2), X)
+    for r, d in ((3, 1), (1, 0), (0, 1), (2, -1)):  # (RepeatInterleave: one count for all)
+        check_op(lambda x, r=r, d=d: mt.repeat_interleave(x, r, d), lambda x, r=r, d=d: x.repeat_interleave(r, d), X)
+    ours = mt.func.vmap(lambda v: mt.repeat_interleave(v, 3, 0))(mt.tensor(X))
+    np.testing.assert_array_equal(ours.numpy(), np.repeat(X.astype(np.float32), 3, axis=1))
     mc, tc = _index([1, 0, 3])
     check_op(lambda x: x.repeat_interleave(mc, 0), lambda x: x.repeat_interleave(tc, 0), X)
     assert mt.repeat_interleave(mt.tensor([2, 1])).tolist() == [0, 0, 1]
