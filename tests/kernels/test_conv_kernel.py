@@ -18,7 +18,9 @@ from minitensor.kernels.runtime import blas_threads
 # then depthwise: 3x3 'same', a channel multiplier, strided and dilated, LeNet-5's 2x2 stride 2,
 # 5x5 'same' on an odd plane, an even kernel padded after more than before (multiplier 2), a stride
 # longer than the kernel with wide padding, dilated stride 1, 1x1 stride 2, input rows and columns
-# no window reaches.
+# no window reaches; windows that tile the input (conv_depthwise.tiles): 2x3 with a multiplier and
+# rows and columns left over, 3x3 stride 3, and 2x2 stride 2 on a plane large enough that the weight
+# gradient takes the phases.
 CASES = [
     (3, 4, 1, 6, 7, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 7)),
     (4, 6, 2, 7, 5, Window(3, 2, 2, 1, 1, 0, 1, 2, 4, 3)),
@@ -34,6 +36,9 @@ CASES = [
     (3, 3, 3, 8, 8, Window(3, 3, 1, 1, 2, 2, 2, 2, 8, 8)),
     (2, 2, 2, 5, 5, Window(1, 1, 2, 2, 0, 0, 1, 1, 3, 3)),
     (2, 2, 2, 7, 7, Window(2, 2, 3, 3, 0, 0, 1, 1, 2, 2)),
+    (2, 4, 2, 7, 9, Window(2, 3, 2, 3, 0, 0, 1, 1, 3, 3)),
+    (3, 3, 3, 10, 10, Window(3, 3, 3, 3, 0, 0, 1, 1, 3, 3)),
+    (2, 2, 2, 40, 36, Window(2, 2, 2, 2, 0, 0, 1, 1, 20, 18)),
 ]
 DEPTHWISE = [case for case in CASES if case[2] == case[0] > 1]
 
@@ -99,6 +104,13 @@ def test_the_reference_is_the_definition(rng) -> None:
     cols = q * win.sw + win.dw * np.arange(win.kw)
     window = padded[n, 2:4][:, rows][:, :, cols]
     assert y[n, o, p, q] == pytest.approx(np.sum(window * weight[o]) + bias[o], rel=1e-12)
+
+
+def test_windows_that_tile_the_input_are_recognised() -> None:
+    tiling = [case[5] for case in DEPTHWISE if conv_depthwise.tiles(case[5])]
+    assert [(w.kh, w.kw, w.oh) for w in tiling] == [(2, 2, 4), (2, 3, 3), (3, 3, 3), (2, 2, 20)]
+    assert not conv_depthwise.tiles(Window(2, 2, 2, 2, 1, 0, 1, 1, 4, 4))  # (padding)
+    assert not conv_depthwise.tiles(Window(1, 1, 2, 2, 0, 0, 1, 1, 3, 3))  # (stride past the kernel)
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
