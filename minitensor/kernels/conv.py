@@ -22,8 +22,8 @@ batch, one broadcast ``matmul``.  The numba kernels (``conv_gemm.py``) do the sa
 one image's columns (a few MB at most, reused for every image: they stay in the cache) go straight
 into BLAS's GEMM, and a 1x1 kernel with stride 1 and no padding takes the image itself as its
 columns; with several images and threads, the images are split over the threads.  Depthwise
-convolutions (one input channel per group) multiply small matrices that BLAS does badly: they have
-direct loops of their own (``conv_depthwise.py``).  An empty batch, the JIT off, or a dtype other
+convolutions (one input channel per group, or a single input channel) multiply small matrices that
+BLAS does badly: they have direct loops of their own (``conv_depthwise.py``).  An empty batch, the JIT off, or a dtype other
 than float32/float64 take the reference.
 
 >>> from minitensor.kernels.im2col import Window

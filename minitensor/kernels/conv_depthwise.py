@@ -1,4 +1,4 @@
-"""Depthwise convolution (one input channel per group: ``groups == C``) as direct loops.
+"""Depthwise convolution (one input channel per group: ``groups == C``, also C = 1) as direct loops.
 
 im2col + GEMM (``conv.py``) would multiply, for every channel, a (Co/G, kh * kw) matrix by a
 (kh * kw, L) one: C tiny products, each too small for BLAS.  Here each output plane is summed
@@ -35,8 +35,10 @@ from .runtime.jit import njit, prange
 
 
 def takes(x, weight, groups: int) -> bool:
-    """Whether a convolution of x (N, C, ...) with weight (Co, C/groups, ...) is depthwise."""
-    return groups > 1 and groups == x.shape[1] and weight.shape[1] == 1
+    """Whether a convolution of x (N, C, ...) with weight (Co, C/groups, ...) is depthwise: one input
+    channel per group (a single input channel too: each output channel is then a depthwise filter of
+    it, e.g. LeNet-5's first layer, where im2col's 25 copies of the image cost more than the products)."""
+    return groups == x.shape[1] and weight.shape[1] == 1
 
 
 def tiles(win) -> bool:

@@ -20,7 +20,7 @@ from minitensor.kernels.runtime import blas_threads
 # longer than the kernel with wide padding, dilated stride 1, 1x1 stride 2, input rows and columns
 # no window reaches; windows that tile the input (conv_depthwise.tiles): 2x3 with a multiplier and
 # rows and columns left over, 3x3 stride 3, and 2x2 stride 2 on a plane large enough that the weight
-# gradient takes the phases.
+# gradient takes the phases; one input channel (LeNet-5's first layer: the depthwise loops, Co filters).
 CASES = [
     (3, 4, 1, 6, 7, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 7)),
     (4, 6, 2, 7, 5, Window(3, 2, 2, 1, 1, 0, 1, 2, 4, 3)),
@@ -39,8 +39,9 @@ CASES = [
     (2, 4, 2, 7, 9, Window(2, 3, 2, 3, 0, 0, 1, 1, 3, 3)),
     (3, 3, 3, 10, 10, Window(3, 3, 3, 3, 0, 0, 1, 1, 3, 3)),
     (2, 2, 2, 40, 36, Window(2, 2, 2, 2, 0, 0, 1, 1, 20, 18)),
+    (1, 6, 1, 9, 8, Window(5, 5, 1, 1, 2, 2, 1, 1, 9, 8)),
 ]
-DEPTHWISE = [case for case in CASES if case[2] == case[0] > 1]
+DEPTHWISE = [case for case in CASES if case[2] == case[0]]
 
 
 def case_id(case) -> str:
@@ -117,7 +118,7 @@ def test_windows_that_tile_the_input_are_recognised() -> None:
 def test_depthwise_shapes_take_the_direct_loops(case) -> None:
     c, co, groups, *_ = case
     assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c // groups, 1, 1)), groups)
-    assert not conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c, 1, 1)), 1)
+    assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c, 1, 1)), 1) == (c == 1)  # (ungrouped)
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
