@@ -20,8 +20,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   backward passes that need more than a product (``tanh_backward``, ...); the special functions
   ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
-  ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``cumprod``, ``logcumsumexp``, ``layer_norm``,
-  ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
+  ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``cumprod``, ``logcumsumexp``,
+  ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``where``,
   ``flip``, ``triangle``;
 - losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy), the CTC

@@ -23,8 +23,8 @@ one image's columns (a few MB at most, reused for every image: they stay in the 
 into BLAS's GEMM, and a 1x1 kernel with stride 1 and no padding takes the image itself as its
 columns; with several images and threads, the images are split over the threads.  Depthwise
 convolutions (one input channel per group, or a single input channel) multiply small matrices that
-BLAS does badly: they have direct loops of their own (``conv_depthwise.py``).  An empty batch, the JIT off, or a dtype other
-than float32/float64 take the reference.
+BLAS does badly: they have direct loops of their own (``conv_depthwise.py``).  An empty batch, the
+JIT off, or a dtype other than float32/float64 take the reference.
 
 >>> from minitensor.kernels.im2col import Window
 >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
