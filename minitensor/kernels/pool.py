@@ -365,11 +365,18 @@ def _mean_transpose_numpy(grad, h0, hn, w0, wn, divisor, out) -> None:
     np.add.at(out.reshape(planes, -1), (np.arange(planes)[:, None], where), share.reshape(planes, count))
 
 
+@njit
+def _row_scratch(width, hn, dtype):
+    """A row of column sums for the windows of several input rows (none when each has one)."""
+    return np.empty(width if hn.size > 0 and hn.max() > 1 else 0, dtype)
+
+
 @njit(fastmath={"reassoc"})
-def _mean_plane(plane, h0, hn, w0, wn, divisor, out):
+def _mean_plane(plane, h0, hn, w0, wn, divisor, columns, out):
     """out[i, j] = the sum of window (i, j) / its divisor: per output row, its input rows summed
-    first (``columns``: contiguous, SIMD lanes), then each window's run of those column sums.  A
-    window as wide as the plane (global pooling) is one contiguous run of its rows, summed at once."""
+    first (into ``columns``, the caller's scratch of a row: contiguous, SIMD lanes), then each
+    window's run of those column sums.  A window as wide as the plane (global pooling) is one
+    contiguous run of its rows, summed at once."""
     width = plane.shape[1]
     if w0.shape[0] == 1 and wn[0] == width:
         flat = plane.reshape(-1)
@@ -379,34 +386,39 @@ def _mean_plane(plane, h0, hn, w0, wn, divisor, out):
                 total += flat[start + k]
             out[i, 0] = total / divisor[i, 0]
         return
-    columns = np.empty(plane.shape[1], plane.dtype)
     for i in range(h0.shape[0]):
-        columns[:] = 0
-        for a in range(hn[i]):
-            row = plane[h0[i] + a]
-            for w in range(np.uint64(columns.shape[0])):  # (unsigned: a signed index keeps LLVM from vectorising)
-                columns[w] += row[w]
+        if hn[i] == 1:  # (one input row, e.g. 1-D pooling: its windows are summed from it directly)
+            source = plane[h0[i]]
+        else:
+            columns[:] = 0
+            for a in range(hn[i]):
+                row = plane[h0[i] + a]
+                for w in range(np.uint64(columns.shape[0])):  # (unsigned: a signed index keeps LLVM from vectorising)
+                    columns[w] += row[w]
+            source = columns
         for j in range(w0.shape[0]):
-            total = plane.dtype.type(0)
-            for w in range(w0[j], w0[j] + wn[j]):
-                total += columns[w]
+            total, start = plane.dtype.type(0), np.uint64(w0[j])
+            for w in range(np.uint64(wn[j])):  # (unsigned: vectorised)
+                total += source[start + w]
             out[i, j] = total / divisor[i, j]
 
 
 @njit
 def _mean_planes(x, h0, hn, w0, wn, divisor, out):
+    columns = _row_scratch(x.shape[2], hn, x.dtype)
     for p in range(x.shape[0]):
-        _mean_plane(x[p], h0, hn, w0, wn, divisor, out[p])
+        _mean_plane(x[p], h0, hn, w0, wn, divisor, columns, out[p])
 
 
 @njit(parallel=True)
 def _mean_parallel(x, h0, hn, w0, wn, divisor, out):
     for p in prange(x.shape[0]):
-        _mean_plane(x[p], h0, hn, w0, wn, divisor, out[p])
+        columns = _row_scratch(x.shape[2], hn, x.dtype)
+        _mean_plane(x[p], h0, hn, w0, wn, divisor, columns, out[p])
 
 
 @njit
-def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
+def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, columns, out):
     """The transpose of ``_mean_plane``: per output row, each window's share spread over its run of
     ``columns``, then ``columns`` added to each of the window's input rows (contiguous); a window as
     wide as the plane adds its share to its rows' one contiguous run."""
@@ -418,13 +430,16 @@ def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
             for k in range(np.uint64(hn[i] * width)):
                 flat[start + k] += share
         return
-    columns = np.empty(out.shape[1], out.dtype)
     for i in range(h0.shape[0]):
-        columns[:] = 0
+        target = out[h0[i]] if hn[i] == 1 else columns  # (one input row: the shares go straight to it)
+        if hn[i] != 1:
+            columns[:] = 0
         for j in range(w0.shape[0]):
-            share = grad[i, j] / divisor[i, j]
-            for w in range(w0[j], w0[j] + wn[j]):
-                columns[w] += share
+            share, start = grad[i, j] / divisor[i, j], np.uint64(w0[j])
+            for w in range(np.uint64(wn[j])):  # (unsigned: vectorised)
+                target[start + w] += share
+        if hn[i] == 1:
+            continue
         for a in range(hn[i]):
             row = out[h0[i] + a]
             for w in range(np.uint64(columns.shape[0])):  # (unsigned: vectorised)
@@ -433,14 +448,16 @@ def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, out):
 
 @njit
 def _mean_transpose_planes(grad, h0, hn, w0, wn, divisor, out):
+    columns = _row_scratch(out.shape[2], hn, out.dtype)
     for p in range(grad.shape[0]):
-        _mean_transpose_plane(grad[p], h0, hn, w0, wn, divisor, out[p])
+        _mean_transpose_plane(grad[p], h0, hn, w0, wn, divisor, columns, out[p])
 
 
 @njit(parallel=True)
 def _mean_transpose_parallel(grad, h0, hn, w0, wn, divisor, out):
     for p in prange(grad.shape[0]):
-        _mean_transpose_plane(grad[p], h0, hn, w0, wn, divisor, out[p])
+        columns = _row_scratch(out.shape[2], hn, out.dtype)
+        _mean_transpose_plane(grad[p], h0, hn, w0, wn, divisor, columns, out[p])
 
 
 _MEAN = Kernel(_mean_numpy, _mean_planes, _mean_parallel, ns=0.5)
