@@ -32,6 +32,7 @@ from .. import backend, dtypes
 from .._args import _dim
 from ..autograd import batching
 from ..autograd.batching import shift
+from ..autograd.dual import linear
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .arguments import int_arg, tensor_input
@@ -179,6 +180,33 @@ def logcumsumexp(input, dim: int):  # noqa: A002
     return LogCumSumExp.apply(x, dim=d)
 
 
+class Diff(Op):
+    """The first difference along ``dim``: out[i] = x[i + 1] - x[i] (one element fewer);
+    dx[i] = grad[i - 1] - grad[i] (the missing neighbours 0 at either end)."""
+
+    @staticmethod
+    def forward(ctx, x, dim=0):
+        ctx.dim = dim
+        lead = (slice(None),) * dim
+        return np.subtract(x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)])
+
+    @staticmethod
+    def backward(ctx, grad):
+        d = ctx.dim
+        if grad.shape[d] == 0:  # (x had one element along dim: its gradient is 0)
+            return grad.sum(d, keepdims=True) if isinstance(grad, np.ndarray) else grad.sum(d, keepdim=True)
+        lead = (slice(None),) * d
+        first, last = grad[lead + (slice(None, 1),)], grad[lead + (slice(-1, None),)]
+        middle = grad[lead + (slice(None, -1),)] - grad[lead + (slice(1, None),)]
+        if isinstance(grad, np.ndarray):
+            return np.concatenate((-first, middle, last), axis=d)
+        return cat([-first, middle, last], dim=d)
+
+    jvp = linear  # linear in x: the tangent's difference
+
+    batch = shift("dim")  # vmap: the differenced dim moves one up
+
+
 def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None):  # noqa: A002
     """The ``n``-th forward difference along ``dim`` (``x[1:] - x[:-1]``, n times), after joining ``prepend``
     and ``append`` (tensors of input's dims, sized like it outside ``dim``) at the ends."""
@@ -200,6 +228,9 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None):  # noqa: 
     x = cat(parts, dim=d) if len(parts) > 1 else input
     lead = (slice(None),) * d
     for _ in range(min(n, x.shape[d])):
-        later, earlier = x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)]
-        x = Tensor._make(later._data != earlier._data, False, None) if x.dtype == dtypes.bool else later - earlier
+        if x.dtype == dtypes.bool:
+            later, earlier = x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)]
+            x = Tensor._make(later._data != earlier._data, False, None)
+        else:
+            x = Diff.apply(x, dim=d)
     return x

@@ -45,6 +45,9 @@ def test_diff_with_prepend_and_append():
     check_op(lambda x, p, a: mt.diff(x, 2, 1, p, a), lambda x, p, a: x.diff(2, 1, p, a), X, pre, post)
     check_op(lambda x: x.diff(dim=0), lambda x: x.diff(dim=0), X)
     assert mt.diff(mt.tensor([1, 4, 9]), 5).shape == (0,)
+    check_op(lambda x: mt.diff(x, 3, 0), lambda x: x.diff(3, 0), X[:2])  # (more than the dim holds: empty)
+    ours = mt.func.vmap(lambda v: mt.diff(v, 2))(mt.tensor(X))
+    np.testing.assert_allclose(ours.numpy(), np.diff(X.astype(np.float32), 2, axis=1), rtol=1e-6)
 
 
 def test_integer_and_zero_dim_inputs():
