@@ -104,6 +104,8 @@ class Outer(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        if type(grad) is np.ndarray:  # (first order: BLAS's products, whatever grad's layout)
+            return backend.matmul(grad, b) if need_a else None, backend.matmul(a, grad) if need_b else None
         return grad @ b if need_a else None, a @ grad if need_b else None
 
     jvp = bilinear  # the product rule

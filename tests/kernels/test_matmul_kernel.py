@@ -115,3 +115,23 @@ def test_empty_batch_of_a_broadcast_matrix_as_numpy() -> None:
     a = np.zeros((0, 2, 3))
     b = np.broadcast_to(np.ones((3, 4)), (0, 3, 4))
     assert matmul.batched_matmul(a, b).shape == (0, 2, 4)
+
+
+def test_operands_blas_cannot_read_are_copied_and_give_numpys_products() -> None:
+    """A broadcast (stride 0) or reversed (negative stride) matrix or vector: the same product as
+    NumPy's, through BLAS on a contiguous copy (``_blas_ready``); what BLAS reads is left alone."""
+    rng = np.random.default_rng(7)
+    m = rng.standard_normal((6, 5)).astype(np.float32)
+    v = rng.standard_normal(5).astype(np.float32)
+    operands = [
+        (np.broadcast_to(np.float32(1.5), (6, 5)), v),
+        (m[::-1], v[::-1]),
+        (m, np.broadcast_to(np.float32(2.0), (5,))),
+        (np.broadcast_to(v, (6, 5)), m.T),
+    ]
+    for a, b in operands:
+        np.testing.assert_allclose(matmul.batched_matmul(a, b), np.matmul(a, b), rtol=1e-6)
+    for x in (np.broadcast_to(v, (6, 5)), m[::-1], np.broadcast_to(np.float32(2.0), (5,))):
+        assert matmul._blas_ready(x).flags.c_contiguous  # (copied)
+    assert matmul._blas_ready(m) is m
+    assert matmul._blas_ready(m.T).base is m  # (a transposed view: BLAS's flag, no copy)
