@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from .._args import _dim
 from ..autograd.batching import shift
 from ..autograd.dual import linear
@@ -37,10 +38,15 @@ def _index_array(index, fn: str, size: int, name: str = "index", most_dims: int 
         raise TypeError(f"{fn}: {name} must be an integer (int64) tensor, got dtype {index.dtype}")
     if most_dims is not None and index.ndim > most_dims:
         raise ValueError(f"{fn}: {name} must have at most {most_dims} dimension(s), got shape {index.shape}")
-    idx = index._data.astype(np.int64)
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise ValueError(f"{fn}: {name} out of range for a dim of size {size}: values {idx.min()}..{idx.max()}")
-    return idx % max(size, 1)
+    idx = index._data.astype(np.int64)  # (a copy of its own: the ops keep it for backward)
+    if not idx.size:
+        return idx
+    low, high = backend.index_range(idx)  # (one pass)
+    if low < -size or high >= size:
+        raise ValueError(f"{fn}: {name} out of range for a dim of size {size}: values {low}..{high}")
+    if low < 0:  # negative indices count from the end
+        idx[idx < 0] += size
+    return idx
 
 
 def take(input, index):  # noqa: A002

@@ -27,6 +27,16 @@ def test_take_and_take_along_dim_with_repeats():
     check_op(lambda x: x.take_along_dim(mi, 0), lambda x: x.take_along_dim(ti, 0), X)
 
 
+def test_an_index_changed_after_the_forward_leaves_the_gradient_alone():
+    """The ops keep a copy of the index (``_index_array``), not the index tensor's memory."""
+    x = mt.tensor(X, dtype=mt.float64, requires_grad=True)
+    index = mt.tensor([[2, 0, 1, 1]] * 3)
+    y = mt.take_along_dim(x, index, 1)
+    index[:] = 0
+    y.backward(mt.ones_like(y))
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 2, 1, 0]] * 3)
+
+
 def test_index_select_and_masked_select():
     mi, ti = _index([3, 0, 3])
     check_op(lambda x: mt.index_select(x, 1, mi), lambda x: x.index_select(1, ti), X)
