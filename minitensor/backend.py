@@ -22,7 +22,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``cumprod``, ``logcumsumexp``,
   ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
-- indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``where``,
+- indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``add_picked_rows``, ``where``,
   ``flip``, ``triangle``;
 - losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy), the CTC
   recursions (``ctc_alpha``, ``ctc_gradient``);
@@ -177,6 +177,7 @@ scatter = _along_dim.scatter  # (out, index, values, dim): in place
 scatter_add = _along_dim.scatter_add  # (out, index, values, dim): in place, repeated indices add up
 index_range = _along_dim.index_range  # (index,) -> (smallest, largest)
 index_add = _scatter.index_add  # (out, key, values): np.add.at, in place
+add_picked_rows = _scatter.add_picked_rows  # (out, rows, source, picked): out[rows] += source[picked], in place
 where = _where.where  # (cond, a, b)
 where_backward = _where.where_backward  # (cond, grad, need) -> (grad where cond, grad elsewhere)
 flip = _flip.flip  # (x, dims): a reversed copy

@@ -105,3 +105,29 @@ def _add_rows(out, idx, values):
 
 
 _ADD_ROWS = Kernel(_add_rows_numpy, _add_rows)
+
+
+def add_picked_rows(out: np.ndarray, rows: np.ndarray, source: np.ndarray, picked: np.ndarray) -> None:
+    """``out[rows[k]] += source[picked[k]]`` for every k, in place: ``index_add`` of the rows ``picked``
+    from ``source`` without making them (an embedding bag's sums, and its gradient the other way).
+    out (R, D) C-contiguous, source (S, D) of out's dtype, rows and picked int64 (K,) in range."""
+    source = np.ascontiguousarray(source)
+    if rows.size and out.shape[1]:
+        _ADD_PICKED.on(out)(out, rows, source, picked)
+
+
+def _add_picked_numpy(out: np.ndarray, rows: np.ndarray, source: np.ndarray, picked: np.ndarray) -> None:
+    """Reference: ``np.add.at`` of the picked rows."""
+    np.add.at(out, rows, source[picked])
+
+
+@njit
+def _add_picked(out, rows, source, picked):
+    """out[rows[k]] += source[picked[k]] for every k, in order (the reference's sums)."""
+    for k in range(rows.shape[0]):
+        dst, src = out[rows[k]], source[picked[k]]
+        for j in range(np.uint64(src.shape[0])):  # (unsigned: vectorised)
+            dst[j] += src[j]
+
+
+_ADD_PICKED = Kernel(_add_picked_numpy, _add_picked, ns=0.1)

@@ -104,3 +104,30 @@ def test_out_of_range_indices_raise() -> None:
         scatter.index_add(np.zeros((3, 2)), (np.array([0, 3]),), np.ones((2, 2)))
     with pytest.raises(IndexError, match="index out of range"):
         scatter.index_add(np.zeros((3, 2)), (np.array([-4]),), np.ones((1, 2)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_picked_rows_added_as_add_at_of_the_picked_rows(dtype) -> None:
+    """``add_picked_rows``: out[rows] += source[picked], repeats on both sides adding up, as the
+    reference (``np.add.at``) in the same order; nothing happens for no rows or empty rows."""
+    rng = np.random.default_rng(4)
+    source = rng.standard_normal((7, 5)).astype(dtype)
+    rows, picked = np.array([2, 0, 2, 2, 4]), np.array([6, 6, 0, 3, 1])
+
+    def run():
+        out = np.ones((5, 5), dtype)
+        scatter.add_picked_rows(out, rows, source, picked)
+        return out
+
+    got, expected = jitted(run), reference(run)
+    np.testing.assert_array_equal(got, expected)
+    manual = np.ones((5, 5), dtype)
+    for r, p in zip(rows, picked):
+        manual[r] += source[p]
+    np.testing.assert_array_equal(got, manual)
+    out = np.zeros((3, 0), dtype)
+    scatter.add_picked_rows(out, np.array([1]), np.zeros((2, 0), dtype), np.array([0]))
+    assert out.shape == (3, 0)
+    empty = np.zeros((3, 5), dtype)
+    scatter.add_picked_rows(empty, np.array([], np.int64), source, np.array([], np.int64))
+    assert not empty.any()

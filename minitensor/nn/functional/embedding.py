@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops import nn_ops
+from ...ops.embedding_bag import EmbeddingBag
 from ...ops.shape import IndexAdd, where
 from ...tensor import Tensor
 from ._checks import check_same_dtype, check_tensor
@@ -98,8 +99,11 @@ def embedding_bag(
         if not is_int or not -num <= padding_idx < num:
             raise ValueError(f"{fn}: padding_idx must be an int in [{-num}, {num - 1}] or None, got {padding_idx!r}")
         kept &= flat != padding_idx % num
-    rows = nn_ops.Embedding.apply(weight, flat[kept])  # (K, D)
     bags = bags[kept]
+    if per_sample_weights is None and mode != "max":  # (one op: EmbeddingBag)
+        indices_kept = flat[kept].astype(np.int64, copy=False)
+        return EmbeddingBag.apply(weight, indices=indices_kept, bags=bags, n_bags=n_bags, mean=mode == "mean")
+    rows = nn_ops.Embedding.apply(weight, flat[kept])  # (K, D)
     shape = (n_bags, weight.shape[1])
     if per_sample_weights is not None:
         if mode != "sum":
@@ -113,11 +117,7 @@ def embedding_bag(
         rows = rows * per_sample_weights.reshape(-1)[np.flatnonzero(kept)].unsqueeze(1)
     if mode == "max":
         return _bag_max(rows, bags, shape)
-    total = IndexAdd.apply(rows, key=(bags,), shape=shape)
-    if mode == "sum":
-        return total
-    counts = np.bincount(bags, minlength=n_bags).astype(weight.dtype)
-    return total / np.maximum(counts, 1)[:, None]
+    return IndexAdd.apply(rows, key=(bags,), shape=shape)  # (mode 'sum', weighted rows)
 
 
 def _bags(indices: np.ndarray, offsets, include_last_offset: bool, fn: str) -> tuple:
