@@ -23,7 +23,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``cumprod``, ``logcumsumexp``,
   ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``add_picked_rows``, ``where``,
-  ``flip``, ``triangle``;
+  ``flip``, ``triangle``; triangular systems: ``solve_triangular``;
 - losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy), the CTC
   recursions (``ctc_alpha``, ``ctc_gradient``);
 - products: ``matmul``, convolution (``conv2d`` and its two gradients over the windows of
@@ -97,6 +97,7 @@ from .kernels import tanh as _tanh
 from .kernels import topk as _topk
 from .kernels import total as _total
 from .kernels import triangle as _triangle
+from .kernels import triangular_solve as _triangular_solve
 from .kernels import trig as _trig
 from .kernels import where as _where
 from .kernels.runtime import dispatch as _dispatch
@@ -182,6 +183,7 @@ where = _where.where  # (cond, a, b)
 where_backward = _where.where_backward  # (cond, grad, need) -> (grad where cond, grad elsewhere)
 flip = _flip.flip  # (x, dims): a reversed copy
 triangle = _triangle.triangle  # (x, diagonal, upper): tril / triu
+solve_triangular = _triangular_solve.solve_triangular  # (t, b, upper, unit): X = T^-1 B by substitution
 
 # ------------------------------------------------------------------ losses
 bce_logs = _bce.logs  # (p,) -> (log p, log(1 - p))

@@ -95,7 +95,10 @@ class SolveTriangular(Op):
     @staticmethod
     def forward(ctx, a, b, upper=False, unit=False):
         ctx.upper, ctx.unit = upper, unit
-        x = _lapack(np.linalg.solve, "linalg.solve_triangular", _triangle(a, upper, unit), b)
+        if not unit and b.size and not np.all(np.diagonal(a, axis1=-2, axis2=-1)):  # (substitution divides by it)
+            raise LinAlgError("linalg.solve_triangular: the input matrix is singular (it has no inverse), so the "
+                              "system cannot be solved")  # fmt: skip
+        x = backend.solve_triangular(a, b, upper, unit)
         ctx.save_for_backward(a, x)
         return x
 
@@ -119,14 +122,6 @@ class SolveTriangular(Op):
         return SolveTriangular.call(a, plus(db, dt), upper=ctx.upper, unit=ctx.unit)
 
     batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
-
-
-def _triangle(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:
-    t = np.triu(a) if upper else np.tril(a)
-    if unit:
-        t = t.copy()
-        np.einsum("...ii->...i", t)[...] = 1
-    return t
 
 
 class Pinv(Op):
