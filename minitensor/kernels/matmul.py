@@ -89,8 +89,9 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _blas_ready(x: np.ndarray) -> np.ndarray:
     """x, or a C-contiguous copy where NumPy's matmul would not hand it to BLAS (see ``_matmul``)."""
-    if x.ndim > 2:
-        return x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    contiguous = x.flags.c_contiguous
+    if contiguous or x.ndim > 2:  # (the usual operand, at once: this runs on every product)
+        return x if contiguous else np.ascontiguousarray(x)
     if x.size > 1 and (min(x.strides) <= 0 or x.itemsize not in x.strides):
         return np.ascontiguousarray(x)
     return x

@@ -1,6 +1,7 @@
 """``sum`` and ``mean`` of arrays: over every element of a float32 array, one vectorised pass
-with float64 partial sums; over its last dims (a C-contiguous array's rows), the same for each
-row (NumPy's float32 sums of 512 rows of 256 took ~23 µs, the kernel ~8); anything else NumPy's.
+with float64 partial sums; over its last dims (a C-contiguous array's rows, from ``ROWS_FROM`` of
+them), the same for each row (NumPy's float32 sums of 512 rows of 256 took ~23 µs, the kernel ~8);
+anything else NumPy's.
 
 NumPy's float32 sum of all 2^17 elements took ~18 µs here (its pairwise summation adds a few
 elements per instruction), PyTorch's ~4; the kernel (``_sum.py``'s ``vector_sum``: the loop keeps
@@ -22,6 +23,8 @@ array([[1.5]], dtype=float32)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._sum import vector_sum
@@ -36,7 +39,7 @@ def total_sum(x: np.ndarray, axis: tuple, keepdims: bool):
     if len(axis) == x.ndim:
         return _shaped(x, _TOTAL.on(x)(x.ravel(order="K")), keepdims)
     if _trailing(x, axis):
-        return _by_rows(x, _row_totals(x, len(axis)), len(axis), keepdims)
+        return _row_totals(x, len(axis), keepdims, False)
     return np.sum(x, axis=axis, keepdims=keepdims)
 
 
@@ -47,29 +50,30 @@ def total_mean(x: np.ndarray, axis: tuple, keepdims: bool):
     if len(axis) == x.ndim:
         return _shaped(x, _TOTAL.on(x)(x.ravel(order="K")) / x.size, keepdims)
     if _trailing(x, axis):
-        totals = _row_totals(x, len(axis))
-        return _by_rows(x, totals / (x.size // totals.size), len(axis), keepdims)
+        return _row_totals(x, len(axis), keepdims, True)
     return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+ROWS_FROM = 128  # rows from which the kernel beats NumPy's sums (its ~12 ns a row against ~2 µs a call)
 
 
 def _trailing(x: np.ndarray, axis: tuple) -> bool:
     """Are ``axis`` the last dims of the C-contiguous ``x``, whose rows (each the elements they span)
-    are then the rows of a 2-D view?"""
-    return x.flags.c_contiguous and sorted(d % x.ndim for d in axis) == list(range(x.ndim - len(axis), x.ndim))
+    are then the rows of a 2-D view, and enough of them for the kernel to pay (``ROWS_FROM``)?"""
+    if not x.flags.c_contiguous or x.size < ROWS_FROM * x.shape[-1]:
+        return False
+    return sorted(d % x.ndim for d in axis) == list(range(x.ndim - len(axis), x.ndim))
 
 
-def _row_totals(x: np.ndarray, count: int) -> np.ndarray:
-    """The float64 sums over the last ``count`` dims of the C-contiguous float32 ``x``, (rows,)."""
-    rows = int(np.prod(x.shape[: x.ndim - count]))
-    out = np.empty(rows)
-    _ROWS.on(x)(x.reshape(rows, x.size // max(rows, 1)), out)
-    return out
-
-
-def _by_rows(x: np.ndarray, values: np.ndarray, count: int, keepdims: bool) -> np.ndarray:
-    """One float64 value per row in x's dtype, shaped as NumPy's reduction over the last ``count`` dims."""
+def _row_totals(x: np.ndarray, count: int, keepdims: bool, mean: bool) -> np.ndarray:
+    """The sums (means) over the last ``count`` dims of the C-contiguous float32 ``x``, each added in
+    float64 and rounded once, shaped as NumPy's reduction."""
     kept = x.shape[: x.ndim - count]
-    return values.astype(x.dtype).reshape(kept + (1,) * count if keepdims else kept)
+    rows = math.prod(kept)
+    width = x.size // max(rows, 1)
+    out = np.empty(kept + (1,) * count if keepdims else kept, x.dtype)
+    _ROWS.on(x)(x.reshape(rows, width), float(width) if mean else 1.0, out.reshape(rows))
+    return out
 
 
 def _shaped(x: np.ndarray, value: float, keepdims: bool):
@@ -87,21 +91,21 @@ def _total_numpy(flat: np.ndarray) -> float:
 _TOTAL = Kernel(_total_numpy, vector_sum, ns=0.035)
 
 
-def _rows_numpy(x: np.ndarray, out: np.ndarray) -> None:
-    """Reference: each row's sum in float64."""
-    out[...] = np.sum(x, axis=1, dtype=np.float64)
+def _rows_numpy(x: np.ndarray, divisor: float, out: np.ndarray) -> None:
+    """Reference: each row's sum in float64, divided by ``divisor`` (1 for sums), rounded to out's dtype."""
+    out[...] = np.sum(x, axis=1, dtype=np.float64) / divisor
 
 
 @njit
-def _rows(x, out):
+def _rows(x, divisor, out):
     for i in range(x.shape[0]):
-        out[i] = vector_sum(x[i])
+        out[i] = vector_sum(x[i]) / divisor
 
 
 @njit(parallel=True)
-def _rows_parallel(x, out):
+def _rows_parallel(x, divisor, out):
     for i in prange(x.shape[0]):
-        out[i] = vector_sum(x[i])
+        out[i] = vector_sum(x[i]) / divisor
 
 
 _ROWS = Kernel(_rows_numpy, _rows, _rows_parallel, ns=0.035)

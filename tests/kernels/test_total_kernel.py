@@ -37,9 +37,12 @@ def test_layouts_and_keepdims(layout, keepdims) -> None:
 
 
 @pytest.mark.parametrize("kernel", ["serial", "parallel"], indirect=True)
-@pytest.mark.parametrize(("shape", "axis"), [((5, 7), (1,)), ((3, 4, 6), (1, 2)), ((3, 4, 6), (-1,)), ((9, 1), (1,))])
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((5, 7), (1,)), ((3, 4, 6), (1, 2)), ((3, 4, 6), (-1,)), ((9, 1), (1,)), ((300, 5), (1,))]
+)
 @pytest.mark.parametrize("keepdims", [False, True])
-def test_sums_over_the_last_dims_equal_reference_and_the_exact_sums(kernel, shape, axis, keepdims) -> None:
+def test_sums_over_the_last_dims_equal_reference_and_the_exact_sums(kernel, shape, axis, keepdims, monkeypatch) -> None:
+    monkeypatch.setattr(total, "ROWS_FROM", 1)  # (the kernel for few rows too)
     rng = np.random.default_rng(3)
     x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
     exact = np.sum(x.astype(np.float64), axis=axis, keepdims=keepdims)
@@ -48,6 +51,13 @@ def test_sums_over_the_last_dims_equal_reference_and_the_exact_sums(kernel, shap
         assert got.dtype == reference.dtype == np.float32 and got.shape == reference.shape == expected.shape
         np.testing.assert_array_equal(got, reference)
         np.testing.assert_array_equal(got, expected.astype(np.float32))
+
+
+def test_few_rows_keep_numpys_sums() -> None:
+    """Below ``ROWS_FROM`` rows NumPy's sum costs less than the kernel's call: it is NumPy's, bit for bit."""
+    x = np.random.default_rng(5).standard_normal((total.ROWS_FROM - 1, 300)).astype(np.float32)
+    np.testing.assert_array_equal(total.total_sum(x, (1,), keepdims=False), np.sum(x, axis=1))
+    np.testing.assert_array_equal(total.total_mean(x, (1,), keepdims=True), np.mean(x, axis=1, keepdims=True))
 
 
 def test_other_reductions_are_numpys() -> None:
