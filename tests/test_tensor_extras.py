@@ -180,6 +180,17 @@ def test_every_missing_pytorch_tensor_attribute_says_minitensor_does_not_impleme
         t.expp  # noqa: B018
 
 
+def test_dir_of_a_tensor_lists_what_it_has_not_the_pytorch_names_it_lacks() -> None:
+    from minitensor._torch_names import TENSOR_ATTRIBUTES
+
+    t, p = mt.ones(2, 2), mt.nn.Parameter(mt.ones(2))
+    missing = {name for name in TENSOR_ATTRIBUTES if not hasattr(t, name)}
+    for names in (dir(t), dir(p)):
+        assert {"sum", "backward", "grad", "shape"} <= set(names) and not missing & set(names)
+    with pytest.raises(AttributeError, match="minitensor does not implement Tensor.H "):
+        p.H  # noqa: B018  (a Parameter is a Tensor)
+
+
 @pytest.mark.parametrize("name", ["sort", "prod", "exp_", "index_add_", "index_put_", "masked_scatter", "detach_",
                                   "t_", "unsqueeze_", "fill_diagonal_", "unique"])  # fmt: skip
 def test_the_methods_the_sweep_found_missing_exist(name: str) -> None:

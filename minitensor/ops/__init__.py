@@ -9,6 +9,7 @@ lives on the floor below and never imports the ops: they are built on it.)
 """
 
 from ..tensor import Tensor
+from ..tensor.extras import mark_unimplemented
 from .inplace import InplaceMethods
 from .math_methods import MathMethods
 from .method_forms import FunctionMethods
@@ -16,3 +17,4 @@ from .numpy_protocol import NumPyMethods
 from .shape_methods import ShapeMethods
 
 Tensor.add_methods(MathMethods, ShapeMethods, InplaceMethods, NumPyMethods, FunctionMethods)
+mark_unimplemented(Tensor)  # (after the methods: the PyTorch names still missing say so when read)

@@ -13,7 +13,7 @@ data, gradients and ops.  Here live
 - Python protocols: ``format(t, '.4f')`` and ``__index__`` (``range(t)``, ``lst[t]``)
   for one-element tensors;
 - bitwise/logical ``& | ^ ~`` on bool and integer tensors, ``nonzero``;
-- the error for a PyTorch Tensor method minitensor does not have (``__getattr__``).
+- the error for a PyTorch Tensor attribute minitensor does not have (``Unimplemented``).
 
 None of these is differentiable.
 
@@ -89,14 +89,9 @@ class TensorExtras:
 
     __slots__ = ()
 
-    def __getattr__(self, name: str):
-        """Only called for a missing attribute: one of PyTorch's says minitensor lacks it (a typo does not)."""
-        if name in TENSOR_ATTRIBUTES:
-            raise AttributeError(
-                f"'Tensor' object has no attribute {name!r}: minitensor does not implement Tensor.{name} "
-                "(docs/pytorch.md lists what is supported)"
-            )
-        raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+    def __dir__(self) -> list:
+        """The attributes minitensor has (without the PyTorch names it lacks: ``Unimplemented``)."""
+        return [name for name in object.__dir__(self) if not isinstance(_class_attribute(self, name), Unimplemented)]
 
     # ------------------------------------------------------- devices and dtypes
     @property
@@ -262,3 +257,39 @@ def is_floating_point(input) -> bool:  # noqa: A002
 
 def numel(input) -> int:  # noqa: A002
     return input.numel()
+
+
+# ------------------------------------------------------- PyTorch's attributes minitensor lacks
+class Unimplemented:
+    """A PyTorch ``Tensor`` attribute minitensor lacks, as a class attribute: reading it raises
+    AttributeError saying so (a typo gets Python's plain message).  ``mark_unimplemented`` puts one
+    under each such name.  (Not a ``__getattr__``: in CPython 3.11 a class with one reads every
+    attribute of its instances unspecialised, which costs every op.)"""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(
+            f"'Tensor' object has no attribute {self.name!r}: minitensor does not implement Tensor.{self.name} "
+            "(docs/pytorch.md lists what is supported)"
+        )
+
+
+def mark_unimplemented(cls: type) -> None:
+    """Put an ``Unimplemented`` on ``cls`` under each PyTorch Tensor attribute name it lacks (once
+    its methods are in place: ``minitensor.ops`` calls this)."""
+    for name in TENSOR_ATTRIBUTES:
+        if _class_attribute(cls, name) is None:
+            setattr(cls, name, Unimplemented(name))
+
+
+def _class_attribute(obj, name: str):
+    """What ``name`` is in the class dicts of ``obj`` (a class or an instance), without running a
+    descriptor; None when no class has it."""
+    for klass in (obj if isinstance(obj, type) else type(obj)).__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
