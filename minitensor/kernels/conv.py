@@ -39,6 +39,7 @@ import numpy as np
 
 from . import conv_depthwise, conv_gemm
 from .im2col import Window, _col2im_numpy, _im2col_numpy
+from .runtime import blas_threads
 from .runtime.blas_threads import LAUNCH_SECONDS
 from .runtime.dispatch import BlasKernel, choose
 
@@ -49,7 +50,7 @@ def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) ->
     x, weight = np.ascontiguousarray(x), np.ascontiguousarray(weight)
     out = np.empty((x.shape[0], weight.shape[0], win.oh, win.ow), np.result_type(x, weight))
     if conv_depthwise.takes(x, weight, groups):
-        run = _depthwise(out, win, _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_parallel)
+        run = _depthwise(out, win, _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_threaded)
     else:
         run = _gemm(out, weight[0].size, _forward_numpy, conv_gemm.forward, conv_gemm.forward_threaded)
     run(x, weight, bias, win, groups, out)
@@ -61,7 +62,7 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Wi
     grad, weight = np.ascontiguousarray(grad), np.ascontiguousarray(weight)
     out = np.empty((grad.shape[0], weight.shape[1] * groups) + tuple(size), np.result_type(grad, weight))
     if conv_depthwise.takes(out, weight, groups):
-        run = _depthwise(grad, win, _input_grad_numpy, conv_depthwise.input_grad, conv_depthwise.input_grad_parallel)
+        run = _depthwise(grad, win, _input_grad_numpy, conv_depthwise.input_grad, conv_depthwise.input_grad_threaded)
     else:
         run = _gemm(grad, weight[0].size, _input_grad_numpy, conv_gemm.input_grad, conv_gemm.input_grad_threaded)
     run(grad, weight, win, groups, out)
@@ -73,7 +74,7 @@ def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int
     x, grad = np.ascontiguousarray(x), np.ascontiguousarray(grad)
     out = np.empty((grad.shape[1], x.shape[1] // groups, win.kh, win.kw), np.result_type(x, grad))
     if conv_depthwise.takes(x, out, groups):
-        run = _depthwise(grad, win, _weight_grad_numpy, conv_depthwise.weight_grad, conv_depthwise.weight_grad_parallel)
+        run = _depthwise(grad, win, _weight_grad_numpy, conv_depthwise.weight_grad, conv_depthwise.weight_grad_threaded)
     else:
         run = _gemm(grad, out[0].size, _weight_grad_numpy, conv_gemm.weight_grad, conv_gemm.weight_grad_threaded)
     run(x, grad, win, groups, out)
@@ -138,4 +139,5 @@ def _depthwise(grad_or_out: np.ndarray, win: Window, reference, serial, parallel
         ns = 0.4 * win.kh * win.kw + 50.0 / plane
     else:
         ns = 0.066 * win.kh * win.kw + 300.0 / plane
-    return choose(grad_or_out, reference, serial, parallel, ns=ns)
+    launch = LAUNCH_SECONDS if blas_threads.available() else None  # (the shares' tasks run on BLAS's threads)
+    return choose(grad_or_out, reference, serial, parallel, ns=ns, launch=launch)

@@ -31,13 +31,12 @@ import functools
 import numpy as np
 
 from ._strided import gather, scatter_add
-from .im2col import Window
+from .im2col import as_record, from_record
 from .phases import flat, from_phases, phase_scratch, tap, to_phases
 from .runtime import blas, blas_threads
 from .runtime.blas import gemm
 from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, split
 from .runtime.jit import njit, prange
-from .runtime.threads import threads
 
 MACS_PER_SECOND = 50e9  # one thread's GEMM, for the choice of the threaded kernels (2-core VM: 55-60e9)
 
@@ -178,47 +177,31 @@ def weight_grad(x, grad, win, groups, out):
 
 
 # ------------------------------------------------------------------ the images split over the threads
-def _shares(n: int) -> int:
-    """How many threads share n images: the policy's count, at most BLAS's own, at most n."""
-    return max(1, min(threads(), blas_threads.blas_threads() if blas_threads.available() else threads(), n))
-
-
-def _geometry(win: Window, groups: int) -> np.ndarray:
-    """The window and ``groups`` as an int64 array, the form a task reads them in (a record slot)."""
-    return np.array([*win, groups], np.int64).reshape(1, 1, 1, 11)
-
-
-@njit(inline="always")
-def _window(g):
-    """The ``Window`` of ``_geometry``'s array (inside a task)."""
-    return Window(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9])
-
-
 def forward_threaded(x, weight, bias, win, groups, out) -> None:
-    count = _shares(x.shape[0])
+    count = blas_threads.shares(x.shape[0])
     if count == 1:
         return forward(x, weight, bias, win, groups, out)
     if not blas_threads.available():
         with blas.single_threaded():
             return _forward_parallel(x, weight, bias, win, groups, out, count)
     row = None if bias is None else np.ascontiguousarray(bias).reshape(1, 1, 1, -1)
-    arrays = (x, weight, row, out, _geometry(win, groups))
+    arrays = (x, weight, row, out, as_record(win, groups))
     blas_threads.run(_forward_task(x.dtype.type, bias is not None), records(split(x.shape[0], count), arrays))
 
 
 def input_grad_threaded(grad, weight, win, groups, out) -> None:
-    count = _shares(grad.shape[0])
+    count = blas_threads.shares(grad.shape[0])
     if count == 1:
         return input_grad(grad, weight, win, groups, out)
     if not blas_threads.available():
         with blas.single_threaded():
             return _input_grad_parallel(grad, weight, win, groups, out, count)
-    arrays = (grad, weight, out, _geometry(win, groups))
+    arrays = (grad, weight, out, as_record(win, groups))
     blas_threads.run(_input_grad_task(grad.dtype.type), records(split(grad.shape[0], count), arrays))
 
 
 def weight_grad_threaded(x, grad, win, groups, out) -> None:
-    count = _shares(x.shape[0])
+    count = blas_threads.shares(x.shape[0])
     if count == 1:
         return weight_grad(x, grad, win, groups, out)
     partial = np.empty((count,) + out.shape, out.dtype)
@@ -226,7 +209,7 @@ def weight_grad_threaded(x, grad, win, groups, out) -> None:
         with blas.single_threaded():
             _weight_grad_parallel(x, grad, win, groups, partial)
     else:
-        arrays = (x, grad, partial.reshape(count, out.shape[0], out.shape[1], -1), _geometry(win, groups))
+        arrays = (x, grad, partial.reshape(count, out.shape[0], out.shape[1], -1), as_record(win, groups))
         blas_threads.run(_weight_grad_task(x.dtype.type), records(split(x.shape[0], count), arrays))
     np.sum(partial, axis=0, out=out)
 
@@ -269,7 +252,7 @@ def _forward_task(dtype, has_bias: bool):
         bias = contiguous(row, 2, dtype)[0, 0, 0] if has_bias else None
         g = contiguous(row, 4, np.int64)[0, 0, 0]
         try:
-            _forward_images(x, weight, bias, _window(g), g[10], out, row[0], row[1])
+            _forward_images(x, weight, bias, from_record(g), g[10], out, row[0], row[1])
         except Exception:  # (e.g. no memory for the scratch: reported by ``blas_threads.run``)
             fail(row)
 
@@ -285,7 +268,7 @@ def _input_grad_task(dtype):
         grad, weight, out = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
         g = contiguous(row, 3, np.int64)[0, 0, 0]
         try:
-            _input_grad_images(grad, weight, _window(g), g[10], out, row[0], row[1])
+            _input_grad_images(grad, weight, from_record(g), g[10], out, row[0], row[1])
         except Exception:
             fail(row)
 
@@ -301,7 +284,7 @@ def _weight_grad_task(dtype):
         row = record(pointer, HEAD + SLOT * 4)
         x, grad, partial = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
         g = contiguous(row, 3, np.int64)[0, 0, 0]
-        win = _window(g)
+        win = from_record(g)
         count, n = partial.shape[0], x.shape[0]
         t = 0
         while _share(t, n, count)[0] != row[0]:  # (which share this row is: its start says)

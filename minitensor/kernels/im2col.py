@@ -73,6 +73,18 @@ def window(kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, grid: 
     return Window(*kernel, *stride, *padding, *dilation, *grid)
 
 
+def as_record(win: Window, groups: int) -> np.ndarray:
+    """The window and ``groups`` as an int64 array (1, 1, 1, 11): the form a task on BLAS's threads
+    reads them in (one record slot: ``runtime/blas_threads.py``)."""
+    return np.array([*win, groups], np.int64).reshape(1, 1, 1, 11)
+
+
+@njit(inline="always")
+def from_record(g) -> Window:
+    """The ``Window`` of ``as_record``'s array (``g``: its last axis), inside a task; ``g[10]`` is groups."""
+    return Window(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9])
+
+
 def im2col(x: np.ndarray, win: Window) -> np.ndarray:
     """The columns of every window of ``x`` (N, C, H, W): a new (N, C * kh * kw, oh * ow) array."""
     n, c, h, w = x.shape

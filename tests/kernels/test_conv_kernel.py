@@ -180,3 +180,40 @@ def test_images_split_over_two_threads_match_one_thread(rng, dtype, on_blas_thre
             threaded(*args, two)
             np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
     assert runs == [2] * 9  # (three passes on 2, 3 and 5 images; 1 image runs on one thread)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
+@pytest.mark.parametrize("case", [5, 7], ids=["phases", "tiled"])
+def test_depthwise_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, case, two_blas_threads,
+                                                                 monkeypatch):  # fmt: skip
+    """The depthwise passes with their planes (the weight's gradient: its channels) split over two
+    threads, as tasks on BLAS's threads or on numba's, give the one-thread results."""
+    runs = []
+    if on_blas_threads:
+        run = blas_threads.run
+        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
+    else:
+        monkeypatch.setattr(blas_threads, "available", lambda: False)
+        for name in ("forward_parallel", "input_grad_parallel", "weight_grad_parallel"):
+            kernel = getattr(conv_depthwise, name)
+            monkeypatch.setattr(conv_depthwise, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    c, co, groups, h, w, win = CASES[case]
+    for n in (1, 3):
+        x = rng.standard_normal((n, c, h, w)).astype(dtype)
+        weight = rng.standard_normal((co, 1, win.kh, win.kw)).astype(dtype)
+        grad = rng.standard_normal((n, co, win.oh, win.ow)).astype(dtype)
+        for bias in (rng.standard_normal(co).astype(dtype), None):
+            one, two = np.empty(grad.shape, dtype), np.empty(grad.shape, dtype)
+            conv_depthwise.forward(x, weight, bias, win, groups, one)
+            conv_depthwise.forward_threaded(x, weight, bias, win, groups, two)
+            np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
+        for serial, threaded, args, shape in [
+            (conv_depthwise.input_grad, conv_depthwise.input_grad_threaded, (grad, weight, win, groups), x.shape),
+            (conv_depthwise.weight_grad, conv_depthwise.weight_grad_threaded, (x, grad, win, groups), weight.shape),
+        ]:
+            one, two = np.empty(shape, dtype), np.empty(shape, dtype)
+            serial(*args, one)
+            threaded(*args, two)
+            np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
+    assert runs == [2] * 8  # (four passes, each split at 1 and at 3 images: 3 and 9 planes, 3 channels)

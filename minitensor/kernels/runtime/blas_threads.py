@@ -48,6 +48,7 @@ import numpy as np
 
 from . import blas
 from .jit import CFuncFactory, njit
+from .threads import threads
 
 SLOT = 9  # int64 fields of one array in a record: address, 4 sizes, 4 strides
 # What a region costs (the ``launch`` of ``dispatch.choose``), measured on the 2-core VM of docs/performance.md:
@@ -110,6 +111,12 @@ def split(work: int, threads: int) -> list:
     """[start, stop) ranges that split ``work`` items over ``threads`` as evenly as they go."""
     bounds = [work * i // threads for i in range(threads + 1)]
     return list(zip(bounds[:-1], bounds[1:]))
+
+
+def shares(work: int) -> int:
+    """How many threads share ``work`` items: the policy's count (``threads.threads``), at most
+    BLAS's own when tasks run on its threads, at most ``work``."""
+    return max(1, min(threads(), blas_threads() if available() else threads(), work))
 
 
 def blas_threads() -> int:
