@@ -18,7 +18,9 @@ own transpose is the resampling again, so both directions are ops of each other'
 
 A 1-D resampling (N, C, L) is the planes (N * C, 1, L) with the identity map along H
 (``index_h = [[0]]``).  The numba kernels loop over the planes (in parallel for big inputs);
-the NumPy references gather all positions at once (``np.add.at`` for the transpose).
+the NumPy references gather all positions at once (``np.add.at`` for the transpose).  Where NumPy's
+BLAS is OpenBLAS on pthreads, the weighted passes split their planes over BLAS's own threads
+(``_on_blas_threads``), whose regions cost a fifth of waking numba's pool on a VM.
 
 >>> x = np.array([[[1.0, 2.0, 3.0]]])                     # one plane, H = 1, W = 3
 >>> rows = (np.array([[0]]), None)                         # the identity along H
@@ -33,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .runtime import blas_threads
+from .runtime.blas_threads import HEAD, LAUNCH_SECONDS, SLOT, contiguous, fail, record, records, split
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
@@ -152,7 +156,12 @@ def _weighted_rows(x, index, weight, row):
 
 @njit
 def _resample_planes(x, ih, wh, iw_t, ww_t, out):
-    for p in range(x.shape[0]):
+    _resample_range(x, ih, wh, iw_t, ww_t, out, 0, x.shape[0])
+
+
+@njit
+def _resample_range(x, ih, wh, iw_t, ww_t, out, start, stop):
+    for p in range(start, stop):
         _resample_plane(x[p], ih, wh, iw_t, ww_t, out[p])
 
 
@@ -186,7 +195,12 @@ def _transpose_plane(grad, ih, wh, iw, ww, out):
 
 @njit
 def _transpose_planes(grad, ih, wh, iw, ww, out):
-    for p in range(grad.shape[0]):
+    _transpose_range(grad, ih, wh, iw, ww, out, 0, grad.shape[0])
+
+
+@njit
+def _transpose_range(grad, ih, wh, iw, ww, out, start, stop):
+    for p in range(start, stop):
         _transpose_plane(grad[p], ih, wh, iw, ww, out[p])
 
 
@@ -249,5 +263,74 @@ def _scatter_add_parallel(grad, ih, iw, out):
 
 _GATHER = Kernel(_gather_numpy, _gather_planes, _gather_parallel, ns=0.4)
 _SCATTER_ADD = Kernel(_scatter_add_numpy, _scatter_add_planes, _scatter_add_parallel, ns=0.5)
-_RESAMPLE = Kernel(_resample_numpy, _resample_planes, _resample_parallel, ns=1.7)  # (bilinear, 2x up: 871 µs for 2^19)
-_TRANSPOSE = Kernel(_transpose_numpy, _transpose_planes, _transpose_parallel, ns=1.0)
+
+
+# ------------------------------------------------------------------ the planes on BLAS's threads
+def _resample_threaded(x, ih, wh, iw_t, ww_t, out) -> None:
+    _on_blas_threads(_resample_task, _resample_planes, _resample_parallel, (x, ih, wh, iw_t, ww_t, out))
+
+
+def _transpose_threaded(grad, ih, wh, iw, ww, out) -> None:
+    _on_blas_threads(_transpose_task, _transpose_planes, _transpose_parallel, (grad, ih, wh, iw, ww, out))
+
+
+def _on_blas_threads(make_task, serial, parallel, args: tuple) -> None:
+    """A pass (``args``: the planes, the taps, out) with its planes split over the threads: as tasks on
+    BLAS's threads (``runtime/blas_threads.py``: ~20 µs a region, where numba's pool takes ~100 µs to
+    wake on a VM), else (no BLAS threads, or the task compiling: ``jit.py``) numba's ``parallel``."""
+    x, ih, wh, iw, ww, out = args
+    count = blas_threads.shares(x.shape[0])
+    task = make_task(x.dtype.name, wh is not None, ww is not None) if count > 1 and blas_threads.available() else None
+    if task is None:
+        return (serial if count == 1 else parallel)(*args)
+    slots = (
+        x[None],
+        *(None if a is None else np.ascontiguousarray(a)[None, None] for a in (ih, wh, iw, ww)),
+        out[None],
+    )
+    blas_threads.run(task, records(split(x.shape[0], count), slots))
+
+
+@blas_threads.task_factory
+def _resample_task(dtype_name: str, has_wh: bool, has_ww: bool):
+    """The task running ``_resample_range`` on one record row: slots x (1, P, H, W), ih, wh, iw_t, ww_t
+    (1, 1, ., .), out (1, P, Ho, Wo)."""
+    dtype = np.dtype(dtype_name).type
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 6)
+        x, out = contiguous(row, 0, dtype)[0], contiguous(row, 5, dtype)[0]
+        ih, iw_t = contiguous(row, 1, np.int64)[0, 0], contiguous(row, 3, np.int64)[0, 0]
+        wh = contiguous(row, 2, dtype)[0, 0] if has_wh else None
+        ww_t = contiguous(row, 4, dtype)[0, 0] if has_ww else None
+        try:
+            _resample_range(x, ih, wh, iw_t, ww_t, out, row[0], row[1])
+        except Exception:  # (e.g. no memory for the row scratch: reported by ``blas_threads.run``)
+            fail(row)
+
+    return task
+
+
+@blas_threads.task_factory
+def _transpose_task(dtype_name: str, has_wh: bool, has_ww: bool):
+    """The task running ``_transpose_range``: slots grad, ih, wh, iw, ww, out (as ``_resample_task``'s)."""
+    dtype = np.dtype(dtype_name).type
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 6)
+        grad, out = contiguous(row, 0, dtype)[0], contiguous(row, 5, dtype)[0]
+        ih, iw = contiguous(row, 1, np.int64)[0, 0], contiguous(row, 3, np.int64)[0, 0]
+        wh = contiguous(row, 2, dtype)[0, 0] if has_wh else None
+        ww = contiguous(row, 4, dtype)[0, 0] if has_ww else None
+        try:
+            _transpose_range(grad, ih, wh, iw, ww, out, row[0], row[1])
+        except Exception:
+            fail(row)
+
+    return task
+
+
+_RESAMPLE = Kernel(
+    _resample_numpy, _resample_planes, _resample_threaded, ns=1.7, launch=LAUNCH_SECONDS
+)  # (bilinear 2x: 1.7)
+_TRANSPOSE = Kernel(_transpose_numpy, _transpose_planes, _transpose_threaded, ns=1.0, launch=LAUNCH_SECONDS)

@@ -11,6 +11,7 @@ import pytest
 from kernel_paths import MODES, jitted, reference, tolerance
 
 from minitensor.kernels import resample
+from minitensor.kernels.runtime import blas_threads
 
 
 def _taps(rng, out: int, n: int, count: int, weighted: bool) -> tuple:
@@ -42,3 +43,35 @@ def test_resample_and_transpose_match_reference(kernel, rng, dtype, taps) -> Non
 def test_docstring_examples() -> None:
     result = doctest.testmod(resample, extraglobs={"np": np})
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
+def test_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
+    """The weighted passes with their planes split over two threads (tasks on BLAS's threads, or
+    numba's pool where BLAS has none) give the one-thread results, weights on either dim or both."""
+    runs = []
+    if on_blas_threads:
+        run = blas_threads.run
+        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
+    else:
+        monkeypatch.setattr(blas_threads, "available", lambda: False)
+        for name in ("_resample_parallel", "_transpose_parallel"):
+            kernel = getattr(resample, name)
+            monkeypatch.setattr(resample, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    h, w, ho, wo = 5, 7, 9, 4
+    for t, s, weighted_rows, weighted_cols in [(2, 2, True, True), (1, 3, False, True), (2, 1, True, False)]:
+        (ih, wh), (iw, ww) = _taps(rng, ho, h, t, weighted_rows), _taps(rng, wo, w, s, weighted_cols)
+        wh, ww = (None if a is None else a.astype(dtype) for a in (wh, ww))
+        x = rng.standard_normal((3, h, w)).astype(dtype)
+        g = rng.standard_normal((3, ho, wo)).astype(dtype)
+        iw_t, ww_t = np.ascontiguousarray(iw.T), None if ww is None else np.ascontiguousarray(ww.T)
+        one, two = np.empty((3, ho, wo), dtype), np.empty((3, ho, wo), dtype)
+        resample._resample_planes(x, ih, wh, iw_t, ww_t, one)
+        resample._resample_threaded(x, ih, wh, iw_t, ww_t, two)
+        np.testing.assert_allclose(two, one, **tolerance(dtype))
+        one, two = np.zeros((3, h, w), dtype), np.zeros((3, h, w), dtype)
+        resample._transpose_planes(g, ih, wh, iw, ww, one)
+        resample._transpose_threaded(g, ih, wh, iw, ww, two)
+        np.testing.assert_allclose(two, one, **tolerance(dtype))
+    assert runs == [2] * 6  # (three tap layouts, two passes each)
