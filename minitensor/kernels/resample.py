@@ -19,7 +19,7 @@ own transpose is the resampling again, so both directions are ops of each other'
 A 1-D resampling (N, C, L) is the planes (N * C, 1, L) with the identity map along H
 (``index_h = [[0]]``).  The numba kernels loop over the planes (in parallel for big inputs);
 the NumPy references gather all positions at once (``np.add.at`` for the transpose).  Where NumPy's
-BLAS is OpenBLAS on pthreads, the weighted passes split their planes over BLAS's own threads
+BLAS is OpenBLAS on pthreads, the passes split their planes over BLAS's own threads
 (``_on_blas_threads``), whose regions cost a fifth of waking numba's pool on a VM.
 
 >>> x = np.array([[[1.0, 2.0, 3.0]]])                     # one plane, H = 1, W = 3
@@ -230,7 +230,12 @@ def _gather_plane(x, ih, iw, out):
 
 @njit
 def _gather_planes(x, ih, iw, out):
-    for p in range(x.shape[0]):
+    _gather_range(x, ih, iw, out, 0, x.shape[0])
+
+
+@njit
+def _gather_range(x, ih, iw, out, start, stop):
+    for p in range(start, stop):
         _gather_plane(x[p], ih, iw, out[p])
 
 
@@ -251,7 +256,12 @@ def _scatter_add_plane(grad, ih, iw, out):
 
 @njit
 def _scatter_add_planes(grad, ih, iw, out):
-    for p in range(grad.shape[0]):
+    _scatter_add_range(grad, ih, iw, out, 0, grad.shape[0])
+
+
+@njit
+def _scatter_add_range(grad, ih, iw, out, start, stop):
+    for p in range(start, stop):
         _scatter_add_plane(grad[p], ih, iw, out[p])
 
 
@@ -259,10 +269,6 @@ def _scatter_add_planes(grad, ih, iw, out):
 def _scatter_add_parallel(grad, ih, iw, out):
     for p in prange(grad.shape[0]):
         _scatter_add_plane(grad[p], ih, iw, out[p])
-
-
-_GATHER = Kernel(_gather_numpy, _gather_planes, _gather_parallel, ns=0.4)
-_SCATTER_ADD = Kernel(_scatter_add_numpy, _scatter_add_planes, _scatter_add_parallel, ns=0.5)
 
 
 # ------------------------------------------------------------------ the planes on BLAS's threads
@@ -274,20 +280,25 @@ def _transpose_threaded(grad, ih, wh, iw, ww, out) -> None:
     _on_blas_threads(_transpose_task, _transpose_planes, _transpose_parallel, (grad, ih, wh, iw, ww, out))
 
 
+def _gather_threaded(x, ih, iw, out) -> None:
+    _on_blas_threads(_gather_task, _gather_planes, _gather_parallel, (x, ih, iw, out))
+
+
+def _scatter_add_threaded(grad, ih, iw, out) -> None:
+    _on_blas_threads(_scatter_add_task, _scatter_add_planes, _scatter_add_parallel, (grad, ih, iw, out))
+
+
 def _on_blas_threads(make_task, serial, parallel, args: tuple) -> None:
-    """A pass (``args``: the planes, the taps, out) with its planes split over the threads: as tasks on
-    BLAS's threads (``runtime/blas_threads.py``: ~20 µs a region, where numba's pool takes ~100 µs to
-    wake on a VM), else (no BLAS threads, or the task compiling: ``jit.py``) numba's ``parallel``."""
-    x, ih, wh, iw, ww, out = args
+    """A pass (``args``: the planes, the taps' arrays, out) with its planes split over the threads: as
+    tasks on BLAS's threads (``runtime/blas_threads.py``: ~20 µs a region, where numba's pool takes
+    ~100 µs to wake on a VM), else (no BLAS threads, or the task compiling: ``jit.py``) numba's ``parallel``."""
+    x, *taps, out = args
     count = blas_threads.shares(x.shape[0])
-    task = make_task(x.dtype.name, wh is not None, ww is not None) if count > 1 and blas_threads.available() else None
+    flags = [a is not None for a in taps[1::2]] if len(taps) == 4 else []  # (the weights: None or not)
+    task = make_task(x.dtype.name, *flags) if count > 1 and blas_threads.available() else None
     if task is None:
         return (serial if count == 1 else parallel)(*args)
-    slots = (
-        x[None],
-        *(None if a is None else np.ascontiguousarray(a)[None, None] for a in (ih, wh, iw, ww)),
-        out[None],
-    )
+    slots = [None if a is None else np.ascontiguousarray(a).reshape((1,) * (4 - a.ndim) + a.shape) for a in args]
     blas_threads.run(task, records(split(x.shape[0], count), slots))
 
 
@@ -330,7 +341,42 @@ def _transpose_task(dtype_name: str, has_wh: bool, has_ww: bool):
     return task
 
 
-_RESAMPLE = Kernel(
-    _resample_numpy, _resample_planes, _resample_threaded, ns=1.7, launch=LAUNCH_SECONDS
-)  # (bilinear 2x: 1.7)
+@blas_threads.task_factory
+def _gather_task(dtype_name: str):
+    """The task running ``_gather_range``: slots x (1, P, H, W), ih, iw (1, 1, 1, .), out (1, P, Ho, Wo)."""
+    dtype = np.dtype(dtype_name).type
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 4)
+        x, out = contiguous(row, 0, dtype)[0], contiguous(row, 3, dtype)[0]
+        ih, iw = contiguous(row, 1, np.int64)[0, 0, 0], contiguous(row, 2, np.int64)[0, 0, 0]
+        try:
+            _gather_range(x, ih, iw, out, row[0], row[1])
+        except Exception:
+            fail(row)
+
+    return task
+
+
+@blas_threads.task_factory
+def _scatter_add_task(dtype_name: str):
+    """The task running ``_scatter_add_range``: slots grad, ih, iw, out (as ``_gather_task``'s)."""
+    dtype = np.dtype(dtype_name).type
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 4)
+        grad, out = contiguous(row, 0, dtype)[0], contiguous(row, 3, dtype)[0]
+        ih, iw = contiguous(row, 1, np.int64)[0, 0, 0], contiguous(row, 2, np.int64)[0, 0, 0]
+        try:
+            _scatter_add_range(grad, ih, iw, out, row[0], row[1])
+        except Exception:
+            fail(row)
+
+    return task
+
+
+# ns: serial time an output element (measured; bilinear 2x upsampling's forward 1.7)
+_GATHER = Kernel(_gather_numpy, _gather_planes, _gather_threaded, ns=0.4, launch=LAUNCH_SECONDS)
+_SCATTER_ADD = Kernel(_scatter_add_numpy, _scatter_add_planes, _scatter_add_threaded, ns=0.5, launch=LAUNCH_SECONDS)
+_RESAMPLE = Kernel(_resample_numpy, _resample_planes, _resample_threaded, ns=1.7, launch=LAUNCH_SECONDS)
 _TRANSPOSE = Kernel(_transpose_numpy, _transpose_planes, _transpose_threaded, ns=1.0, launch=LAUNCH_SECONDS)

@@ -48,15 +48,15 @@ def test_docstring_examples() -> None:
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
 def test_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
-    """The weighted passes with their planes split over two threads (tasks on BLAS's threads, or
-    numba's pool where BLAS has none) give the one-thread results, weights on either dim or both."""
+    """The passes with their planes split over two threads (tasks on BLAS's threads, or numba's pool
+    where BLAS has none) give the one-thread results: weights on either dim or both, and the gathers."""
     runs = []
     if on_blas_threads:
         run = blas_threads.run
         monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
     else:
         monkeypatch.setattr(blas_threads, "available", lambda: False)
-        for name in ("_resample_parallel", "_transpose_parallel"):
+        for name in ("_resample_parallel", "_transpose_parallel", "_gather_parallel", "_scatter_add_parallel"):
             kernel = getattr(resample, name)
             monkeypatch.setattr(resample, name, lambda *a, k=kernel: runs.append(2) or k(*a))
     h, w, ho, wo = 5, 7, 9, 4
@@ -74,4 +74,13 @@ def test_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_thre
         resample._transpose_planes(g, ih, wh, iw, ww, one)
         resample._transpose_threaded(g, ih, wh, iw, ww, two)
         np.testing.assert_allclose(two, one, **tolerance(dtype))
-    assert runs == [2] * 6  # (three tap layouts, two passes each)
+    rows, cols = rng.integers(0, h, ho), rng.integers(0, w, wo)  # one tap of weight 1: the gathers
+    one, two = np.empty((3, ho, wo), dtype), np.empty((3, ho, wo), dtype)
+    resample._gather_planes(x, rows, cols, one)
+    resample._gather_threaded(x, rows, cols, two)
+    np.testing.assert_array_equal(two, one)
+    one, two = np.zeros((3, h, w), dtype), np.zeros((3, h, w), dtype)
+    resample._scatter_add_planes(g, rows, cols, one)
+    resample._scatter_add_threaded(g, rows, cols, two)
+    np.testing.assert_array_equal(two, one)
+    assert runs == [2] * 8  # (three weighted tap layouts and the gathers, two passes each)
