@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 import minitensor as mt
+from minitensor.kernels.runtime import blas_threads
 from minitensor.kernels.runtime.dispatch import Kernel
 
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
@@ -141,3 +142,19 @@ def assert_same_values(got: np.ndarray, expected: np.ndarray) -> None:
     np.testing.assert_array_equal(got, expected)
     signed = ~np.isnan(expected)
     np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(expected[signed]))
+
+
+def counted_splits(monkeypatch, on_blas_threads: bool, module, parallel_names) -> list:
+    """A list that gets one entry per pass split over the threads (its thread count, 2 on numba's):
+    on BLAS's threads (``blas_threads.run`` counted), or with ``on_blas_threads`` False on numba's
+    (BLAS's threads made unavailable, ``module``'s kernels ``parallel_names`` counted)."""
+    runs = []
+    if on_blas_threads:
+        run = blas_threads.run
+        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
+    else:
+        monkeypatch.setattr(blas_threads, "available", lambda: False)
+        for name in parallel_names:
+            kernel = getattr(module, name)
+            monkeypatch.setattr(module, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    return runs

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_paths import MODES, jitted, reference, tolerance
+from kernel_paths import MODES, counted_splits, jitted, reference, tolerance
 
 from minitensor.kernels import conv as K
 from minitensor.kernels import conv_depthwise, conv_gemm
 from minitensor.kernels.im2col import Window
 from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
-from minitensor.kernels.runtime import blas_threads
 
 # (C, Co, groups, H, W, window): general, grouped, 1x1 (the image as its own columns), strided 1x1,
 # then depthwise: 3x3 'same', a channel multiplier, strided and dilated, LeNet-5's 2x2 stride 2,
@@ -155,15 +154,8 @@ def test_other_dtypes_and_empty_batches_take_the_reference(rng) -> None:
 def test_images_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
     """The threaded kernels (each thread a range of images, on BLAS's threads or numba's) give the
     one-thread results, for every image count around the split (1, 2, 3, 5 images)."""
-    runs = []
-    if on_blas_threads:
-        run = blas_threads.run
-        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
-    else:
-        monkeypatch.setattr(blas_threads, "available", lambda: False)
-        for name in ("_forward_parallel", "_input_grad_parallel", "_weight_grad_parallel"):
-            kernel = getattr(conv_gemm, name)
-            monkeypatch.setattr(conv_gemm, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    parallel = ("_forward_parallel", "_input_grad_parallel", "_weight_grad_parallel")
+    runs = counted_splits(monkeypatch, on_blas_threads, conv_gemm, parallel)
     c, co, groups, h, w, win = CASES[1]
     for n in (1, 2, 3, 5):
         x = rng.standard_normal((n, c, h, w)).astype(dtype)
@@ -189,15 +181,8 @@ def test_depthwise_planes_split_over_two_threads_match_one_thread(rng, dtype, on
                                                                  monkeypatch):  # fmt: skip
     """The depthwise passes with their planes (the weight's gradient: its channels) split over two
     threads, as tasks on BLAS's threads or on numba's, give the one-thread results."""
-    runs = []
-    if on_blas_threads:
-        run = blas_threads.run
-        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
-    else:
-        monkeypatch.setattr(blas_threads, "available", lambda: False)
-        for name in ("forward_parallel", "input_grad_parallel", "weight_grad_parallel"):
-            kernel = getattr(conv_depthwise, name)
-            monkeypatch.setattr(conv_depthwise, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    parallel = ("forward_parallel", "input_grad_parallel", "weight_grad_parallel")
+    runs = counted_splits(monkeypatch, on_blas_threads, conv_depthwise, parallel)
     c, co, groups, h, w, win = CASES[case]
     for n in (1, 3):
         x = rng.standard_normal((n, c, h, w)).astype(dtype)

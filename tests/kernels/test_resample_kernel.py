@@ -8,10 +8,9 @@ import doctest
 
 import numpy as np
 import pytest
-from kernel_paths import MODES, jitted, reference, tolerance
+from kernel_paths import MODES, counted_splits, jitted, reference, tolerance
 
 from minitensor.kernels import resample
-from minitensor.kernels.runtime import blas_threads
 
 
 def _taps(rng, out: int, n: int, count: int, weighted: bool) -> tuple:
@@ -50,15 +49,8 @@ def test_docstring_examples() -> None:
 def test_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
     """The passes with their planes split over two threads (tasks on BLAS's threads, or numba's pool
     where BLAS has none) give the one-thread results: weights on either dim or both, and the gathers."""
-    runs = []
-    if on_blas_threads:
-        run = blas_threads.run
-        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
-    else:
-        monkeypatch.setattr(blas_threads, "available", lambda: False)
-        for name in ("_resample_parallel", "_transpose_parallel", "_gather_parallel", "_scatter_add_parallel"):
-            kernel = getattr(resample, name)
-            monkeypatch.setattr(resample, name, lambda *a, k=kernel: runs.append(2) or k(*a))
+    parallel = ("_resample_parallel", "_transpose_parallel", "_gather_parallel", "_scatter_add_parallel")
+    runs = counted_splits(monkeypatch, on_blas_threads, resample, parallel)
     h, w, ho, wo = 5, 7, 9, 4
     for t, s, weighted_rows, weighted_cols in [(2, 2, True, True), (1, 3, False, True), (2, 1, True, False)]:
         (ih, wh), (iw, ww) = _taps(rng, ho, h, t, weighted_rows), _taps(rng, wo, w, s, weighted_cols)
