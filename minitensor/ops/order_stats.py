@@ -1,7 +1,7 @@
 """Order statistics: ``kthvalue``, ``median``, ``nanmedian``, ``mode``, ``quantile``, ``nanquantile``.
 
-All of them read a stable sort of the input (``sort._order``: NaN above every number, equal values
-in index order), so ties resolve as PyTorch's CPU kernels resolve them:
+All of them pick what a stable sort of the input would (``sort._order``: NaN above every number, equal
+values in index order), so ties resolve as PyTorch's CPU kernels resolve them:
 
 - ``kthvalue(k)``: the k-th smallest (k from 1), its index the k-th of the stable order;
 - ``median``: the *lower* median (for an even count the smaller of the two middle values, as
@@ -40,7 +40,7 @@ from ..tensor import Tensor
 from .arguments import bool_arg, choice_arg, int_arg, tensor_input
 from .indexing import Gather
 from .reduce import TakeAlongDim
-from .sort import _order, sort
+from .sort import sort
 
 KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
 MedianResult = namedtuple("median", ["values", "indices"])
@@ -183,17 +183,22 @@ def mode(input, dim: int = -1, keepdim: bool = False):  # noqa: A002
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally frequent ones)
     and the index of its last occurrence."""
     x, d = _along(input, dim, "mode")
-    order = np.moveaxis(_order(x._data, d, False), d, -1)
-    rows = order.reshape(-1, order.shape[-1])
-    values = np.take_along_axis(np.moveaxis(x._data, d, -1).reshape(rows.shape), rows, axis=1)
+    last = np.moveaxis(x._data, d, -1)
+    rows = last.reshape(-1, last.shape[-1])
+    values = np.sort(rows, axis=1)  # (NaN last, each NaN a run of its own below: NaN != NaN)
     starts = np.ones(rows.shape, bool)
     starts[:, 1:] = values[:, 1:] != values[:, :-1]
     run = np.cumsum(starts.reshape(-1)) - 1  # each sorted element's run of equal values, numbered over all rows
     counts = np.bincount(run)
     first = np.argmax(counts[run].reshape(rows.shape), axis=1)  # the first element of the longest run
-    last = first + counts[run.reshape(rows.shape)[np.arange(len(rows)), first]] - 1
-    index = rows[np.arange(len(rows)), last].reshape(order.shape[:-1] + (1,))
-    index = np.moveaxis(index, -1, d)
+    mode_values = values[np.arange(len(rows)), first][:, None]
+    # its index: the last element equal to it (the last of its run in the stable order); a NaN mode (a
+    # slice of NaN only) the first NaN, where the stable order starts
+    position = rows.shape[1] - 1 - np.argmax((rows == mode_values)[:, ::-1], axis=1)
+    if rows.dtype.kind == "f" and np.isnan(mode_values).any():
+        nan = np.isnan(mode_values[:, 0])
+        position[nan] = np.argmax(np.isnan(rows[nan]), axis=1)
+    index = np.moveaxis(position.reshape(last.shape[:-1] + (1,)), -1, d)
     values = TakeAlongDim.apply(x, index=index, dim=d, keepdim=keepdim or input.ndim == 0)
     indices = index if keepdim else np.squeeze(index, d)
     if input.ndim == 0:

@@ -68,3 +68,17 @@ def test_topk_partition_equals_a_stable_sort() -> None:
             np.testing.assert_array_equal(
                 K._by_partition(rows, k, largest), K.first_of_stable_sort(rows, k, largest), err_msg=f"{rows}, {k}"
             )
+
+
+@pytest.mark.parametrize("largest", [False, True])
+def test_first_of_stable_sort_is_numpys_stable_order_with_ties_nan_and_signed_zeros(rng, largest) -> None:
+    """The fast path (an unstable SIMD sort where a row has no two equal values) gives the stable sort's
+    order: rows of distinct values, rows with ties, NaN, -0.0 beside 0.0, float32 and float64."""
+    few = np.array([-1.0, -0.0, 0.0, 2.0, np.nan])
+    for dtype in (np.float32, np.float64):
+        distinct = rng.standard_normal((6, 9)).astype(dtype)
+        tied = rng.choice(few, size=(6, 9)).astype(dtype)
+        for rows in (distinct, tied, np.concatenate([distinct, tied])):
+            expected = (9 - 1 - np.argsort(rows[:, ::-1], axis=1, kind="stable")[:, ::-1] if largest
+                        else np.argsort(rows, axis=1, kind="stable"))  # fmt: skip
+            np.testing.assert_array_equal(K.first_of_stable_sort(rows, 9, largest), expected)

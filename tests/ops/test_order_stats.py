@@ -101,3 +101,28 @@ def test_ranked_index_is_the_stable_sorts_pick_with_ties_nan_and_signed_zeros() 
         rank = rng.integers(0, shape[d], size=[1 if i == d else n for i, n in enumerate(shape)])
         expected = np.take_along_axis(_order(x, d, False), rank, axis=d)
         np.testing.assert_array_equal(_ranked_index(x, d, rank), expected)
+
+
+def test_mode_is_the_longest_run_of_the_stable_order_and_its_last_element() -> None:
+    """mode's value and index are those of the stable sort (NaN last, each NaN a run of its own): the
+    first longest run of equal values, and the index its last element has, with ties, NaN and ±0."""
+    rng = np.random.default_rng(5)
+    for trial in range(120):
+        shape = tuple(int(n) for n in rng.integers(1, 6, size=rng.integers(1, 4)))
+        few = np.array([-1.0, -0.0, 0.0, 2.0, np.nan])
+        x = rng.choice(few, size=shape) if trial % 3 else rng.standard_normal(shape)
+        x = np.full(shape, np.nan) if trial % 11 == 0 else x.astype(bool) if trial % 7 == 0 else x
+        d = int(rng.integers(0, len(shape)))
+        order = np.moveaxis(_order(x, d, False), d, -1).reshape(-1, shape[d])
+        values = np.take_along_axis(np.moveaxis(x, d, -1).reshape(order.shape), order, axis=1)
+        expected = []
+        for row, ordered in zip(order, values):
+            runs = []  # the length of the run of equal values starting at each position (NaN != NaN)
+            for i, v in enumerate(ordered):
+                differ = ordered[i + 1 :] != v
+                runs.append(1 + int(np.argmax(differ)) if differ.any() else len(ordered) - i)
+            starts = [r if i == 0 or ordered[i - 1] != ordered[i] else 0 for i, r in enumerate(runs)]
+            first = int(np.argmax(starts))  # the first longest run
+            expected.append(row[first + runs[first] - 1])
+        got = mt.mode(mt.tensor(x), d).indices.numpy().reshape(-1)  # (the other dims in order, as the rows)
+        np.testing.assert_array_equal(got, np.array(expected), err_msg=f"trial {trial}")
