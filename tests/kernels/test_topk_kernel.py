@@ -73,12 +73,13 @@ def test_topk_partition_equals_a_stable_sort() -> None:
 @pytest.mark.parametrize("largest", [False, True])
 def test_first_of_stable_sort_is_numpys_stable_order_with_ties_nan_and_signed_zeros(rng, largest) -> None:
     """The fast path (an unstable SIMD sort where a row has no two equal values) gives the stable sort's
-    order: rows of distinct values, rows with ties, NaN, -0.0 beside 0.0, float32 and float64."""
-    few = np.array([-1.0, -0.0, 0.0, 2.0, np.nan])
+    order: rows of distinct values, with ties, NaN (sorted as +inf), ±inf, -0.0 beside 0.0, both float dtypes."""
+    few = np.array([-np.inf, -1.0, -0.0, 0.0, 2.0, np.inf, np.nan])
     for dtype in (np.float32, np.float64):
         distinct = rng.standard_normal((6, 9)).astype(dtype)
         tied = rng.choice(few, size=(6, 9)).astype(dtype)
-        for rows in (distinct, tied, np.concatenate([distinct, tied])):
+        with_nan = np.where(rng.random((6, 9)) < 0.3, np.nan, distinct).astype(dtype)
+        for rows in (distinct, tied, with_nan, np.concatenate([distinct, tied, with_nan])):
             expected = (9 - 1 - np.argsort(rows[:, ::-1], axis=1, kind="stable")[:, ::-1] if largest
                         else np.argsort(rows, axis=1, kind="stable"))  # fmt: skip
             np.testing.assert_array_equal(K.first_of_stable_sort(rows, 9, largest), expected)
