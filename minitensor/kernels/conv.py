@@ -47,8 +47,8 @@ from .runtime.dispatch import BlasKernel, choose
 def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) -> np.ndarray:
     """y (N, Co, oh, ow) = the convolution of x (N, C, H, W) with weight (Co, C/groups, kh, kw),
     plus bias (Co,) (or None), over the windows ``win``."""
-    x, weight = np.ascontiguousarray(x), np.ascontiguousarray(weight)
-    out = np.empty((x.shape[0], weight.shape[0], win.oh, win.ow), np.result_type(x, weight))
+    x, weight = _common(x, weight)
+    out = np.empty((x.shape[0], weight.shape[0], win.oh, win.ow), x.dtype)
     if conv_depthwise.takes(x, weight, groups):
         run = _depthwise(out, win, _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_threaded)
     else:
@@ -59,8 +59,8 @@ def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) ->
 
 def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Window, groups: int) -> np.ndarray:
     """The gradient of the input (N, C, *size) from grad (N, Co, oh, ow): the transposed convolution."""
-    grad, weight = np.ascontiguousarray(grad), np.ascontiguousarray(weight)
-    out = np.empty((grad.shape[0], weight.shape[1] * groups) + tuple(size), np.result_type(grad, weight))
+    grad, weight = _common(grad, weight)
+    out = np.empty((grad.shape[0], weight.shape[1] * groups) + tuple(size), grad.dtype)
     if conv_depthwise.takes(out, weight, groups):
         run = _depthwise(grad, win, _input_grad_numpy, conv_depthwise.input_grad, conv_depthwise.input_grad_threaded)
     else:
@@ -71,14 +71,20 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Wi
 
 def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int) -> np.ndarray:
     """The gradient of the weight (Co, C/groups, kh, kw) from x (N, C, H, W) and grad (N, Co, oh, ow)."""
-    x, grad = np.ascontiguousarray(x), np.ascontiguousarray(grad)
-    out = np.empty((grad.shape[1], x.shape[1] // groups, win.kh, win.kw), np.result_type(x, grad))
+    x, grad = _common(x, grad)
+    out = np.empty((grad.shape[1], x.shape[1] // groups, win.kh, win.kw), x.dtype)
     if conv_depthwise.takes(x, out, groups):
         run = _depthwise(grad, win, _weight_grad_numpy, conv_depthwise.weight_grad, conv_depthwise.weight_grad_threaded)
     else:
         run = _gemm(grad, out[0].size, _weight_grad_numpy, conv_gemm.weight_grad, conv_gemm.weight_grad_threaded)
     run(x, grad, win, groups, out)
     return out
+
+
+def _common(a: np.ndarray, b: np.ndarray) -> tuple:
+    """a and b C-contiguous in their common dtype (the kernels and their BLAS calls take one dtype)."""
+    dtype = np.result_type(a, b)
+    return np.ascontiguousarray(a, dtype), np.ascontiguousarray(b, dtype)
 
 
 # ------------------------------------------------------------------ the reference: unfold + matmul

@@ -294,12 +294,19 @@ def _on_blas_threads(make_task, serial, parallel, args: tuple) -> None:
     ~100 µs to wake on a VM), else (no BLAS threads, or the task compiling: ``jit.py``) numba's ``parallel``."""
     x, *taps, out = args
     count = blas_threads.shares(x.shape[0])
-    flags = [a is not None for a in taps[1::2]] if len(taps) == 4 else []  # (the weights: None or not)
-    task = make_task(x.dtype.name, *flags) if count > 1 and blas_threads.available() else None
+    weights = taps[1::2] if len(taps) == 4 else []  # (None or not: a task each)
+    usable = count > 1 and blas_threads.available() and blas_threads.one_dtype(x, *weights, out)
+    task = make_task(x.dtype.name, *(w is not None for w in weights)) if usable else None
     if task is None:
         return (serial if count == 1 else parallel)(*args)
-    slots = [None if a is None else np.ascontiguousarray(a).reshape((1,) * (4 - a.ndim) + a.shape) for a in args]
+    slots = [None if a is None else _slot(a) for a in args]
     blas_threads.run(task, records(split(x.shape[0], count), slots))
+
+
+def _slot(a: np.ndarray) -> np.ndarray:
+    """``a`` as a task reads it: C-contiguous, 4-D (leading 1s), indices as int64."""
+    a = np.ascontiguousarray(a, dtype=np.int64 if a.dtype.kind in "iu" else None)
+    return a.reshape((1,) * (4 - a.ndim) + a.shape)
 
 
 @blas_threads.task_factory

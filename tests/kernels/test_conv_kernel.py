@@ -202,3 +202,21 @@ def test_depthwise_planes_split_over_two_threads_match_one_thread(rng, dtype, on
             threaded(*args, two)
             np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
     assert runs == [2] * 8  # (four passes, each split at 1 and at 3 images: 3 and 9 planes, 3 channels)
+
+
+@pytest.mark.parametrize("case", [0, 4], ids=["gemm", "depthwise"])
+def test_mixed_dtypes_run_in_their_common_dtype_on_every_path(kernel, rng, case) -> None:
+    """float32 operands with a float64 one (the functional layer refuses the mix; the kernels' callers
+    need not): every pass computes in float64 on each path, equal to the reference's."""
+    c, co, groups, h, w, win = CASES[case]
+    x = rng.standard_normal((3, c, h, w)).astype(np.float32)
+    weight = rng.standard_normal((co, c // groups, win.kh, win.kw))
+    grad = rng.standard_normal((3, co, win.oh, win.ow)).astype(np.float32)
+
+    def run():
+        return (K.conv2d(x, weight, None, win, groups), K.conv2d_input_grad(grad, weight, (h, w), win, groups),
+                K.conv2d_weight_grad(x, grad.astype(np.float64), win, groups))  # fmt: skip
+
+    for got, expected in zip(jitted(run), reference(run)):
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, expected, **tolerance("float64"))

@@ -76,3 +76,17 @@ def test_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_thre
     resample._scatter_add_threaded(g, rows, cols, two)
     np.testing.assert_array_equal(two, one)
     assert runs == [2] * 8  # (three weighted tap layouts and the gathers, two passes each)
+
+
+def test_int32_taps_and_weights_of_another_dtype_give_the_reference(kernel, rng) -> None:
+    """Taps as int32 and float64 weights for float32 planes: the kernels read int64 taps and x's dtype."""
+    rows, cols = _taps(rng, 9, 5, 2, True), _taps(rng, 4, 7, 2, True)
+    rows, cols = (rows[0].astype(np.int32), rows[1]), (cols[0].astype(np.int32), cols[1])
+    x = rng.standard_normal((6, 5, 7)).astype(np.float32)
+    g = rng.standard_normal((6, 9, 4)).astype(np.float32)
+
+    def run():
+        return resample.resample(x, rows, cols), resample.resample_transpose(g, rows, cols, (5, 7))
+
+    for got, expected in zip(jitted(run), reference(run)):
+        np.testing.assert_allclose(got, expected, **tolerance("float32"))

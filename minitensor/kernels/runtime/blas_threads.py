@@ -119,6 +119,13 @@ def shares(work: int) -> int:
     return max(1, min(threads(), blas_threads() if available() else threads(), work))
 
 
+def one_dtype(*arrays) -> bool:
+    """Whether the arrays (None skipped) share one dtype: a task reads its array slots in one dtype
+    (``contiguous(row, slot, dtype)``), so other mixes take the caller's other path."""
+    dtypes = {a.dtype for a in arrays if a is not None}
+    return len(dtypes) <= 1
+
+
 def blas_threads() -> int:
     """How many threads NumPy's BLAS uses now: the most rows :func:`run` takes (it may be set below
     minitensor's own count from outside, e.g. by threadpoolctl)."""
