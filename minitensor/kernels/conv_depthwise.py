@@ -291,7 +291,7 @@ def forward_threaded(x, weight, bias, win, groups, out) -> None:
 def input_grad_threaded(grad, weight, win, groups, out) -> None:
     planes = out.shape[0] * out.shape[1]
     count = blas_threads.shares(planes)
-    task = _input_grad_task(grad.dtype.name) if count > 1 and blas_threads.available() else None
+    task = _gradient_task(False, grad.dtype.name) if count > 1 and blas_threads.available() else None
     if task is None:
         return (input_grad if count == 1 else input_grad_parallel)(grad, weight, win, groups, out)
     blas_threads.run(task, records(split(planes, count), (grad, weight, out, as_record(win, groups))))
@@ -299,7 +299,7 @@ def input_grad_threaded(grad, weight, win, groups, out) -> None:
 
 def weight_grad_threaded(x, grad, win, groups, out) -> None:
     count = blas_threads.shares(out.shape[0])
-    task = _weight_grad_task(x.dtype.name) if count > 1 and blas_threads.available() else None
+    task = _gradient_task(True, x.dtype.name) if count > 1 and blas_threads.available() else None
     if task is None:
         return (weight_grad if count == 1 else weight_grad_parallel)(x, grad, win, groups, out)
     blas_threads.run(task, records(split(out.shape[0], count), (x, grad, out, as_record(win, groups))))
@@ -324,33 +324,20 @@ def _forward_task(dtype_name: str, has_bias: bool):
 
 
 @blas_threads.task_factory
-def _input_grad_task(dtype_name: str):
-    """The task running ``_input_grad_planes``: slots grad, weight, out, window."""
+def _gradient_task(of_weight: bool, dtype_name: str):
+    """The task running ``_input_grad_planes`` (grad, weight) or, ``of_weight``, ``_weight_grad_channels``
+    (x, grad): slots those two, out, window."""
     dtype = np.dtype(dtype_name).type
 
     def task(pointer):
         row = record(pointer, HEAD + SLOT * 4)
-        grad, weight, out = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
+        a, b, out = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
         g = contiguous(row, 3, np.int64)[0, 0, 0]
         try:
-            _input_grad_planes(grad, weight, from_record(g), out, row[0], row[1])
-        except Exception:
-            fail(row)
-
-    return task
-
-
-@blas_threads.task_factory
-def _weight_grad_task(dtype_name: str):
-    """The task running ``_weight_grad_channels``: slots x, grad, out, window."""
-    dtype = np.dtype(dtype_name).type
-
-    def task(pointer):
-        row = record(pointer, HEAD + SLOT * 4)
-        x, grad, out = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
-        g = contiguous(row, 3, np.int64)[0, 0, 0]
-        try:
-            _weight_grad_channels(x, grad, from_record(g), out, row[0], row[1])
+            if of_weight:
+                _weight_grad_channels(a, b, from_record(g), out, row[0], row[1])
+            else:
+                _input_grad_planes(a, b, from_record(g), out, row[0], row[1])
         except Exception:
             fail(row)
 

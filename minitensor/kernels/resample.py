@@ -273,22 +273,22 @@ def _scatter_add_parallel(grad, ih, iw, out):
 
 # ------------------------------------------------------------------ the planes on BLAS's threads
 def _resample_threaded(x, ih, wh, iw_t, ww_t, out) -> None:
-    _on_blas_threads(_resample_task, _resample_planes, _resample_parallel, (x, ih, wh, iw_t, ww_t, out))
+    _on_blas_threads(_weighted_task, False, _resample_planes, _resample_parallel, (x, ih, wh, iw_t, ww_t, out))
 
 
 def _transpose_threaded(grad, ih, wh, iw, ww, out) -> None:
-    _on_blas_threads(_transpose_task, _transpose_planes, _transpose_parallel, (grad, ih, wh, iw, ww, out))
+    _on_blas_threads(_weighted_task, True, _transpose_planes, _transpose_parallel, (grad, ih, wh, iw, ww, out))
 
 
 def _gather_threaded(x, ih, iw, out) -> None:
-    _on_blas_threads(_gather_task, _gather_planes, _gather_parallel, (x, ih, iw, out))
+    _on_blas_threads(_gather_task, False, _gather_planes, _gather_parallel, (x, ih, iw, out))
 
 
 def _scatter_add_threaded(grad, ih, iw, out) -> None:
-    _on_blas_threads(_scatter_add_task, _scatter_add_planes, _scatter_add_parallel, (grad, ih, iw, out))
+    _on_blas_threads(_gather_task, True, _scatter_add_planes, _scatter_add_parallel, (grad, ih, iw, out))
 
 
-def _on_blas_threads(make_task, serial, parallel, args: tuple) -> None:
+def _on_blas_threads(make_task, transposed: bool, serial, parallel, args: tuple) -> None:
     """A pass (``args``: the planes, the taps' arrays, out) with its planes split over the threads: as
     tasks on BLAS's threads (``runtime/blas_threads.py``: ~20 µs a region, where numba's pool takes
     ~100 µs to wake on a VM), else (no BLAS threads, or the task compiling: ``jit.py``) numba's ``parallel``."""
@@ -296,7 +296,7 @@ def _on_blas_threads(make_task, serial, parallel, args: tuple) -> None:
     count = blas_threads.shares(x.shape[0])
     weights = taps[1::2] if len(taps) == 4 else []  # (None or not: a task each)
     usable = count > 1 and blas_threads.available() and blas_threads.one_dtype(x, *weights, out)
-    task = make_task(x.dtype.name, *(w is not None for w in weights)) if usable else None
+    task = make_task(transposed, x.dtype.name, *(w is not None for w in weights)) if usable else None
     if task is None:
         return (serial if count == 1 else parallel)(*args)
     slots = [None if a is None else _slot(a) for a in args]
@@ -310,19 +310,22 @@ def _slot(a: np.ndarray) -> np.ndarray:
 
 
 @blas_threads.task_factory
-def _resample_task(dtype_name: str, has_wh: bool, has_ww: bool):
-    """The task running ``_resample_range`` on one record row: slots x (1, P, H, W), ih, wh, iw_t, ww_t
-    (1, 1, ., .), out (1, P, Ho, Wo)."""
+def _weighted_task(transposed: bool, dtype_name: str, has_wh: bool, has_ww: bool):
+    """The task running ``_resample_range`` (``transposed``: ``_transpose_range``) on one record row:
+    slots the planes (1, P, H, W), ih, wh, the column taps and their weights (1, 1, ., .), out (1, P, ., .)."""
     dtype = np.dtype(dtype_name).type
 
     def task(pointer):
         row = record(pointer, HEAD + SLOT * 6)
         x, out = contiguous(row, 0, dtype)[0], contiguous(row, 5, dtype)[0]
-        ih, iw_t = contiguous(row, 1, np.int64)[0, 0], contiguous(row, 3, np.int64)[0, 0]
+        ih, iw = contiguous(row, 1, np.int64)[0, 0], contiguous(row, 3, np.int64)[0, 0]
         wh = contiguous(row, 2, dtype)[0, 0] if has_wh else None
-        ww_t = contiguous(row, 4, dtype)[0, 0] if has_ww else None
+        ww = contiguous(row, 4, dtype)[0, 0] if has_ww else None
         try:
-            _resample_range(x, ih, wh, iw_t, ww_t, out, row[0], row[1])
+            if transposed:
+                _transpose_range(x, ih, wh, iw, ww, out, row[0], row[1])
+            else:
+                _resample_range(x, ih, wh, iw, ww, out, row[0], row[1])
         except Exception:  # (e.g. no memory for the row scratch: reported by ``blas_threads.run``)
             fail(row)
 
@@ -330,27 +333,9 @@ def _resample_task(dtype_name: str, has_wh: bool, has_ww: bool):
 
 
 @blas_threads.task_factory
-def _transpose_task(dtype_name: str, has_wh: bool, has_ww: bool):
-    """The task running ``_transpose_range``: slots grad, ih, wh, iw, ww, out (as ``_resample_task``'s)."""
-    dtype = np.dtype(dtype_name).type
-
-    def task(pointer):
-        row = record(pointer, HEAD + SLOT * 6)
-        grad, out = contiguous(row, 0, dtype)[0], contiguous(row, 5, dtype)[0]
-        ih, iw = contiguous(row, 1, np.int64)[0, 0], contiguous(row, 3, np.int64)[0, 0]
-        wh = contiguous(row, 2, dtype)[0, 0] if has_wh else None
-        ww = contiguous(row, 4, dtype)[0, 0] if has_ww else None
-        try:
-            _transpose_range(grad, ih, wh, iw, ww, out, row[0], row[1])
-        except Exception:
-            fail(row)
-
-    return task
-
-
-@blas_threads.task_factory
-def _gather_task(dtype_name: str):
-    """The task running ``_gather_range``: slots x (1, P, H, W), ih, iw (1, 1, 1, .), out (1, P, Ho, Wo)."""
+def _gather_task(transposed: bool, dtype_name: str):
+    """The task running ``_gather_range`` (``transposed``: ``_scatter_add_range``): slots the planes
+    (1, P, H, W), ih, iw (1, 1, 1, .), out (1, P, ., .)."""
     dtype = np.dtype(dtype_name).type
 
     def task(pointer):
@@ -358,24 +343,10 @@ def _gather_task(dtype_name: str):
         x, out = contiguous(row, 0, dtype)[0], contiguous(row, 3, dtype)[0]
         ih, iw = contiguous(row, 1, np.int64)[0, 0, 0], contiguous(row, 2, np.int64)[0, 0, 0]
         try:
-            _gather_range(x, ih, iw, out, row[0], row[1])
-        except Exception:
-            fail(row)
-
-    return task
-
-
-@blas_threads.task_factory
-def _scatter_add_task(dtype_name: str):
-    """The task running ``_scatter_add_range``: slots grad, ih, iw, out (as ``_gather_task``'s)."""
-    dtype = np.dtype(dtype_name).type
-
-    def task(pointer):
-        row = record(pointer, HEAD + SLOT * 4)
-        grad, out = contiguous(row, 0, dtype)[0], contiguous(row, 3, dtype)[0]
-        ih, iw = contiguous(row, 1, np.int64)[0, 0, 0], contiguous(row, 2, np.int64)[0, 0, 0]
-        try:
-            _scatter_add_range(grad, ih, iw, out, row[0], row[1])
+            if transposed:
+                _scatter_add_range(x, ih, iw, out, row[0], row[1])
+            else:
+                _gather_range(x, ih, iw, out, row[0], row[1])
         except Exception:
             fail(row)
 

@@ -162,15 +162,7 @@ def test_images_split_over_two_threads_match_one_thread(rng, dtype, on_blas_thre
         weight = rng.standard_normal((co, c // groups, win.kh, win.kw)).astype(dtype)
         bias = rng.standard_normal(co).astype(dtype)
         grad = rng.standard_normal((n, co, win.oh, win.ow)).astype(dtype)
-        for serial, threaded, args, shape in [
-            (conv_gemm.forward, conv_gemm.forward_threaded, (x, weight, bias, win, groups), grad.shape),
-            (conv_gemm.input_grad, conv_gemm.input_grad_threaded, (grad, weight, win, groups), x.shape),
-            (conv_gemm.weight_grad, conv_gemm.weight_grad_threaded, (x, grad, win, groups), weight.shape),
-        ]:
-            one, two = np.empty(shape, dtype), np.empty(shape, dtype)
-            serial(*args, one)
-            threaded(*args, two)
-            np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
+        _assert_threaded_passes_match_serial(conv_gemm, (x, weight, bias, win, groups), grad, dtype)
     assert runs == [2] * 9  # (three passes on 2, 3 and 5 images; 1 image runs on one thread)
 
 
@@ -188,20 +180,28 @@ def test_depthwise_planes_split_over_two_threads_match_one_thread(rng, dtype, on
         x = rng.standard_normal((n, c, h, w)).astype(dtype)
         weight = rng.standard_normal((co, 1, win.kh, win.kw)).astype(dtype)
         grad = rng.standard_normal((n, co, win.oh, win.ow)).astype(dtype)
-        for bias in (rng.standard_normal(co).astype(dtype), None):
-            one, two = np.empty(grad.shape, dtype), np.empty(grad.shape, dtype)
-            conv_depthwise.forward(x, weight, bias, win, groups, one)
-            conv_depthwise.forward_threaded(x, weight, bias, win, groups, two)
-            np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
-        for serial, threaded, args, shape in [
-            (conv_depthwise.input_grad, conv_depthwise.input_grad_threaded, (grad, weight, win, groups), x.shape),
-            (conv_depthwise.weight_grad, conv_depthwise.weight_grad_threaded, (x, grad, win, groups), weight.shape),
-        ]:
-            one, two = np.empty(shape, dtype), np.empty(shape, dtype)
-            serial(*args, one)
-            threaded(*args, two)
-            np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
+        _assert_threaded_passes_match_serial(conv_depthwise, (x, weight, None, win, groups), grad, dtype)
+        one, two = np.empty(grad.shape, dtype), np.empty(grad.shape, dtype)  # (and the forward with a bias)
+        bias = rng.standard_normal(co).astype(dtype)
+        conv_depthwise.forward(x, weight, bias, win, groups, one)
+        conv_depthwise.forward_threaded(x, weight, bias, win, groups, two)
+        np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
     assert runs == [2] * 8  # (four passes, each split at 1 and at 3 images: 3 and 9 planes, 3 channels)
+
+
+def _assert_threaded_passes_match_serial(module, forward_args: tuple, grad: np.ndarray, dtype) -> None:
+    """``module``'s three passes (``forward``, ``input_grad``, ``weight_grad``) and their ``*_threaded``
+    forms give the same results; ``forward_args``: (x, weight, bias, win, groups)."""
+    x, weight, _, win, groups = forward_args
+    for name, args, shape in [
+        ("forward", forward_args, grad.shape),
+        ("input_grad", (grad, weight, win, groups), x.shape),
+        ("weight_grad", (x, grad, win, groups), weight.shape),
+    ]:
+        one, two = np.empty(shape, dtype), np.empty(shape, dtype)
+        getattr(module, name)(*args, one)
+        getattr(module, f"{name}_threaded")(*args, two)
+        np.testing.assert_allclose(two, one, **tolerance(np.dtype(dtype).name))
 
 
 @pytest.mark.parametrize("case", [0, 4], ids=["gemm", "depthwise"])
