@@ -10,9 +10,12 @@ faster still, but would add the pitch's extra columns to every product: 36 % for
 
 - forward: ``y[n, g] = W[g] @ cols[g]`` (+ bias);
 - input gradient: ``dcols[g] = W[g]ᵀ @ dy[n, g]``, then col2im of dcols into dx[n];
-- weight gradient: ``dW[g]ᵀ += cols[g] @ dy[n, g]ᵀ``, accumulated over the range's images by the GEMM
-  itself (``beta = 1``), transposed into dW at the end (OpenBLAS runs this product ~12 % faster than
-  ``dy @ colsᵀ`` for a 32 x 1024 dy).
+- weight gradient: ``dW[g] += dy[n, g] · cols[g]ᵀ``, accumulated over the range's images by the
+  product itself (``beta = 1``).  Both operands are read along their rows (the sum runs over the
+  pixels), the shape ``dot_tiles`` is made for: 1.2-1.7x BLAS's per-image calls.  Where its tiles do not
+  pay (``dot_tiles.pays``: fewer than 128 pixels, columns too large for the cache) BLAS runs
+  it, as ``dW[g]ᵀ += cols[g] @ dy[n, g]ᵀ`` (~12 % faster
+  in OpenBLAS than ``dy @ colsᵀ``), transposed into dW at the end.
 
 A 1x1 kernel with stride 1 and no padding takes the image itself as its columns (no im2col).
 
@@ -32,6 +35,7 @@ import functools
 import numpy as np
 
 from ._strided import gather, scatter_add
+from . import dot_tiles
 from .im2col import as_record, from_record
 from .phases import flat, from_phases, phase_scratch, tap, to_phases
 from .runtime import blas, blas_threads
@@ -147,7 +151,11 @@ def _weight_grad_images(x, grad, win, groups, out, start, stop):
     pointwise = is_pointwise(win, h, w)
     cols = np.empty((0 if pointwise else c * win.kh * win.kw, length), x.dtype)
     phases = _phases(x, win)
-    dw_t = np.zeros((groups, ckg, cog), out.dtype)  # dW[g]ᵀ: cols @ dyᵀ runs ~12% faster than dy @ colsᵀ
+    dw = out.reshape((groups, cog, ckg))
+    tiles = dot_tiles.pays(length, ckg * length * x.itemsize)
+    dw_t = np.zeros((0 if tiles else groups, ckg, cog), out.dtype)  # (BLAS: cols @ dyᵀ, ~12% faster than dy @ colsᵀ)
+    if start == stop:
+        dw[...] = 0
     for i in range(start, stop):
         if pointwise:
             source = x[i].reshape((c, length))
@@ -155,11 +163,15 @@ def _weight_grad_images(x, grad, win, groups, out, start, stop):
             columns(x[i], win, phases, cols)
             source = cols
         dy = grad[i].reshape((groups, cog, length))
+        beta = 0.0 if i == start else 1.0
         for g in range(groups):
-            gemm(source[g * ckg : (g + 1) * ckg], False, dy[g], True, dw_t[g], 0.0 if i == start else 1.0)
-    dw = out.reshape((groups, cog, ckg))
-    for g in range(groups):
-        dw[g] = dw_t[g].T
+            if tiles:
+                dot_tiles.dot_rows(dy[g], source[g * ckg : (g + 1) * ckg], dw[g], beta)
+            else:
+                gemm(source[g * ckg : (g + 1) * ckg], False, dy[g], True, dw_t[g], beta)
+    if not tiles and start < stop:
+        for g in range(groups):
+            dw[g] = dw_t[g].T
 
 
 # ------------------------------------------------------------------ every image, one thread
