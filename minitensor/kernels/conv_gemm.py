@@ -34,8 +34,8 @@ import functools
 
 import numpy as np
 
-from ._strided import gather, scatter_add
 from . import dot_tiles
+from ._strided import gather, scatter_add
 from .im2col import as_record, from_record
 from .phases import flat, from_phases, phase_scratch, tap, to_phases
 from .runtime import blas, blas_threads

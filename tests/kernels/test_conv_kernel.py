@@ -9,7 +9,7 @@ import pytest
 from kernel_paths import MODES, counted_splits, jitted, reference, tolerance
 
 from minitensor.kernels import conv as K
-from minitensor.kernels import conv_depthwise, conv_gemm
+from minitensor.kernels import conv_depthwise, conv_gemm, dot_tiles
 from minitensor.kernels.im2col import Window
 from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 
@@ -19,7 +19,8 @@ from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 # longer than the kernel with wide padding, dilated stride 1, 1x1 stride 2, input rows and columns
 # no window reaches; windows that tile the input (conv_depthwise.tiles): 2x3 with a multiplier and
 # rows and columns left over, 3x3 stride 3, and 2x2 stride 2 on a plane large enough that the weight
-# gradient takes the phases; one input channel (LeNet-5's first layer: the depthwise loops, Co filters).
+# gradient takes the phases; one input channel (LeNet-5's first layer: the depthwise loops, Co filters);
+# last, planes of >= 128 output pixels, whose weight gradients take ``dot_tiles`` (plain and grouped).
 CASES = [
     (3, 4, 1, 6, 7, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 7)),
     (4, 6, 2, 7, 5, Window(3, 2, 2, 1, 1, 0, 1, 2, 4, 3)),
@@ -39,6 +40,8 @@ CASES = [
     (3, 3, 3, 10, 10, Window(3, 3, 3, 3, 0, 0, 1, 1, 3, 3)),
     (2, 2, 2, 40, 36, Window(2, 2, 2, 2, 0, 0, 1, 1, 20, 18)),
     (1, 6, 1, 9, 8, Window(5, 5, 1, 1, 2, 2, 1, 1, 9, 8)),
+    (3, 5, 1, 12, 13, Window(3, 3, 1, 1, 1, 1, 1, 1, 12, 13)),
+    (4, 6, 2, 17, 9, Window(3, 2, 1, 1, 1, 0, 1, 1, 17, 8)),
 ]
 DEPTHWISE = [case for case in CASES if case[2] == case[0]]
 
@@ -75,6 +78,12 @@ def test_kernels_match_the_reference(kernel, rng, dtype, case) -> None:
     for got, expected in zip(jitted(run), reference(run)):
         assert got.dtype == np.dtype(dtype) and got.shape == expected.shape
         np.testing.assert_allclose(got, expected, **tolerance(dtype))
+
+
+def test_the_cases_reach_both_weight_gradient_products() -> None:
+    """Some cases' weight gradients run on ``dot_tiles``, others on BLAS (``dot_tiles.pays``)."""
+    pays = {dot_tiles.pays(win.oh * win.ow, 8) for c, co, groups, h, w, win in CASES if groups != c}
+    assert pays == {True, False}
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)

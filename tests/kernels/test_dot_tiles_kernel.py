@@ -1,0 +1,54 @@
+"""kernels/dot_tiles.py: the numba product of rows ``c = a · bᵀ + beta · c`` against NumPy's, on shapes
+with and without whole 4 x 4 tiles, both dtypes, strided operands, and where it pays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_paths import tolerance
+
+from minitensor.kernels import dot_tiles
+
+# (M, K, N): one entry, rows and columns short of a tile, whole tiles, tiles with rows and columns left
+# over, a sum shorter than a vector, a convolution weight gradient's one-image product.
+SHAPES = [(1, 1, 1), (3, 5, 2), (4, 4, 4), (8, 3, 12), (9, 17, 6), (5, 130, 7), (16, 160, 150)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_dot_rows_matches_numpy(rng, dtype, shape) -> None:
+    m, k, n = shape
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((n, k)).astype(dtype)
+    before = rng.standard_normal((m, n)).astype(dtype)
+    got = {beta: before.copy() for beta in (0.0, 1.0, 0.5)}
+    expected = {beta: before.copy() for beta in got}
+    # both sum in their own order: each within k rounding errors of the terms' magnitudes (per entry)
+    bound = 2 * k * np.finfo(dtype).eps * (np.abs(a) @ np.abs(b).T + np.abs(before))
+    for beta in got:
+        dot_tiles.dot_rows(a, b, got[beta], beta)
+        dot_tiles.dot_rows_numpy(a, b, expected[beta], beta)
+        assert np.all(np.abs(got[beta] - expected[beta]) <= bound)
+    np.testing.assert_allclose(expected[1.0], a @ b.T + before, **tolerance(dtype))
+
+
+def test_beta_zero_never_reads_the_output(rng) -> None:
+    """With beta 0 the output may hold anything (an ``np.empty``): NaN and inf there do not leak."""
+    a, b = rng.standard_normal((6, 9)), rng.standard_normal((5, 9))
+    c = np.full((6, 5), np.nan)
+    c[0, 0] = np.inf
+    dot_tiles.dot_rows(a, b, c, 0.0)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-12)
+
+
+def test_strided_operands_give_the_same_product(rng) -> None:
+    a = rng.standard_normal((9, 20)).astype(np.float32)[:, ::2]
+    b = np.asfortranarray(rng.standard_normal((7, 10)).astype(np.float32))
+    c = np.empty((9, 7), np.float32)
+    dot_tiles.dot_rows(a, b, c, 0.0)
+    np.testing.assert_allclose(c, a @ b.T, **tolerance("float32"))
+
+
+def test_the_tiles_pay_for_long_sums_on_operands_that_fit_the_cache() -> None:
+    assert dot_tiles.pays(dot_tiles.MIN_SUM, 1 << 20)
+    assert not dot_tiles.pays(dot_tiles.MIN_SUM - 1, 1 << 20)
+    assert not dot_tiles.pays(1024, dot_tiles.MAX_B_BYTES + 1)
