@@ -28,7 +28,7 @@ from minitensor.kernels.runtime.dispatch import Kernel
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
     for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "class_targets",
-                 "constant_pad", "conv", "conv_depthwise", "cross", "ctc", "divergence", "elu", "erf", "erfinv", "exp2",
+                 "constant_pad", "conv", "conv_depthwise", "cross", "dot_tiles", "ctc", "divergence", "elu", "erf", "erfinv", "exp2",
                  "exp_log", "expm1", "gamma", "gelu", "glu", "hypot", "im2col", "layer_norm", "log1p", "matmul",
                  "modulo", "pdist", "piecewise", "pointwise", "pool", "resample", "robust_loss", "running_extremum",
                  "softmax", "softplus", "tanh", "total", "triangular_solve", "trig", "where")
