@@ -34,7 +34,7 @@ import functools
 
 import numpy as np
 
-from . import dot_tiles
+from . import conv_direct, dot_tiles
 from ._strided import gather, scatter_add
 from .im2col import as_record, from_record
 from .phases import flat, from_phases, phase_scratch, tap, to_phases
@@ -59,11 +59,11 @@ def is_pointwise(win, h: int, w: int) -> bool:
 
 
 @njit
-def _phases(planes, win):
+def _phases(planes, win, needed: bool = True):
     """The phase scratch (C, sh, sw, Hq, P) of one image of the (N, C, H, W) ``planes`` (empty for a
-    pointwise convolution, which needs no columns)."""
+    pointwise convolution, which needs no columns, and where not ``needed``)."""
     n, c, h, w = planes.shape
-    return phase_scratch(h, w, win, 0 if is_pointwise(win, h, w) else c, planes)
+    return phase_scratch(h, w, win, c if needed and not is_pointwise(win, h, w) else 0, planes)
 
 
 @njit
@@ -99,6 +99,44 @@ def col2im(cols, win, phases, x):
         from_phases(phases[c], win, x[c])
 
 
+@njit(inline="always")
+def _direct(channels: int, outputs: int, pixels: int, image_pixels: int, win, groups: int, weight) -> bool:
+    """True where a pass takes ``conv_direct`` (its own convolution: ``channels`` input channels of
+    ``image_pixels`` pixels, ``outputs`` output channels of ``pixels`` pixels): one group, a window
+    larger than 1x1, sums and weight rows ``dot_tiles`` pays for, and enough products to pay for
+    the copies (measured on the 2-core VM, ResNet and LeNet layers, both passes):
+
+    - the window rows cost 2x the im2col columns: with 16 output channels to share each row BLAS's
+      path is as fast, from 32 on the tiles are 25-40 % faster; below 64 pixels an image, BLAS's
+      products of so few columns run at half its speed, and 16 channels suffice (2x);
+    - the image laid out channels last costs a pass over the input: with a stride of 2 and 32
+      output channels (72 multiply-adds per input value) it is 20 % slower, from 144 faster.
+    """
+    sums = channels * win.kh * win.kw
+    if groups != 1 or win.kh * win.kw == 1 or not dot_tiles.pays(sums, weight.size * weight.itemsize):
+        return False
+    per_value = outputs * win.kh * win.kw * pixels / image_pixels
+    return (outputs >= 32 or pixels < 64) and per_value >= 128
+
+
+@njit(inline="always")
+def direct_forward(h: int, w: int, win, groups: int, weight) -> bool:
+    """True where the forward of (C, h, w) images takes ``conv_direct``."""
+    co, c = weight.shape[0], weight.shape[1] * groups
+    return _direct(c, co, win.oh * win.ow, h * w, win, groups, weight)
+
+
+@njit(inline="always")
+def direct_input_grad(h: int, w: int, win, groups: int, weight) -> bool:
+    """True where the input gradient of (C, h, w) images takes ``conv_direct``: a stride of 1, the
+    transposed padding >= 0 (``conv_direct.input_grad_window``), and ``_direct``."""
+    co, c = weight.shape[0], weight.shape[1] * groups
+    transposed = conv_direct.input_grad_window(win, h, w)
+    if win.sh != 1 or win.sw != 1 or transposed.pt < 0 or transposed.pl < 0:
+        return False
+    return _direct(co, c, h * w, win.oh * win.ow, win, groups, weight)
+
+
 @njit
 def _forward_images(x, weight, bias, win, groups, out, start, stop):
     n, c, h, w = x.shape
@@ -106,17 +144,24 @@ def _forward_images(x, weight, bias, win, groups, out, start, stop):
     cog, ckg, length = co // groups, (c // groups) * win.kh * win.kw, win.oh * win.ow
     wg = weight.reshape((groups, cog, ckg))
     pointwise = is_pointwise(win, h, w)
-    cols = np.empty((0 if pointwise else c * win.kh * win.kw, length), x.dtype)
-    phases = _phases(x, win)
+    direct = direct_forward(h, w, win, groups, weight)
+    cols = np.empty((0 if pointwise or direct else c * win.kh * win.kw, length), x.dtype)
+    phases = _phases(x, win, not direct)
+    if direct:
+        image, windows = conv_direct.scratch(h, w, c, win, x)
+        rows_of_weight = conv_direct.weight_rows(weight)
     for i in range(start, stop):
-        if pointwise:
+        if direct:
+            conv_direct.forward_image(x[i], rows_of_weight, win, image, windows, out[i].reshape((co, length)))
+        elif pointwise:
             source = x[i].reshape((c, length))
         else:
             columns(x[i], win, phases, cols)
             source = cols
-        y = out[i].reshape((groups, cog, length))
-        for g in range(groups):
-            gemm(wg[g], False, source[g * ckg : (g + 1) * ckg], False, y[g], 0.0)
+        if not direct:
+            y = out[i].reshape((groups, cog, length))
+            for g in range(groups):
+                gemm(wg[g], False, source[g * ckg : (g + 1) * ckg], False, y[g], 0.0)
         if bias is not None:
             rows = out[i].reshape((co, length))
             for o in range(co):
@@ -131,8 +176,16 @@ def _input_grad_images(grad, weight, win, groups, out, start, stop):
     cog, ckg, length = co // groups, (c // groups) * k, win.oh * win.ow
     wg = weight.reshape((groups, cog, ckg))
     pointwise = is_pointwise(win, h, w)
-    dcols = np.empty((0 if pointwise else c * k, length), out.dtype)
-    phases = _phases(out, win)
+    direct = direct_input_grad(h, w, win, groups, weight)
+    dcols = np.empty((0 if pointwise or direct else c * k, length), out.dtype)
+    phases = _phases(out, win, not direct)
+    if direct:
+        transposed = conv_direct.input_grad_window(win, h, w)
+        image, windows = conv_direct.scratch(win.oh, win.ow, co, transposed, grad)
+        rows_of_weight = conv_direct.flipped_weight_rows(weight)
+        for i in range(start, stop):
+            conv_direct.forward_image(grad[i], rows_of_weight, transposed, image, windows, out[i].reshape((c, h * w)))
+        return
     for i in range(start, stop):
         dy = grad[i].reshape((groups, cog, length))
         target = out[i].reshape((c, length)) if pointwise else dcols

@@ -28,10 +28,10 @@ from minitensor.kernels.runtime.dispatch import Kernel
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
     for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "class_targets",
-                 "constant_pad", "conv", "conv_depthwise", "cross", "dot_tiles", "ctc", "divergence", "elu", "erf", "erfinv", "exp2",
-                 "exp_log", "expm1", "gamma", "gelu", "glu", "hypot", "im2col", "layer_norm", "log1p", "matmul",
-                 "modulo", "pdist", "piecewise", "pointwise", "pool", "resample", "robust_loss", "running_extremum",
-                 "softmax", "softplus", "tanh", "total", "triangular_solve", "trig", "where")
+                 "constant_pad", "conv", "conv_depthwise", "cross", "ctc", "divergence", "dot_tiles", "elu", "erf",
+                 "erfinv", "exp2", "exp_log", "expm1", "gamma", "gelu", "glu", "hypot", "im2col", "layer_norm",
+                 "log1p", "matmul", "modulo", "pdist", "piecewise", "pointwise", "pool", "resample", "robust_loss",
+                 "running_extremum", "softmax", "softplus", "tanh", "total", "triangular_solve", "trig", "where")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial

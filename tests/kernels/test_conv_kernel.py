@@ -20,7 +20,10 @@ from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 # no window reaches; windows that tile the input (conv_depthwise.tiles): 2x3 with a multiplier and
 # rows and columns left over, 3x3 stride 3, and 2x2 stride 2 on a plane large enough that the weight
 # gradient takes the phases; one input channel (LeNet-5's first layer: the depthwise loops, Co filters);
-# last, planes of >= 128 output pixels, whose weight gradients take ``dot_tiles`` (plain and grouped).
+# planes of >= 128 output pixels, whose weight gradients take ``dot_tiles`` (plain and grouped); last,
+# windows of >= 128 values, which take ``conv_direct``: 3x3 'same' (forward and input gradient), a
+# stride and a dilation (forward only), a dilated 'same', an even kernel padded more after than before,
+# padding wider than the kernel (its input gradient is no convolution with padding >= 0: im2col).
 CASES = [
     (3, 4, 1, 6, 7, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 7)),
     (4, 6, 2, 7, 5, Window(3, 2, 2, 1, 1, 0, 1, 2, 4, 3)),
@@ -42,6 +45,11 @@ CASES = [
     (1, 6, 1, 9, 8, Window(5, 5, 1, 1, 2, 2, 1, 1, 9, 8)),
     (3, 5, 1, 12, 13, Window(3, 3, 1, 1, 1, 1, 1, 1, 12, 13)),
     (4, 6, 2, 17, 9, Window(3, 2, 1, 1, 1, 0, 1, 1, 17, 8)),
+    (15, 16, 1, 6, 7, Window(3, 3, 1, 1, 1, 1, 1, 1, 6, 7)),
+    (16, 40, 1, 12, 10, Window(3, 3, 2, 1, 0, 2, 1, 2, 5, 10)),
+    (16, 16, 1, 9, 7, Window(3, 3, 1, 1, 2, 1, 2, 1, 9, 7)),
+    (8, 8, 1, 7, 6, Window(4, 4, 1, 1, 1, 2, 1, 1, 7, 6)),
+    (16, 32, 1, 5, 5, Window(3, 3, 1, 1, 3, 3, 1, 1, 9, 9)),
 ]
 DEPTHWISE = [case for case in CASES if case[2] == case[0]]
 
@@ -49,6 +57,15 @@ DEPTHWISE = [case for case in CASES if case[2] == case[0]]
 def case_id(case) -> str:
     c, co, groups, h, w, win = case
     return f"C{c}-Co{co}-g{groups}-k{win.kh}x{win.kw}-s{win.sh}x{win.sw}-p{win.pt}x{win.pl}-d{win.dh}x{win.dw}"
+
+
+def sum_tolerance(dtype, case) -> dict:
+    """``tolerance(dtype)`` with its absolute part grown with the longest sum of the case's passes
+    (16 terms and fewer as it is): the kernels and the reference sum in different orders."""
+    c, co, groups, h, w, win = case
+    terms = max(max(c, co) // groups * win.kh * win.kw, 2 * win.oh * win.ow)  # (the weight gradient: 2 images)
+    tol = tolerance(dtype)
+    return {"rtol": tol["rtol"], "atol": tol["atol"] * max(1.0, terms / 16)}
 
 
 def operands(rng, c, co, groups, h, w, win, dtype, transposed: bool = False) -> tuple:
@@ -77,13 +94,23 @@ def test_kernels_match_the_reference(kernel, rng, dtype, case) -> None:
 
     for got, expected in zip(jitted(run), reference(run)):
         assert got.dtype == np.dtype(dtype) and got.shape == expected.shape
-        np.testing.assert_allclose(got, expected, **tolerance(dtype))
+        np.testing.assert_allclose(got, expected, **sum_tolerance(dtype, case))
 
 
 def test_the_cases_reach_both_weight_gradient_products() -> None:
     """Some cases' weight gradients run on ``dot_tiles``, others on BLAS (``dot_tiles.pays``)."""
     pays = {dot_tiles.pays(win.oh * win.ow, 8) for c, co, groups, h, w, win in CASES if groups != c}
     assert pays == {True, False}
+
+
+def test_the_cases_reach_both_ways_of_each_pass() -> None:
+    """Some cases' forward and input gradient run on ``conv_direct``, others on im2col + BLAS."""
+    forward, input_grad = set(), set()
+    for c, co, groups, h, w, win in CASES:
+        weight = np.zeros((co, c // groups, win.kh, win.kw), np.float32)
+        forward.add(conv_gemm.direct_forward(h, w, win, groups, weight))
+        input_grad.add(conv_gemm.direct_input_grad(h, w, win, groups, weight))
+    assert forward == input_grad == {True, False}
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
