@@ -93,12 +93,14 @@ def test_max_pool_rule_on_ties_and_nan() -> None:
 
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
-@pytest.mark.parametrize("case", SLIDING[:2] + [SLIDING[3], "adaptive", "whole rows"])
+@pytest.mark.parametrize("case", SLIDING[:2] + [SLIDING[3], "adaptive", "whole rows", "whole planes"])
 def test_window_mean_and_transpose_match_reference(kernel, rng, dtype, case) -> None:
     if case == "adaptive":
         (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4)
     elif case == "whole rows":  # windows as wide as the plane: global pooling (one contiguous run each)
         (h, w), rows, cols = (7, 10), adaptive(7, 2), adaptive(10, 1)
+    elif case == "whole planes":  # one window per plane (global pooling: one flat loop over the planes)
+        (h, w), rows, cols = (5, 3), adaptive(5, 1), adaptive(3, 1)
     else:
         h, w = case[:2]
         rows, cols = _windows(h, w, *case[2:4], case[4], 1, case[6])
