@@ -371,7 +371,7 @@ def _row_scratch(width, hn, dtype):
     return np.empty(width if hn.size > 0 and hn.max() > 1 else 0, dtype)
 
 
-@njit(fastmath={"reassoc"}, inline="always")
+@njit(fastmath={"reassoc"})
 def _mean_plane(plane, h0, hn, w0, wn, divisor, columns, out):
     """out[i, j] = the sum of window (i, j) / its divisor: per output row, its input rows summed
     first (into ``columns``, the caller's scratch of a row: contiguous, SIMD lanes), then each
@@ -439,7 +439,7 @@ def _mean_parallel(x, h0, hn, w0, wn, divisor, out):
         _mean_plane(x[p], h0, hn, w0, wn, divisor, columns, out[p])
 
 
-@njit(inline="always")
+@njit
 def _mean_transpose_plane(grad, h0, hn, w0, wn, divisor, columns, out):
     """The transpose of ``_mean_plane``: per output row, each window's share spread over its run of
     ``columns``, then ``columns`` added to each of the window's input rows (contiguous); a window as
