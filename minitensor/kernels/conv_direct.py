@@ -89,16 +89,9 @@ def weight_rows(weight):
 
 @njit
 def flipped_weight_rows(weight):
-    """The weight of the input gradient's convolution, as rows (C, kh * kw * Co): W'[c, i, j, o] =
-    W[o, c, kh - 1 - i, kw - 1 - j]."""
-    co, c, kh, kw = weight.shape
-    rows = np.empty((c, kh, kw, co), weight.dtype)
-    for o in range(co):
-        for k in range(c):
-            for i in range(kh):
-                for j in range(kw):
-                    rows[k, kh - 1 - i, kw - 1 - j, o] = weight[o, k, i, j]
-    return rows.reshape((c, kh * kw * co))
+    """The weight of the input gradient's convolution, as rows (C, kh * kw * Co): the channel dims
+    swapped and the kernel flipped, W'[c, o, i, j] = W[o, c, kh - 1 - i, kw - 1 - j]."""
+    return weight_rows(weight.transpose((1, 0, 2, 3))[:, :, ::-1, ::-1])
 
 
 @njit(inline="always")

@@ -97,41 +97,26 @@ def dot_rows(a, b, c, beta: float) -> None:
             _store_row(c, m + 2, n, s20, s21, s22, s23, beta)
             _store_row(c, m + 3, n, s30, s31, s32, s33, beta)
         for n in range(n_tiles, n_count):  # the last columns, one by one against the four rows
-            _column(a, b, c, m, n, beta)
+            for i, total in enumerate(_four_dots(b[n], a[m], a[m + 1], a[m + 2], a[m + 3])):
+                _store(c, m + i, n, total, beta)
     for m in range(m_tiles, m_count):  # the last rows, one by one against four columns at a time
         for n in range(0, n_tiles, TILE):
-            _row(a, b, c, m, n, beta)
+            s0, s1, s2, s3 = _four_dots(a[m], b[n], b[n + 1], b[n + 2], b[n + 3])
+            _store_row(c, m, n, s0, s1, s2, s3, beta)
         for n in range(n_tiles, n_count):
             _single(a, b, c, m, n, beta)
 
 
 @njit(inline="always", fastmath={"reassoc", "contract"})
-def _column(a, b, c, m: int, n: int, beta: float) -> None:
-    """c[m : m + 4, n], four dot products sharing b[n]."""
-    zero = c.dtype.type(0)
-    a0, a1, a2, a3, y = a[m], a[m + 1], a[m + 2], a[m + 3], b[n]
-    s0 = s1 = s2 = s3 = zero
-    for k in range(a.shape[1]):
-        s0 += a0[k] * y[k]
-        s1 += a1[k] * y[k]
-        s2 += a2[k] * y[k]
-        s3 += a3[k] * y[k]
-    for i, total in enumerate((s0, s1, s2, s3)):
-        _store(c, m + i, n, total, beta)
-
-
-@njit(inline="always", fastmath={"reassoc", "contract"})
-def _row(a, b, c, m: int, n: int, beta: float) -> None:
-    """c[m, n : n + 4], four dot products sharing a[m]."""
-    zero = c.dtype.type(0)
-    x, b0, b1, b2, b3 = a[m], b[n], b[n + 1], b[n + 2], b[n + 3]
-    s0 = s1 = s2 = s3 = zero
-    for k in range(a.shape[1]):
-        s0 += x[k] * b0[k]
-        s1 += x[k] * b1[k]
-        s2 += x[k] * b2[k]
-        s3 += x[k] * b3[k]
-    _store_row(c, m, n, s0, s1, s2, s3, beta)
+def _four_dots(x, y0, y1, y2, y3) -> tuple:
+    """(x · y0, x · y1, x · y2, x · y3), four dot products sharing the row x."""
+    s0 = s1 = s2 = s3 = x.dtype.type(0)
+    for k in range(x.shape[0]):
+        s0 += x[k] * y0[k]
+        s1 += x[k] * y1[k]
+        s2 += x[k] * y2[k]
+        s3 += x[k] * y3[k]
+    return s0, s1, s2, s3
 
 
 @njit(inline="always", fastmath={"reassoc", "contract"})
