@@ -63,6 +63,13 @@ def _bias_grad(grad):
     return np.sum(grad, axis=_CHANNELS)
 
 
+def _contiguous(grad):
+    """A first-order gradient (an array) in C order: one copy, where each of the kernels of the
+    input, weight and bias gradients would copy a transposed or strided gradient again (3 copies of
+    a 1 MB transposed gradient: 300 µs of a 950 µs ``conv_transpose1d`` step)."""
+    return np.ascontiguousarray(grad) if isinstance(grad, np.ndarray) else grad
+
+
 def images_merged(b: Batch):
     """vmap: the examples' images (B, N, ...) become one batch of B * N images for an op on image
     batches (first input), its other inputs shared; with a batched weight, ``examples_as_groups``."""
@@ -112,6 +119,7 @@ class Conv(Op):
         x, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
         settings = {"win": ctx.win, "groups": ctx.groups}
+        grad = _contiguous(grad)
         dx = ConvTranspose.call(grad, weight, size=x.shape[2:], **settings) if need[0] else None
         dw = ConvWeight.call(x, grad, **settings) if need[1] else None
         if len(need) == 2:
@@ -145,6 +153,7 @@ class ConvTranspose(Op):
         g, weight = ctx.saved_tensors
         need = ctx.needs_input_grad
         settings = {"win": ctx.win, "groups": ctx.groups}
+        grad = _contiguous(grad)
         dg = Conv.call(grad, weight, **settings) if need[0] else None
         dw = ConvWeight.call(grad, g, **settings) if need[1] else None
         if len(need) == 2:
