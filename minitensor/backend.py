@@ -14,7 +14,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 (no wrapper: calling through the wall costs nothing).  By family:
 
 - the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``; the
-  backward of a reduction: ``expand``;
+  backward of a reduction: ``expand``; a C-order copy (a transposed gradient by BLAS): ``contiguous``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
   ``cos``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
   backward passes that need more than a product (``tanh_backward``, ...); the special functions
@@ -103,12 +103,14 @@ from .kernels import where as _where
 from .kernels.runtime import dispatch as _dispatch
 from .kernels.runtime import malloc as _malloc
 from .kernels.runtime import threads as _threads
+from .kernels.runtime import transpose as _transpose
 
 # ------------------------------------------------------------------ the autograd engine
 sum_to_shape = _column_sums.sum_to_shape  # (grad, shape): a broadcast gradient summed back to its input's shape
 expand = _expand.expand  # (grad, shape): a reduction's gradient broadcast back to its input's shape
 owned = _malloc.owned  # (array, like, holders): may a leaf keep this gradient without a copy?
 column_sums = _column_sums.column_sums  # (M, N) -> (N,): the sums of the rows (a bias's gradient)
+contiguous = _transpose.contiguous  # np.ascontiguousarray; a gradient stored transposed copied by BLAS (5x)
 # Before a pass of BLAS products (a backward pass, a layer's forward): the thread count follows the
 # machine's load, read at most every 0.1 s, so that BLAS and the parallel kernels use only the free
 # cores (the thread policy, ``kernels/runtime/threads.py``; the count it returns is not needed here).

@@ -42,6 +42,7 @@ from .im2col import Window, _col2im_numpy, _im2col_numpy
 from .runtime import blas_threads
 from .runtime.blas_threads import LAUNCH_SECONDS
 from .runtime.dispatch import BlasKernel, choose
+from .runtime.transpose import contiguous
 
 
 def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) -> np.ndarray:
@@ -84,7 +85,7 @@ def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int
 def _common(a: np.ndarray, b: np.ndarray) -> tuple:
     """a and b C-contiguous in their common dtype (the kernels and their BLAS calls take one dtype)."""
     dtype = np.result_type(a, b)
-    return np.ascontiguousarray(a, dtype), np.ascontiguousarray(b, dtype)
+    return contiguous(a.astype(dtype, copy=False)), contiguous(b.astype(dtype, copy=False))
 
 
 # ------------------------------------------------------------------ the reference: unfold + matmul

@@ -8,5 +8,6 @@
 - ``blas.py``: NumPy's own BLAS called from numba kernels; ``blas_threads.py``: kernels run on
   BLAS's threads;
 - ``cache.py``: numba's disk cache, stamped with every kernel file;
-- ``malloc.py``: glibc's malloc kept from returning freed arrays to the system (set at import).
+- ``malloc.py``: glibc's malloc kept from returning freed arrays to the system (set at import);
+- ``transpose.py``: C-order copies of transposed float32 matrices (a transposed gradient) on BLAS.
 """

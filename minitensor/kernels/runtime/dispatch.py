@@ -51,6 +51,7 @@ import numpy as np
 from . import blas, jit
 from .jit import LazyKernel, njit, prange
 from .threads import threads
+from .transpose import contiguous
 
 KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 MIN_LAUNCH = 20e-6  # seconds: no machine wakes its threads faster, so less work never goes parallel
@@ -192,7 +193,7 @@ def as_rows(x: np.ndarray, dim: int) -> tuple:
     if x.ndim <= 1:
         return np.ascontiguousarray(x).reshape(1, -1), x.shape
     moved = x if dim % x.ndim == x.ndim - 1 else np.moveaxis(x, dim, -1)
-    rows = np.ascontiguousarray(moved).reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
+    rows = contiguous(moved).reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
     return rows, moved.shape
 
 
