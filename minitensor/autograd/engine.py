@@ -275,6 +275,8 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
     hooks = node.node_hooks
     if hooks is not None and hooks[0]:
         grad = graph.run_prehooks(hooks[0], grad, create_graph)
+    if type(grad) is np.ndarray and grad.ndim > 1 and not grad.flags.c_contiguous:
+        grad = _in_order_of_saved(node, grad)
     if create_graph:
         in_grads = _graph_backward(node, grad)
     elif _profiling.active is None:
@@ -313,6 +315,20 @@ def _propagate(node: Node, grad, grads: dict, leaves: dict, retain_graph: bool, 
             g = _reduce_to_shape(g, shape, dtype, node, index)
         previous = grads.get(key)
         grads[key] = g if previous is None else previous + g
+
+
+def _in_order_of_saved(node: Node, grad: np.ndarray) -> np.ndarray:
+    """A gradient stored transposed (its last two axes swapped, as ``x.mT``'s backward makes it)
+    that meets a saved array of its own shape in C order, copied to C order first (one
+    ``backend.contiguous``): NumPy's ufuncs over the two layouts at once run 5-15x slower than over
+    one (acos's backward on 256 x 512: 549 µs, 99 after the 20 µs copy).  Views and products (nothing
+    saved of that shape) take it as it is."""
+    if not grad.swapaxes(-1, -2).flags.c_contiguous:
+        return grad
+    for kept in node.saved_tensors:
+        if type(kept) is np.ndarray and kept.shape == grad.shape and kept.flags.c_contiguous:
+            return backend.contiguous(grad)
+    return grad
 
 
 def _as_array(g, node: Node) -> np.ndarray:
