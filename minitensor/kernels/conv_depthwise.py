@@ -70,10 +70,9 @@ def _scratch(planes, win) -> tuple:
 
 # ------------------------------------------------------------------ forward
 @njit(fastmath={"contract"})
-def _forward_plane(x, w, bias, win, phases, y, out):
-    """out (oh, ow) = the plane x (H, W) convolved with w (kh, kw), plus bias, through the phases
-    and the pitched output y."""
-    to_phases(x, win, phases)
+def _forward_plane(w, bias, win, phases, y, out):
+    """out (oh, ow) = the plane in ``phases`` (``to_phases``) convolved with w (kh, kw), plus bias,
+    through the pitched output y."""
     p, n = phases.shape[3], y.size
     fill(y, 0, n, bias)
     source = flat(phases)
@@ -110,8 +109,10 @@ def _forward_planes(x, weight, bias, win, out, start, stop):
         b = 0.0 if bias is None else bias[o]
         if tiled:
             _forward_tiled(x[n, o // m], weight[o, 0], b, win, out[n, o])
-        else:
-            _forward_plane(x[n, o // m], weight[o, 0], b, win, phases, y, out[n, o])
+            continue
+        if k == start or o % m == 0:  # (a new input plane: its m output channels share its phases)
+            to_phases(x[n, o // m], win, phases)
+        _forward_plane(weight[o, 0], b, win, phases, y, out[n, o])
 
 
 @njit
@@ -186,13 +187,12 @@ def input_grad_parallel(grad, weight, win, groups, out):
 
 # ------------------------------------------------------------------ the weight's gradient
 @njit(fastmath={"reassoc", "contract"})
-def _weight_grad_plane(x, grad, win, phases, g, zero, dw):
-    """dw (kh, kw) += the products of grad (oh, ow) with the shifted plane x (H, W): one dot product
-    per kernel position over the pitched rows, summed from ``zero`` (x's dtype: float32 sums
-    vectorise twice as wide).  The pitch's extra columns multiply input values beside the window
-    by 0: where one of those is inf or NaN the sum is NaN, and the tap is summed again over the
-    output's own columns only (``_own_columns``), as PyTorch sums it."""
-    to_phases(x, win, phases)
+def _weight_grad_plane(grad, win, phases, g, zero, dw):
+    """dw (kh, kw) += the products of grad (oh, ow) with the shifted plane in ``phases``
+    (``to_phases``): one dot product per kernel position over the pitched rows, summed from
+    ``zero`` (x's dtype: float32 sums vectorise twice as wide).  The pitch's extra columns multiply
+    input values beside the window by 0: where one of those is inf or NaN the sum is NaN, and the
+    tap is summed again over the output's own columns only (``_own_columns``), as PyTorch sums it."""
     p, n = phases.shape[3], np.uint64(g.size)
     pitch(grad, p, g)
     source = flat(phases)
@@ -249,11 +249,14 @@ def _weight_grad_channels(x, grad, win, out, start, stop):
     zero = np.zeros(1, x.dtype)[0]
     for o in range(start, stop):
         out[o, 0] = 0
-        for n in range(x.shape[0]):
+    for n in range(x.shape[0]):  # (each image's input planes once; each dw sums the images in order)
+        for o in range(start, stop):
             if tiled:
                 _weight_grad_tiled(x[n, o // m], grad[n, o], win, zero, out[o, 0])
-            else:
-                _weight_grad_plane(x[n, o // m], grad[n, o], win, phases, g, zero, out[o, 0])
+                continue
+            if o == start or o % m == 0:  # (a new input plane: its m output channels share its phases)
+                to_phases(x[n, o // m], win, phases)
+            _weight_grad_plane(grad[n, o], win, phases, g, zero, out[o, 0])
 
 
 @njit
