@@ -100,6 +100,7 @@ from .kernels import triangle as _triangle
 from .kernels import triangular_solve as _triangular_solve
 from .kernels import trig as _trig
 from .kernels import where as _where
+from .kernels import window_mean as _window_mean
 from .kernels.runtime import dispatch as _dispatch
 from .kernels.runtime import malloc as _malloc
 from .kernels.runtime import threads as _threads
@@ -230,8 +231,8 @@ adam_apply = _adam.adam_apply  # one Adam step of one parameter, in place, in on
 
 # ------------------------------------------------------------------ vision
 max_pool = _pool.max_pool  # (planes, rows, cols) -> (each window's max, its flat index)
-window_mean = _pool.window_mean  # (planes, rows, cols, divisor): each window's sum / its divisor
-window_mean_transpose = _pool.window_mean_transpose  # (grad, rows, cols, divisor, size): its backward
+window_mean = _window_mean.window_mean  # (planes, rows, cols, divisor): each window's sum / its divisor
+window_mean_transpose = _window_mean.window_mean_transpose  # (grad, rows, cols, divisor, size): its backward
 batch_norm_stats = _batch_norm.batch_norm_stats  # (x (N, C, L),) -> (mean, biased var) per channel, float64
 batch_norm_forward = _batch_norm.batch_norm_forward  # (x, mean, invstd, weight, bias, shape) -> y
 batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd, weight, training, shape) -> dx, dw, db

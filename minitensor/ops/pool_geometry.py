@@ -8,7 +8,7 @@ of size ``n`` the number of outputs is PyTorch's::
     (ceil_mode: rounded up instead, but the last window must start inside the input or the
     left padding: if (out - 1) * stride >= n + padding, one fewer)
 
-Output ``i``'s window starts at ``i * stride - padding``.  The kernels (``kernels/pool.py``)
+Output ``i``'s window starts at ``i * stride - padding``.  The kernels (``kernels/pool.py``, ``window_mean.py``)
 only see the part inside the input: per output its first tap inside, how many taps are
 inside, and the dilation (``Windows``).  Adaptive pooling (``adaptive``) splits ``n`` into
 ``out`` windows ``[floor(i * n / out), ceil((i + 1) * n / out))``.

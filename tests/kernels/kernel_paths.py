@@ -31,7 +31,8 @@ MODULES = tuple(
                  "constant_pad", "conv", "conv_depthwise", "cross", "ctc", "divergence", "dot_tiles", "elu", "erf",
                  "erfinv", "exp2", "exp_log", "expm1", "gamma", "gelu", "glu", "hypot", "im2col", "layer_norm",
                  "log1p", "matmul", "modulo", "pdist", "piecewise", "pointwise", "pool", "resample", "robust_loss",
-                 "running_extremum", "softmax", "softplus", "tanh", "total", "triangular_solve", "trig", "where")
+                 "running_extremum", "softmax", "softplus", "tanh", "total", "triangular_solve", "trig", "where",
+                 "window_mean")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial

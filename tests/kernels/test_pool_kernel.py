@@ -1,6 +1,6 @@
-"""Pooling kernels (``kernels/pool.py``): the argmax of each window, the mean of each window and its
-transpose, numba (serial and parallel) against the NumPy reference, on windows as the pooling ops
-make them (padding, dilation, ceil_mode, adaptive), ties and NaN included."""
+"""Pooling kernels (``kernels/pool.py``, ``kernels/window_mean.py``): the argmax of each window, the
+mean of each window and its transpose, numba (serial and parallel) against the NumPy reference, on
+windows as the pooling ops make them (padding, dilation, ceil_mode, adaptive), ties and NaN included."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from kernel_paths import MODES, jitted, reference, tolerance
 
-from minitensor.kernels import pool
+from minitensor.kernels import pool, window_mean
 from minitensor.ops.pool_geometry import IDENTITY, adaptive, output_size, sliding
 
 # (H, W, kernel, stride, padding, dilation, ceil_mode) of sliding windows along H and along W
@@ -110,7 +110,8 @@ def test_window_mean_and_transpose_match_reference(kernel, rng, dtype, case) -> 
     g = rng.standard_normal((6, rows[0].size, cols[0].size)).astype(dtype)
 
     def run():
-        return pool.window_mean(x, rows, cols, divisor), pool.window_mean_transpose(g, rows, cols, divisor, (h, w))
+        mean = window_mean.window_mean(x, rows, cols, divisor)
+        return mean, window_mean.window_mean_transpose(g, rows, cols, divisor, (h, w))
 
     for got, expected in zip(jitted(run), reference(run)):
         assert got.dtype == np.dtype(dtype)
@@ -119,6 +120,7 @@ def test_window_mean_and_transpose_match_reference(kernel, rng, dtype, case) -> 
     np.testing.assert_allclose((y * g).sum(), (x * t).sum(), rtol=1e-4 if dtype == "float32" else 1e-12)
 
 
-def test_docstring_examples() -> None:
-    result = doctest.testmod(pool, extraglobs={"np": np})
+@pytest.mark.parametrize("module", [pool, window_mean], ids=lambda m: m.__name__)
+def test_docstring_examples(module) -> None:
+    result = doctest.testmod(module, extraglobs={"np": np})
     assert result.attempted > 0 and result.failed == 0
