@@ -12,10 +12,14 @@ faster still, but would add the pitch's extra columns to every product: 36 % for
 - input gradient: ``dcols[g] = W[g]ᵀ @ dy[n, g]``, then col2im of dcols into dx[n];
 - weight gradient: ``dW[g] += dy[n, g] · cols[g]ᵀ``, accumulated over the range's images by the
   product itself (``beta = 1``).  Both operands are read along their rows (the sum runs over the
-  pixels), the shape ``dot_tiles`` is made for: 1.2-1.7x BLAS's per-image calls.  Where its tiles do not
-  pay (``dot_tiles.pays``: fewer than 128 pixels, columns too large for the cache) BLAS runs
-  it, as ``dW[g]ᵀ += cols[g] @ dy[n, g]ᵀ`` (~12 % faster
-  in OpenBLAS than ``dy @ colsᵀ``), transposed into dW at the end.
+  pixels), the shape ``dot_tiles`` is made for: 1.2-1.7x BLAS's per-image calls.  Where its tiles
+  do not pay (``dot_tiles.pays``: fewer than 128 pixels, columns too large for the cache) BLAS runs
+  it, as ``dW[g]ᵀ += cols[g] @ dy[n, g]ᵀ`` (~12 % faster in OpenBLAS than ``dy @ colsᵀ``),
+  transposed into dW at the end.
+
+Where ``_direct`` finds that the products pay for the copies, an image's forward and its stride-1
+input gradient run on ``conv_direct`` instead (the image channels last, its windows as rows, their
+products on ``dot_tiles``).
 
 A 1x1 kernel with stride 1 and no padding takes the image itself as its columns (no im2col).
 

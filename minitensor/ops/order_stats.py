@@ -191,7 +191,7 @@ def mode(input, dim: int = -1, keepdim: bool = False):  # noqa: A002
     """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally frequent ones)
     and the index of its last occurrence."""
     x, d = _along(input, dim, "mode")
-    last = np.moveaxis(x._data, d, -1)
+    last = _dim_last(x._data, d)
     rows = last.reshape(-1, last.shape[-1])
     values = np.sort(rows, axis=1)  # (NaN last, each NaN a run of its own below: NaN != NaN)
     starts = np.ones(rows.shape, bool)

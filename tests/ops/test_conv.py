@@ -196,3 +196,17 @@ def test_conv_sweep_against_pytorch(case, jit, double, seed) -> None:
 @given(case=settings_of(transposed=True), jit=st.booleans(), double=st.booleans(), seed=seeds)
 def test_conv_transpose_sweep_against_pytorch(case, jit, double, seed) -> None:
     _sweep(case, jit, double, seed)
+
+
+def test_the_channels_last_path_passes_gradcheck() -> None:
+    """A 16-channel 3x3 convolution of 5 x 5 images runs its forward and its input gradient on the
+    channels-last window rows (``kernels/conv_direct.py``): float64 gradcheck of input, weight and bias."""
+    from minitensor.kernels import conv_gemm
+    from minitensor.kernels.im2col import Window
+
+    rng = np.random.default_rng(7)
+    x, w, b = rng.standard_normal((1, 16, 5, 5)), rng.standard_normal((16, 16, 3, 3)), rng.standard_normal(16)
+    win = Window(3, 3, 1, 1, 1, 1, 1, 1, 5, 5)
+    assert conv_gemm.direct_forward(5, 5, win, 1, w) and conv_gemm.direct_input_grad(5, 5, win, 1, w)
+    inputs = [mt.tensor(a, dtype=mt.float64, requires_grad=True) for a in (x, w, b)]
+    assert gradcheck(lambda *ts: F.conv2d(*ts, padding=1), inputs)
