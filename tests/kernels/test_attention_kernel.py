@@ -208,7 +208,7 @@ def test_the_fused_kernels_run(kernel, rng, monkeypatch) -> None:
 @pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
 def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) -> None:
     """Where no BLAS is found for numba, attention takes NumPy's products and the row kernels."""
-    monkeypatch.setitem(blas._state, "available", False)
+    monkeypatch.setitem(blas._state, "found", [None])
     for name in ("_forward_heads", "_backward_heads", "_forward_heads_parallel", "_backward_heads_parallel"):
         monkeypatch.setattr(attention, name, None)  # (calling one would fail)
     q, k, v = qkv(rng, "float32")

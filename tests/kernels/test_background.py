@@ -110,6 +110,41 @@ def test_first_call_runs_the_reference_then_compiled_code_and_a_new_process_load
     assert later == {"first": False, "server": None}
 
 
+def test_a_fresh_machine_runs_the_references_without_importing_numba_until_a_kernel_arrives(tmp_path) -> None:
+    """Nothing of the kernel in the disk cache: its first calls run the reference without importing
+    numba (nor does asking whether kernels can call BLAS); the kernel's index file appears when the
+    background process has compiled it, and the kernel's next call imports numba and runs it."""
+    code = (
+        "from minitensor.kernels.runtime import blas, cache\n"
+        "indexed = cache.has_index(kernel.py_func)\n"
+        "first, second, blas_found = run('float64'), run('float64'), blas.available()\n"
+        "numba_before = 'numba' in sys.modules\n"
+        "until_compiled('float64')\n"
+        "print(json.dumps({'reference': [first, second], 'blas': blas_found, 'numba': [numba_before,"
+        " 'numba' in sys.modules], 'index': [indexed, cache.has_index(kernel.py_func)]}))"
+    )
+    result = _run(code, tmp_path)
+    assert result == {"reference": [True, True], "blas": True, "numba": [False, True], "index": [False, True]}
+
+
+def test_a_fresh_machine_gets_a_blas_thread_task_without_importing_numba_for_it(tmp_path) -> None:
+    """A task factory (``jit.CFuncFactory``) answers None while its cfunc compiles in the background,
+    without importing numba; then the compiled task."""
+    code = (
+        "from minitensor.kernels import conv_depthwise\n"
+        "first = conv_depthwise._forward_task('float64', False)\n"
+        "numba_before = 'numba' in sys.modules\n"
+        "end = time.monotonic() + TIMEOUT\n"
+        "while conv_depthwise._forward_task('float64', False) is None:\n"
+        "    assert time.monotonic() < end, 'not compiled in time'\n"
+        "    time.sleep(0.05)\n"
+        "task = conv_depthwise._forward_task('float64', False)\n"
+        "print(json.dumps({'first': first, 'numba': [numba_before, 'numba' in sys.modules],"
+        " 'address': bool(task.address)}))"
+    )
+    assert _run(code, tmp_path) == {"first": None, "numba": [False, True], "address": True}
+
+
 def test_waiting_compiles_on_the_first_call(tmp_path) -> None:
     code = "print(json.dumps({'first': run('float32'), 'server': server_pid()}))"
     assert _run(code, tmp_path, MINITENSOR_JIT_WAIT="1") == {"first": False, "server": None}
@@ -161,7 +196,7 @@ def test_background_process_runs_niced_in_the_idle_scheduling_class(tmp_path) ->
 def test_a_forked_child_starts_its_own_background_process(tmp_path) -> None:
     code = """
 run('float64')
-parent_server, handle = server_pid(), next(iter(kernel._pending.values()))
+parent_server, handle = server_pid(), kernel._first_request  # (made before numba was loaded)
 read, write = os.pipe()
 child = os.fork()
 if child == 0:  # the child: its parent's background process is not its own
@@ -205,6 +240,7 @@ def test_two_processes_compile_into_one_cache_without_losing_entries(tmp_path) -
         1.5,
         3,
         True,
+        "float32",
         None,
         (np.zeros(2), 2.0),
     ],
@@ -221,7 +257,7 @@ def test_a_described_argument_rebuilds_to_the_same_numba_type(argument) -> None:
 
 
 @pytest.mark.parametrize(
-    "argument", [np.zeros(3, [("a", np.float32)]), np.zeros(3).view(np.recarray), np.zeros(3, object), "text"]
+    "argument", [np.zeros(3, [("a", np.float32)]), np.zeros(3).view(np.recarray), np.zeros(3, object), b"bytes"]
 )
 def test_an_argument_numba_types_by_more_than_its_dtype_is_not_described(argument) -> None:
     with pytest.raises(background.Unsupported):

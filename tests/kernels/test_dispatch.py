@@ -117,9 +117,8 @@ def test_along_moves_the_dim_last_and_back(dim) -> None:
 def test_a_blas_kernel_runs_its_reference_where_numba_finds_no_blas(jit_on, monkeypatch) -> None:
     kernel = BlasKernel("reference", "serial")
     x = np.ones(4, np.float32)
-    monkeypatch.setitem(blas._state, "registered", True)
-    monkeypatch.setitem(blas._state, "available", True)
+    monkeypatch.setitem(blas._state, "found", [(1, 2, "int64")])  # (NumPy's gemm found: addresses, int type)
     assert kernel.on(x) == "serial"
-    monkeypatch.setitem(blas._state, "available", False)
+    monkeypatch.setitem(blas._state, "found", [None])
     assert kernel.on(x) == "reference"
     assert Kernel("reference", "serial").on(x) == "serial"  # (a plain kernel does not ask)

@@ -31,8 +31,8 @@ never lose each other's entries.
 
 A request names the kernel (module and function) and describes each argument by its numba
 type's ingredients (``describe``): an array by dtype, ndims, layout (C, F or neither) and
-whether it is read-only; a scalar by its type and value (numba may specialise on a
-value).  The background process makes stand-in arguments of the same types (``rebuild``)
+whether it is read-only; a scalar (or a task factory's dtype name) by its type and value
+(numba may specialise on a value).  The background process makes stand-in arguments of the same types (``rebuild``)
 and compiles for them; it never runs the kernel.
 
 >>> describe(np.zeros((3, 4), np.float32)[:, ::2])
@@ -207,7 +207,7 @@ def describe(a) -> object:
         return ["array", a.dtype.str, a.ndim, layout, not flags.writeable]
     if a is None:
         return None
-    if isinstance(a, (bool, int, float)) and type(a) in (bool, int, float):
+    if type(a) in (bool, int, float, str):  # (a str: a task factory's dtype name)
         return ["py", type(a).__name__, a]
     if isinstance(a, np.generic) and a.dtype.kind in "biuf":
         return ["np", a.dtype.str, a.item()]
@@ -232,7 +232,7 @@ def rebuild(described: object) -> object:
         a.setflags(write=not readonly)
         return a
     if kind == "py":
-        return {"bool": bool, "int": int, "float": float}[described[1]](described[2])
+        return {"bool": bool, "int": int, "float": float, "str": str}[described[1]](described[2])
     if kind == "np":
         return np.dtype(described[1]).type(described[2])
     return tuple(rebuild(x) for x in described[1])

@@ -40,7 +40,7 @@ from .threads import threads as policy_threads
 # 64-bit-integer ones first: NumPy's wheels (scipy-openblas64), other ILP64 builds, plain LP64.
 _CANDIDATES = (("scipy_", "64_", "int64"), ("", "64_", "int64"), ("", "", "int32"))
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
-_state = {"registered": False, "available": False}
+_state = {"registered": False, "available": False, "found": None}  # found: [_find_gemm()'s answer] once asked
 _threads = {}  # "get", "set": the BLAS's process-wide thread count, when it can be set (thread_functions)
 
 
@@ -101,7 +101,7 @@ def register() -> bool:
     """
     if not _state["registered"]:
         _state["registered"] = True
-        found = _find_gemm()
+        found = _found()
         if found is not None:
             import llvmlite.binding
             from numba import types
@@ -118,12 +118,16 @@ def register() -> bool:
 
 
 def available() -> bool:
-    """True when kernels can call BLAS (loads numba: call it only where a kernel will run)."""
-    if not _state["registered"]:
-        from .jit import load_numba
+    """True when kernels can call BLAS: NumPy's CBLAS gemm was found.  Asked without numba: a kernel
+    that runs compiled code has loaded numba, and ``load_numba`` registers the gemm first."""
+    return _found() is not None
 
-        load_numba()
-    return _state["available"]
+
+def _found() -> tuple | None:
+    """``_find_gemm()``, searched once."""
+    if _state["found"] is None:
+        _state["found"] = [_find_gemm()]
+    return _state["found"][0]
 
 
 def _sgemm(*args):  # replaced by the external functions in ``register``

@@ -64,7 +64,7 @@ def available() -> bool:
     """True when tasks can run on NumPy's BLAS threads (OpenBLAS's pthreads server found)."""
     if not _state["searched"]:
         _state["searched"] = True
-        if blas.available():  # (loads numba first: the tasks are numba cfuncs)
+        if blas.available():
             _state["run"] = _find_pthread()
     return _state["run"] is not None
 

@@ -35,7 +35,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import inspect
 import os
+import sys
 import threading
 
 try:
@@ -74,6 +76,32 @@ class _KernelStamp:
         if os.path.dirname(os.path.abspath(py_file)) not in _STAMPED:
             return None
         return super().from_function(py_func, py_file)
+
+
+def has_index(py_func) -> bool:
+    """Whether numba's disk cache may hold machine code of the kernel ``py_func``: its index file is
+    where numba's locators would put it (``NUMBA_CACHE_DIR`` when set; else the in-tree
+    ``__pycache__`` when writable; else the user-wide ``~/.cache/numba``), named as numba names it.
+    Asked without importing numba.  False on a fresh machine: ``jit.py`` then does not import numba
+    for the kernel until the background process has compiled it.  (Where this guessed the place
+    wrong, False costs one background request, never a wrong result.)"""
+    if not sys.platform.startswith("linux"):
+        return True  # (numba's user-wide folder lies elsewhere there: "may")
+    source = inspect.getfile(py_func)
+    stem = os.path.splitext(os.path.basename(source))[0]
+    name = f"{stem}.{py_func.__qualname__}".replace("<", "").replace(">", "")
+    version = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    folder = os.path.dirname(os.path.abspath(source))
+    subpath = f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"  # (numba's)
+    in_tree = os.path.join(folder, "__pycache__")
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        cache_folder = os.path.join(os.environ["NUMBA_CACHE_DIR"], subpath)
+    elif os.access(in_tree if os.path.isdir(in_tree) else folder, os.W_OK):
+        cache_folder = in_tree
+    else:
+        user_wide = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        cache_folder = os.path.join(user_wide, "numba", subpath)
+    return os.path.exists(os.path.join(cache_folder, f"{name}-{py_func.__code__.co_firstlineno}.{version}.nbi"))
 
 
 def install(numba) -> bool:

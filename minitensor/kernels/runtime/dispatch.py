@@ -163,10 +163,11 @@ def launch_seconds() -> float:
     median of 9 launches of a kernel with nothing to do.  Waking numba's sleeping threads takes
     ~10 µs on a desktop, but ~100 µs on a virtual machine whose idle cores halt (measured on the
     2-core VM of docs/performance.md), so the work that pays for threads differs tenfold.  Infinite
-    (nothing pays) while the kernel that measures it compiles in the background (``jit.py``)."""
+    (nothing pays) before numba is loaded and while the kernel that measures it compiles in the
+    background (``jit.py``)."""
     if _launch["seconds"] is None:
         out = np.zeros(64)
-        if not _wake.ready(out):  # (compiling in the background: no parallel kernel until it is measured)
+        if not (jit.numba_loaded() or jit.jit_waits()) or not _wake.ready(out):  # (no parallel kernel until measured)
             return math.inf
         _wake(out)  # start the pool
         times = []

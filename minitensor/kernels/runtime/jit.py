@@ -26,7 +26,10 @@ no machine code for, and none is in the disk cache, the call runs its fallback
 (``background.py``) into the disk cache; a later call with those types finds it
 there, loads it and runs it.  So on a fresh machine a program starts at the speed
 of the NumPy references and switches kernel by kernel as they arrive; the results
-of the two agree to rounding (the tests hold them to it), not bit for bit.
+of the two agree to rounding (the tests hold them to it), not bit for bit.  There it
+does not even import numba (0.2-0.6 s) until the first kernel has arrived: a kernel with
+no index file in the disk cache (``cache.has_index``) runs its reference until the
+background process answers (``LazyKernel._before_numba``).
 ``MINITENSOR_JIT_WAIT=1`` in the environment, or ``mt.set_jit_wait(True)``, makes
 every such call compile in the process and wait instead (for benchmarks, and for
 runs that must repeat bit for bit from the first call).  A kernel without a fallback
@@ -175,6 +178,8 @@ class LazyKernel:
         self._compiled = None
         self._numba_compile = None  # numba's own compile-for-these-arguments method of the dispatcher
         self._pending: dict = {}  # argument types -> the background request compiling them
+        self._first_request = None  # the background request made before numba was imported for it
+        self._uncached = None  # True when no index file of the kernel is in the disk cache (asked once)
         functools.update_wrapper(self, py_func)
 
     def compiled(self):
@@ -196,7 +201,29 @@ class LazyKernel:
         return self._compiled
 
     def __call__(self, *args):
-        return (self._compiled or self.compiled())(*args)  # (no method call once compiled: every kernel call)
+        return (self._compiled or self._before_numba(args))(*args)  # (no method call once compiled)
+
+    def _before_numba(self, args: tuple):
+        """What a call runs before the kernel has its dispatcher: the dispatcher (``compiled()``,
+        importing numba), except on a fresh machine.  There, where numba is not loaded yet, the
+        process does not wait and nothing of this kernel is in the disk cache (``cache.has_index``),
+        the fallback runs while the background process compiles these argument types, until it
+        answers: a short first run need not pay numba's import (0.2-0.6 s) for kernels it will not
+        get in time."""
+        if self.fallback is None or _compiling["wait"] or numba_loaded():
+            return self.compiled()
+        if self._first_request is None:
+            if self._uncached is None:  # (asked once: later, the background process's answer tells)
+                self._uncached = not cache.has_index(self.py_func)
+            if not self._uncached:
+                return self.compiled()
+            with _compile_lock:
+                name = _name_in_module(self)
+                handle = None if name is None else background.request(self.__wrapped__.__module__, name, args)
+                if handle is None:  # (no background process here)
+                    return self.compiled()
+                self._first_request = handle
+        return self.fallback if background.finished(self._first_request) is None else self.compiled()
 
     def ready(self, *args) -> bool:
         """True when a call with these arguments runs machine code now (loaded from the disk cache,
@@ -253,6 +280,7 @@ class CFuncFactory:
         self._made: dict = {}  # args -> the compiled cfunc
         self._unready: dict = {}  # args -> the cfunc not compiled yet (its machine code on the way)
         self._pending: dict = {}  # args -> the background request compiling it
+        self._uncached: dict = {}  # args -> True when no index file of its cfunc is in the disk cache
         functools.update_wrapper(self, make)
 
     def __call__(self, *args):
@@ -272,6 +300,8 @@ class CFuncFactory:
         background process compiles it."""
         cfunc = self._unready.pop(args, None)
         if cfunc is None:
+            if not (wait or _compiling["wait"] or numba_loaded()) and self._compiling_before_numba(args):
+                return None
             numba = load_numba()
             if self.before is not None:
                 self.before(numba)
@@ -297,6 +327,23 @@ class CFuncFactory:
         else:
             self._made[args] = made
         return made
+
+    def _compiling_before_numba(self, args: tuple) -> bool:
+        """True while the background process compiles the cfunc for ``args`` and nothing of it is in
+        the disk cache: a fresh machine, where numba is not imported for it (``LazyKernel._before_numba``).
+        The request stays in ``_pending``, where ``_machine_code`` finds it once numba is loaded."""
+        if args not in self._uncached:
+            self._uncached[args] = not cache.has_index(self.make(*args))
+        if not self._uncached[args]:
+            return False
+        handle = self._pending.get(args)
+        if handle is None:
+            name = _name_in_module(self)
+            handle = None if name is None else background.request(self.__wrapped__.__module__, name, args)
+            if handle is None:
+                return False
+            self._pending[args] = handle
+        return background.finished(handle) is None
 
 
 def compile_request(module: str, name: str, args: list) -> bool:
@@ -332,6 +379,11 @@ def _name_in_module(obj) -> str | None:
 
 
 _fingerprint: list = []  # numba's ``compute_fingerprint`` (once numba is loaded)
+
+
+def numba_loaded() -> bool:
+    """True once this process has loaded numba for its kernels (``load_numba``)."""
+    return bool(_fingerprint)
 
 
 def load_numba():
