@@ -69,6 +69,10 @@ def div_(t, other):
     return inplace.arithmetic(t, np.true_divide, "div_", _operand(other, t), floating=True)
 
 
+# The in-place forms whose op keeps only its output for backward (each saves y): no copy of the old values
+_OUTPUT_ONLY = frozenset(("exp_", "exp2_", "expm1_", "relu_", "rsqrt_", "sigmoid_", "sqrt_", "tanh_"))
+
+
 def _recomputed(t, name: str, fn, *others):
     """``t`` set in place to ``fn(t, *others)`` (an out-of-place Tensor function), recorded when needed."""
 
@@ -76,7 +80,7 @@ def _recomputed(t, name: str, fn, *others):
         with no_grad():
             array[...] = fn(Tensor._make(array, False, None), *o)._data
 
-    return inplace.apply_inplace(t, name, update, fn, *others)
+    return inplace.apply_inplace(t, name, update, fn, *others, output_only=name in _OUTPUT_ONLY)
 
 
 def clamp_(t, min=None, max=None):  # noqa: A002

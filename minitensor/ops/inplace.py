@@ -23,10 +23,12 @@ array *before* the in-place op sees the version change and raises in backward.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .. import dtypes, random
-from ..autograd import dual
+from ..autograd import dual, saved
 from ..autograd.composite import Alias
 from ..autograd.dual import linear
 from ..autograd.function import Op
@@ -37,7 +39,7 @@ from .operands import _cast, _index_key, _operand
 from .shape import own_arrays
 
 
-def apply_inplace(t, op: str, update, recompute, *others):
+def apply_inplace(t, op: str, update, recompute, *others, output_only: bool = False):
     """Make ``t`` hold the result of an in-place op, recording it when the graph is involved.
 
     Args:
@@ -48,6 +50,9 @@ def apply_inplace(t, op: str, update, recompute, *others):
         recompute: ``recompute(old, *others) -> Tensor``, the same op out of place
             on Tensors (the path inside the graph).
         others: the op's other operands (Tensors, arrays or scalars).
+        output_only: the op ``recompute`` records keeps only its output for backward (``relu_``,
+            ``exp_``...): then it runs on t's own values, with no copy of them (checked:
+            ``_without_snapshot``).
     """
     in_graph = is_grad_enabled() and (
         t._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
@@ -62,8 +67,12 @@ def apply_inplace(t, op: str, update, recompute, *others):
             f"{op}: a leaf tensor that requires grad cannot be modified in place; wrap the update in mt.no_grad()"
         )
     chain = _view_chain(t, op, in_graph)
-    olds = [_snapshot(x) for x in chain]  # the values before the op, for the recorded nodes
-    new = recompute(olds[0], *others)
+    new = None
+    if output_only and len(chain) == 1 and not dual.levels and not saved.hooks:
+        new, olds = _without_snapshot(t, recompute, others), [t]
+    if new is None:
+        olds = [_snapshot(x) for x in chain]  # the values before the op, for the recorded nodes
+        new = recompute(olds[0], *others)
     if new.dtype != t.dtype:
         new = new.to(t.dtype)
     if new.shape != t.shape:
@@ -92,6 +101,18 @@ def _view_chain(t, op: str, in_graph: bool = True) -> list:
             )
         chain.append(base)
     return chain
+
+
+def _without_snapshot(t, recompute, others: tuple):
+    """``recompute`` run on t's values in place of a snapshot of them (t's memory, t's place in the
+    graph): its result, when nothing it recorded holds that memory afterwards (told by the reference
+    count, as NumPy elides temporaries); else None, and the caller runs it on a snapshot."""
+    data = t._data
+    alias = Tensor._make(data, t._requires_grad, t.grad_fn)
+    held = sys.getrefcount(data)
+    new = recompute(alias, *others)
+    del alias
+    return new if sys.getrefcount(data) < held else None
 
 
 def _snapshot(x):

@@ -11,6 +11,7 @@ import pytest
 from helpers import run_on_both
 
 import minitensor as mt
+from minitensor.ops import arithmetic, inplace
 
 W = [1.0, 2.0, 3.0]
 
@@ -220,3 +221,47 @@ def test_detach_in_place_makes_a_leaf_and_refuses_views_in_the_graph() -> None:
     assert y.detach_() is y and y.grad_fn is None and not y.requires_grad
     with pytest.raises(RuntimeError, match="view of a tensor in the graph"):
         (x * 2)[0].detach_()
+
+
+@pytest.mark.parametrize("name", sorted(arithmetic._OUTPUT_ONLY))
+def test_in_place_forms_whose_op_keeps_only_its_output_copy_nothing(name, monkeypatch) -> None:
+    """``y.relu_()`` and the others of ``_OUTPUT_ONLY`` run their op on y's own values, with no
+    snapshot of them (which the declaration allows: checked), and give what the out-of-place form
+    gives, values and gradient, to second order."""
+    snapshots = []
+    monkeypatch.setattr(inplace, "_snapshot", lambda x, real=inplace._snapshot: snapshots.append(x) or real(x))
+    values = np.random.default_rng(0).uniform(0.5, 1.5, (3, 4)) * np.array([1, -1, 1, 1])  # (sqrt's, rsqrt's positive)
+    positive = name in ("sqrt_", "rsqrt_")
+    x = mt.tensor(np.abs(values) if positive else values, dtype=mt.float64, requires_grad=True)
+    weights = mt.tensor(np.arange(12.0).reshape(3, 4))
+    y = x * 2
+    getattr(y, name)()
+    expected = getattr(x * 2, name[:-1])()
+    np.testing.assert_allclose(y.detach().numpy(), expected.detach().numpy())
+    (g,) = mt.autograd.grad((y * weights).sum(), x, create_graph=True)
+    (g_expected,) = mt.autograd.grad((expected * weights).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), g_expected.detach().numpy())
+    assert g.requires_grad == g_expected.requires_grad  # (relu's gradient is constant in x: no second order)
+    if g_expected.requires_grad:
+        (gg,) = mt.autograd.grad(g.sum(), x)
+        (gg_expected,) = mt.autograd.grad(g_expected.sum(), x)
+        np.testing.assert_allclose(gg.numpy(), gg_expected.numpy())
+    assert snapshots == []
+
+
+def test_an_output_only_declaration_that_does_not_hold_falls_back_to_a_snapshot(monkeypatch) -> None:
+    """Where the recorded op keeps the old values after all (here ``old * old``, which saves its
+    input), the check sees t's memory held and the op runs again on a snapshot: the gradient is
+    still right."""
+    snapshots = []
+    monkeypatch.setattr(inplace, "_snapshot", lambda x, real=inplace._snapshot: snapshots.append(x) or real(x))
+    x = mt.tensor(W, requires_grad=True)
+    y = x * 1
+
+    def update(array):
+        array *= array
+
+    inplace.apply_inplace(y, "square_", update, lambda old: old * old, output_only=True)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array(W))
+    assert len(snapshots) == 1
