@@ -26,10 +26,11 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``flip``, ``triangle``; triangular systems: ``solve_triangular``;
 - losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy), the CTC
   recursions (``ctc_alpha``, ``ctc_gradient``);
-- products: ``matmul``, convolution (``conv2d`` and its two gradients over the windows of
-  ``conv_window``; ``im2col``, ``col2im``), attention (``attention_forward``, ``heads_forward``,
-  ...), the recurrent layers (``lstm_forward``, ``gru_forward``, ...) and the feed-forward block's
-  fused bias, activation and dropout (``bias_relu_dropout``, ``bias_gelu_dropout``);
+- products: ``matmul``, ``rows_product`` (a linear layer's ``x @ Wᵀ``), convolution (``conv2d``
+  and its two gradients over the windows of ``conv_window``; ``im2col``, ``col2im``), attention
+  (``attention_forward``, ``heads_forward``, ...), the recurrent layers (``lstm_forward``,
+  ``gru_forward``, ...) and the feed-forward block's fused bias, activation and dropout
+  (``bias_relu_dropout``, ``bias_gelu_dropout``);
 - optimizers: ``adam_settings``, ``adam_apply``; distances and vector products: ``pdist_forward``,
   ``pdist_backward``, ``cross``;
 - vision: pooling windows (``max_pool``, ``window_mean`` and its transpose), batch norm
@@ -63,6 +64,7 @@ from .kernels import cross as _cross
 from .kernels import ctc as _ctc
 from .kernels import cumsum as _cumsum
 from .kernels import divergence as _divergence
+from .kernels import dot_tiles as _dot_tiles
 from .kernels import elu as _elu
 from .kernels import erf as _erf
 from .kernels import erfinv as _erfinv
@@ -202,6 +204,7 @@ target_losses = _class_targets.target_losses  # cross-entropy / NLL: each row's 
 
 # ------------------------------------------------------------------ products
 matmul = _matmul.batched_matmul  # np.matmul(a, b), one BLAS call per matrix of a stack where that pays
+rows_product = _dot_tiles.product  # (a, b, out): out = a @ bᵀ, on register tiles where they beat BLAS (long sums)
 conv_window = _im2col.window  # (kernel, stride, padding before, dilation, output grid) -> the windows of a conv
 conv2d = _conv.conv2d  # (x, weight, bias, window, groups): im2col + one GEMM per group (depthwise: direct)
 conv2d_input_grad = _conv.conv2d_input_grad  # (grad, weight, size, window, groups): the transposed convolution

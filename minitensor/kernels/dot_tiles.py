@@ -27,7 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .runtime import blas_threads, jit
+from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split
+from .runtime.dispatch import Kernel
 from .runtime.jit import njit
+from .runtime.transpose import contiguous as contiguous_rows
 
 TILE = 4  # rows of a and of b per tile: 16 sums, with the 8 rows' vectors, fit AVX-512's 32 registers
 # Where the tiles beat BLAS's per-call products (one core and two of the 2-core VM, conv_gemm's weight
@@ -132,3 +136,71 @@ def _single(a, b, c, m: int, n: int, beta: float) -> None:
 def dot_rows_numpy(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: float) -> None:
     """The reference: the same product by NumPy (BLAS)."""
     c[...] = a @ b.T if beta == 0.0 else a @ b.T + beta * c
+
+
+# ------------------------------------------------------------------ whole products (``product``)
+# Where a whole product a @ bᵀ on the tiles beats OpenBLAS's GEMM (one thread and two, on BLAS's threads;
+# measured 2026-11-29 on the 2-core VM): sums of 512 terms 211 GFLOP/s a core against 128, of 256 ~170
+# against 128; of 128 they tie (130).  Below ~16 M multiply-adds a product is too short for the region
+# of two threads (~50 µs) and the per-call costs to matter.
+PRODUCT_MIN_SUM = 256
+PRODUCT_MIN_MACS = 1 << 24
+_PRODUCT = Kernel(dot_rows_numpy, dot_rows)
+
+
+def product(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``a @ bᵀ`` for a (M, K), b (N, K), into ``out`` (M, N; a new array when None): on the tiles where
+    they beat BLAS's GEMM (``tiles_pay``; b copied into C order if it is not, e.g. a weight's
+    transpose: a linear layer's input gradient ``g @ W`` is ``product(g, W.T)``), over the threads
+    the policy allows (BLAS's own, each a band of rows of out); else NumPy's matmul.  Returns out."""
+    if out is None:
+        out = np.empty((a.shape[0], b.shape[0]), np.result_type(a, b))
+    if not tiles_pay(a, b, out):
+        return np.matmul(a, b.T, out=out)
+    b = contiguous_rows(b)
+    count = blas_threads.shares(a.shape[0] // TILE)
+    task = _rows_task(a.dtype.name) if count > 1 and blas_threads.available() else None
+    if task is None:
+        if count > 1:  # (the task compiling in the background, or no BLAS threads: BLAS's own threads)
+            return np.matmul(a, b.T, out=out)
+        _PRODUCT.on(a)(a, b, out, 0.0)
+        return out
+    bands = [(TILE * start, TILE * stop) for start, stop in split(a.shape[0] // TILE, count)]
+    bands[-1] = (bands[-1][0], a.shape[0])  # (the last band takes the rows beyond the last tile)
+    blas_threads.run(task, records(bands, [x.reshape(1, 1, *x.shape) for x in (a, b, out)]))
+    return out
+
+
+def tiles_pay(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
+    """Whether ``product`` runs on the tiles: the JIT on; a and out C-contiguous 2-D arrays, b 2-D, of
+    one float dtype; sums of at least ``PRODUCT_MIN_SUM`` terms, ``PRODUCT_MIN_MACS`` multiply-adds in
+    all; b within the cache (``MAX_B_BYTES``)."""
+    if not jit.jit_enabled() or a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or out.dtype != a.dtype:
+        return False
+    m, k = a.shape
+    return (
+        a.dtype.kind == "f"
+        and a.dtype.itemsize in (4, 8)
+        and k >= PRODUCT_MIN_SUM
+        and m * b.shape[0] * k >= PRODUCT_MIN_MACS
+        and b.nbytes <= MAX_B_BYTES
+        and a.flags.c_contiguous
+        and out.flags.c_contiguous
+    )
+
+
+@blas_threads.task_factory
+def _rows_task(dtype_name: str):
+    """The task computing the band of rows [start, stop) of ``c = a @ bᵀ``: slots a, b, c (each 2-D
+    array as (1, 1, rows, cols))."""
+    dtype = np.dtype(dtype_name).type
+
+    def task(pointer):
+        row = record(pointer, HEAD + SLOT * 3)
+        a, b, c = contiguous(row, 0, dtype), contiguous(row, 1, dtype), contiguous(row, 2, dtype)
+        try:
+            dot_rows(a[0, 0, row[0] : row[1]], b[0, 0], c[0, 0, row[0] : row[1]], scalar(pointer))
+        except Exception:  # (e.g. no memory: reported by ``blas_threads.run``)
+            fail(row)
+
+    return task

@@ -289,7 +289,7 @@ def affine(rows: np.ndarray, weight: np.ndarray, bias, shape: tuple) -> np.ndarr
     would make ``Function.apply`` search the op's inputs for memory it could share)."""
     y = np.empty(shape, np.result_type(rows, weight))
     y_rows = y.reshape(rows.shape[0], weight.shape[0])
-    np.matmul(rows, weight.T, out=y_rows)
+    backend.rows_product(rows, weight, y_rows)
     if bias is not None:
         y_rows += bias
     return y

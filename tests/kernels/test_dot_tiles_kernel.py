@@ -52,3 +52,55 @@ def test_the_tiles_pay_for_long_sums_on_operands_that_fit_the_cache() -> None:
     assert dot_tiles.pays(dot_tiles.MIN_SUM, 1 << 20)
     assert not dot_tiles.pays(dot_tiles.MIN_SUM - 1, 1 << 20)
     assert not dot_tiles.pays(1024, dot_tiles.MAX_B_BYTES + 1)
+
+
+# (M, K, N) of whole products on the tiles: whole tiles, rows beyond the last tile (the last band takes them)
+PRODUCTS = [(1024, 256, 64), (1030, 300, 57)]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", PRODUCTS, ids=lambda s: "x".join(map(str, s)))
+def test_product_on_the_tiles_matches_numpy_on_one_thread_and_on_blas_threads(
+    rng, dtype, shape, threads, two_blas_threads, monkeypatch
+) -> None:
+    """``product`` takes the tiles (serial on one thread; on two, each BLAS thread a band of rows, the
+    region checked to run) and gives NumPy's product within the rounding of its sums; b may be a
+    transpose (a weight's, for an input gradient), which it copies into rows first."""
+    import minitensor as mt
+
+    mt.set_num_threads(threads)
+    regions = []
+    real_run = dot_tiles.blas_threads.run
+    monkeypatch.setattr(dot_tiles.blas_threads, "run", lambda task, r: (regions.append(len(r)), real_run(task, r)))
+    m, k, n = shape
+    a = rng.standard_normal((m, k)).astype(dtype)
+    for b in (rng.standard_normal((n, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype).T):
+        out = np.full((m, n), np.nan, dtype)
+        assert dot_tiles.tiles_pay(a, b, out)
+        assert dot_tiles.product(a, b, out) is out
+        bound = 2 * k * np.finfo(dtype).eps * (np.abs(a) @ np.abs(b).T)
+        assert np.all(np.abs(out - a @ b.T) <= bound)
+    assert regions == ([2, 2] if threads == 2 else [])
+
+
+def test_product_leaves_short_sums_small_products_and_other_layouts_to_blas(rng) -> None:
+    """Sums under ``PRODUCT_MIN_SUM``, products under ``PRODUCT_MIN_MACS``, a strided ``a``, mixed dtypes
+    and the JIT off take NumPy's matmul (the same numbers as ``a @ bᵀ``, bit for bit)."""
+    import minitensor as mt
+
+    long_sum = dot_tiles.PRODUCT_MIN_SUM
+    cases = [
+        (rng.standard_normal((4096, long_sum - 1)), rng.standard_normal((64, long_sum - 1))),
+        (rng.standard_normal((16, long_sum)), rng.standard_normal((16, long_sum))),
+        (rng.standard_normal((1024, 2 * long_sum))[:, ::2], rng.standard_normal((256, long_sum))),
+        (rng.standard_normal((1024, long_sum)).astype(np.float32), rng.standard_normal((256, long_sum))),
+    ]
+    for a, b in cases:
+        out = np.empty((a.shape[0], b.shape[0]), np.result_type(a, b))
+        assert not dot_tiles.tiles_pay(a, b, out)
+        np.testing.assert_array_equal(dot_tiles.product(a, b), a @ b.T)
+    a, b = rng.standard_normal((1024, long_sum)), rng.standard_normal((256, long_sum))
+    with mt.jit_disabled():
+        assert not dot_tiles.tiles_pay(a, b, np.empty((1024, 256)))
+    assert dot_tiles.tiles_pay(a, b, np.empty((1024, 256)))

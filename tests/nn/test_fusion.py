@@ -10,6 +10,8 @@ import pytest
 
 import minitensor as mt
 import minitensor.nn as nn
+from minitensor import backend
+from minitensor.kernels import dot_tiles
 from minitensor.nn import fusion
 
 
@@ -54,16 +56,30 @@ def _node_names(t: mt.Tensor) -> set:
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
-def test_fused_and_general_paths_agree(norm_first, rng):
+@pytest.mark.parametrize("size", ["small", "tiled"])
+def test_fused_and_general_paths_agree(norm_first, size, rng, monkeypatch):
+    """ "tiled": products long enough for ``backend.rows_product``'s register tiles (checked to run), in
+    the forward's projections and the input gradients of the feed-forward and attention blocks."""
     mt.manual_seed(0)
+    (n, s, e, heads, ff) = (2, 5, 8, 2, 12) if size == "small" else (16, 16, 256, 4, 256)
     fused = nn.TransformerEncoderLayer(
-        8, 2, 12, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first, dtype=mt.float64
+        e, heads, ff, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first, dtype=mt.float64
     )
     general = _general_copy(fused)
-    x = rng.standard_normal((2, 5, 8))
-    pad = np.zeros((2, 5), bool)
+    x = rng.standard_normal((n, s, e))
+    pad = np.zeros((n, s), bool)
     pad[1, 3:] = True
-    dy = rng.standard_normal((2, 5, 8))
+    dy = rng.standard_normal((n, s, e))
+    tiled = []
+    real_product = backend.rows_product
+    monkeypatch.setattr(
+        backend,
+        "rows_product",
+        lambda a, b, out=None: (
+            tiled.append(dot_tiles.tiles_pay(a, b, np.empty((a.shape[0], b.shape[0]), a.dtype))),
+            real_product(a, b, out),
+        )[1],
+    )
     results = []
     for layer in (fused, general):
         inp = mt.tensor(x, dtype=mt.float64, requires_grad=True)
@@ -73,6 +89,7 @@ def test_fused_and_general_paths_agree(norm_first, rng):
         grads = {name: p.grad.numpy() for name, p in layer.named_parameters()}
         results.append((inp.grad.numpy(), grads))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
+    assert (sum(tiled) >= 6) == (size == "tiled")  # (fused: 4 projections forward, 3 input gradients)
     assert results[0][1].keys() == results[1][1].keys()
     for name in results[0][1]:
         np.testing.assert_allclose(results[0][1][name], results[1][1][name], rtol=1e-10, atol=1e-12, err_msg=name)

@@ -63,7 +63,7 @@ class SelfAttention(Op):
         (d_qkv,) = _projection_grads(ctx, (g @ out_weight).reshape(merged.shape), [qkv], p)
         d_rows = d_qkv.reshape(-1, 3 * e)
         return (
-            (d_rows @ in_weight).reshape(ctx.x_shape) if need_x else None,
+            backend.rows_product(d_rows, in_weight.T).reshape(ctx.x_shape) if need_x else None,
             d_rows.T @ rows if need_w_in else None,
             backend.column_sums(d_rows) if need_b_in else None,
             g.T @ merged.reshape(-1, e) if need_w_out else None,

@@ -44,14 +44,14 @@ class FeedForward(Op):
         _, w1, _, w2, _, (rows, h, pre) = ctx.saved_tensors
         need_x, need_w1, need_b1, need_w2, need_b2 = ctx.needs_input_grad
         g = grad.reshape(rows.shape[0], w2.shape[0])
-        dh = g @ w2
+        dh = backend.rows_product(g, w2.T)
         if ctx.activation == "relu":
             dpre, db1 = backend.bias_relu_dropout_backward(h, dh, ctx.scale, need_b1)
         else:
             approximate = "tanh" if ctx.activation == "gelu_tanh" else "none"
             dpre, db1 = backend.bias_gelu_dropout_backward(pre, dh, ctx.keep, ctx.scale, approximate, need_b1)
         return (
-            (dpre @ w1).reshape(ctx.x_shape) if need_x else None,
+            backend.rows_product(dpre, w1.T).reshape(ctx.x_shape) if need_x else None,
             dpre.T @ rows if need_w1 else None,
             db1,
             g.T @ h if need_w2 else None,
@@ -62,7 +62,7 @@ class FeedForward(Op):
 def feed_forward(x, w1, b1, w2, b2, activation="relu", keep=None, scale=1.0) -> tuple:
     """FeedForward's forward on arrays: (y, (x as rows, h, pre or None, keep as rows))."""
     rows = _rows_view(x)  # (M, E): a view unless x is non-contiguous
-    z = rows @ w1.T
+    z = backend.rows_product(rows, w1)
     keep_rows = None if keep is None else keep.reshape(z.shape)
     scale = 1.0 if keep is None else scale  # (no dropout, no scaling)
     if activation == "relu":
