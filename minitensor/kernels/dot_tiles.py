@@ -173,13 +173,16 @@ def product(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.n
 
 def tiles_pay(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
     """Whether ``product`` runs on the tiles: the JIT on; a and out C-contiguous 2-D arrays, b 2-D, of
-    one float dtype; sums of at least ``PRODUCT_MIN_SUM`` terms, ``PRODUCT_MIN_MACS`` multiply-adds in
-    all; b within the cache (``MAX_B_BYTES``)."""
+    one float dtype and shapes that fit; sums of at least ``PRODUCT_MIN_SUM`` terms, ``PRODUCT_MIN_MACS``
+    multiply-adds in all; b within the cache (``MAX_B_BYTES``).  (Shapes that do not fit go to NumPy's
+    matmul, which says why.)"""
     if not jit.jit_enabled() or a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or out.dtype != a.dtype:
         return False
     m, k = a.shape
     return (
-        a.dtype.kind == "f"
+        b.shape[1] == k
+        and out.shape == (m, b.shape[0])
+        and a.dtype.kind == "f"
         and a.dtype.itemsize in (4, 8)
         and k >= PRODUCT_MIN_SUM
         and m * b.shape[0] * k >= PRODUCT_MIN_MACS

@@ -101,6 +101,8 @@ def test_product_leaves_short_sums_small_products_and_other_layouts_to_blas(rng)
         assert not dot_tiles.tiles_pay(a, b, out)
         np.testing.assert_array_equal(dot_tiles.product(a, b), a @ b.T)
     a, b = rng.standard_normal((1024, long_sum)), rng.standard_normal((256, long_sum))
+    with pytest.raises(ValueError, match="matmul"):  # (shapes that do not fit: NumPy's error, no kernel)
+        dot_tiles.product(a, rng.standard_normal((256, long_sum + 4)))
     with mt.jit_disabled():
         assert not dot_tiles.tiles_pay(a, b, np.empty((1024, 256)))
     assert dot_tiles.tiles_pay(a, b, np.empty((1024, 256)))
