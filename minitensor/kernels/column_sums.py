@@ -45,7 +45,8 @@ def sum_to_shape(grad: np.ndarray, shape: tuple) -> np.ndarray:
     (``repeat_interleave``'s, an ``expand`` of a trailing size-1 dim) are summed as
     ``grad (M, K) @ ones(K)`` (on a contiguous copy if need be):
     NumPy's own sum over a short innermost axis makes one tiny reduction per row (K = 2 on 2^17
-    elements: 1.5 ms, the product 0.04 ms); then, when only leading dims are left, ``column_sums``."""
+    elements: 1.5 ms, the product 0.04 ms); then, when only leading dims are left (added ones, or
+    stretched ones: a (1, N) bias's gradient), ``column_sums``."""
     lead = grad.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, size in enumerate(shape) if size == 1 and grad.shape[lead + i] != 1
@@ -66,7 +67,9 @@ def sum_to_shape(grad: np.ndarray, shape: tuple) -> np.ndarray:
         k = math.prod(grad.shape[grad.ndim - trailing :])
         grad = (np.ascontiguousarray(grad).reshape(-1, k) @ np.ones(k, grad.dtype)).reshape(kept)
         axes = axes[: len(axes) - trailing]
-    if axes == tuple(range(lead)) and grad.flags.c_contiguous and grad.dtype.kind == "f":
-        rows = grad.reshape(math.prod(grad.shape[:lead]), math.prod(grad.shape[lead:]))
+    summed = len(axes)
+    if axes == tuple(range(summed)) and grad.flags.c_contiguous and grad.dtype.kind == "f":
+        # only leading dims summed (added, or stretched: a (1, N) bias): the sums of the rows
+        rows = grad.reshape(math.prod(grad.shape[:summed]), math.prod(grad.shape[summed:]))
         return column_sums(rows).reshape(shape)
     return np.asarray(grad.sum(axis=axes)).reshape(shape)

@@ -84,3 +84,18 @@ def test_sum_to_shape_of_a_transposed_matrix_reads_it_in_place(dtype, monkeypatc
         assert got.shape == shape and got.dtype == g.dtype
         np.testing.assert_allclose(got, g.sum(axis=axes).reshape(shape), rtol=1e-5, atol=1e-5)
     assert copies == []
+
+
+def test_sum_to_shape_over_stretched_leading_dims_is_one_matrix_vector_product(monkeypatch) -> None:
+    """A (1, N) or (1, 1, N) target (a bias kept 2-D or 3-D) sums the gradient's rows as ``column_sums``
+    does, not by NumPy's row-by-row sum."""
+    from minitensor.kernels import column_sums as module
+
+    rng = np.random.default_rng(4)
+    calls = []
+    monkeypatch.setattr(module, "column_sums", lambda g: calls.append(g.shape) or column_sums(g))
+    for grad_shape, shape in (((64, 48), (1, 48)), ((5, 6, 48), (1, 1, 48)), ((5, 6, 48), (1, 6, 48))):
+        g = rng.standard_normal(grad_shape).astype(np.float32)
+        axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad_shape[i] != 1)
+        np.testing.assert_allclose(sum_to_shape(g, shape), g.sum(axis=axes, keepdims=True), rtol=1e-5, atol=1e-5)
+    assert calls == [(64, 48), (30, 48), (5, 288)]
