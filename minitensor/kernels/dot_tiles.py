@@ -176,15 +176,16 @@ def tiles_pay(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
     one float dtype and shapes that fit; sums of at least ``PRODUCT_MIN_SUM`` terms, ``PRODUCT_MIN_MACS``
     multiply-adds in all; b within the cache (``MAX_B_BYTES``).  (Shapes that do not fit go to NumPy's
     matmul, which says why.)"""
-    if not jit.jit_enabled() or a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or out.dtype != a.dtype:
+    if a.ndim != 2 or a.shape[1] < PRODUCT_MIN_SUM or not jit.jit_enabled():  # (the usual answer, first)
         return False
     m, k = a.shape
     return (
-        b.shape[1] == k
+        b.ndim == 2
+        and b.shape[1] == k
         and out.shape == (m, b.shape[0])
+        and a.dtype == b.dtype == out.dtype
         and a.dtype.kind == "f"
         and a.dtype.itemsize in (4, 8)
-        and k >= PRODUCT_MIN_SUM
         and m * b.shape[0] * k >= PRODUCT_MIN_MACS
         and b.nbytes <= MAX_B_BYTES
         and a.flags.c_contiguous

@@ -154,8 +154,7 @@ def _machine_code(pending: dict, key, load, compile_here, target, args: tuple):
         code = load()
         if code is not None:
             return code
-        name = _name_in_module(target)
-        handle = None if name is None else background.request(target.__wrapped__.__module__, name, args)
+        handle = _background_request(target, args)
         if handle is None:  # (no background process here, or it could not find or call the kernel)
             return compile_here()
         pending[key] = handle
@@ -218,8 +217,7 @@ class LazyKernel:
             if not self._uncached:
                 return self.compiled()
             with _compile_lock:
-                name = _name_in_module(self)
-                handle = None if name is None else background.request(self.__wrapped__.__module__, name, args)
+                handle = _background_request(self, args)
                 if handle is None:  # (no background process here)
                     return self.compiled()
                 self._first_request = handle
@@ -338,8 +336,7 @@ class CFuncFactory:
             return False
         handle = self._pending.get(args)
         if handle is None:
-            name = _name_in_module(self)
-            handle = None if name is None else background.request(self.__wrapped__.__module__, name, args)
+            handle = _background_request(self, args)
             if handle is None:
                 return False
             self._pending[args] = handle
@@ -364,6 +361,14 @@ def _types_key(dispatcher, args: tuple) -> tuple:
         return tuple(map(_fingerprint[0], args))
     except (ValueError, TypeError, IndexError):
         return tuple(map(dispatcher.typeof_pyval, args))
+
+
+def _background_request(target, args: tuple):
+    """The background process's handle for compiling the kernel or factory ``target`` for ``args``
+    (``background.request``), or None where it cannot (no such process, or ``target`` is not a global
+    of its module where that process would look for it)."""
+    name = _name_in_module(target)
+    return None if name is None else background.request(target.__wrapped__.__module__, name, args)
 
 
 def _name_in_module(obj) -> str | None:
