@@ -13,7 +13,7 @@ chooses numba or NumPy itself, and nothing above this module imports ``kernels/`
 Every function takes and returns NumPy arrays.  Each is a kernel module's own function, named here
 (no wrapper: calling through the wall costs nothing).  By family:
 
-- the engine: ``sum_to_shape``, ``owned``, ``adapt_threads``; bias gradients: ``column_sums``; the
+- the engine: ``sum_to_shape``, ``owned``, ``copy``, ``adapt_threads``; bias gradients: ``column_sums``; the
   backward of a reduction: ``expand``; a C-order copy (a transposed gradient by BLAS): ``contiguous``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
   ``cos``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
@@ -112,6 +112,7 @@ from .kernels.runtime import transpose as _transpose
 sum_to_shape = _column_sums.sum_to_shape  # (grad, shape): a broadcast gradient summed back to its input's shape
 expand = _expand.expand  # (grad, shape): a reduction's gradient broadcast back to its input's shape
 owned = _malloc.owned  # (array, like, holders): may a leaf keep this gradient without a copy?
+copy = _expand.copy  # (grad, dtype): the copy a leaf keeps otherwise (one value throughout: a kernel fills it)
 column_sums = _column_sums.column_sums  # (M, N) -> (N,): the sums of the rows (a bias's gradient)
 contiguous = _transpose.contiguous  # np.ascontiguousarray; a gradient stored transposed copied by BLAS (5x)
 # Before a pass of BLAS products (a backward pass, a layer's forward): the thread count follows the

@@ -125,7 +125,7 @@ def _accumulate_leaf(leaf, grad) -> None:
         leaf.grad = grad if leaf.grad is None else leaf.grad + grad
     elif leaf.grad is None:
         if not backend.owned(grad, leaf._data, holders=2):
-            grad = np.array(grad, dtype=leaf.dtype, copy=True)
+            grad = backend.copy(grad, leaf.dtype)
         leaf.grad = Tensor._make(grad, False, None)
     else:
         leaf.grad._data = np.asarray(leaf.grad._data + grad)  # 0-d + 0-d gives a NumPy scalar

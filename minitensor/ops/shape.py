@@ -40,11 +40,12 @@ class Permute(Op):
     @staticmethod
     def forward(ctx, x, dims=()):
         ctx.dims = dims
-        return np.transpose(x, dims)
+        return x.transpose(dims)
 
     @staticmethod
     def backward(ctx, grad):
-        return np.transpose(grad, np.argsort(ctx.dims))
+        undo = sorted(range(len(ctx.dims)), key=ctx.dims.__getitem__)  # the inverse permutation
+        return np.transpose(grad, undo)
 
     jvp = linear  # linear in its input: the tangent goes through the op itself
 

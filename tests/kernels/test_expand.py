@@ -1,6 +1,7 @@
 """``expand`` (a reduction's gradient broadcast back to its input's shape) equals ``np.broadcast_to``
 on both sides of ``SMALL``: a fresh contiguous array below it, the read-only view from it on; and
-``negative`` keeps such a view a view, and x - y, -x pass it on with the right values."""
+``negative`` keeps such a view a view, and x - y, -x pass it on with the right values; ``copy``
+fills a one-value view by its kernel (both paths) and copies anything else as NumPy does."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import numpy as np
 import pytest
 
 import minitensor as mt
-from minitensor.kernels.expand import SMALL, expand, negative
+from kernel_paths import both_paths
+
+from minitensor.kernels.expand import SMALL, copy, expand, negative
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -21,13 +24,18 @@ from minitensor.kernels.expand import SMALL, expand, negative
         ((1, 3, 1), (2, 3, 5)),
         ((1,), (SMALL,)),
         ((1, 1), (SMALL // 64, 64)),
+        ((SMALL // 64, 1), (SMALL // 64, 64)),
+        ((1, 64), (SMALL // 64, 64)),
+        ((2, 1, 3), (2, SMALL, 3)),
     ],
 )
 def test_equals_numpy_broadcast(dtype, grad_shape, shape) -> None:
     grad = np.random.default_rng(0).standard_normal(grad_shape).astype(dtype)
-    got = expand(grad, shape)
+    got, expected = expand(grad, shape), np.broadcast_to(grad, shape)
     assert got.shape == shape and got.dtype == grad.dtype
-    np.testing.assert_array_equal(got, np.broadcast_to(grad, shape))
+    np.testing.assert_array_equal(got, expected)
+    if got.size >= SMALL:  # (the view itself, with NumPy's strides)
+        assert got.strides == expected.strides and not got.flags.writeable
 
 
 def test_small_results_are_fresh_contiguous_arrays_and_large_ones_views() -> None:
@@ -62,3 +70,27 @@ def test_minus_passes_a_sum_gradient_to_its_leaves() -> None:
     np.testing.assert_array_equal(x.grad.numpy(), 1.0)
     np.testing.assert_array_equal(y.grad.numpy(), -2.0)
     y.grad.numpy()[0, 0] = 7.0  # (the leaf owns a writable array, not the read-only view)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_copy_fills_a_one_value_view_on_both_paths(dtype) -> None:
+    view = np.broadcast_to(np.array(2.5, dtype), (SMALL // 64, 64))
+    for out in both_paths(lambda: copy(view, np.dtype(dtype))):
+        assert out.flags.c_contiguous and out.flags.writeable and out.dtype == dtype
+        assert not np.shares_memory(out, view)
+        np.testing.assert_array_equal(out, view)
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.broadcast_to(np.float32(1.5), (4, 4)),  # (a small one)
+        np.arange(SMALL * 2, dtype=np.float32).reshape(-1, 64).T,  # (transposed: the copy stays so)
+        np.broadcast_to(np.arange(SMALL // 64, dtype=np.float32)[:, None], (SMALL // 64, 64)),
+        np.ones(SMALL, np.float64),  # (cast to float32)
+    ],
+)
+def test_copy_of_anything_else_is_numpys(array) -> None:
+    got, expected = copy(array, np.dtype(np.float32)), np.array(array, dtype=np.float32, copy=True)
+    assert got.dtype == expected.dtype and got.strides == expected.strides and not np.shares_memory(got, array)
+    np.testing.assert_array_equal(got, expected)
