@@ -44,17 +44,21 @@ def _first_order(grad, x) -> bool:
 
 
 class LeakyRelu(Op):
-    """x where x > 0, else slope * x;  dx = grad where x > 0, else slope * grad."""
+    """x where x > 0, else slope * x;  dx = grad where x > 0, else slope * grad.
+
+    ``of_result=True`` (the in-place ``leaky_relu_``, slope >= 0): the node keeps y, not x, as
+    PyTorch's in-place form does; y > 0 exactly where x > 0, so the same formula reads y."""
 
     @staticmethod
-    def forward(ctx, x, slope=0.01):
-        ctx.save_for_backward(x)
+    def forward(ctx, x, slope=0.01, of_result=False):
+        y = backend.leaky_relu(x, slope)
+        ctx.save_for_backward(y if of_result else x)
         ctx.slope = slope
-        return backend.leaky_relu(x, slope)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors  # (or y: the same signs)
         if _first_order(grad, x):
             return backend.leaky_relu_backward(grad, x, ctx.slope)
         return backend.where(x > 0, grad, grad * ctx.slope)
@@ -65,17 +69,21 @@ class LeakyRelu(Op):
 
 
 class Hardtanh(Op):
-    """clip(x, low, high);  dx = grad strictly inside (low, high), else 0 (NaN passes it, as PyTorch)."""
+    """clip(x, low, high);  dx = grad strictly inside (low, high), else 0 (NaN passes it, as PyTorch).
+
+    ``of_result=True`` (the in-place ``hardtanh_``): the node keeps y, not x, as PyTorch's in-place
+    form does; y is strictly inside exactly where x is, so the same formula reads y."""
 
     @staticmethod
-    def forward(ctx, x, low=-1.0, high=1.0):
-        ctx.save_for_backward(x)
+    def forward(ctx, x, low=-1.0, high=1.0, of_result=False):
+        y = backend.hardtanh(x, low, high)
+        ctx.save_for_backward(y if of_result else x)
         ctx.low, ctx.high = low, high
-        return backend.hardtanh(x, low, high)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors  # (or y: inside the bounds at the same places)
         if _first_order(grad, x):
             return backend.hardtanh_backward(grad, x, ctx.low, ctx.high)
         return backend.where(np.logical_or(x <= ctx.low, x >= ctx.high), 0.0, grad)
@@ -126,17 +134,21 @@ class Hardswish(Op):
 
 
 class Threshold(Op):
-    """x where x > threshold, else value;  dx = grad where x > threshold, else 0."""
+    """x where x > threshold, else value;  dx = grad where x > threshold, else 0.
+
+    ``of_result=True`` (the in-place ``threshold_``, value <= threshold): the node keeps y, not x;
+    y > threshold exactly where x > threshold then, so the same formula reads y."""
 
     @staticmethod
-    def forward(ctx, x, threshold=0.0, value=0.0):
-        ctx.save_for_backward(x)
+    def forward(ctx, x, threshold=0.0, value=0.0, of_result=False):
+        y = backend.threshold(x, threshold, value)
+        ctx.save_for_backward(y if of_result else x)
         ctx.threshold = threshold
-        return backend.threshold(x, threshold, value)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors  # (or y: above the threshold at the same places)
         if _first_order(grad, x):
             return backend.threshold_backward(grad, x, ctx.threshold)
         return backend.where(x <= ctx.threshold, 0.0, grad)

@@ -73,14 +73,16 @@ def div_(t, other):
 _OUTPUT_ONLY = frozenset(("exp_", "exp2_", "expm1_", "relu_", "rsqrt_", "sigmoid_", "sqrt_", "tanh_"))
 
 
-def _recomputed(t, name: str, fn, *others):
-    """``t`` set in place to ``fn(t, *others)`` (an out-of-place Tensor function), recorded when needed."""
+def _recomputed(t, name: str, fn, *others, output_only: bool = False):
+    """``t`` set in place to ``fn(t, *others)`` (an out-of-place Tensor function), recorded when needed;
+    ``output_only``: the op ``fn`` records keeps only its output (as those of ``_OUTPUT_ONLY`` do)."""
 
     def update(array, *o):
         with no_grad():
             array[...] = fn(Tensor._make(array, False, None), *o)._data
 
-    return inplace.apply_inplace(t, name, update, fn, *others, output_only=name in _OUTPUT_ONLY)
+    output_only = output_only or name in _OUTPUT_ONLY
+    return inplace.apply_inplace(t, name, update, fn, *others, output_only=output_only)
 
 
 def clamp_(t, min=None, max=None):  # noqa: A002

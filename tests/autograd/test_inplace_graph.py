@@ -249,6 +249,48 @@ def test_in_place_forms_whose_op_keeps_only_its_output_copy_nothing(name, monkey
     assert snapshots == []
 
 
+# (in-place activation, its out-of-place form, whether its node may keep only the result)
+ACTIVATIONS_IN_PLACE = [
+    (lambda F, y: F.leaky_relu_(y, 0.2), lambda F, y: F.leaky_relu(y, 0.2), True),
+    (lambda F, y: F.leaky_relu_(y, 0.0), lambda F, y: F.leaky_relu(y, 0.0), True),
+    (lambda F, y: F.leaky_relu_(y, -0.5), lambda F, y: F.leaky_relu(y, -0.5), False),  # (y's sign is not x's)
+    (lambda F, y: F.hardtanh_(y, -0.5, 0.8), lambda F, y: F.hardtanh(y, -0.5, 0.8), True),
+    (lambda F, y: F.relu6(y * 5, inplace=True), lambda F, y: F.relu6(y * 5), True),
+    (lambda F, y: F.threshold_(y, 0.3, -2.0), lambda F, y: F.threshold(y, 0.3, -2.0), True),
+    (lambda F, y: F.threshold_(y, 0.3, 1.0), lambda F, y: F.threshold(y, 0.3, 1.0), False),  # (value above it)
+    (lambda F, y: F.rrelu_(y), lambda F, y: F.rrelu(y), True),
+]
+
+
+@pytest.mark.parametrize(("in_place", "out_of_place", "of_result"), ACTIVATIONS_IN_PLACE)
+def test_in_place_activations_keep_their_result_not_a_snapshot(in_place, out_of_place, of_result, monkeypatch) -> None:
+    """``leaky_relu_`` (slope >= 0), ``hardtanh_``, ``relu6(inplace=True)``, ``threshold_`` (value <=
+    threshold) and ``rrelu_`` record a node that keeps the result, as PyTorch's in-place forms do, and
+    copy nothing first; where the result cannot tell the gradient (a negative slope, a value above
+    the threshold) a snapshot is taken.  Values and gradients as the out-of-place form's."""
+    F = mt.nn.functional
+    snapshots = []
+    monkeypatch.setattr(inplace, "_snapshot", lambda x, real=inplace._snapshot: snapshots.append(x) or real(x))
+    x = mt.tensor(np.linspace(-1.5, 1.5, 12).reshape(3, 4), dtype=mt.float64, requires_grad=True)
+    weights = mt.tensor(np.arange(12.0).reshape(3, 4))
+    y = x * 1
+    out = in_place(F, y)
+    expected = out_of_place(F, x * 1)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy())
+    (g,) = mt.autograd.grad((out * weights).sum(), x)
+    (g_expected,) = mt.autograd.grad((expected * weights).sum(), x)
+    np.testing.assert_allclose(g.numpy(), g_expected.numpy())
+    assert len(snapshots) == (0 if of_result else 1)
+
+
+def test_leaky_relu_in_place_saves_its_result_as_pytorch() -> None:
+    """PyTorch's ``leaky_relu_`` node keeps ``_saved_result`` (the out-of-place one ``_saved_self``)."""
+    x = mt.tensor([-1.0, 2.0], requires_grad=True)
+    y = mt.nn.functional.leaky_relu_(x * 1, 0.1)
+    np.testing.assert_allclose(y.grad_fn._saved_result.numpy(), [-0.1, 2.0])
+    assert mt.nn.functional.leaky_relu(x, 0.1).grad_fn._saved_self is x
+
+
 def test_an_output_only_declaration_that_does_not_hold_falls_back_to_a_snapshot(monkeypatch) -> None:
     """Where the recorded op keeps the old values after all (here ``old * old``, which saves its
     input), the check sees t's memory held and the op runs again on a snapshot: the gradient is

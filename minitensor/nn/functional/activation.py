@@ -16,6 +16,7 @@ writes the result into the input (recorded in the graph, as PyTorch's in-place o
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 from ... import dtypes
@@ -28,13 +29,17 @@ from ...tensor import Tensor
 from ._checks import as_input, check_float, check_number, check_same_dtype, check_tensor
 
 
-def in_place_or_not(input: Tensor, inplace, name: str, fn) -> Tensor:  # noqa: A002
+def in_place_or_not(input: Tensor, inplace, name: str, fn, in_place_fn=None) -> Tensor:  # noqa: A002
     """``fn(input)``, or with ``inplace=True`` the same written into ``input`` (``name``: its in-place
-    name, e.g. ``"relu_"``), recorded in the graph when needed; ``input`` is returned then, as PyTorch."""
+    name, e.g. ``"relu_"``), recorded in the graph when needed; ``input`` is returned then, as PyTorch.
+    ``in_place_fn``: the same function recording an op that keeps only its result, which the
+    in-place form then runs on input's own values (no copy of them is kept)."""
     if not isinstance(inplace, bool):
         raise TypeError(f"{name.rstrip('_')}: inplace must be a bool, got {type(inplace).__name__} {inplace!r}")
     if not inplace:
         return fn(input)
+    if in_place_fn is not None:
+        return _recomputed(input, name, in_place_fn, output_only=True)
     return _recomputed(input, name, fn)
 
 
@@ -148,7 +153,14 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """
     input = _float_input(input, "leaky_relu")  # noqa: A001
     slope = check_number(negative_slope, "negative_slope", "leaky_relu")
-    return in_place_or_not(input, inplace, "leaky_relu_", lambda x: A.LeakyRelu.apply(x, slope=slope))
+    return in_place_or_not(
+        input, inplace, "leaky_relu_", lambda x: A.LeakyRelu.apply(x, slope=slope), _leaky_of_result(slope)
+    )
+
+
+def _leaky_of_result(slope: float):
+    """leaky_relu recorded keeping y (its sign is x's when slope >= 0), or None for a negative slope."""
+    return (lambda x: A.LeakyRelu.apply(x, slope=slope, of_result=True)) if slope >= 0 else None
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
@@ -187,9 +199,12 @@ def rrelu(
     if lower > upper:
         raise ValueError(f"rrelu: lower must be <= upper, got lower={lower}, upper={upper}")
     if training:
-        return in_place_or_not(input, inplace, "rrelu_", lambda x: A.RreluWithNoise.apply(x, lower=lower, upper=upper))
+        noisy = functools.partial(A.RreluWithNoise.apply, lower=lower, upper=upper)
+        return in_place_or_not(input, inplace, "rrelu_", noisy, noisy)  # (its node keeps only the noise)
     slope = (lower + upper) / 2
-    return in_place_or_not(input, inplace, "rrelu_", lambda x: A.LeakyRelu.apply(x, slope=slope))
+    return in_place_or_not(
+        input, inplace, "rrelu_", lambda x: A.LeakyRelu.apply(x, slope=slope), _leaky_of_result(slope)
+    )
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:  # noqa: A002
@@ -202,7 +217,13 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     low, high = check_number(min_val, "min_val", "hardtanh"), check_number(max_val, "max_val", "hardtanh")
     if low > high:
         raise ValueError(f"hardtanh: min_val must be <= max_val, got min_val={min_val}, max_val={max_val}")
-    return in_place_or_not(input, inplace, "hardtanh_", lambda x: A.Hardtanh.apply(x, low=low, high=high))
+    return in_place_or_not(
+        input,
+        inplace,
+        "hardtanh_",
+        lambda x: A.Hardtanh.apply(x, low=low, high=high),
+        lambda x: A.Hardtanh.apply(x, low=low, high=high, of_result=True),
+    )
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
@@ -212,7 +233,13 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``, whose gradient is 0 at 0 and 6)."""
     input = as_input(input, "input", "relu6")  # noqa: A001
-    return in_place_or_not(input, inplace, "relu6_", lambda x: A.Hardtanh.apply(x, low=0.0, high=6.0))
+    return in_place_or_not(
+        input,
+        inplace,
+        "relu6_",
+        lambda x: A.Hardtanh.apply(x, low=0.0, high=6.0),
+        lambda x: A.Hardtanh.apply(x, low=0.0, high=6.0, of_result=True),
+    )
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -243,7 +270,10 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa
 def _threshold(input, threshold: float, value: float, inplace: bool) -> Tensor:  # noqa: A002
     input = as_input(input, "input", "threshold")  # noqa: A001
     th, value = check_number(threshold, "threshold", "threshold"), check_number(value, "value", "threshold")
-    return in_place_or_not(input, inplace, "threshold_", lambda x: A.Threshold.apply(x, threshold=th, value=value))
+    of_result = (lambda x: A.Threshold.apply(x, threshold=th, value=value, of_result=True)) if value <= th else None
+    return in_place_or_not(
+        input, inplace, "threshold_", lambda x: A.Threshold.apply(x, threshold=th, value=value), of_result
+    )
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002

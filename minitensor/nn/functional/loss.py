@@ -188,7 +188,6 @@ def _class_indices(target, input: Tensor, n_classes: int, ignore_index: int, fn:
     target = target if batched else values
     if values.dtype.kind not in "iu":
         raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {values.dtype}")
-        raise TypeError(f"{fn}: target must hold int64 class indices, got dtype {target.dtype}")
     _check_ignore_index(ignore_index, fn)
     expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
     if target.shape != expected:
