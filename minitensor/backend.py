@@ -20,8 +20,9 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   backward passes that need more than a product (``tanh_backward``, ...); the special functions
   ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
-  ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``cumsum``, ``cumprod``, ``logcumsumexp``,
-  ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for the ops that keep rows;
+  ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``reduce_product``, ``cumsum``, ``cumprod``,
+  ``logcumsumexp``, ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for
+  the ops that keep rows;
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``add_picked_rows``, ``where``,
   ``flip``, ``triangle``; triangular systems: ``solve_triangular``;
 - losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy), the CTC
@@ -89,6 +90,7 @@ from .kernels import pdist as _pdist
 from .kernels import piecewise as _piecewise
 from .kernels import pointwise as _pointwise
 from .kernels import pool as _pool
+from .kernels import product as _product
 from .kernels import resample as _resample
 from .kernels import robust_loss as _robust_loss
 from .kernels import running_extremum as _running_extremum
@@ -276,6 +278,7 @@ shrink_backward = _piecewise.shrink_backward  # (grad, x, lambd): both shrinks' 
 frac = _piecewise.frac  # (x,): x - trunc(x)
 reduce_sum = _total.total_sum  # (x, axis, keepdims): np.sum, one pass in float64 lanes over all of a float32 array
 reduce_mean = _total.total_mean  # (x, axis, keepdims): np.mean, the same
+reduce_product = _product.product  # (x, axis, keepdims): np.multiply.reduce; along rows in SIMD lanes
 negative = _expand.negative  # (grad,): -grad, a broadcast view (sum's gradient) kept a view
 elu = _elu.elu  # (x, alpha, scale, input_scale): ELU, SELU and CELU
 elu_backward = _elu.elu_backward  # (grad, x, alpha, scale, input_scale)

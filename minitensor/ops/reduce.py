@@ -85,7 +85,7 @@ class Prod(Op):
     @staticmethod
     def forward(ctx, x, axis=(0,), keepdim=False):
         ctx.axis, ctx.keepdim = axis, keepdim
-        out = np.multiply.reduce(x, axis=axis, keepdims=keepdim)  # (np.prod's overflow warning would be NumPy's)
+        out = backend.reduce_product(x, axis[0], keepdim)
         ctx.save_for_backward(x, out)
         return out
 
