@@ -23,10 +23,15 @@ N, H, L, S = 3, 2, 5, 7
 MASKS = ["none", "float", "bool", "key_padding", "causal", "per_head", "padding_and_causal"]
 
 
+SMALL_HEAD_MACS = attention.SMALL_HEAD_MACS  # (the module's own, which the fixture below sets aside)
+
+
 @pytest.fixture(autouse=True)
-def parallel_heads_at_any_size(monkeypatch) -> None:
-    """The ``kernel`` fixture at "parallel" takes the parallel attention kernels on these small heads
-    too (outside tests they wait for passes of ``BLAS_SPIN_SECONDS``)."""
+def fused_heads_at_any_size(monkeypatch) -> None:
+    """These small heads take the fused kernels (outside tests, heads below ``SMALL_HEAD_MACS`` take
+    the unfused pass), and the ``kernel`` fixture at "parallel" the parallel ones (outside tests they
+    wait for passes of ``BLAS_SPIN_SECONDS``)."""
+    monkeypatch.setattr(attention, "SMALL_HEAD_MACS", 0)
     monkeypatch.setattr(attention, "BLAS_SPIN_SECONDS", 0.0)
 
 
@@ -218,6 +223,26 @@ def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) 
     def run():
         out, p = attention.attention_forward(q, k, v, mask, 0.7, None)
         return (out, p, *attention.attention_backward(grad, q, k, v, p, 0.7, None))
+
+    for a, b in zip(jitted(run), reference(run), strict=True):
+        np.testing.assert_allclose(a, b, **tolerance("float32"))
+
+
+def test_small_heads_take_the_unfused_pass(rng, monkeypatch) -> None:
+    """Heads whose products take at most ``SMALL_HEAD_MACS`` multiply-adds (the demo's 8 x 8 x 8, 16 x 16
+    x 16) take NumPy's stacked products, where a BLAS call a head would cost more; larger ones (the
+    course's 32 x 32 x 16) the fused kernels.  The small heads' results equal the reference's."""
+    monkeypatch.setattr(attention, "SMALL_HEAD_MACS", SMALL_HEAD_MACS)
+    for (n, h, length, d), small in [((64, 4, 8, 8), True), ((8, 2, 16, 16), True), ((32, 4, 32, 16), False)]:
+        q = np.empty((n, h, length, d), np.float32)
+        run = attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "threaded")
+        assert (run == "unfused") == small
+    q, k, v = (rng.standard_normal((4, 2, 8, 8)).astype(np.float32) for _ in range(3))
+    grad = rng.standard_normal(q.shape).astype(np.float32)
+
+    def run():
+        out, p = attention.attention_forward(q, k, v, None, 0.35, None)
+        return (out, p, *attention.attention_backward(grad, q, k, v, p, 0.35, None))
 
     for a, b in zip(jitted(run), reference(run), strict=True):
         np.testing.assert_allclose(a, b, **tolerance("float32"))

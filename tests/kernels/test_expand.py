@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-import minitensor as mt
 from kernel_paths import both_paths
 
+import minitensor as mt
 from minitensor.kernels.expand import SMALL, copy, expand, negative
 
 
