@@ -89,13 +89,16 @@ from .runtime.threads import threads
 HEAD_NS = 1000.0
 FLOP_NS = 0.04
 BLAS_SPIN_SECONDS = 0.1
-# Heads whose two products take fewer multiply-adds than this (L * S * (D + Dv)) take the unfused
-# pass: a BLAS call costs ~0.14 µs however small (8 x 8 x 8), and the fused pass makes two a head
-# forward and four backward, where NumPy's matmul multiplies all the stacked heads in one call
-# with loops of its own.  Measured on the serial passes (unfused / fused, forward and backward):
-# 8 x 8 x 8 heads (the demo's) 0.78 / 0.70, 16 x 16 x 8 0.88 / 0.77, 16 x 16 x 16 0.96 / 0.84;
-# 32 x 32 x 8 1.00 / 0.99 and the course's 32 x 32 x 16 1.02 / 0.94 (even), 64 x 64 x 32 1.55 / 1.06.
+# Many heads (``MANY_HEADS``) whose two products take at most ``SMALL_HEAD_MACS`` multiply-adds
+# (L * S * (D + Dv)) take the unfused pass: a BLAS call costs ~0.14 µs however small (8 x 8 x 8),
+# and the fused pass makes two a head forward and four backward, where NumPy's matmul multiplies
+# all the stacked heads in one call with loops of its own (and a fixed cost of its own, which few
+# heads do not repay).  Measured on the serial passes (unfused / fused, forward and backward), 256
+# heads: 8 x 8 x 8 (the demo's) 0.78 / 0.70, 16 x 16 x 8 0.88 / 0.77, 16 x 16 x 16 0.96 / 0.84;
+# 32 x 32 x 8 1.00 / 0.99; the course's 128 of 32 x 32 x 16 1.02 / 0.94, 64 of 64 x 64 x 32 1.55 / 1.06.
+# Heads of 8 x 8 x 8: 16 of them 1.31 / 1.27, 32 1.02 / 0.97, 64 0.65 / 0.79.
 SMALL_HEAD_MACS = 16 * 16 * 32
+MANY_HEADS = 32
 
 
 # ------------------------------------------------------------------ the fused kernels, a group of heads at a time
@@ -427,10 +430,10 @@ def _implementation(q: np.ndarray, v: np.ndarray, scores: tuple, unfused, serial
     (``choose``): on BLAS's threads from the products' time (``FLOP_NS`` a flop, 2 (D + Dv) a
     score) against their launch cost; on numba's from the serial time (``HEAD_NS`` a head more),
     only for passes of at least ``BLAS_SPIN_SECONDS``.  A single head with that much work takes ``unfused`` (its
-    softmax then runs in parallel over the rows), and so do small heads (``SMALL_HEAD_MACS``)."""
+    softmax then runs in parallel over the rows), and so do many small heads (``SMALL_HEAD_MACS``)."""
     heads = scores[0] * scores[1] if len(scores) == 4 else math.prod(scores[:-2])
     head_macs = scores[-2] * scores[-1] * (q.shape[-1] + v.shape[-1])
-    if head_macs <= SMALL_HEAD_MACS:
+    if head_macs <= SMALL_HEAD_MACS and heads >= MANY_HEADS:
         return unfused
     flops = 2.0 * heads * head_macs
     nanoseconds = HEAD_NS * heads + FLOP_NS * flops

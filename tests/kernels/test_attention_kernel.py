@@ -228,16 +228,18 @@ def test_without_blas_for_numba_the_unfused_path_runs(kernel, rng, monkeypatch) 
         np.testing.assert_allclose(a, b, **tolerance("float32"))
 
 
-def test_small_heads_take_the_unfused_pass(rng, monkeypatch) -> None:
-    """Heads whose products take at most ``SMALL_HEAD_MACS`` multiply-adds (the demo's 8 x 8 x 8, 16 x 16
-    x 16) take NumPy's stacked products, where a BLAS call a head would cost more; larger ones (the
-    course's 32 x 32 x 16) the fused kernels.  The small heads' results equal the reference's."""
+def test_many_small_heads_take_the_unfused_pass(rng, monkeypatch) -> None:
+    """``MANY_HEADS`` or more heads whose products take at most ``SMALL_HEAD_MACS`` multiply-adds (the
+    demo's 256 of 8 x 8 x 8, 32 of 16 x 16 x 16) take NumPy's stacked products, where a BLAS call a head
+    would cost more; fewer small heads, and larger ones (the course's 32 x 32 x 16), the fused kernels.
+    The small heads' results equal the reference's."""
     monkeypatch.setattr(attention, "SMALL_HEAD_MACS", SMALL_HEAD_MACS)
-    for (n, h, length, d), small in [((64, 4, 8, 8), True), ((8, 2, 16, 16), True), ((32, 4, 32, 16), False)]:
+    cases = [((64, 4, 8, 8), True), ((16, 2, 16, 16), True), ((4, 4, 8, 8), False), ((32, 4, 32, 16), False)]
+    for (n, h, length, d), small in cases:
         q = np.empty((n, h, length, d), np.float32)
         run = attention._implementation(q, q, (n, h, length, length), "unfused", "serial", "threaded")
         assert (run == "unfused") == small
-    q, k, v = (rng.standard_normal((4, 2, 8, 8)).astype(np.float32) for _ in range(3))
+    q, k, v = (rng.standard_normal((8, 4, 8, 8)).astype(np.float32) for _ in range(3))
     grad = rng.standard_normal(q.shape).astype(np.float32)
 
     def run():
