@@ -135,7 +135,13 @@ def cross(input, other, dim=None):  # noqa: A002
     if shape[d] != 3:
         raise ValueError(f"cross: dim {dim} must have size 3, got {shape[d]} (shape {shape})")
     dtype = dtypes.result_type(input, other)
-    return Cross.apply(input.expand(*shape).to(dtype), other.expand(*shape).to(dtype), dim=d)
+    return Cross.apply(_as_operand(input, shape, dtype), _as_operand(other, shape, dtype), dim=d)
+
+
+def _as_operand(t, shape: tuple, dtype):
+    """``t`` broadcast to ``shape`` in ``dtype``; no node where it has both already."""
+    t = t if t.shape == shape else t.expand(*shape)
+    return t if t.dtype == dtype else t.to(dtype)
 
 
 def cross_definition(a, b, dim: int):

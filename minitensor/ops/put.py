@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from .._args import _dim
 from ..tensor import Tensor
 from . import inplace
@@ -61,26 +62,42 @@ def index_add_(input, dim: int, index, source, *, alpha=1):  # noqa: A002
     return input.__iadd__(IndexAdd.apply(source if alpha == 1 else source * alpha, key=key, shape=input.shape))
 
 
-def _put_key(fn: str, indices) -> tuple:
+def _put_key(fn: str, input, indices, values) -> tuple:  # noqa: A002
+    """The index arrays of ``indices``, after PyTorch's checks of them and of values' dtype."""
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"{fn}: indices must be a tuple of Tensors, got {type(indices).__name__}")
+    if isinstance(values, Tensor) and values.dtype != input.dtype:
+        raise RuntimeError(
+            f"{fn}: values must have input's dtype {dtypes.torch_name(input.dtype)} (the source and destination "
+            f"dtypes must match), got {dtypes.torch_name(values.dtype)}"
+        )
     return tuple(i._data if isinstance(i, Tensor) else np.asarray(i) for i in indices)
 
 
 def index_put_(input, indices, values, accumulate: bool = False):  # noqa: A002
     """``input[indices] = values`` (``accumulate``: ``+=``, repeated indices adding up), in place."""
-    key = _put_key("index_put_", indices)
+    key = _put_key("index_put_", input, indices, values)
     if not accumulate:
         input[key] = values
         return input
-    target = input.detach()[key].shape  # (checks the key)
-    values = values if isinstance(values, Tensor) else Tensor(values, dtype=input.dtype)
-    return input.__iadd__(IndexAdd.apply(values.expand(*target), key=key, shape=input.shape))
+    return input.__iadd__(_added_up(input, key, values))
 
 
 def index_put(input, indices, values, accumulate: bool = False):  # noqa: A002
-    """A copy of ``input`` with ``index_put_`` applied."""
-    return index_put_(input.clone(), indices, values, accumulate)
+    """A copy of ``input`` with ``index_put_`` applied (with ``accumulate``: ``input`` plus the values
+    added up at ``indices``, out of place)."""
+    key = _put_key("index_put", input, indices, values)
+    if not accumulate:
+        return index_put_(input.clone(), indices, values)
+    return input + _added_up(input, key, values)
+
+
+def _added_up(input, key: tuple, values):  # noqa: A002
+    """Zeros of input's shape with ``values`` (broadcast to ``input[key]``) added up at ``key``."""
+    target = input.detach()[key].shape  # (checks the key)
+    values = values if isinstance(values, Tensor) else Tensor(values, dtype=input.dtype)
+    values = values if values.shape == target else values.expand(*target)
+    return IndexAdd.apply(values, key=key, shape=input.shape)
 
 
 def _mask_rows(fn: str, input, mask, source) -> tuple:  # noqa: A002

@@ -47,6 +47,16 @@ def test_index_put_values_and_gradients(accumulate: bool) -> None:
         np.testing.assert_array_equal(got.numpy(), expected.numpy())
 
 
+@pytest.mark.parametrize("name", ["index_put", "index_put_"])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_refuses_values_of_another_dtype_as_pytorch(name, accumulate) -> None:
+    with pytest.raises(RuntimeError, match=r"values must have input's dtype Float.*got Double"):
+        getattr(mt.zeros(3), name)((mt.tensor([0, 2]),), mt.tensor([1.0, 2.0], dtype=mt.float64), accumulate)
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        values = torch.tensor([1.0, 2.0], dtype=torch.float64)
+        getattr(torch.zeros(3), name)((torch.tensor([0, 2]),), values, accumulate)
+
+
 @pytest.mark.parametrize("mask", [MASK, MASK[1]], ids=["full", "broadcast"])
 def test_masked_scatter_values_and_gradients(mask) -> None:
     rng = np.random.default_rng(3)

@@ -52,7 +52,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     eps = check_number(eps, "eps", "cosine_similarity")
     if isinstance(dim, bool) or not isinstance(dim, int) or not -len(shape) <= dim < max(len(shape), 1):
         raise ValueError(f"cosine_similarity: dim must be an int in [{-len(shape)}, {len(shape) - 1}], got {dim!r}")
-    x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    x1, x2 = (x if x.shape == shape else x.expand(*shape) for x in (x1, x2))
     n1 = _clamped_below(vector_norm(x1, 2, dim, keepdim=True), eps)
     n2 = _clamped_below(vector_norm(x2, 2, dim, keepdim=True), eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
