@@ -113,6 +113,7 @@ from .kernels.runtime import transpose as _transpose
 # ------------------------------------------------------------------ the autograd engine
 sum_to_shape = _column_sums.sum_to_shape  # (grad, shape): a broadcast gradient summed back to its input's shape
 expand = _expand.expand  # (grad, shape): a reduction's gradient broadcast back to its input's shape
+broadcast = _expand.broadcast  # (x, shape): np.broadcast_to's read-only view, made directly
 owned = _malloc.owned  # (array, like, holders): may a leaf keep this gradient without a copy?
 copy = _expand.copy  # (grad, dtype): the copy a leaf keeps otherwise (one value throughout: a kernel fills it)
 column_sums = _column_sums.column_sums  # (M, N) -> (N,): the sums of the rows (a bias's gradient)

@@ -60,7 +60,7 @@ class Expand(Op):
 
     @staticmethod
     def forward(ctx, x, shape=()):
-        return np.broadcast_to(x, shape)
+        return backend.broadcast(x, shape)
 
     @staticmethod
     def backward(ctx, grad):

@@ -74,12 +74,11 @@ class ShapeMethods:
         """Broadcast to ``sizes`` without copying; -1 keeps a dim's size."""
         sizes = _shape_arg(sizes, "expand")
         lead = len(sizes) - self.ndim
-        shape = tuple(s if s != -1 or i < lead else self.shape[i - lead] for i, s in enumerate(sizes))
-        try:
-            if lead < 0 or min(shape, default=0) < 0 or np.broadcast_shapes(self.shape, shape) != shape:
-                raise ValueError
-        except ValueError:
-            raise ValueError(f"expand: cannot expand a tensor of shape {self.shape} to shape {sizes}") from None
+        shape = sizes
+        if -1 in sizes:
+            shape = tuple(s if s != -1 or i < lead else self.shape[i - lead] for i, s in enumerate(sizes))
+        if lead < 0 or min(shape, default=0) < 0 or any(n not in (1, m) for n, m in zip(self.shape, shape[lead:])):
+            raise ValueError(f"expand: cannot expand a tensor of shape {self.shape} to shape {sizes}")
         return S.Expand.apply(self, shape=shape)
 
     def contiguous(self):

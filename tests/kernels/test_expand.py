@@ -10,7 +10,7 @@ import pytest
 from kernel_paths import both_paths
 
 import minitensor as mt
-from minitensor.kernels.expand import SMALL, copy, expand, negative
+from minitensor.kernels.expand import SMALL, broadcast, copy, expand, negative
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -92,4 +92,21 @@ def test_copy_fills_a_one_value_view_on_both_paths(dtype) -> None:
 def test_copy_of_anything_else_is_numpys(array) -> None:
     got, expected = copy(array, np.dtype(np.float32)), np.array(array, dtype=np.float32, copy=True)
     assert got.dtype == expected.dtype and got.strides == expected.strides and not np.shares_memory(got, array)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("x", "shape"),
+    [
+        (np.arange(3.0), (4, 3)),
+        (np.arange(6.0).reshape(2, 1, 3), (5, 2, 4, 3)),
+        (np.array(2.5), (2, 2)),
+        (np.arange(6.0).reshape(2, 3).T, (2, 3, 2)),  # (not C-contiguous: NumPy's own)
+        (np.zeros((0, 1)), (3, 0, 4)),
+    ],
+)
+def test_broadcast_is_numpys_read_only_view(x, shape) -> None:
+    got, expected = broadcast(x, shape), np.broadcast_to(x, shape)
+    assert got.shape == expected.shape and got.strides == expected.strides and not got.flags.writeable
+    assert np.shares_memory(got, x) or x.size == 0
     np.testing.assert_array_equal(got, expected)
