@@ -27,7 +27,8 @@ in the table.
 
 The geometric mean of the ratios and the targets (at 2^17 elements: geometric
 mean <= 1.0 and no op above 2x, and in the three other patterns geometric mean <= 0.8 and no op above
-1.3x; at 16x16: geometric mean <= 0.8) are printed as met or not, never asserted.
+1.3x; at 16x16: geometric mean <= 0.45, the issue "Speed, round 3"'s) are printed as met or not, never
+asserted.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ except ImportError:  # without PyTorch only the chain's NumPy and minitensor row
 SIZES = {"2^17": (256, 512), "16x16": (16, 16)}
 PATTERNS = ("random", "sum", "mean", "transposed")  # the gradient that reaches the op (module docstring)
 # (size, pattern): (max geometric mean, max single ratio or None)
-TARGETS = {("2^17", "random"): (1.0, 2.0), ("16x16", "random"): (0.8, None)}
+TARGETS = {("2^17", "random"): (1.0, 2.0), ("16x16", "random"): (0.45, None)}
 TARGETS.update({("2^17", p): (0.8, 1.3) for p in PATTERNS[1:]})
 
 
