@@ -86,12 +86,13 @@ def _products_of_others(s):
 
 
 class LogAbsDet(Op):
-    """log |det A|;  gA = g A^-T (undefined where A is singular, as PyTorch's)."""
+    """log |det A|;  gA = g A^-T (undefined where A is singular, as PyTorch's).  ``value``: log |det A|
+    when the caller has it already (``slogdet`` gets it with the sign, from one LU factorisation)."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx, a, value=None):
         ctx.save_for_backward(a)
-        return np.asarray(np.linalg.slogdet(a)[1])
+        return np.asarray(np.linalg.slogdet(a)[1] if value is None else value)
 
     @staticmethod
     def backward(ctx, grad):
@@ -102,7 +103,12 @@ class LogAbsDet(Op):
     def jvp(ctx, da):  # d log|det A| = tr(A^-1 dA)
         return np.sum(mT(Inv.call(ctx.inputs[0])) * da, axis=(-2, -1))
 
-    batch = leading  # vmap: the op works on the last two dims, any leading ones are a batch
+    @staticmethod
+    def batch(b):
+        """vmap: the op works on the last two dims, any leading ones are a batch (a ``value`` given
+        outside vmap is one example's: the batch's is computed)."""
+        b.settings.pop("value", None)
+        return leading(b)
 
 
 def det(A):  # noqa: N803
@@ -114,8 +120,8 @@ def det(A):  # noqa: N803
 def slogdet(A):  # noqa: N803
     """``(sign, logabsdet)``: the sign of the determinant (-1, 0 or 1; no gradient) and log |det|."""
     matrix_input(A, "linalg.slogdet", square=True)
-    sign = Tensor._make(np.asarray(np.linalg.slogdet(A._data)[0]), False, None)
-    return SlogdetResult(sign, LogAbsDet.apply(A))
+    sign, value = np.linalg.slogdet(A._data)
+    return SlogdetResult(Tensor._make(np.asarray(sign), False, None), LogAbsDet.apply(A, value=value))
 
 
 @batching.per_example  # (reads the values: under vmap, once per example)

@@ -62,3 +62,21 @@ def test_errors():
         mt.linalg.det(mt.ones(2, 3))
     with pytest.raises(ValueError, match="linalg.slogdet: A must have at least 2 dimensions"):
         mt.linalg.slogdet(mt.ones(3))
+
+
+def test_slogdet_factors_once_and_its_node_under_vmap_computes_each_examples_value(monkeypatch) -> None:
+    """``slogdet`` hands the value it computed with the sign to its node (one LU factorisation, not
+    two); the node's batching rule drops a value given outside vmap and computes the batch's own."""
+    from minitensor.ops.determinant import LogAbsDet
+
+    a = np.array([[[2.0, 1.0], [0.0, 3.0]], [[-1.0, 0.5], [2.0, 4.0]]])
+    calls = []
+    real = np.linalg.slogdet
+    monkeypatch.setattr(np.linalg, "slogdet", lambda m: (calls.append(1), real(m))[1])
+    sign, logabs = mt.linalg.slogdet(mt.tensor(a))
+    assert len(calls) == 1
+    np.testing.assert_allclose(logabs.numpy(), np.log(np.abs(np.linalg.det(a))))
+    np.testing.assert_array_equal(sign.numpy(), np.sign(np.linalg.det(a)))
+    stale = np.zeros(())  # (one example's value, wrong for the batch)
+    got = mt.func.vmap(lambda m: LogAbsDet.apply(m, value=stale))(mt.tensor(a))
+    np.testing.assert_allclose(got.numpy(), np.log(np.abs(np.linalg.det(a))))
