@@ -44,12 +44,12 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         if t.dtype != tensors[0].dtype:
             raise TypeError(f"meshgrid: expected all tensors to have the same dtype, got {tensors[0].dtype} and "
                             f"{t.dtype}")  # fmt: skip
-    vectors = [t.reshape(-1) for t in tensors]
+    vectors = [t if t.ndim == 1 else t.reshape(-1) for t in tensors]
     shape = tuple(v.shape[0] for v in vectors)
     grids = []
     for i, v in enumerate(vectors):
         view = v.reshape(tuple(-1 if j == i else 1 for j in range(len(vectors))))
-        grids.append(view.expand(*shape))
+        grids.append(view if view.shape == shape else view.expand(*shape))
     if indexing == "xy" and len(grids) >= 2:
         grids = [g.transpose(0, 1) for g in grids]
     return tuple(grids)
