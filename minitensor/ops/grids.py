@@ -21,6 +21,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .arguments import bool_arg, choice_arg, int_arg, tensor_input
+from .operands import stretched
 from .shape import Index, stack
 
 
@@ -49,7 +50,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     grids = []
     for i, v in enumerate(vectors):
         view = v.reshape(tuple(-1 if j == i else 1 for j in range(len(vectors))))
-        grids.append(view if view.shape == shape else view.expand(*shape))
+        grids.append(stretched(view, shape))
     if indexing == "xy" and len(grids) >= 2:
         grids = [g.transpose(0, 1) for g in grids]
     return tuple(grids)

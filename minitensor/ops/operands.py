@@ -6,7 +6,8 @@ Every binary op (``x + y``, ``x < 2``, ``mt.where``, ``x @ w``) goes through her
 - ``_operand``: the other side of an op becomes a Tensor or stays a Python number;
 - ``_promoted``: both sides in the dtype of the result, by PyTorch's type promotion
   (``dtypes.result_type``), so NumPy's own rules never decide it;
-- ``_binary``: an op applied after that, with a clear error for shapes that do not broadcast.
+- ``_binary``: an op applied after that, with a clear error for shapes that do not broadcast;
+- ``stretched``: an operand brought to a broadcast shape, as a view only where it needs one.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def _operand(x, like=None):
         floats = isinstance(like, Tensor) and like.dtype.kind == "f" and np.asarray(x).dtype.kind == "f"
         return Tensor(x, dtype=like.dtype if floats else None)
     raise TypeError(f"unsupported operand type for a Tensor op: {type(x).__name__}")
+
+
+def stretched(t: Tensor, shape: tuple) -> Tensor:
+    """``t.expand(*shape)``, or ``t`` itself where it has that shape already (no view to record and
+    to run backward through: for ops that bring their operands to one shape first)."""
+    return t if t.shape == shape else t.expand(*shape)
 
 
 def _shape_of(x) -> tuple:

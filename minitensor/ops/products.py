@@ -41,7 +41,7 @@ from ..tensor import Tensor
 from ..tensor.creation import ones_like
 from .arguments import choice_arg, float_input, number_arg, tensor_input
 from .norms import vector_norm
-from .operands import matmul
+from .operands import matmul, stretched
 from .reorder import roll
 from .shape import cat
 
@@ -140,7 +140,7 @@ def cross(input, other, dim=None):  # noqa: A002
 
 def _as_operand(t, shape: tuple, dtype):
     """``t`` broadcast to ``shape`` in ``dtype``; no node where it has both already."""
-    t = t if t.shape == shape else t.expand(*shape)
+    t = stretched(t, shape)
     return t if t.dtype == dtype else t.to(dtype)
 
 

@@ -27,6 +27,7 @@ from .. import dtypes
 from .._args import _dim
 from ..tensor import Tensor
 from . import inplace
+from .operands import stretched
 from .shape import IndexAdd, MaskedScatter, where
 
 
@@ -96,8 +97,7 @@ def _added_up(input, key: tuple, values):  # noqa: A002
     """Zeros of input's shape with ``values`` (broadcast to ``input[key]``) added up at ``key``."""
     target = input.detach()[key].shape  # (checks the key)
     values = values if isinstance(values, Tensor) else Tensor(values, dtype=input.dtype)
-    values = values if values.shape == target else values.expand(*target)
-    return IndexAdd.apply(values, key=key, shape=input.shape)
+    return IndexAdd.apply(stretched(values, target), key=key, shape=input.shape)
 
 
 def _mask_rows(fn: str, input, mask, source) -> tuple:  # noqa: A002

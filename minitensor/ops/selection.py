@@ -28,6 +28,7 @@ from .arguments import int_arg, tensor_input
 from .indexing import Gather
 from .inplace import IndexPut
 from .nn_ops import on_arrays
+from .operands import stretched
 from .shape import Index, index
 
 
@@ -100,8 +101,7 @@ def masked_select(input, mask):  # noqa: A002
         shape = np.broadcast_shapes(input.shape, mask.shape)
     except ValueError:
         raise ValueError(f"masked_select: input {input.shape} and mask {mask.shape} cannot be broadcast") from None
-    x = input.expand(*shape) if input.shape != shape else input
-    return index(x.reshape(-1), np.broadcast_to(mask._data, shape).reshape(-1))
+    return index(stretched(input, shape).reshape(-1), np.broadcast_to(mask._data, shape).reshape(-1))
 
 
 def _copy_key(fn: str, input, dim, index, source) -> tuple:  # noqa: A002

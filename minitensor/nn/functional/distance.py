@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops.norms import vector_norm
+from ...ops.operands import stretched
 from ...ops.pdist import Pdist, pdist_definition
 from ...tensor import Tensor
 from ._checks import as_input, check_float, check_number, float_like
@@ -52,7 +53,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     eps = check_number(eps, "eps", "cosine_similarity")
     if isinstance(dim, bool) or not isinstance(dim, int) or not -len(shape) <= dim < max(len(shape), 1):
         raise ValueError(f"cosine_similarity: dim must be an int in [{-len(shape)}, {len(shape) - 1}], got {dim!r}")
-    x1, x2 = (x if x.shape == shape else x.expand(*shape) for x in (x1, x2))
+    x1, x2 = stretched(x1, shape), stretched(x2, shape)
     n1 = _clamped_below(vector_norm(x1, 2, dim, keepdim=True), eps)
     n2 = _clamped_below(vector_norm(x2, 2, dim, keepdim=True), eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
