@@ -283,6 +283,17 @@ def test_in_place_activations_keep_their_result_not_a_snapshot(in_place, out_of_
     assert len(snapshots) == (0 if of_result else 1)
 
 
+@pytest.mark.parametrize("in_place", [case[0] for case in ACTIVATIONS_IN_PLACE if case[2]])
+def test_in_place_activations_that_keep_their_result_pass_gradcheck_and_gradgradcheck(in_place) -> None:
+    """The nodes that read the mask from y: float64 gradcheck and gradgradcheck, at points away from
+    the kinks (0, the bounds -0.5 / 0.8, the threshold 0.3, relu6's 0 and 6 after the factor 5)."""
+    F = mt.nn.functional
+    x = mt.tensor([[-1.3, -0.7, 0.45, 0.6], [1.5, -0.2, 0.9, 0.15], [-0.35, 1.9, 0.55, 2.2]], dtype=mt.float64)
+    x.requires_grad_(True)
+    assert mt.autograd.gradcheck(lambda t: in_place(F, t * 1), (x,))
+    assert mt.autograd.gradgradcheck(lambda t: in_place(F, t * 1), (x,))
+
+
 def test_leaky_relu_in_place_saves_its_result_as_pytorch() -> None:
     """PyTorch's ``leaky_relu_`` node keeps ``_saved_result`` (the out-of-place one ``_saved_self``)."""
     x = mt.tensor([-1.0, 2.0], requires_grad=True)
