@@ -83,7 +83,7 @@ def copy(a, dtype: np.dtype) -> np.ndarray:
     """``np.array(a, dtype=dtype, copy=True)``: a new array with ``a``'s values (in ``a``'s layout, as
     NumPy's order ``'K'`` keeps it); a view of one value throughout (all strides 0) is filled by a
     kernel into a C-contiguous array."""
-    if type(a) is not np.ndarray or a.dtype != dtype or a.size < SMALL or any(a.strides):
+    if type(a) is not np.ndarray or a.size < SMALL or a.dtype != dtype or any(a.strides):  # (cheapest first)
         return np.array(a, dtype=dtype, copy=True)
     out = np.empty(a.shape, dtype)
     _FILL.on(out)(out.reshape(-1), a[(0,) * a.ndim])
