@@ -12,7 +12,6 @@ which decide how fast NumPy's and the kernels' loops are, and the versions).
 
 from __future__ import annotations
 
-import ctypes
 import datetime
 import importlib.metadata
 import os
@@ -77,17 +76,11 @@ def state() -> str:
 
 def cpu() -> str:
     """The CPU's model name and its widest SIMD ('AMD EPYC (AVX2)'), from /proc/cpuinfo where there is one."""
-    name = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            first = f.read().split("\n\n")[0]  # (the first processor's block)
-    except OSError:
-        return name
-    fields = {key.strip(): value.strip() for key, _, value in (line.partition(":") for line in first.splitlines())}
-    name = fields.get("model name", name)
-    flags = set(fields.get("flags", "").split())
-    simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else None
-    return f"{name} ({simd})" if simd else name
+    from minitensor.kernels.runtime.cpu import cpu as cpu_info
+
+    info = cpu_info()
+    simd = "AVX-512" if "avx512f" in info["flags"] else "AVX2" if "avx2" in info["flags"] else None
+    return f"{info['model']} ({simd})" if simd else info["model"]
 
 
 def blas_kernels() -> str:
@@ -97,14 +90,11 @@ def blas_kernels() -> str:
     half the speed of its "SkylakeX" ones (docs/performance.md), so the numbers depend on it."""
     from minitensor.kernels.runtime import blas
 
-    for handle in blas._libraries():
-        for prefix, suffix, _ in blas._CANDIDATES:
-            corename = getattr(handle, f"{prefix}openblas_get_corename{suffix}", None)
-            if corename is not None:
-                corename.restype = ctypes.c_char_p
-                forced = os.environ.get("OPENBLAS_CORETYPE")
-                return f"OpenBLAS {corename().decode()} kernels" + (f", OPENBLAS_CORETYPE={forced}" if forced else "")
-    return ""
+    core = blas.core_name()
+    if not core:
+        return ""
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    return f"OpenBLAS {core} kernels" + (f", OPENBLAS_CORETYPE={forced}" if forced else "")
 
 
 def machine(torch=None, threads=None) -> str:

@@ -14,7 +14,9 @@ packing); these tiles run the same product at ~118, and 100-165 on the other one
 of ``conv_gemm``.  Where the sum is short (K < 128, e.g. the input gradient's sum over 16 output
 channels), each tile's sums are mostly the final reduction of the vectors, and where b is too
 large for the cache the rows are read again for every four rows of a: BLAS wins there
-(:func:`pays` says where it does not).
+(:func:`pays` says where it does not).  Whole products (:func:`product`, a linear layer's) take the
+tiles only on a machine like that one, where numba's vectors are wider than BLAS's kernels'
+(:func:`tiles_beat_blas`): elsewhere BLAS's packed GEMM is up to 2.7x faster.
 
 >>> a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(4, 3)
 >>> c = np.empty((2, 4))
@@ -25,10 +27,13 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .runtime import blas_threads, jit
+from .runtime import blas, blas_threads, jit
 from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split
+from .runtime.cpu import cpu
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit
 from .runtime.transpose import contiguous as contiguous_rows
@@ -140,12 +145,32 @@ def dot_rows_numpy(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: float) -> 
 
 # ------------------------------------------------------------------ whole products (``product``)
 # Where a whole product a @ bᵀ on the tiles beats OpenBLAS's GEMM (one thread and two, on BLAS's threads;
-# measured 2026-11-29 on the 2-core VM): sums of 512 terms 211 GFLOP/s a core against 128, of 256 ~170
-# against 128; of 128 they tie (130).  Below ~16 M multiply-adds a product is too short for the region
-# of two threads (~50 µs) and the per-call costs to matter.
+# measured 2026-11-29 on the 2-core AMD VM, OpenBLAS's Haswell kernels): sums of 512 terms 211 GFLOP/s a core
+# against 128, of 256 ~170 against 128; of 128 they tie (130).  Below ~16 M multiply-adds a product is too
+# short for the region of two threads (~50 µs) and the per-call costs to matter.
 PRODUCT_MIN_SUM = 256
 PRODUCT_MIN_MACS = 1 << 24
 _PRODUCT = Kernel(dot_rows_numpy, dot_rows)
+# The tiles win only where numba's loops get wider vectors than BLAS's kernels: on an AMD CPU with AVX-512
+# (LLVM compiles for its full 512-bit width) beside OpenBLAS's AVX2 kernels (its "Haswell" or "Zen" ones, as
+# an OPENBLAS_CORETYPE or an OpenBLAS that does not know the CPU selects them).  On an Intel Xeon VM
+# (Emerald Rapids, 2026-11-29) LLVM prefers 256-bit vectors there: the tiles ran products at 0.37-0.67x the
+# speed of OpenBLAS's SkylakeX (AVX-512) kernels and at 0.73-0.93x its Haswell ones.
+AVX2_BLAS_KERNELS = ("haswell", "zen")
+
+
+def tiles_beat_blas(cpu_vendor: str, cpu_flags, blas_kernels: str) -> bool:
+    """Whether whole products on the tiles beat BLAS on a CPU of ``cpu_vendor`` ('AuthenticAMD') with the
+    extensions ``cpu_flags`` beside BLAS's ``blas_kernels`` ('Haswell', 'SkylakeX', ...; '' when not
+    OpenBLAS): an AMD CPU with AVX-512 and OpenBLAS's AVX2 kernels (see above)."""
+    return cpu_vendor == "AuthenticAMD" and "avx512f" in cpu_flags and blas_kernels.lower() in AVX2_BLAS_KERNELS
+
+
+@functools.cache
+def tiles_beat_blas_here() -> bool:
+    """``tiles_beat_blas`` for this machine (asked once)."""
+    info = cpu()
+    return tiles_beat_blas(info["vendor"], info["flags"], blas.core_name())
 
 
 def product(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -172,11 +197,13 @@ def product(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.n
 
 
 def tiles_pay(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
-    """Whether ``product`` runs on the tiles: the JIT on; a and out C-contiguous 2-D arrays, b 2-D, of
-    one float dtype and shapes that fit; sums of at least ``PRODUCT_MIN_SUM`` terms, ``PRODUCT_MIN_MACS``
-    multiply-adds in all; b within the cache (``MAX_B_BYTES``).  (Shapes that do not fit go to NumPy's
-    matmul, which says why.)"""
+    """Whether ``product`` runs on the tiles: the JIT on, on a machine where they beat BLAS
+    (``tiles_beat_blas_here``); a and out C-contiguous 2-D arrays, b 2-D, of one float dtype and shapes
+    that fit; sums of at least ``PRODUCT_MIN_SUM`` terms, ``PRODUCT_MIN_MACS`` multiply-adds in all; b
+    within the cache (``MAX_B_BYTES``).  (Shapes that do not fit go to NumPy's matmul, which says why.)"""
     if a.ndim != 2 or a.shape[1] < PRODUCT_MIN_SUM or not jit.jit_enabled():  # (the usual answer, first)
+        return False
+    if not tiles_beat_blas_here():
         return False
     m, k = a.shape
     return (

@@ -20,6 +20,7 @@ from minitensor.kernels import (
     column_sums,
     cumsum,
     divergence,
+    dot_tiles,
     erf,
     exp2,
     exp_log,
@@ -39,7 +40,7 @@ from minitensor.kernels import (
     trig,
     where,
 )
-from minitensor.kernels.runtime import blas, blas_threads, dispatch
+from minitensor.kernels.runtime import blas, blas_threads, cpu, dispatch
 
 MODULES = [
     blas,
@@ -59,7 +60,7 @@ MODULES = [
     triangle,
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
-MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums, gamma, bessel]
+MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums, gamma, bessel, cpu, dot_tiles]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

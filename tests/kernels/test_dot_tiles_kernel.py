@@ -1,5 +1,6 @@
 """kernels/dot_tiles.py: the numba product of rows ``c = a · bᵀ + beta · c`` against NumPy's, on shapes
-with and without whole 4 x 4 tiles, both dtypes, strided operands, and where it pays."""
+with and without whole 4 x 4 tiles, both dtypes, strided operands, and where it pays (the shapes, and
+the machines whose BLAS it beats)."""
 
 from __future__ import annotations
 
@@ -58,11 +59,45 @@ def test_the_tiles_pay_for_long_sums_on_operands_that_fit_the_cache() -> None:
 PRODUCTS = [(1024, 256, 64), (1030, 300, 57)]
 
 
+@pytest.fixture
+def tiles_beat_blas(monkeypatch):
+    """A machine where whole products on the tiles beat BLAS (the AMD VM's; on others ``product`` runs
+    BLAS and these tests would not reach the tiles)."""
+    monkeypatch.setattr(dot_tiles, "tiles_beat_blas_here", lambda: True)
+
+
+@pytest.mark.parametrize(
+    "vendor, flags, kernels, expected",
+    [
+        ("AuthenticAMD", {"avx2", "avx512f"}, "Haswell", True),  # the AMD VM (Zen 5), OPENBLAS_CORETYPE=Haswell
+        ("AuthenticAMD", {"avx2", "avx512f"}, "Zen", True),
+        ("AuthenticAMD", {"avx2", "avx512f"}, "SkylakeX", False),  # BLAS's own AVX-512 kernels
+        ("AuthenticAMD", {"avx2"}, "Zen", False),  # no wider vectors for the tiles
+        ("GenuineIntel", {"avx2", "avx512f"}, "SkylakeX", False),  # the Intel VM (Emerald Rapids)
+        ("GenuineIntel", {"avx2", "avx512f"}, "Haswell", False),  # LLVM's 256-bit vectors on Intel
+        ("AuthenticAMD", {"avx2", "avx512f"}, "", False),  # another BLAS than OpenBLAS
+    ],
+)
+def test_whole_products_take_the_tiles_only_where_their_vectors_are_wider_than_blas(vendor, flags, kernels, expected):
+    assert dot_tiles.tiles_beat_blas(vendor, frozenset(flags), kernels) is expected
+
+
+def test_this_machine_is_judged_from_its_cpu_and_blas_kernels() -> None:
+    from minitensor.kernels.runtime import blas
+    from minitensor.kernels.runtime.cpu import cpu
+
+    info = cpu()
+    assert isinstance(info["vendor"], str) and isinstance(info["model"], str)
+    assert isinstance(info["flags"], frozenset) and isinstance(blas.core_name(), str)
+    here = dot_tiles.tiles_beat_blas(info["vendor"], info["flags"], blas.core_name())
+    assert dot_tiles.tiles_beat_blas_here() is here
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", PRODUCTS, ids=lambda s: "x".join(map(str, s)))
 def test_product_on_the_tiles_matches_numpy_on_one_thread_and_on_blas_threads(
-    rng, dtype, shape, threads, two_blas_threads, monkeypatch
+    rng, dtype, shape, threads, two_blas_threads, tiles_beat_blas, monkeypatch
 ) -> None:
     """``product`` takes the tiles (serial on one thread; on two, each BLAS thread a band of rows, the
     region checked to run) and gives NumPy's product within the rounding of its sums; b may be a
@@ -84,9 +119,10 @@ def test_product_on_the_tiles_matches_numpy_on_one_thread_and_on_blas_threads(
     assert regions == ([2, 2] if threads == 2 else [])
 
 
-def test_product_leaves_short_sums_small_products_and_other_layouts_to_blas(rng) -> None:
-    """Sums under ``PRODUCT_MIN_SUM``, products under ``PRODUCT_MIN_MACS``, a strided ``a``, mixed dtypes
-    and the JIT off take NumPy's matmul (the same numbers as ``a @ bᵀ``, bit for bit)."""
+def test_product_leaves_short_sums_small_products_and_other_layouts_to_blas(rng, tiles_beat_blas, monkeypatch) -> None:
+    """Sums under ``PRODUCT_MIN_SUM``, products under ``PRODUCT_MIN_MACS``, a strided ``a``, mixed dtypes,
+    the JIT off and a machine where the tiles lose take NumPy's matmul (the same numbers as ``a @ bᵀ``,
+    bit for bit)."""
     import minitensor as mt
 
     long_sum = dot_tiles.PRODUCT_MIN_SUM
@@ -106,3 +142,6 @@ def test_product_leaves_short_sums_small_products_and_other_layouts_to_blas(rng)
     with mt.jit_disabled():
         assert not dot_tiles.tiles_pay(a, b, np.empty((1024, 256)))
     assert dot_tiles.tiles_pay(a, b, np.empty((1024, 256)))
+    monkeypatch.setattr(dot_tiles, "tiles_beat_blas_here", lambda: False)
+    assert not dot_tiles.tiles_pay(a, b, np.empty((1024, 256)))
+    np.testing.assert_array_equal(dot_tiles.product(a, b), a @ b.T)

@@ -10,4 +10,5 @@
 - ``cache.py``: numba's disk cache, stamped with every kernel file;
 - ``malloc.py``: glibc's malloc kept from returning freed arrays to the system (set at import);
 - ``transpose.py``: C-order copies of transposed float32 matrices (a transposed gradient) on BLAS.
+- ``cpu.py``: what the CPU is (vendor, model, extensions), for the choices that depend on it.
 """

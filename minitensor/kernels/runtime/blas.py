@@ -40,7 +40,8 @@ from .threads import threads as policy_threads
 # 64-bit-integer ones first: NumPy's wheels (scipy-openblas64), other ILP64 builds, plain LP64.
 _CANDIDATES = (("scipy_", "64_", "int64"), ("", "64_", "int64"), ("", "", "int32"))
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
-_state = {"registered": False, "available": False, "found": None}  # found: [_find_gemm()'s answer] once asked
+# found: [_find_gemm()'s answer] once asked; core: core_name()'s answer once asked
+_state = {"registered": False, "available": False, "found": None, "core": None}
 _threads = {}  # "get", "set": the BLAS's process-wide thread count, when it can be set (thread_functions)
 
 
@@ -79,6 +80,22 @@ def thread_functions() -> dict:
                 _threads.update(get=get, set=set_)
                 return _threads
     return _threads
+
+
+def core_name() -> str:
+    """The kernels NumPy's OpenBLAS runs ('Haswell', 'SkylakeX', 'Zen', ...: an OpenBLAS built for many
+    CPUs picks them from the CPU's model, or from ``OPENBLAS_CORETYPE``), or '' for another BLAS
+    (asked once, without numba)."""
+    if _state["core"] is None:
+        _state["core"] = ""
+        for handle in _libraries():
+            for prefix, suffix, _ in _CANDIDATES:
+                name = getattr(handle, f"{prefix}openblas_get_corename{suffix}", None)
+                if name is not None:
+                    name.restype = ctypes.c_char_p
+                    _state["core"] = name().decode()
+                    return _state["core"]
+    return _state["core"]
 
 
 def _find_gemm() -> tuple | None:
