@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 import sys
 from pathlib import Path
@@ -47,11 +46,14 @@ def test_the_machine_line_names_the_cpu_its_simd_and_the_versions(host, monkeypa
         __version__ = "9.9"
 
     assert ", torch 9.9 (3 threads); " in host.machine(FakeTorch, 3)
+    from minitensor.kernels.runtime import cpu
+
     for text, expected in (
         ("model name\t: Some CPU\nflags\t\t: fpu avx2 fma\n", "Some CPU (AVX2)"),
         ("model name\t: Big\nflags\t\t: avx2 avx512f\n\nmodel name\t: x\n", "Big (AVX-512)"),
+        ("model name\t: Old\nflags\t\t: fpu sse2\n", "Old"),
     ):
-        monkeypatch.setattr(host, "open", lambda *a, text=text, **k: io.StringIO(text), raising=False)
+        monkeypatch.setattr(cpu, "cpu", lambda text=text: cpu.parse(text))
         assert host.cpu() == expected
 
 
