@@ -68,21 +68,23 @@ def test_blas_kernels_names_openblas_choice_and_the_variable_that_forced_it(host
     assert re.fullmatch(r"OpenBLAS \w+ kernels", host.blas_kernels())
 
 
-def test_settle_waits_for_polling_threads_then_calls_the_step(host) -> None:
-    import threading
-    import time
+def test_settle_waits_for_polling_threads_then_calls_the_step(host, monkeypatch) -> None:
+    """On a clock of its own (a real spinning thread loses its core now and then on a loaded machine,
+    which ``settle`` rightly reads as quiet): a thread of the process takes a whole core for its first
+    0.08 s, as OpenBLAS's polling workers do; ``settle`` waits until it stops, then calls the step."""
+    import types
 
-    stop = time.perf_counter() + 0.08
+    clock = {"wall": 0.0, "cpu": 0.0}
+    stop = 0.08
 
-    def poll() -> None:  # (a thread of this process taking a core, as OpenBLAS's polling workers do)
-        while time.perf_counter() < stop:
-            pass
+    def sleep(seconds: float) -> None:
+        start, clock["wall"] = clock["wall"], clock["wall"] + seconds
+        clock["cpu"] += max(0.0, min(clock["wall"], stop) - start)  # (the poller's core while it polls)
 
-    spinner = threading.Thread(target=poll)
-    spinner.start()
+    fake = types.SimpleNamespace(perf_counter=lambda: clock["wall"], process_time=lambda: clock["cpu"], sleep=sleep)
+    monkeypatch.setattr(host, "time", fake)
     calls = []
-    waited = host.settle(lambda: calls.append(time.perf_counter()))
-    spinner.join()
-    assert 0.05 <= waited <= host.QUIET_LONGEST + 0.05
-    assert len(calls) == 1 and calls[0] >= stop - 0.01
-    assert host.settle() < 0.05  # (nothing polling: one look)
+    waited = host.settle(lambda: calls.append(clock["wall"]))
+    assert stop <= waited <= stop + 2 * host.QUIET_SLICE
+    assert calls == [clock["wall"]] and calls[0] >= stop
+    assert host.settle() == pytest.approx(host.QUIET_SLICE)  # (nothing polling: one look)
