@@ -63,22 +63,28 @@ def _libraries() -> list:
     return handles
 
 
+def _functions(*names: str) -> tuple | None:
+    """(the ctypes functions ``names`` of NumPy's BLAS, its integer type name): the first library and
+    build (``_CANDIDATES``' prefix and suffix) that has all of them, or None."""
+    for handle in _libraries():
+        for prefix, suffix, int_type in _CANDIDATES:
+            try:
+                return [getattr(handle, f"{prefix}{name}{suffix}") for name in names], int_type
+            except AttributeError:
+                continue
+    return None
+
+
 def thread_functions() -> dict:
     """NumPy's BLAS's ``openblas_get_num_threads``/``openblas_set_num_threads`` as {"get", "set"}
     (ctypes functions; found once, without numba), or {} when it has none."""
     if "searched" not in _threads:
         _threads["searched"] = True
-        for handle in _libraries():
-            for prefix, suffix, _ in _CANDIDATES:
-                try:
-                    get, set_ = (
-                        getattr(handle, f"{prefix}openblas_{verb}_num_threads{suffix}") for verb in ("get", "set")
-                    )
-                except AttributeError:
-                    continue
-                get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
-                _threads.update(get=get, set=set_)
-                return _threads
+        found = _functions("openblas_get_num_threads", "openblas_set_num_threads")
+        if found is not None:
+            (get, set_), _ = found
+            get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
+            _threads.update(get=get, set=set_)
     return _threads
 
 
@@ -87,28 +93,23 @@ def core_name() -> str:
     CPUs picks them from the CPU's model, or from ``OPENBLAS_CORETYPE``), or '' for another BLAS
     (asked once, without numba)."""
     if _state["core"] is None:
-        _state["core"] = ""
-        for handle in _libraries():
-            for prefix, suffix, _ in _CANDIDATES:
-                name = getattr(handle, f"{prefix}openblas_get_corename{suffix}", None)
-                if name is not None:
-                    name.restype = ctypes.c_char_p
-                    _state["core"] = name().decode()
-                    return _state["core"]
+        found = _functions("openblas_get_corename")
+        if found is None:
+            _state["core"] = ""
+        else:
+            (name,), _ = found
+            name.restype = ctypes.c_char_p
+            _state["core"] = name().decode()
     return _state["core"]
 
 
 def _find_gemm() -> tuple | None:
     """(address of sgemm, address of dgemm, integer type name) of NumPy's CBLAS, or None."""
-    handles = _libraries()
-    for handle in handles:
-        for prefix, suffix, int_type in _CANDIDATES:
-            try:
-                functions = [getattr(handle, f"{prefix}cblas_{t}gemm{suffix}") for t in "sd"]
-            except AttributeError:
-                continue
-            return (*(ctypes.cast(f, ctypes.c_void_p).value for f in functions), int_type)
-    return None
+    found = _functions("cblas_sgemm", "cblas_dgemm")
+    if found is None:
+        return None
+    functions, int_type = found
+    return (*(ctypes.cast(f, ctypes.c_void_p).value for f in functions), int_type)
 
 
 def register() -> bool:
