@@ -140,6 +140,15 @@ def batched(values) -> bool:
     return any(isinstance(x, BatchedTensor) for x in values)
 
 
+def levels_of(x) -> set:
+    """The vmap levels ``x`` is batched at."""
+    found = set()
+    while isinstance(x, BatchedTensor):
+        found.add(x._level)
+        x = x._value
+    return found
+
+
 def wrap(value: Tensor, level: int) -> BatchedTensor:
     return BatchedTensor(value, level)
 

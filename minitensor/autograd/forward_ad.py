@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from ..tensor import Tensor
-from . import dual
+from . import batching, dual
 from .composite import Alias
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
@@ -90,11 +92,21 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             f"not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}."
         )
-    if tangent.dtype != tensor.dtype:
-        tangent = tangent.to(tensor.dtype)
-    out = Alias.apply(tensor)
-    plain = not tangent._requires_grad and dual.carrying([tangent]) is None
-    at.set(out, tangent._data if plain else tangent)  # (an array: the rules run on arrays, fast)
+    return attach(at, tensor, tangent)
+
+
+def attach(level: dual.Level, primal: Tensor, tangent: Tensor) -> Tensor:
+    """A new tensor with ``primal``'s values (and its place in the reverse graph) carrying ``tangent``
+    (same shape) at ``level``.  Inside vmap, a tangent batched where the primal is not (``jacfwd``'s
+    columns) takes the primal along into its batch: a tangent is kept with its value's batch dims."""
+    out = Alias.apply(primal)
+    if batching.levels_of(tangent) - batching.levels_of(primal):
+        zeros = Tensor._make(np.zeros(batching.physical(tangent).shape, primal.dtype), False, None)
+        out = out + batching.like(tangent, zeros)
+    if tangent.dtype != primal.dtype:
+        tangent = tangent.to(primal.dtype)
+    plain = not tangent._requires_grad and dual.carrying([tangent]) is None and not batching.batched([tangent])
+    level.set(out, tangent._data if plain else tangent)  # (an array: the rules run on arrays, fast)
     return out
 
 

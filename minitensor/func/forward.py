@@ -21,13 +21,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import random
-from ..autograd import batching, dual
-from ..autograd.composite import Alias
-from ..ops.shape import stack
+from ..autograd import dual
+from ..autograd.forward_ad import attach
 from ..tensor import Tensor
 from .pytree import tree_flatten, tree_unflatten
 from .reverse import _argnums, _split_aux, jacrev
+from .vmap import vmap
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -46,12 +45,7 @@ def _dual_at(level, primal: Tensor, tangent: Tensor) -> Tensor:
             f"not supported. Tensor is of size {list(primal.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}."
         )
-    d = Alias.apply(primal)
-    if tangent.dtype != primal.dtype:
-        tangent = tangent.to(primal.dtype)
-    plain = not tangent.requires_grad and dual.carrying([tangent]) is None and not batching.batched([tangent])
-    level.set(d, tangent._data if plain else tangent)  # (an array: no graph to keep)
-    return d
+    return attach(level, primal, tangent)
 
 
 def _tangent_out(level, out: Tensor) -> Tensor:
@@ -137,11 +131,12 @@ _RANDOMNESS = ("error", "different", "same")
 
 def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, *, randomness: str = "error") -> Callable:
     """A function returning the Jacobian of ``func`` with respect to the argument(s) ``argnums``, by
-    forward mode: one Jacobian-vector product per input element (columns of the identity).  Each
-    output's block has shape ``output.shape + input.shape``; cheap when the inputs are few.
+    forward mode: one Jacobian-vector product per input element (columns of the identity), computed
+    together by vmap over the tangents.  Each output's block has shape ``output.shape + input.shape``;
+    cheap when the inputs are few.
 
-    ``randomness``: ``"error"`` (a random op inside raises, as PyTorch's), ``"different"`` (each
-    column draws its own numbers) or ``"same"`` (every column draws the same numbers).
+    ``randomness`` (vmap's): ``"error"`` (a random op inside raises, as PyTorch's), ``"different"``
+    (each column draws its own numbers) or ``"same"`` (every column draws the same numbers).
     """
     if randomness not in _RANDOMNESS:
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
@@ -158,69 +153,51 @@ def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, *, r
                 full[i] = x
             return func(*full, **kwargs)
 
-        state = random.snapshot()
-        columns, value, aux, out_spec = [], None, None, None
-        for j, x in enumerate(flat_in):  # one forward pass per element of each input
-            per_element = []
-            for k in range(x.numel()):
-                basis = [_zeros_like(y) for y in flat_in]
-                basis[j] = _unit(x, k)
-                with _randomness(randomness, state):
-                    result = jvp(partial, diff, tree_unflatten(basis, in_spec), has_aux=has_aux)
-                value, aux = result[0], (result[2] if has_aux else None)
-                flat_o, out_spec = tree_flatten(result[1])
-                per_element.append(flat_o)
-            columns.append(per_element)
-        if value is None:  # (no input elements: evaluate once for the output's structure)
-            output = partial(*diff)
-            value, aux = _split_aux(output, has_aux, "jacfwd")
-        flat_value, out_spec = tree_flatten(value)
-        blocks = [
-            tree_unflatten([_assemble(cols, i, o, x) for cols, x in zip(columns, flat_in)], in_spec)
-            for i, o in enumerate(flat_value)
-        ]
+        def column(*tangents):  # J · (one column of the identity), and aux
+            result = jvp(partial, diff, tree_unflatten(list(tangents), in_spec), has_aux=has_aux)
+            return (result[1], result[2]) if has_aux else result[1]
+
+        sizes = [x.numel() for x in flat_in]
+        if sum(sizes) == 0:  # (no input elements: evaluate once for the output's structure)
+            value, aux = _split_aux(partial(*diff), has_aux, "jacfwd")
+            columns = _empty_columns(value)
+        else:
+            columns = vmap(column, randomness=randomness)(*_basis(flat_in, sizes))  # (n, *out.shape) each
+            if has_aux:  # (aux does not depend on the column: the first one's, as PyTorch)
+                columns, aux = columns
+                aux = tree_unflatten([a[0] for a in tree_flatten(aux)[0]], tree_flatten(aux)[1])
+        flat_cols, out_spec = tree_flatten(columns)
+        blocks = [tree_unflatten(_blocks(c, flat_in, sizes), in_spec) for c in flat_cols]
         jac = tree_unflatten([b if not isinstance(argnums, int) else b[0] for b in blocks], out_spec)
         return (jac, aux) if has_aux else jac
 
     return wrapper
 
 
-def _zeros_like(x: Tensor) -> Tensor:
-    return Tensor._make(np.zeros(x.shape, x.dtype), False, None)
+def _basis(flat_in: list, sizes: list) -> list:
+    """The columns of the identity over all input elements, split per input: ``(n, *x.shape)`` each."""
+    n = sum(sizes)
+    eye = np.eye(n, dtype=np.result_type(*[x.dtype for x in flat_in]))
+    parts = np.split(eye, np.cumsum(sizes)[:-1], axis=1)
+    return [Tensor._make(np.ascontiguousarray(p, x.dtype).reshape(n, *x.shape), False, None)
+            for p, x in zip(parts, flat_in)]  # fmt: skip
 
 
-def _unit(like: Tensor, k: int) -> Tensor:
-    data = np.zeros(like.shape, like.dtype)
-    data.reshape(-1)[k] = 1
-    return Tensor._make(data, False, None)
+def _empty_columns(value):
+    """The (empty) columns of a Jacobian over no input elements: ``(0, *out.shape)`` per output."""
+    flat, spec = tree_flatten(value)
+    return tree_unflatten([Tensor._make(np.zeros((0, *o.shape), o.dtype), False, None) for o in flat], spec)
 
 
-def _assemble(columns: list, i: int, out: Tensor, x: Tensor) -> Tensor:
-    """d out_i / d x (out.shape + x.shape) from the columns (one per element of x)."""
-    if not columns:
-        return Tensor._make(np.zeros(out.shape + x.shape, out.dtype), False, None)
-    block = stack([c[i] for c in columns], dim=-1)  # out.shape + (x.numel(),)
-    return block.reshape(*out.shape, *x.shape)
-
-
-class _randomness:
-    """How random ops behave in one column of ``jacfwd``: forbidden, free, or replayed."""
-
-    def __init__(self, mode: str, state) -> None:
-        self.mode, self.state = mode, state
-
-    def __enter__(self) -> None:
-        if self.mode == "error":
-            random.forbid(
-                "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
-                "'different' randomness flags on vmap or perform the randomness operation out of vmap"
-            )
-        elif self.mode == "same":
-            random.restore(self.state)
-
-    def __exit__(self, *exc) -> None:
-        if self.mode == "error":
-            random.forbid(None)
+def _blocks(columns: Tensor, flat_in: list, sizes: list) -> list:
+    """d out / d x (``out.shape + x.shape``) for each input, from the columns ``(n, *out.shape)``."""
+    out_shape = tuple(columns.shape[1:])
+    rows = columns.reshape(columns.shape[0], int(np.prod(out_shape, dtype=np.int64))).t()  # (out elements, n)
+    blocks, start = [], 0
+    for x, size in zip(flat_in, sizes):
+        blocks.append(rows[:, start : start + size].reshape(*out_shape, *x.shape))
+        start += size
+    return blocks
 
 
 def hessian(func: Callable, argnums: int | tuple = 0) -> Callable:

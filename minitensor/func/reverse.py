@@ -56,9 +56,10 @@ def track(x, fn: str) -> Tensor:
     if batching.levels and not (isinstance(x, batching.BatchedTensor) and x._level == batching.levels[-1]):
         # inside vmap, a tensor shared by the examples: each example differentiates its own copy of it
         # (a view expanded along the batch), so the gradients are per example
+        # (x's tangents, if forward mode is around, are every example's: the copy carries them)
         size = batching.size_of(batching.levels[-1])
-        copy = dual.share_tangents(x, x.detach()).unsqueeze(0).expand(size, *x.shape)
-        return batching.wrap(copy.detach().requires_grad_(True), batching.levels[-1])
+        copy = x.detach().unsqueeze(0).expand(size, *x.shape)
+        return dual.share_tangents(x, batching.wrap(copy.requires_grad_(True), batching.levels[-1]))
     if x.requires_grad:
         return Alias.apply(x)
     return dual.share_tangents(x, x.detach().requires_grad_(True))  # (forward mode around: the tangents stay)

@@ -167,3 +167,16 @@ def test_a_user_function_with_a_jvp_rule_takes_part():
     with fwAD.dual_level():
         y = Cube.apply(fwAD.make_dual(f64([2.0]), f64([1.0])))
         assert fwAD.unpack_dual(y).tangent.tolist() == [12.0]
+
+
+def test_make_dual_inside_vmap_with_a_batched_tangent_and_a_shared_primal():
+    """Each example's tangent, through an op with another batched operand (the primal is lifted
+    into the tangent's batch, where minitensor keeps a tangent)."""
+    x, r = f64([1.0, 2.0, 3.0]), f64(np.arange(9.0).reshape(3, 3))
+
+    def tangent_of(t, q):
+        with fwAD.dual_level():
+            return fwAD.unpack_dual(fwAD.make_dual(x, t) * q).tangent
+
+    out = mt.func.vmap(tangent_of)(mt.eye(3, dtype=mt.float64), r)
+    np.testing.assert_array_equal(out.numpy(), np.diag(np.diag(r.numpy())))

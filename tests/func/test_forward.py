@@ -103,6 +103,45 @@ def test_jacfwd_randomness() -> None:
         func.jacfwd(mt.sin, randomness="sometimes")
 
 
+def test_jacfwd_of_a_user_function_whose_jvp_rule_reads_numpy() -> None:
+    """jacfwd computes its columns by vmap over the tangents; a user Function without a batching
+    rule runs once per column there (vmap's fallback), its JVP rule on plain tensors."""
+
+    class Cube(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_forward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 3 * x**2 * grad
+
+        @staticmethod
+        def jvp(ctx, dx):
+            (x,) = ctx.saved_tensors
+            return mt.from_numpy(3 * x.numpy() ** 2 * dx.numpy())
+
+    w = mt.tensor(np.random.default_rng(3).standard_normal((5, 3)), dtype=mt.float64)
+    x = mt.tensor([0.3, -1.2, 0.8], dtype=mt.float64)
+    expected = 3 * (w @ x).numpy()[:, None] ** 2 * w.numpy()
+    np.testing.assert_allclose(func.jacfwd(lambda v: Cube.apply(w @ v))(x).numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(func.jacfwd(lambda v: (w @ v) ** 3)(x).numpy(), expected, rtol=1e-12)
+    mt.manual_seed(0)
+    same = func.jacfwd(lambda v: Cube.apply(v) * mt.rand(3, dtype=mt.float64), randomness="same")(x)
+    mt.manual_seed(0)
+    np.testing.assert_allclose(same.numpy(), np.diag(3 * x.numpy() ** 2 * mt.rand(3, dtype=mt.float64).numpy()))
+
+
+def test_jacfwd_inside_vmap_of_a_shared_input_and_a_batched_one() -> None:
+    """The primal is the same for every example, the other operand is not: each example's Jacobian."""
+    (x, tx), (r, tr) = both(X), both(np.arange(12.0).reshape(4, 3) / 7)
+    ours = func.vmap(lambda q: func.jacfwd(lambda a: (a * q).sin())(x))(r)
+    theirs = torch.func.vmap(lambda q: torch.func.jacfwd(lambda a: (a * q).sin())(tx))(tr)
+    assert_trees_close(ours, theirs)
+
+
 def test_hessian_equals_pytorchs() -> None:
     (x, tx), (y, ty) = both(X), both(Y)
     for argnums in (0, (0, 1)):
