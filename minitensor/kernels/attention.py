@@ -109,6 +109,11 @@ MANY_HEADS = 32
 # still in the cache (large heads' scores would not be, were all heads' made first).  The serial
 # pass is one call over all heads; the threaded ones give each thread a range.
 GROUP_BYTES = 256 << 10
+# The arguments that may be None, and the arguments whose dtype and dims they share: each serial pass
+# is compiled once for None and arrays alike (``runtime/optional.py``), not once per combination.
+# (Not the parallel passes: numba hands a parallel loop its arrays unwrapped, and None fails there.)
+_FORWARD_OPTIONAL = {"mask": "q", "drop": "q", "p": "q"}
+_BACKWARD_OPTIONAL = {"drop": "p", "dq": "q", "dk": "k", "dv": "v"}
 
 
 @njit
@@ -256,13 +261,13 @@ def _backward_heads_parallel(g, q, k, v, p, drop, scale, dq, dk, dv):
         _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
 
 
-@njit(error_model="numpy")
+@njit(error_model="numpy", optional=_FORWARD_OPTIONAL)
 def _forward_serial(q, k, v, mask, scale, drop, p, out):
     """The forward pass of all heads on this thread."""
     _forward_heads(q, k, v, mask, scale, drop, p, out, 0, q.shape[0] * q.shape[1])
 
 
-@njit
+@njit(optional=_BACKWARD_OPTIONAL)
 def _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv):
     """The backward pass of all heads on this thread."""
     _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, 0, q.shape[0] * q.shape[1])

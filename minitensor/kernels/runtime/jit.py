@@ -61,6 +61,7 @@ import sys
 import threading
 
 from . import background, cache
+from . import optional as _optional
 from .threads import cap_numba_threads
 
 _TRUE = ("1", "true", "yes", "on")
@@ -172,7 +173,9 @@ class LazyKernel:
 
     def __init__(self, py_func, options: dict) -> None:
         self.py_func = py_func
-        self.options = options
+        self.options = dict(options)
+        optional = self.options.pop("optional", None)  # arguments that may be None (``optional.py``)
+        self._optional = optional and _optional.positions(py_func, optional)
         self.fallback = None
         self._compiled = None
         self._numba_compile = None  # numba's own compile-for-these-arguments method of the dispatcher
@@ -193,6 +196,8 @@ class LazyKernel:
                     self.py_func.__globals__["prange"] = numba.prange
                     dispatcher = numba.njit(cache=True, **self.options)(self.py_func)
                     cache.guard_saves(dispatcher._cache)
+                    if self._optional:
+                        _optional.share(dispatcher, self._optional, numba.core.types)
                     # numba calls ``_compile_for_args`` for argument types it has no machine code for
                     self._numba_compile = dispatcher._compile_for_args
                     dispatcher._compile_for_args = self._new_types
