@@ -35,6 +35,16 @@ def test_precision_threshold_and_edgeitems_shape_the_repr():
     assert repr(mt.arange(10)) == "tensor([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])"
 
 
+def test_an_empty_tensor_shows_its_size_and_dtype_as_pytorchs():
+    assert repr(mt.zeros(0)) == "tensor([])"
+    assert repr(mt.zeros(2, 0)) == "tensor([], size=(2, 0))"
+    assert repr(mt.zeros(0, 3, dtype=mt.float64, requires_grad=True)) == (
+        "tensor([], size=(0, 3), dtype=float64, requires_grad=True)"
+    )
+    assert repr(mt.zeros(0, dtype=mt.int64)) == "tensor([], dtype=int64)"
+    assert repr(mt.zeros(0, 0, dtype=mt.bool)) == "tensor([], size=(0, 0), dtype=bool)"
+
+
 def test_profiles():
     mt.set_printoptions(profile="short")
     assert mt.get_printoptions()["precision"] == 2 and mt.get_printoptions()["edgeitems"] == 2

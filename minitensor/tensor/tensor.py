@@ -220,7 +220,11 @@ class Tensor(TensorExtras):
     def __repr__(self) -> str:
         body = format_array(self._data, prefix="tensor(")  # follows mt.set_printoptions (printing.py)
         extra = ""
-        if self._data.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool):
+        empty = self._data.size == 0  # (as PyTorch: its shape and dtype cannot be read from the values)
+        if empty and self._data.ndim != 1:
+            extra += f", size={tuple(self._data.shape)}"
+        inferred = (dtypes.get_default_dtype(),) if empty else (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool)
+        if self._data.dtype not in inferred:
             extra += f", dtype={self._data.dtype}"
         if self.grad_fn is not None:
             extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
