@@ -63,7 +63,19 @@ from .attention_softmax import (
 from .attention_unfused import backward_unfused, forward_unfused
 from .runtime import blas, blas_threads
 from .runtime.blas import gemm
-from .runtime.blas_threads import HEAD, SLOT, contiguous, fail, record, records, scalar, split, view
+from .runtime.blas_threads import (
+    HEAD,
+    SLOT,
+    contiguous,
+    fail,
+    optional_contiguous,
+    optional_view,
+    record,
+    records,
+    scalar,
+    split,
+    view,
+)
 from .runtime.dispatch import choose
 from .runtime.jit import jit_enabled, njit, prange
 from .runtime.threads import threads
@@ -288,7 +300,7 @@ def _forward_threaded(q, k, v, mask, scale, drop, p, out) -> None:
         with blas.single_threaded():
             _forward_heads_parallel(*arrays[:4], scale, *arrays[4:])
         return
-    task = _forward_task(q.dtype.name, mask is not None, drop is not None, p is not None)
+    task = _forward_task(q.dtype.name)
     if task is None:  # (compiling in the background: jit.py)
         _forward_serial(q, k, v, mask, scale, drop, p, out)
         return
@@ -302,7 +314,7 @@ def _backward_threaded(g, q, k, v, p, drop, scale, dq, dk, dv) -> None:
         with blas.single_threaded():
             _backward_heads_parallel(*arrays[:6], scale, *arrays[6:])
         return
-    task = _backward_task(q.dtype.name, drop is not None, dq is not None, dk is not None, dv is not None)
+    task = _backward_task(q.dtype.name)
     if task is None:  # (compiling in the background: jit.py)
         _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv)
         return
@@ -323,15 +335,15 @@ def _records(q, arrays: tuple, scale) -> np.ndarray:
 
 
 @blas_threads.task_factory
-def _forward_task(dtype_name: str, has_mask: bool, has_drop: bool, keeps_p: bool):
-    """The task running ``_forward_heads`` on one record row (one per dtype and optional array)."""
+def _forward_task(dtype_name: str):
+    """The task running ``_forward_heads`` on one record row (one per dtype: mask, dropout and P
+    are None or arrays as their slots say)."""
     dtype = np.dtype(dtype_name).type
 
     def task(pointer):
         row = record(pointer, HEAD + SLOT * len(_FORWARD))
-        mask = contiguous(row, 3, dtype) if has_mask else None
-        drop = contiguous(row, 4, dtype) if has_drop else None
-        p = contiguous(row, 5, dtype) if keeps_p else None
+        mask, drop = optional_contiguous(row, 3, dtype), optional_contiguous(row, 4, dtype)
+        p = optional_contiguous(row, 5, dtype)
         q, k, v, out = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 6, dtype)
         try:
             _forward_heads(q, k, v, mask, dtype(scalar(pointer)), drop, p, out, row[0], row[1])
@@ -342,18 +354,16 @@ def _forward_task(dtype_name: str, has_mask: bool, has_drop: bool, keeps_p: bool
 
 
 @blas_threads.task_factory
-def _backward_task(dtype_name: str, has_drop: bool, need_q: bool, need_k: bool, need_v: bool):
-    """The task running ``_backward_heads`` on one record row (one per dtype and optional array)."""
+def _backward_task(dtype_name: str):
+    """The task running ``_backward_heads`` on one record row (one per dtype: dropout and the
+    gradients are None or arrays as their slots say)."""
     dtype = np.dtype(dtype_name).type
 
     def task(pointer):
         row = record(pointer, HEAD + SLOT * len(_BACKWARD))
         g, q, k, v = view(row, 0, dtype), view(row, 1, dtype), view(row, 2, dtype), view(row, 3, dtype)
-        p = contiguous(row, 4, dtype)
-        drop = contiguous(row, 5, dtype) if has_drop else None
-        dq = view(row, 6, dtype) if need_q else None
-        dk = view(row, 7, dtype) if need_k else None
-        dv = view(row, 8, dtype) if need_v else None
+        p, drop = contiguous(row, 4, dtype), optional_contiguous(row, 5, dtype)
+        dq, dk, dv = optional_view(row, 6, dtype), optional_view(row, 7, dtype), optional_view(row, 8, dtype)
         try:
             _backward_heads(g, q, k, v, p, drop, dtype(scalar(pointer)), dq, dk, dv, row[0], row[1])
         except Exception:  # (as in _forward_task)

@@ -62,3 +62,30 @@ def test_a_declaration_naming_no_argument_of_the_kernel_is_refused() -> None:
         jit.njit(optional={"mask": "x"})(kernel)
     with pytest.raises(ValueError, match="kernel has no argument 'y'"):
         jit.njit(optional={"out": "y"})(kernel)
+
+
+@pytest.mark.parametrize("kernel", ["parallel"], indirect=True)
+def test_attention_tasks_on_blas_threads_are_one_per_dtype(kernel, two_blas_threads) -> None:
+    """The passes split over BLAS's threads read None or an array from each slot of their record:
+    every combination runs one compiled task per dtype, and gives the NumPy reference's results."""
+    if not attention.blas_threads.available():
+        pytest.skip("no BLAS threads to run tasks on here")
+    rng = np.random.default_rng(1)
+    q, k, v, mask, drop = _inputs(np.float32, rng)
+    g = rng.standard_normal((2, 3, 5, 3)).astype(np.float32)
+    scale = np.float32(0.5)
+    for m, d, keep in itertools.product((None, mask), (None, drop), (False, True)):
+        p, out = (np.empty((2, 3, 5, 6), np.float32) if keep else None), np.empty((2, 3, 5, 3), np.float32)
+        p_ref, out_ref = np.empty((2, 3, 5, 6), np.float32), np.empty_like(out)
+        attention._forward_threaded(q, k, v, m, scale, d, p, out)
+        forward_unfused(q, k, v, m, scale, d, p_ref, out_ref)
+        np.testing.assert_allclose(out, out_ref, rtol=1e-4, atol=1e-5)
+        wanted = (None, np.empty_like(k), None) if keep else (np.empty_like(q), None, np.empty_like(v))
+        expected = tuple(None if w is None else np.empty_like(w) for w in wanted)
+        attention._backward_threaded(g, q, k, v, p_ref, d, scale, *wanted)
+        backward_unfused(g, q, k, v, p_ref, d, scale, *expected)
+        for got, want in zip(wanted, expected):
+            if got is not None:
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    for factory in (attention._forward_task, attention._backward_task):  # (keyed by the dtype alone)
+        assert ("float32",) in factory._made and all(len(key) == 1 for key in factory._made), factory._made

@@ -203,6 +203,19 @@ def contiguous(row, slot, dtype):
     return _carray(_pointer(row[s]), (row[s + 1], row[s + 2], row[s + 3], row[s + 4]), dtype)
 
 
+@njit(inline="always")
+def optional_contiguous(row, slot, dtype):
+    """``contiguous``, or None where the slot is empty (None in ``records``): numba's Optional of
+    the array, one compiled task for both (``optional.py``)."""
+    return contiguous(row, slot, dtype) if row[HEAD + SLOT * slot] != 0 else None
+
+
+@njit(inline="always")
+def optional_view(row, slot, dtype):
+    """``view``, or None where the slot is empty (as ``optional_contiguous``)."""
+    return view(row, slot, dtype) if row[HEAD + SLOT * slot] != 0 else None
+
+
 def _carray(*args):  # replaced by numba.carray when numba loads (see _bind)
     raise RuntimeError("minitensor: numba is not loaded")
 
