@@ -8,7 +8,9 @@ code for each combination of argument types a kernel is called with (float32
 or float64, contiguous or not, an optional array or None): a *specialisation*,
 0.1 to 6 s of compiling each, saved in numba's disk cache (``cache=True``,
 ``cache.py``), from which a later process loads it in milliseconds.  A kernel
-may call another kernel: numba sees the compiled one.
+may call another kernel: numba sees the compiled one.  A kernel may declare the
+arguments that may be None (``@njit(optional={"mask": "q"})``, ``optional.py``):
+None and arrays there then share one specialisation.
 
 Each kernel has a NumPy reference beside it with the same signature, and
 each kernel module declares the two (and a parallel version, where there is
