@@ -161,7 +161,8 @@ def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, *, r
             columns = vmap(column, randomness=randomness)(*_basis(flat_in, sizes))  # (n, *out.shape) each
             if has_aux:  # (aux does not depend on the column: the first one's, as PyTorch)
                 columns, aux = columns
-                aux = tree_unflatten([a[0] for a in tree_flatten(aux)[0]], tree_flatten(aux)[1])
+                flat_aux, aux_spec = tree_flatten(aux)
+                aux = tree_unflatten([a[0] for a in flat_aux], aux_spec)
         flat_cols, out_spec = tree_flatten(columns)
         blocks = [tree_unflatten(_blocks(c, flat_in, sizes), in_spec) for c in flat_cols]
         jac = tree_unflatten([b if not isinstance(argnums, int) else b[0] for b in blocks], out_spec)
