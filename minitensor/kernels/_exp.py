@@ -24,8 +24,9 @@ lanes (AVX-512), a float64 one 8:
 
 Only ``v <= 0`` is needed (softmax shifts by the row max first): ``-inf`` and
 values below the lowest argument with a nonzero result give exactly 0, NaN
-gives NaN.  ``exp32``/``exp64`` are inlined into the caller's loop, whose
-``fastmath`` flags then apply: allow ``contract`` (fused multiply-adds), never
+gives NaN.  ``near_zero32``/``near_zero64`` are the polynomial alone, for callers
+that reduce the range themselves (the full-range ``exp_log.exp`` and ``exp2``).
+``exp32``/``exp64`` are inlined into the caller's loop, whose ``fastmath`` flags then apply: allow ``contract`` (fused multiply-adds), never
 ``reassoc``, which may reorder the range reduction and ruin it.  The array
 forms: ``exp_into`` (into another array), ``exp_inplace`` (one array: with
 ``out`` = ``x`` LLVM could not prove that the two do not overlap and would
@@ -60,32 +61,21 @@ _LOWEST64 = -708.0  # exp(-708) ~ 3e-308, the smallest normal float64 is 2.2e-30
 
 
 @njit(inline="always", fastmath={"contract"})
-def exp32(v):
-    """exp(v) for a float32 ``v <= 0`` (see the module docstring), as float32."""
+def near_zero32(r):
+    """exp(r) for a float32 ``|r| <= ln2 / 2`` (the range reduction done): the polynomial alone."""
     f = np.float32
-    w = v if v >= f(_LOWEST32) else f(_LOWEST32)  # (NaN too: k below stays a finite integer)
-    k = np.floor(w * f(_LOG2E) + f(0.5))
-    r = (w - k * f(_LN2_HI32)) - k * f(_LN2_LO32)
     p = f(_C32[4])
     p = p * r + f(_C32[3])
     p = p * r + f(_C32[2])
     p = p * r + f(_C32[1])
     p = p * r + f(_C32[0])
     p = p * r + f(1.0)
-    p = p * r + f(1.0)
-    tiny = k < f(_TINY32)  # a subnormal result: 2^k = 2^-24 * 2^(k + 24), both normal
-    p = p * f(2.0**-24) if tiny else p
-    k = k + f(24.0) if tiny else k
-    two_k = np.int32((np.int32(k) + np.int32(127)) << np.int32(23)).view(np.float32)
-    return p * two_k if v >= f(_LOWEST32) else (v if v != v else f(0.0))  # NaN stays NaN
+    return p * r + f(1.0)
 
 
 @njit(inline="always", fastmath={"contract"})
-def exp64(v):
-    """exp(v) for a float64 ``v <= 0`` (0 below ``_LOWEST64``), as float64."""
-    w = v if v >= _LOWEST64 else _LOWEST64  # (NaN too: k below stays a finite integer)
-    k = np.floor(w * _LOG2E + 0.5)
-    r = (w - k * _LN2_HI64) - k * _LN2_LO64
+def near_zero64(r):
+    """exp(r) for a float64 ``|r| <= ln2 / 2``: the polynomial alone."""
     p = 1 / 6227020800
     p = p * r + 1 / 479001600
     p = p * r + 1 / 39916800
@@ -99,7 +89,29 @@ def exp64(v):
     p = p * r + 1 / 6
     p = p * r + 0.5
     p = p * r + 1.0
-    p = p * r + 1.0
+    return p * r + 1.0
+
+
+@njit(inline="always", fastmath={"contract"})
+def exp32(v):
+    """exp(v) for a float32 ``v <= 0`` (see the module docstring), as float32."""
+    f = np.float32
+    w = v if v >= f(_LOWEST32) else f(_LOWEST32)  # (NaN too: k below stays a finite integer)
+    k = np.floor(w * f(_LOG2E) + f(0.5))
+    p = near_zero32((w - k * f(_LN2_HI32)) - k * f(_LN2_LO32))
+    tiny = k < f(_TINY32)  # a subnormal result: 2^k = 2^-24 * 2^(k + 24), both normal
+    p = p * f(2.0**-24) if tiny else p
+    k = k + f(24.0) if tiny else k
+    two_k = np.int32((np.int32(k) + np.int32(127)) << np.int32(23)).view(np.float32)
+    return p * two_k if v >= f(_LOWEST32) else (v if v != v else f(0.0))  # NaN stays NaN
+
+
+@njit(inline="always", fastmath={"contract"})
+def exp64(v):
+    """exp(v) for a float64 ``v <= 0`` (0 below ``_LOWEST64``), as float64."""
+    w = v if v >= _LOWEST64 else _LOWEST64  # (NaN too: k below stays a finite integer)
+    k = np.floor(w * _LOG2E + 0.5)
+    p = near_zero64((w - k * _LN2_HI64) - k * _LN2_LO64)
     two_k = np.int64((np.int64(k) + 1023) << 52).view(np.float64)
     return p * two_k if v >= _LOWEST64 else (v if v != v else 0.0)  # NaN stays NaN
 

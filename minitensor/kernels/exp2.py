@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ._exp import exp32, exp64, scale32, scale64
+from ._exp import near_zero32, near_zero64, scale32, scale64
 from .runtime.dispatch import Kernel, flat_operand
 from .runtime.jit import njit
 
@@ -47,7 +47,7 @@ def _exp2_32(v):
     k = k if k < f(130.0) else f(130.0)  # (beyond: inf or 0 anyway; NaN and inf are handled last)
     k = k if k > f(-160.0) else f(-160.0)
     r = v - k
-    y = scale32(exp32(r * f(_LN2)), k)
+    y = scale32(near_zero32(r * f(_LN2)), k)
     y = y if v < f(130.0) else f(np.inf)  # (NaN is kept in the last line)
     y = y if v > f(-160.0) else f(0.0)
     return y if v == v else v
@@ -59,7 +59,7 @@ def _exp2_64(v):
     k = k if k < 1030.0 else 1030.0
     k = k if k > -1100.0 else -1100.0
     r = v - k
-    y = scale64(exp64(r * _LN2), k)
+    y = scale64(near_zero64(r * _LN2), k)
     y = y if v < 1030.0 else np.inf
     y = y if v > -1100.0 else 0.0
     return y if v == v else v

@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from ._exp import _LN2_HI32, _LN2_HI64, _LN2_LO32, _LN2_LO64, _LOG2E, exp32, exp64, scale32, scale64
+from ._exp import _LN2_HI32, _LN2_HI64, _LN2_LO32, _LN2_LO64, _LOG2E, near_zero32, near_zero64, scale32, scale64
 from ._log import log_consts, log_mantissa, split32, split64
 from ._rows import calls_intrinsics, fma
 from .runtime.dispatch import Kernel
@@ -102,7 +102,7 @@ def _exp_32(v):
     k = k if k < f(130.0) else f(130.0)  # (beyond: inf or 0 anyway; NaN is handled last)
     k = k if k > f(-160.0) else f(-160.0)
     r = (v - k * f(_LN2_HI32)) - k * f(_LN2_LO32)
-    y = scale32(exp32(r), k)
+    y = scale32(near_zero32(r), k)
     y = y if v < f(89.0) else f(np.inf)
     y = y if v > f(-104.0) else f(0.0)
     return y if v == v else v
@@ -114,7 +114,7 @@ def _exp_64(v):
     k = k if k < 1030.0 else 1030.0
     k = k if k > -1100.0 else -1100.0
     r = (v - k * _LN2_HI64) - k * _LN2_LO64
-    y = scale64(exp64(r), k)
+    y = scale64(near_zero64(r), k)
     y = y if v < 710.0 else np.inf
     y = y if v > -746.0 else 0.0
     return y if v == v else v
