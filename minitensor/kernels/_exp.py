@@ -26,11 +26,12 @@ Only ``v <= 0`` is needed (softmax shifts by the row max first): ``-inf`` and
 values below the lowest argument with a nonzero result give exactly 0, NaN
 gives NaN.  ``near_zero32``/``near_zero64`` are the polynomial alone, for callers
 that reduce the range themselves (the full-range ``exp_log.exp`` and ``exp2``).
-``exp32``/``exp64`` are inlined into the caller's loop, whose ``fastmath`` flags then apply: allow ``contract`` (fused multiply-adds), never
-``reassoc``, which may reorder the range reduction and ruin it.  The array
-forms: ``exp_into`` (into another array), ``exp_inplace`` (one array: with
-``out`` = ``x`` LLVM could not prove that the two do not overlap and would
-not vectorise) and ``exp_rows`` (rows shifted by their max, with the sums).
+``exp32``/``exp64`` are inlined into the caller's loop, whose ``fastmath`` flags
+then apply: allow ``contract`` (fused multiply-adds), never ``reassoc``, which
+may reorder the range reduction and ruin it.  The array forms: ``exp_into``
+(into another array), ``exp_inplace`` (one array: with ``out`` = ``x`` LLVM
+could not prove that the two do not overlap and would not vectorise) and
+``exp_rows`` (rows shifted by their max, with the sums).
 
 >>> x = np.array([0.0, -1.0, -np.inf])
 >>> exp_inplace(x)                     # (inside a kernel: exp_inplace(block.reshape(-1)))
