@@ -7,8 +7,8 @@ the others read the padding's zeros.  The loops index with unsigned integers (``
 numba checks a signed index for Python's wrap-around of negative indices on every element, which
 keeps LLVM from vectorising the loop (measured: the 3x3 columns of a 32-channel 32 x 32 image in
 38 µs instead of 182).  Every index they are given is >= 0.
-Their two arrays never overlap (a scratch filled from an image, or back); a run with a stride
-of 1 goes in vector blocks (``copy_run``, at the end).
+Their two arrays never overlap (a scratch filled from an image, or back).  ``copy_run`` (at the
+end) copies a contiguous run in vector blocks, for the hottest copy (``conv_gemm.columns``).
 """
 
 from __future__ import annotations
@@ -37,21 +37,25 @@ def fill(row, start, stop, value) -> None:
 @njit(inline="always")
 def gather(dst, d0, src, s0, stride, n: int) -> None:
     """dst[d0 + q] = src[s0 + q * stride] for q < n (all indices >= 0)."""
-    if stride == 1:
-        return copy_run(dst, d0, src, s0, n)
     d, s, step = np.uint64(d0), np.uint64(s0), np.uint64(stride)
-    for q in range(np.uint64(n)):
-        dst[d + q] = src[s + q * step]
+    if stride == 1:
+        for q in range(np.uint64(n)):
+            dst[d + q] = src[s + q]
+    else:
+        for q in range(np.uint64(n)):
+            dst[d + q] = src[s + q * step]
 
 
 @njit(inline="always")
 def scatter(dst, d0, stride, src, s0, n: int) -> None:
     """dst[d0 + q * stride] = src[s0 + q] for q < n (the inverse of ``gather``)."""
-    if stride == 1:
-        return copy_run(dst, d0, src, s0, n)
     d, s, step = np.uint64(d0), np.uint64(s0), np.uint64(stride)
-    for q in range(np.uint64(n)):
-        dst[d + q * step] = src[s + q]
+    if stride == 1:
+        for q in range(np.uint64(n)):
+            dst[d + q] = src[s + q]
+    else:
+        for q in range(np.uint64(n)):
+            dst[d + q * step] = src[s + q]
 
 
 @njit(inline="always")
@@ -85,6 +89,9 @@ def axpy(dst, d0, a, src, s0, stride, n: int) -> None:
 # that LLVM makes them vector loads and stores without that test (it may not move a load past a
 # store to memory it cannot tell apart).  Measured, the im2col columns of 64 images: runs of 10 in
 # 0.56x the time, 28 in 0.56x, 16 in 0.64x, 8 in 0.74x, 32 the same.
+# Only the im2col columns take it: inlined into every ``gather`` (as numba inlines, at its own level,
+# before LLVM) it made the convolution kernels compile ~50 % longer, and a call that is not inlined
+# costs more than the copy.
 @njit(inline="always")
 def _copy8(dst, d, src, s) -> None:
     """dst[d + r] = src[s + r] for r < 8 (unsigned d and s)."""

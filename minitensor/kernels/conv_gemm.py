@@ -39,7 +39,7 @@ import functools
 import numpy as np
 
 from . import conv_direct, dot_tiles
-from ._strided import gather, scatter_add
+from ._strided import copy_run, scatter_add
 from .im2col import as_record, from_record
 from .phases import flat, from_phases, phase_scratch, tap, to_phases
 from .runtime import blas, blas_threads
@@ -83,7 +83,7 @@ def columns(x, win, phases, cols):
                 row, shift = tap(win, pitch, i, j)
                 target = cols[c * k + i * win.kw + j]
                 for p in range(win.oh):
-                    gather(target, p * ow, source[row], shift + p * pitch, 1, ow)
+                    copy_run(target, p * ow, source[row], shift + p * pitch, ow)
 
 
 @njit
