@@ -63,10 +63,27 @@ def _near_zero_32(v):
 
 @njit(inline="always", fastmath={"contract"})
 def _near_zero_64(v):
-    """expm1 of a float64 ``|v| < ln 2``: x (1 + x P(x))."""
-    p = _P64[0]
-    for c in _P64[1:]:
-        p = p * v + c
+    """expm1 of a float64 ``|v| < ln 2``: x (1 + x P(x)), Horner's 16 steps written out: as a loop
+    over ``_P64`` (too long for LLVM to unroll, as it does float32's 9) each step read its
+    coefficient from the tuple through a jump table, and no loop calling this vectorised: 40 ns
+    an element instead of 1 (float64 tanh and expm1 at 2^17 took 4-5 ms, 13x NumPy's)."""
+    c = _P64
+    p = c[0] * v + c[1]
+    p = p * v + c[2]
+    p = p * v + c[3]
+    p = p * v + c[4]
+    p = p * v + c[5]
+    p = p * v + c[6]
+    p = p * v + c[7]
+    p = p * v + c[8]
+    p = p * v + c[9]
+    p = p * v + c[10]
+    p = p * v + c[11]
+    p = p * v + c[12]
+    p = p * v + c[13]
+    p = p * v + c[14]
+    p = p * v + c[15]
+    p = p * v + c[16]
     return v * (1.0 + v * p)
 
 
