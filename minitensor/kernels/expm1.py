@@ -11,8 +11,8 @@ the SIMD ``exp`` of ``_exp.py`` (arguments <= 0), multiplies and adds:
   ``u - 1`` loses at most one bit there (``|u - 1| >= 1/2``).
 
 NaN gives NaN, ``inf`` inf, ``-inf`` -1.  ``expm1_32``/``expm1_64`` are the one-element forms,
-for other kernels to inline (``tanh.py``), ``expm1_negative_32``/``_64`` the same for arguments
-``<= 0`` only (``elu.py``).  The NumPy reference (``_expm1_numpy``) is
+for other kernels to inline, ``expm1_negative_32``/``_64`` the same for arguments ``<= 0`` only
+(``elu.py``, ``tanh.py``).  The NumPy reference (``_expm1_numpy``) is
 Kahan's ``(u - 1) x / log(u)``; the two agree within a few ulp
 (``tests/kernels/test_expm1_kernel.py``), each close to ``np.expm1``.
 

@@ -5,8 +5,8 @@ NumPy's float32 ``np.tanh`` took ~6.5 ns an element on the AVX2 VM of docs/perfo
 
     tanh x = sign(x) (-t) / (2 + t),   t = expm1(-2|x|) in [-1, 0]
 
-with ``expm1.py``'s SIMD core for arguments <= 0, whose relative precision holds for tiny ``x`` too (``1 - e``
-with ``e = exp(-2|x|)`` would lose it: cancellation), so the result is within 3 ulp
+with ``expm1.py``'s SIMD core for arguments <= 0, whose relative precision holds for tiny
+``x`` too (``1 - e`` with ``e = exp(-2|x|)`` would lose it: cancellation), so the result is within 3 ulp
 of the exact value everywhere (``tests/kernels/test_tanh_kernel.py``).  Large ``|x|``
 gives ±1, inf ±1, NaN NaN, -0.0 stays -0.0.  The backward is ``grad (1 - y^2)`` from
 the output ``y``, one pass instead of three.
