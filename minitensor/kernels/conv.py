@@ -22,9 +22,10 @@ batch, one broadcast ``matmul``.  The numba kernels (``conv_gemm.py``) do the sa
 one image's columns (a few MB at most, reused for every image: they stay in the cache) go straight
 into BLAS's GEMM, and a 1x1 kernel with stride 1 and no padding takes the image itself as its
 columns; with several images and threads, the images are split over the threads.  Depthwise
-convolutions (one input channel per group, or a single input channel) multiply small matrices that
-BLAS does badly: they have direct loops of their own (``conv_depthwise.py``).  An empty batch, the
-JIT off, or a dtype other than float32/float64 take the reference.
+convolutions (one input channel per group, or a single input channel, and at most two output
+channels per input channel) multiply small matrices that BLAS does badly: they have direct loops of
+their own (``conv_depthwise.py``).  An empty batch, the JIT off, or a dtype other than
+float32/float64 take the reference.
 
 >>> from minitensor.kernels.im2col import Window
 >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
@@ -53,7 +54,7 @@ def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) ->
     if conv_depthwise.takes(x, weight, groups):
         run = _depthwise(out, win, _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_threaded)
     else:
-        run = _gemm(out, weight[0].size, _forward_numpy, conv_gemm.forward, conv_gemm.forward_threaded)
+        run = _gemm(out, weight[0].size, groups, _forward_numpy, conv_gemm.forward, conv_gemm.forward_threaded)
     run(x, weight, bias, win, groups, out)
     return out
 
@@ -65,7 +66,9 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Wi
     if conv_depthwise.takes(out, weight, groups):
         run = _depthwise(grad, win, _input_grad_numpy, conv_depthwise.input_grad, conv_depthwise.input_grad_threaded)
     else:
-        run = _gemm(grad, weight[0].size, _input_grad_numpy, conv_gemm.input_grad, conv_gemm.input_grad_threaded)
+        run = _gemm(
+            grad, weight[0].size, groups, _input_grad_numpy, conv_gemm.input_grad, conv_gemm.input_grad_threaded
+        )
     run(grad, weight, win, groups, out)
     return out
 
@@ -77,7 +80,9 @@ def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int
     if conv_depthwise.takes(x, out, groups):
         run = _depthwise(grad, win, _weight_grad_numpy, conv_depthwise.weight_grad, conv_depthwise.weight_grad_threaded)
     else:
-        run = _gemm(grad, out[0].size, _weight_grad_numpy, conv_gemm.weight_grad, conv_gemm.weight_grad_threaded)
+        run = _gemm(
+            grad, out[0].size, groups, _weight_grad_numpy, conv_gemm.weight_grad, conv_gemm.weight_grad_threaded
+        )
     run(x, grad, win, groups, out)
     return out
 
@@ -125,11 +130,13 @@ def _weight_grad_numpy(x, grad, win, groups, out) -> None:
 
 
 # ------------------------------------------------------------------ the choice of a kernel
-def _gemm(y: np.ndarray, window_size: int, reference, serial, threaded):
+def _gemm(y: np.ndarray, window_size: int, groups: int, reference, serial, threaded):
     """The im2col + GEMM implementation for a pass whose output (or output gradient) is ``y``, each
-    element of which takes ``window_size`` (C/G * kh * kw) multiply-adds: the images split over the
-    threads when that pays (it is the same count for the three passes)."""
-    ns = 1e9 * conv_gemm.serial_seconds(y.size * window_size) / max(1, y.size)
+    element of which takes ``window_size`` (C/G * kh * kw) multiply-adds, through columns of
+    ``window_size * groups`` values per output pixel: the images split over the threads when that
+    pays (it is the same count for the three passes)."""
+    columns = y.size // max(1, y.shape[1]) * window_size * groups
+    ns = 1e9 * conv_gemm.serial_seconds(y.size * window_size, y.size, columns) / max(1, y.size)
     return BlasKernel(reference, serial, threaded, ns=ns, launch=LAUNCH_SECONDS).on(y)
 
 

@@ -19,7 +19,8 @@ from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 # longer than the kernel with wide padding, dilated stride 1, 1x1 stride 2, input rows and columns
 # no window reaches; windows that tile the input (conv_depthwise.tiles): 2x3 with a multiplier and
 # rows and columns left over, 3x3 stride 3, and 2x2 stride 2 on a plane large enough that the weight
-# gradient takes the phases; one input channel (LeNet-5's first layer: the depthwise loops, Co filters);
+# gradient takes the phases; one input channel with two filters (the depthwise loops) and with six
+# (LeNet-5's first layer: im2col + BLAS, ``conv_depthwise.takes``);
 # planes of >= 128 output pixels, whose weight gradients take ``dot_tiles`` (plain and grouped); last,
 # windows of >= 128 values, which take ``conv_direct``: 3x3 'same' (forward and input gradient), a
 # stride and a dilation (forward only), a dilated 'same', an even kernel padded more after than before,
@@ -42,6 +43,7 @@ CASES = [
     (2, 4, 2, 7, 9, Window(2, 3, 2, 3, 0, 0, 1, 1, 3, 3)),
     (3, 3, 3, 10, 10, Window(3, 3, 3, 3, 0, 0, 1, 1, 3, 3)),
     (2, 2, 2, 40, 36, Window(2, 2, 2, 2, 0, 0, 1, 1, 20, 18)),
+    (1, 2, 1, 9, 8, Window(5, 5, 1, 1, 2, 2, 1, 1, 9, 8)),
     (1, 6, 1, 9, 8, Window(5, 5, 1, 1, 2, 2, 1, 1, 9, 8)),
     (3, 5, 1, 12, 13, Window(3, 3, 1, 1, 1, 1, 1, 1, 12, 13)),
     (4, 6, 2, 17, 9, Window(3, 2, 1, 1, 1, 0, 1, 1, 17, 8)),
@@ -150,10 +152,11 @@ def test_windows_that_tile_the_input_are_recognised() -> None:
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
-def test_depthwise_shapes_take_the_direct_loops(case) -> None:
+def test_one_input_channel_per_group_takes_the_direct_loops_up_to_two_filters_each(case) -> None:
+    """From three output channels per input channel on, im2col + BLAS (the columns serve them all)."""
     c, co, groups, *_ = case
-    assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c // groups, 1, 1)), groups)
-    assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c, 1, 1)), 1) == (c == 1)  # (ungrouped)
+    assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c // groups, 1, 1)), groups) == (co <= 2 * c)
+    assert conv_depthwise.takes(np.empty((1, c, 2, 2)), np.empty((co, c, 1, 1)), 1) == (c == 1 and co <= 2)
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)
