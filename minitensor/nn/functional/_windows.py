@@ -17,6 +17,8 @@ def as_tuple(value, dims: int, name: str, fn: str, minimum: int) -> tuple:
     ((2, 2), (1, 3))
     """
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
+    if len(values) == dims and all(type(v) is int and v >= minimum for v in values):
+        return values  # (the common case, without the checks below: ``numbers.Integral`` is a slow test)
     if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in values):
         raise TypeError(f"{fn}: {name} must be an int or a tuple of {dims} ints, got {value!r}")
     if len(values) != dims:
