@@ -183,10 +183,13 @@ def _batch_norm_in_vmap(input, running_mean, running_var, weight, bias, training
 
 
 def _update(running: Tensor, batch: np.ndarray, momentum: float) -> None:
-    """running = (1 - momentum) * running + momentum * batch, in place (computed in float64)."""
-    new = (1.0 - momentum) * running._data.astype(np.float64) + momentum * batch
-    with no_grad():
-        running.copy_(Tensor._make(new.astype(running.dtype), False, None))
+    """running = (1 - momentum) * running + momentum * batch, in place (computed in float64): written
+    into its array with its version bumped, as an in-place op outside the graph does (``copy_`` under
+    ``no_grad`` would take ~8 µs more, a tenth of a small layer's forward).  PyTorch's kernel leaves the
+    version as it is; bumping it lets a graph that saved the statistics notice the change."""
+    data = running._data
+    data[...] = (1.0 - momentum) * data.astype(np.float64) + momentum * batch
+    running._version += 1
 
 
 def instance_norm(

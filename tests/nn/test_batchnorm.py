@@ -72,6 +72,20 @@ def test_momentum_none_is_the_average_of_all_batches() -> None:
     assert bn.num_batches_tracked.item() == 4
 
 
+def test_training_updates_the_running_statistics_in_place_and_bumps_their_versions() -> None:
+    """Views of the running statistics see the update, and their versions move by one (PyTorch's
+    kernel leaves them: minitensor bumps them, so that a graph that saved them notices)."""
+    bn = nn.BatchNorm2d(2)
+    x = np.random.default_rng(1).standard_normal((3, 2, 2, 2)).astype(np.float32)
+    first = bn.running_mean[0:1]
+    before = [bn.running_mean._version, bn.running_var._version]
+    bn(mt.tensor(x))
+    assert first.item() == bn.running_mean[0].item() == pytest.approx(0.1 * x[:, 0].mean(), rel=1e-5)
+    assert [bn.running_mean._version - before[0], bn.running_var._version - before[1]] == [1, 1]
+    bn.eval()(mt.tensor(x))
+    assert [bn.running_mean._version - before[0], bn.running_var._version - before[1]] == [1, 1]
+
+
 def test_evaluation_normalises_by_the_running_statistics() -> None:
     bn = nn.BatchNorm2d(2, eps=1e-3).double().eval()
     with mt.no_grad():
