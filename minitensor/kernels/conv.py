@@ -146,11 +146,12 @@ def _depthwise(grad_or_out: np.ndarray, win: Window, reference, serial, parallel
     plane ~300 ns of setting up (its phases, the copies in and out), which is what a small plane
     costs (measured: 0.6 ns per element for 32 x 32 outputs of a 3x3 kernel, 2.4 ns for LeNet-5's
     14 x 14 of a 2x2 stride-2 one, 8 ns for 5 x 5).  Windows that tile the input skip the set-up
-    (``conv_depthwise._tiled``): ~0.4 ns a multiply-add (not vectorised) and ~50 ns a plane
-    (measured: 1.6 ns per element for 14 x 14 outputs of a 2x2 kernel, 3.7 ns for 5 x 5)."""
+    (``conv_depthwise._tiled``): ~0.6 ns a multiply-add (not vectorised) and ~115 ns a plane
+    (measured on the Intel VM, the slower of the two here: 3.0 ns per element for 14 x 14 outputs of
+    a 2x2 kernel, 7.0 ns for 5 x 5; the AMD VM 1.6 and 3.7)."""
     plane = max(1, win.oh * win.ow)
     if conv_depthwise.tiles(win):
-        ns = 0.4 * win.kh * win.kw + 50.0 / plane
+        ns = 0.6 * win.kh * win.kw + 115.0 / plane
     else:
         ns = 0.066 * win.kh * win.kw + 300.0 / plane
     launch = LAUNCH_SECONDS if blas_threads.available() else None  # (the shares' tasks run on BLAS's threads)
