@@ -89,13 +89,14 @@ def _forward_plane(w, bias, win, phases, y, out):
     unpitch(y, p, out)
 
 
-@njit(fastmath={"contract"})
+@njit(fastmath={"contract"}, inline="always")
 def _forward_tiled(x, w, bias, win, out):
     """out (oh, ow) = the plane x convolved with w, plus bias, for windows that tile x: each row of
     windows kernel position by kernel position, reading x in place (the sums in ``_forward_plane``'s order)."""
     for r in range(win.oh):
         row = out[r]
-        row[:] = bias
+        for q in range(win.ow):
+            row[q] = bias
         for i in range(win.kh):
             src = x[r * win.kh + i]
             for j in range(win.kw):
@@ -104,7 +105,7 @@ def _forward_tiled(x, w, bias, win, out):
                     row[q] += wij * src[q * win.kw + j]
 
 
-@njit
+@njit(fastmath={"contract"})  # (the flags of the tiled loops, inlined here)
 def _forward_planes(x, weight, bias, win, out, start, stop):
     c, co = x.shape[1], out.shape[1]
     m = co // c
@@ -147,7 +148,7 @@ def _input_grad_plane(grad, w, win, g, phases):
             axpy(target[row], shift, w[i, j], g, 0, 1, n)
 
 
-@njit(fastmath={"contract"})
+@njit(fastmath={"contract"}, inline="always")
 def _input_grad_tiled(grad, w, win, dx):
     """dx (H, W) += grad (oh, ow) spread back with w (kh, kw) over windows that tile dx."""
     for r in range(win.oh):
@@ -160,7 +161,7 @@ def _input_grad_tiled(grad, w, win, dx):
                     dst[q * win.kw + j] += wij * g[q]
 
 
-@njit
+@njit(fastmath={"contract"})  # (the flags of the tiled loops, inlined here)
 def _input_grad_planes(grad, weight, win, out, start, stop):
     c, co = out.shape[1], grad.shape[1]
     m = co // c
@@ -226,7 +227,7 @@ def _own_columns(g, plane, shift, p, rows, width, zero):
     return total
 
 
-@njit(fastmath={"reassoc", "contract"})
+@njit(fastmath={"reassoc", "contract"}, inline="always")
 def _weight_grad_tiled(x, grad, win, zero, dw):
     """dw (kh, kw) += the products of grad (oh, ow) with each kernel position of the windows that tile
     the plane x (only the windows' own pixels: no NaN from beside them to undo)."""
@@ -243,7 +244,7 @@ def _weight_grad_tiled(x, grad, win, zero, dw):
 TILED_WEIGHT_TAPS = 512  # the most kh * kw * oh * ow for which the tiled weight gradient is faster
 
 
-@njit
+@njit(fastmath={"reassoc", "contract"})  # (the flags of the tiled loops, inlined here)
 def _weight_grad_channels(x, grad, win, out, start, stop):
     c, co = x.shape[1], grad.shape[1]
     m = co // c
