@@ -131,6 +131,30 @@ def test_depthwise_gradients_of_non_finite_inputs_match_the_reference(rng, case)
         np.testing.assert_allclose(got, expected, **tolerance("float32"))
 
 
+def test_input_gradients_of_same_layers_run_as_the_forward_convolution_of_the_gradient(rng, monkeypatch) -> None:
+    """A stride-1 layer whose input gradient copies no more im2col values than col2im would add back
+    ('same', as many input as output channels) runs it as the forward convolution of the gradient
+    with the flipped weight (``conv.as_forward``); the reference keeps the definition.  Both ways are
+    among the cases that ``test_kernels_match_the_reference`` holds to the reference."""
+
+    def routed(case) -> bool:
+        c, co, groups, h, w, win = case
+        return K.as_forward((2, co, win.oh, win.ow), (2, c, h, w), win, groups)
+
+    assert {routed(case) for case in CASES} == {True, False}
+    case = next(case for case in CASES if routed(case))
+    c, co, groups, h, w, win = case
+    x, weight, _, grad = operands(rng, *case, np.float32)
+    forwards = []
+    real_conv2d = K.conv2d
+    monkeypatch.setattr(K, "conv2d", lambda *args: (forwards.append(args[3]), real_conv2d(*args))[1])
+    got = jitted(lambda: K.conv2d_input_grad(grad, weight, (h, w), win, groups))
+    assert forwards == [K.transposed_window(win, (h, w))]
+    expected = reference(lambda: K.conv2d_input_grad(grad, weight, (h, w), win, groups))
+    assert len(forwards) == 1
+    np.testing.assert_allclose(got, expected, **sum_tolerance("float32", case))
+
+
 def test_the_reference_is_the_definition(rng) -> None:
     """One output element by hand: the sum over the window's pixels and the group's channels."""
     c, co, groups, h, w, win = CASES[1]
