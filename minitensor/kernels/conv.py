@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import conv_depthwise, conv_gemm
+from . import conv_depthwise, conv_direct, conv_gemm
 from .im2col import Window, _col2im_numpy, _im2col_numpy
 from .runtime import blas_threads
 from .runtime.blas_threads import LAUNCH_SECONDS
@@ -71,30 +71,28 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Wi
         )
         if run is not _input_grad_numpy and as_forward(grad.shape, out.shape, win, groups):
             flipped = np.ascontiguousarray(weight.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1])  # (C, Co, kh, kw)
-            return conv2d(grad, flipped, None, transposed_window(win, size), 1)
+            return conv2d(grad, flipped, None, _transposed_window(win, *size), 1)
     run(grad, weight, win, groups, out)
     return out
 
 
-def transposed_window(win: Window, size: tuple) -> Window:
-    """The window of a stride-1 convolution's input gradient as a convolution of the output gradient:
-    the same kernel and dilation, padding ``d * (k - 1) - p`` before each dim, a ``size`` output."""
-    top, left = win.dh * (win.kh - 1) - win.pt, win.dw * (win.kw - 1) - win.pl
-    return Window(win.kh, win.kw, 1, 1, top, left, win.dh, win.dw, *size)
-
-
 def as_forward(grad_shape: tuple, x_shape: tuple, win: Window, groups: int) -> bool:
     """Whether the input gradient runs as the forward convolution of the gradient (N, Co, oh, ow)
-    with the flipped weight (``transposed_window``): one group, stride 1, no padding beyond what
-    that convolution takes, and no more im2col values to copy (Co x H x W a kernel position) than
-    the col2im of the usual way adds back (C x oh x ow).  'same' layers with as many input as output
-    channels, copies for additions (measured, two threads, 16 -> 16 3x3 at 32 x 32, batch 32: 2272
-    against 1973 µs; 8 -> 8 637 against 579; LeNet-5's c3, 6 -> 16 5x5 'valid', would be 890
-    against 1609: it keeps col2im).  Where both ways take ``conv_direct`` they are the same."""
-    top, left = win.dh * (win.kh - 1) - win.pt, win.dw * (win.kw - 1) - win.pl
+    with the flipped weight (its window: ``conv_direct.input_grad_window``): one group, stride 1, no
+    padding beyond what that convolution takes, and no more im2col values to copy (Co x H x W a
+    kernel position) than the col2im of the usual way adds back (C x oh x ow).  'same' layers with as
+    many input as output channels, copies for additions (measured, two threads, 16 -> 16 3x3 at
+    32 x 32, batch 32: 2272 against 1973 µs; 8 -> 8 637 against 579; LeNet-5's c3, 6 -> 16 5x5
+    'valid', would be 890 against 1609: it keeps col2im).  Where both ways take ``conv_direct`` they
+    are the same."""
+    transposed = _transposed_window(win, *x_shape[2:])
     copies, additions = grad_shape[1] * x_shape[2] * x_shape[3], x_shape[1] * win.oh * win.ow
     unit_stride = win.sh == 1 and win.sw == 1
-    return groups == 1 and unit_stride and top >= 0 and left >= 0 and copies <= additions
+    return groups == 1 and unit_stride and transposed.pt >= 0 and transposed.pl >= 0 and copies <= additions
+
+
+# (conv_direct's own, as the plain Python function: called here it need not be compiled)
+_transposed_window = conv_direct.input_grad_window.py_func
 
 
 def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int) -> np.ndarray:
@@ -157,8 +155,8 @@ def _weight_grad_numpy(x, grad, win, groups, out) -> None:
 def _gemm(y: np.ndarray, window_size: int, groups: int, reference, serial, threaded):
     """The im2col + GEMM implementation for a pass whose output (or output gradient) is ``y``, each
     element of which takes ``window_size`` (C/G * kh * kw) multiply-adds, through columns of
-    ``window_size * groups`` values per output pixel: the images split over the threads when that
-    pays (it is the same count for the three passes)."""
+    ``window_size * groups`` values per output pixel (a pointwise convolution copies none: there the
+    count is high): the images split over the threads when that pays (the same for the three passes)."""
     columns = y.size // max(1, y.shape[1]) * window_size * groups
     ns = 1e9 * conv_gemm.serial_seconds(y.size * window_size, y.size, columns) / max(1, y.size)
     return BlasKernel(reference, serial, threaded, ns=ns, launch=LAUNCH_SECONDS).on(y)

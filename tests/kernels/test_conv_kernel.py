@@ -9,7 +9,7 @@ import pytest
 from kernel_paths import MODES, counted_splits, jitted, reference, tolerance
 
 from minitensor.kernels import conv as K
-from minitensor.kernels import conv_depthwise, conv_gemm, dot_tiles
+from minitensor.kernels import conv_depthwise, conv_direct, conv_gemm, dot_tiles
 from minitensor.kernels.im2col import Window
 from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 
@@ -149,7 +149,7 @@ def test_input_gradients_of_same_layers_run_as_the_forward_convolution_of_the_gr
     real_conv2d = K.conv2d
     monkeypatch.setattr(K, "conv2d", lambda *args: (forwards.append(args[3]), real_conv2d(*args))[1])
     got = jitted(lambda: K.conv2d_input_grad(grad, weight, (h, w), win, groups))
-    assert forwards == [K.transposed_window(win, (h, w))]
+    assert forwards == [conv_direct.input_grad_window.py_func(win, h, w)]
     expected = reference(lambda: K.conv2d_input_grad(grad, weight, (h, w), win, groups))
     assert len(forwards) == 1
     np.testing.assert_allclose(got, expected, **sum_tolerance("float32", case))
