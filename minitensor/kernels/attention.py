@@ -121,9 +121,12 @@ MANY_HEADS = 32
 # still in the cache (large heads' scores would not be, were all heads' made first).  The serial
 # pass is one call over all heads; the threaded ones give each thread a range.
 GROUP_BYTES = 256 << 10
-# The arguments that may be None, and the arguments whose dtype and dims they share: each serial pass
-# is compiled once for None and arrays alike (``runtime/optional.py``), not once per combination.
-# (Not the parallel passes: numba hands a parallel loop its arrays unwrapped, and None fails there.)
+# Argument types each pass is compiled once for (``runtime/shared_types.py``): the heads as views of any
+# layout, the inputs read-only, and None or an array for the arguments that may be None (with the
+# argument whose dtype and dims they share), not once per combination the callers meet.  (Not the
+# parallel passes' None: numba hands a parallel loop its arrays unwrapped, and None fails there.)
+_FORWARD_VIEWS = {"any_layout": ("q", "k", "v", "out"), "read_only": ("q", "k", "v", "mask", "drop")}
+_BACKWARD_VIEWS = {"any_layout": ("g", "q", "k", "v", "dq", "dk", "dv"), "read_only": ("g", "q", "k", "v", "p", "drop")}
 _FORWARD_OPTIONAL = {"mask": "q", "drop": "q", "p": "q"}
 _BACKWARD_OPTIONAL = {"drop": "p", "dq": "q", "dk": "k", "dv": "v"}
 
@@ -208,7 +211,7 @@ def _softmax_grad_group(p, ds, drop, scale, first, b2):
     _softmax_grad_block(p.reshape(rows, p.shape[2]), ds.reshape(rows, ds.shape[2]), None, scale)
 
 
-@njit(error_model="numpy")
+@njit(error_model="numpy", optional=_FORWARD_OPTIONAL, **_FORWARD_VIEWS)
 def _forward_heads(q, k, v, mask, scale, drop, p, out, start, stop):
     """Heads [start, stop) of the flattened (B1, B2) pairs, a group at a time: S = q @ kᵀ for each
     head into ``p`` (or a scratch array when ``p`` is None), P = softmax(scale * S + mask) over the
@@ -228,7 +231,7 @@ def _forward_heads(q, k, v, mask, scale, drop, p, out, start, stop):
             gemm(_dropped(s[t - first], _head(drop, i, h), buffer), False, v[i, h], False, out[i, h], 0.0)
 
 
-@njit(parallel=True, error_model="numpy")
+@njit(parallel=True, error_model="numpy", **_FORWARD_VIEWS)
 def _forward_heads_parallel(q, k, v, mask, scale, drop, p, out):
     """The forward pass of all heads, one at a time on numba's threads (BLAS single-threaded:
     ``blas.single_threaded``)."""
@@ -236,7 +239,7 @@ def _forward_heads_parallel(q, k, v, mask, scale, drop, p, out):
         _forward_heads(q, k, v, mask, scale, drop, p, out, t, t + 1)
 
 
-@njit
+@njit(optional=_BACKWARD_OPTIONAL, **_BACKWARD_VIEWS)
 def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
     """Heads [start, stop), a group at a time: dv = (P * drop)ᵀ @ g, dS = the softmax backward of
     g @ vᵀ (over the group's rows at once), dq = dS @ k, dk = dSᵀ @ q (each skipped when None)."""
@@ -266,20 +269,20 @@ def _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, start, stop):
                 gemm(ds[t - first], True, q[i, h], False, dk[i, h], 0.0)
 
 
-@njit(parallel=True)
+@njit(parallel=True, **_BACKWARD_VIEWS)
 def _backward_heads_parallel(g, q, k, v, p, drop, scale, dq, dk, dv):
     """The backward pass of all heads, one at a time on numba's threads (BLAS single-threaded)."""
     for t in prange(q.shape[0] * q.shape[1]):
         _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, t, t + 1)
 
 
-@njit(error_model="numpy", optional=_FORWARD_OPTIONAL)
+@njit(error_model="numpy", optional=_FORWARD_OPTIONAL, **_FORWARD_VIEWS)
 def _forward_serial(q, k, v, mask, scale, drop, p, out):
     """The forward pass of all heads on this thread."""
     _forward_heads(q, k, v, mask, scale, drop, p, out, 0, q.shape[0] * q.shape[1])
 
 
-@njit(optional=_BACKWARD_OPTIONAL)
+@njit(optional=_BACKWARD_OPTIONAL, **_BACKWARD_VIEWS)
 def _backward_serial(g, q, k, v, p, drop, scale, dq, dk, dv):
     """The backward pass of all heads on this thread."""
     _backward_heads(g, q, k, v, p, drop, scale, dq, dk, dv, 0, q.shape[0] * q.shape[1])

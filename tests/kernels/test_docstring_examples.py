@@ -40,7 +40,7 @@ from minitensor.kernels import (
     trig,
     where,
 )
-from minitensor.kernels.runtime import blas, blas_threads, cpu, dispatch, optional
+from minitensor.kernels.runtime import blas, blas_threads, cpu, dispatch, shared_types
 
 MODULES = [
     blas,
@@ -61,7 +61,7 @@ MODULES = [
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
 MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums, gamma, bessel, cpu, dot_tiles]
-MODULES += [optional]
+MODULES += [shared_types]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

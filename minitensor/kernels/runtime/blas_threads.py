@@ -206,7 +206,7 @@ def contiguous(row, slot, dtype):
 @njit(inline="always")
 def optional_contiguous(row, slot, dtype):
     """``contiguous``, or None where the slot is empty (None in ``records``): numba's Optional of
-    the array, one compiled task for both (``optional.py``)."""
+    the array, one compiled task for both (``shared_types.py``)."""
     return contiguous(row, slot, dtype) if row[HEAD + SLOT * slot] != 0 else None
 
 

@@ -8,9 +8,11 @@ code for each combination of argument types a kernel is called with (float32
 or float64, contiguous or not, an optional array or None): a *specialisation*,
 0.1 to 6 s of compiling each, saved in numba's disk cache (``cache=True``,
 ``cache.py``), from which a later process loads it in milliseconds.  A kernel
-may call another kernel: numba sees the compiled one.  A kernel may declare the
-arguments that may be None (``@njit(optional={"mask": "q"})``, ``optional.py``):
-None and arrays there then share one specialisation.
+may call another kernel: numba sees the compiled one (for its arguments' plain types:
+``f(x, 0)`` there compiles ``f`` for an int64, as ``f(x, i)`` does).  A kernel may declare
+arguments that may be None (``@njit(optional={"mask": "q"})``), arrays of any layout
+(``any_layout=``) or read-only (``read_only=``): one specialisation then serves them all
+(``shared_types.py``).
 
 Each kernel has a NumPy reference beside it with the same signature, and
 each kernel module declares the two (and a parallel version, where there is
@@ -62,8 +64,7 @@ import os
 import sys
 import threading
 
-from . import background, cache
-from . import optional as _optional
+from . import background, cache, shared_types
 from .threads import cap_numba_threads
 
 _TRUE = ("1", "true", "yes", "on")
@@ -176,8 +177,9 @@ class LazyKernel:
     def __init__(self, py_func, options: dict) -> None:
         self.py_func = py_func
         self.options = dict(options)
-        optional = self.options.pop("optional", None)  # arguments that may be None (``optional.py``)
-        self._optional = optional and _optional.positions(py_func, optional)
+        # arguments compiled once for several types (``shared_types.py``)
+        declared = {key: self.options.pop(key) for key in shared_types.DECLARATIONS if key in self.options}
+        self._shared = shared_types.rules(py_func, **declared)
         self.fallback = None
         self._compiled = None
         self._numba_compile = None  # numba's own compile-for-these-arguments method of the dispatcher
@@ -198,8 +200,9 @@ class LazyKernel:
                     self.py_func.__globals__["prange"] = numba.prange
                     dispatcher = numba.njit(cache=True, **self.options)(self.py_func)
                     cache.guard_saves(dispatcher._cache)
-                    if self._optional:
-                        _optional.share(dispatcher, self._optional, numba.core.types)
+                    if self._shared:
+                        shared_types.share(dispatcher, self._shared, numba.core.types)
+                    shared_types.plain_calls(dispatcher, numba.core.types)
                     # numba calls ``_compile_for_args`` for argument types it has no machine code for
                     self._numba_compile = dispatcher._compile_for_args
                     dispatcher._compile_for_args = self._new_types
