@@ -133,7 +133,7 @@ def _gather_rows(x, index, out):
             dst[m] = src[idx[m]]
 
 
-@njit
+@njit(read_only=("index", "values"))
 def _scatter_add_rows(out, index, values):
     """A run of equal indices (cummax's and cummin's gradients have long ones) is summed in a register
     and added once: adding each value to memory would wait for the previous addition to the same place."""
@@ -151,7 +151,7 @@ def _scatter_add_rows(out, index, values):
         dst[last] += total
 
 
-@njit
+@njit(read_only=("index", "values"))
 def _scatter_rows(out, index, values):
     for a in range(index.shape[0]):
         dst, idx, src = out[a], index[a], values[a]
@@ -159,7 +159,7 @@ def _scatter_rows(out, index, values):
             dst[idx[m]] = src[m]
 
 
-@njit
+@njit(read_only=("x", "index"))
 def _gather(x, index, out):
     for a in range(index.shape[0]):
         src, idx, dst = x[a], index[a], out[a]

@@ -64,7 +64,7 @@ def _clamp(v):
     return _FLOOR if v < _FLOOR else v
 
 
-@njit(fastmath={"contract"}, error_model="numpy")
+@njit(fastmath={"contract"}, error_model="numpy", read_only=("lp", "lq", "t", "w"))
 def _bce(lp, lq, t, w, loss):
     total = 0.0
     scratch = np.empty(min(t.size, _PIECE), t.dtype)

@@ -40,7 +40,7 @@ from .runtime.jit import njit
 MIN_MACS = 32 * 32 * 32  # multiply-adds per matrix from which a BLAS call per matrix beats np.matmul
 
 
-@njit
+@njit(any_layout=("a", "b"), read_only=("a", "b"))
 def _products(a, trans_a, b, trans_b, out):
     """out[i, h] = op(a[i, h]) @ op(b[i, h]) for every (i, h) pair; op(x) is xᵀ where its flag is set."""
     b2 = out.shape[1]

@@ -159,7 +159,7 @@ def _fast32(kind, a, b, grad, g0, out):
     return inexact
 
 
-@njit(error_model="numpy")
+@njit(error_model="numpy", read_only=("a", "b", "grad"))
 def _modulo(kind, a, b, grad, g0, out):
     """``out`` from flat ``a``, ``b`` and ``grad`` of out's size (None: the gradient is ``g0`` throughout)."""
     if a.itemsize == 4:

@@ -237,7 +237,7 @@ def _first_taps(h0, w0, width):
     return first
 
 
-@njit
+@njit(read_only=("x", "h0", "hn", "w0", "wn"))
 def _max_pool_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
     per = max(1, PIECE // (x.shape[1] * x.shape[2]))  # planes per block: the runs stay in the cache
     first = _first_taps(h0, w0, x.shape[2])

@@ -44,7 +44,7 @@ def _solve_numpy(t, b, upper, unit, out) -> None:
     out[...] = np.linalg.solve(tri, b) if b.size else b
 
 
-@njit(fastmath={"contract"})
+@njit(fastmath={"contract"}, read_only=("t", "b"))
 def _solve(t, b, upper, unit, out):
     """Substitution for each system of the stack: row i of out from the rows already solved."""
     n, k = b.shape[1], b.shape[2]

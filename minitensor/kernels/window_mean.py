@@ -124,7 +124,7 @@ def _plane_means(x, divisor, out) -> None:
         out[p] = total / divisor
 
 
-@njit
+@njit(read_only=("x", "h0", "hn", "w0", "wn", "divisor"))
 def _mean_planes(x, h0, hn, w0, wn, divisor, out):
     if _whole_planes(h0, hn, w0, wn, x.shape[1], x.shape[2]):
         return _plane_means(x, divisor[0, 0], out.reshape(-1))

@@ -164,7 +164,7 @@ def _leading_dim(x):
     return max(1, x.strides[0] // x.itemsize)
 
 
-@njit
+@njit(any_layout=("a", "b", "c"), read_only=("a", "b"))
 def gemm(a, trans_a, b, trans_b, c, beta):
     """c = op(a) @ op(b) + beta * c, op(x) = xᵀ when its flag is set, else x.
 
