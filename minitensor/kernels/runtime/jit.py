@@ -6,7 +6,7 @@ decorator does not import numba: the first call of a kernel does (importing
 numba costs ~0.6 s, so ``import minitensor`` stays fast).  numba makes machine
 code for each combination of argument types a kernel is called with (float32
 or float64, contiguous or not, an optional array or None): a *specialisation*,
-0.1 to 12 s of compiling each, saved in numba's disk cache (``cache=True``,
+0.1 to 16 s of compiling each, saved in numba's disk cache (``cache=True``,
 ``cache.py``), from which a later process loads it in milliseconds.  A kernel
 may call another kernel: numba sees the compiled one (for its arguments' plain types:
 ``f(x, 0)`` there compiles ``f`` for an int64, as ``f(x, i)`` does).  A kernel may declare

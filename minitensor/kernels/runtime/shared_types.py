@@ -1,6 +1,6 @@
 """Argument types that share one specialisation: None and arrays, any memory layout, read-only.
 
-numba compiles a kernel once per combination of argument types it meets (0.1 to 12 s each),
+numba compiles a kernel once per combination of argument types it meets (0.1 to 16 s each),
 and it tells apart many types that the same machine code could run:
 
 - None is a type of its own: a kernel with n arguments that may be None (a mask, dropout
