@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 import minitensor as mt
-from minitensor.kernels.runtime import blas_threads
+from minitensor.kernels.runtime import blas_threads, dispatch
 from minitensor.kernels.runtime.dispatch import Kernel
 
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
@@ -74,14 +74,16 @@ def references_refused():
 
 
 def jitted(fn):
-    """fn() on the numba kernels only (JIT on, the NumPy references refused)."""
-    previous = mt.jit_enabled()
+    """fn() on the numba kernels only (JIT on, the NumPy references refused, also where NumPy's own
+    loop is the faster on this CPU: ``dispatch.numpy_loops``)."""
+    previous, loops = mt.jit_enabled(), dispatch.numpy_loops(False)
     mt.set_jit_enabled(True)
     try:
         with references_refused():
             return fn()
     finally:
         mt.set_jit_enabled(previous)
+        dispatch.numpy_loops(loops)
 
 
 def reference(fn):

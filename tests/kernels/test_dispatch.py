@@ -69,6 +69,34 @@ def test_a_launch_cost_of_its_own_replaces_numbas(monkeypatch) -> None:
     assert dispatch.choose(x, "ref", "serial", "parallel", ns=dispatch.PAYS_FROM * launch * 1e9 / x.size) == "serial"
 
 
+def test_numpy_s_own_loop_runs_where_it_has_an_avx512_version_for_the_dtype(monkeypatch, jit_on) -> None:
+    """``numpy_simd``: the reference where NumPy runs its AVX-512 loop of that ufunc for the dtype (here:
+    float32 only, as if reported so) on ``NUMPY_FROM`` elements or more; the kernel elsewhere, on fewer
+    elements and when ``numpy_loops(False)``."""
+    monkeypatch.setattr(dispatch, "numpy_avx512", lambda name: {"exp": {np.dtype(np.float32)}}.get(name, set()))
+    monkeypatch.setattr(dispatch, "_numpy_loops", {"enabled": True})
+    big, small = dispatch.NUMPY_FROM, dispatch.NUMPY_FROM - 1
+    k = Kernel("reference", "serial", numpy_simd="exp")
+    assert k.on(np.zeros(big, np.float32)) == "reference" and k.on(np.zeros(big, np.float64)) == "serial"
+    assert k.on(np.zeros(small, np.float32)) == "serial"
+    assert Kernel("reference", "serial", numpy_simd="log").on(np.zeros(big, np.float32)) == "serial"
+    assert Kernel("reference", "serial").on(np.zeros(big, np.float32)) == "serial"
+    assert dispatch.numpy_loops(False) is True
+    assert k.on(np.zeros(big, np.float32)) == "serial"
+    assert dispatch.numpy_loops(True) is False
+
+
+def test_the_transcendental_kernels_name_the_numpy_loop_their_reference_calls() -> None:
+    """Each ``numpy_simd`` names the ufunc its reference runs: on one value both give the same."""
+    from minitensor.kernels import exp_log, tanh, trig
+
+    kernels = [exp_log._EXP, exp_log._LOG, exp_log._LOG2, tanh._TANH, trig._SIN, trig._COS]
+    for kernel in kernels:
+        x, out = np.array([0.75]), np.empty(1)
+        kernel.reference(x, out)
+        assert out[0] == getattr(np, kernel.numpy_simd)(0.75), kernel.numpy_simd
+
+
 def _add_one_numpy(x, out):
     out[...] = x + 1
 

@@ -11,15 +11,19 @@ Every kernel module declares each of its kernels once, as a ``Kernel``::
 - ``parallel`` (optional): the block function over blocks of ``BLOCK`` rows in a ``prange`` loop,
   for inputs big enough to pay for waking the threads;
 - ``ns``: the serial kernel's time per element of the array it runs on, in nanoseconds (measured
-  on one AVX-512 core; within a factor of two is enough), from which ``parallel_pays`` decides.
+  on one AVX-512 core; within a factor of two is enough), from which ``parallel_pays`` decides;
+- ``numpy_simd`` (optional): the NumPy ufunc the reference calls (``"exp"``), for a kernel written
+  because NumPy has no SIMD loop for it on some CPUs, where NumPy's AVX-512 loop is faster than the
+  kernel: the reference runs on arrays of ``NUMPY_FROM`` elements or more, of the dtypes NumPy has
+  that loop for here (``cpu.numpy_avx512``).
 
 and runs it with ``on(x)(...)`` (the implementation for the array ``x``, then called),
 ``map(x)`` or ``map(grad, y)`` (an elementwise kernel on flat arrays) or ``along(x, dim, ...)`` (a
 row kernel along a dim).  The choice, per call: the reference when the JIT is off
 (``mt.set_jit_enabled(False)``, ``MINITENSOR_DISABLE_JIT=1``), ``x`` is empty or not
-float32/float64; else the parallel kernel when it pays (``parallel_pays``: the serial time is at
-least ``PAYS_FROM`` launches of the thread pool, and the thread policy allows more than one
-thread), else the serial one.
+float32/float64, or NumPy's own loop is the faster here (``numpy_simd``); else the parallel
+kernel when it pays (``parallel_pays``: the serial time is at least ``PAYS_FROM`` launches of
+the thread pool, and the thread policy allows more than one thread), else the serial one.
 
 Why the parallel wrappers are written by hand, beside their block.  numba's disk cache
 (``cache=True``: a later process loads the compiled kernel instead of compiling it again, ~1 s
@@ -49,6 +53,7 @@ import time
 import numpy as np
 
 from . import blas, jit
+from .cpu import numpy_avx512
 from .jit import LazyKernel, njit, prange
 from .threads import threads
 from .transpose import contiguous
@@ -56,20 +61,27 @@ from .transpose import contiguous
 KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 MIN_LAUNCH = 20e-6  # seconds: no machine wakes its threads faster, so less work never goes parallel
 PAYS_FROM = 4  # launches' worth of serial work from which a parallel kernel is faster (parallel_pays)
+# elements from which NumPy's AVX-512 loop beats a ``numpy_simd`` kernel: below, the errstate around the
+# reference's call (~1.5 µs) costs more than the faster loop saves (0.1-0.7 ns an element in float32)
+NUMPY_FROM = 16384
 _launch = {"seconds": None}  # what one parallel launch costs here (launch_seconds, measured once)
+_numpy_loops = {"enabled": True}  # False: the kernels run where NumPy's loop is the faster too (numpy_loops)
 
 
 class Kernel:
     """One kernel's implementations, ``reference``, ``serial`` and ``parallel`` (or None), which take
     the same arguments, and the choice between them per call (see the module docstring).
     ``launch``: what starting ``parallel`` costs, in seconds, when it does not run on numba's pool
-    (default: numba's, ``launch_seconds()``)."""
+    (default: numba's, ``launch_seconds()``); ``numpy_simd``: the ufunc whose AVX-512 loop beats the
+    kernel (the module docstring)."""
 
-    __slots__ = ("reference", "serial", "parallel", "ns", "launch")
+    __slots__ = ("reference", "serial", "parallel", "ns", "launch", "numpy_simd")
 
-    def __init__(self, reference, serial, parallel=None, *, ns: float = 1.0, launch: float | None = None) -> None:
+    def __init__(
+        self, reference, serial, parallel=None, *, ns: float = 1.0, launch: float | None = None, numpy_simd=None
+    ) -> None:
         self.reference, self.serial, self.parallel = reference, serial, parallel
-        self.ns, self.launch = ns, launch
+        self.ns, self.launch, self.numpy_simd = ns, launch, numpy_simd
         for version in (serial, parallel):
             if isinstance(version, LazyKernel) and version.fallback is None:
                 version.fallback = reference  # (runs while the kernel compiles in the background: jit.py)
@@ -79,6 +91,9 @@ class Kernel:
         an argument itself): the caller writes ``kernel.on(x)(x, out, ...)``."""
         if not jit._state["enabled"] or x.size == 0 or x.dtype not in KERNEL_DTYPES:
             return self.reference
+        if self.numpy_simd is not None and x.size >= NUMPY_FROM and _numpy_loops["enabled"]:
+            if x.dtype in numpy_avx512(self.numpy_simd):
+                return self.reference
         if self.parallel is not None and parallel_pays(x.size * self.ns * 1e-9, self.launch):
             return self.parallel
         return self.serial
@@ -131,6 +146,13 @@ class BlasKernel(Kernel):
     def on(self, x: np.ndarray):
         run = Kernel.on(self, x)
         return self.reference if run is not self.reference and not blas.available() else run
+
+
+def numpy_loops(enabled: bool) -> bool:
+    """Let ``Kernel.on`` pick NumPy's own loop where it is the faster (True, the default) or not (False:
+    the kernels run on every CPU, as the tests of the kernels need); returns the previous setting."""
+    previous, _numpy_loops["enabled"] = _numpy_loops["enabled"], bool(enabled)
+    return previous
 
 
 def choose(x: np.ndarray, reference, serial, parallel=None, ns: float = 1.0, launch: float | None = None):
