@@ -108,18 +108,19 @@ class Logit(Op):
         ctx.eps = eps
         z = x if eps is None else np.clip(x, eps, 1 - eps)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(z / (1 - z))
+            ratio = 1 - z
+            return backend.log(np.divide(z, ratio, out=ratio))
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        values = getattr(x, "_data", x)  # (the masks are constants)
-        if ctx.eps is None:
-            outside, fill = (values < 0) | (values > 1), np.nan
-        else:
-            outside, fill = (values < ctx.eps) | (values > 1 - ctx.eps), 0.0
+        if ctx.eps is None:  # outside [0, 1] is where x (1 - x) < 0: finite there, nothing to keep out
+            spread = x * (1 - x)
+            return backend.where(getattr(spread, "_data", spread) < 0, np.nan, grad / spread)
+        values = getattr(x, "_data", x)  # (the mask is a constant)
+        outside = (values < ctx.eps) | (values > 1 - ctx.eps)
         safe = backend.where(outside, 0.5, x)  # (no infinite slope where the mask discards it: keeps NaN out)
-        return backend.where(outside, fill, grad / (safe * (1 - safe)))
+        return backend.where(outside, 0.0, grad / (safe * (1 - safe)))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

@@ -62,6 +62,18 @@ def test_logit_with_eps_clamps_and_has_no_gradient_outside():
     assert np.isnan(outside.grad.numpy()).all()
 
 
+@pytest.mark.parametrize("eps", [None, 0.1])
+def test_logit_gradient_at_its_edges_is_pytorchs(eps):
+    """NaN outside [0, 1] without eps (0 outside [eps, 1 - eps] with it), inf at 0 and 1, NaN for NaN."""
+    torch = pytest.importorskip("torch")
+    values = [-0.5, 0.0, 0.05, 0.3, 1.0, 1.5, float("nan")]
+    x = mt.tensor(values, dtype=mt.float64, requires_grad=True)
+    mt.logit(x, eps=eps).backward(mt.ones(len(values), dtype=mt.float64))
+    tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    torch.logit(tx, eps=eps).backward(torch.ones(len(values), dtype=torch.float64))
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
 def test_xlogy_both_operands_and_zero_first_operand():
     x, y = rng.standard_normal((2, 3)), rng.uniform(0.2, 2.0, (3,))
     check_op(mt.xlogy, lambda a, b: a.xlogy(b), x, y)
