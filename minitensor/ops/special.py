@@ -108,7 +108,7 @@ class Logit(Op):
         ctx.eps = eps
         z = x if eps is None else np.clip(x, eps, 1 - eps)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = 1 - z
+            ratio = np.subtract(1, z, out=np.empty_like(z))  # (an array also for a 0-d z, which 1 - z is not)
             return backend.log(np.divide(z, ratio, out=ratio))
 
     @staticmethod

@@ -62,6 +62,14 @@ def test_logit_with_eps_clamps_and_has_no_gradient_outside():
     assert np.isnan(outside.grad.numpy()).all()
 
 
+def test_logit_of_a_0d_tensor():
+    x = mt.tensor(0.25, dtype=mt.float64, requires_grad=True)
+    y = mt.logit(x)
+    y.backward()
+    assert y.shape == () and y.item() == pytest.approx(math.log(1 / 3))
+    assert x.grad.item() == pytest.approx(1 / (0.25 * 0.75))
+
+
 @pytest.mark.parametrize("eps", [None, 0.1])
 def test_logit_gradient_at_its_edges_is_pytorchs(eps):
     """NaN outside [0, 1] without eps (0 outside [eps, 1 - eps] with it), inf at 0 and 1, NaN for NaN."""
