@@ -188,7 +188,8 @@ class Sinc(Op):
         series = p * (-1 / 3 + q * (1 / 30 + q * (-1 / 840 + q * (1 / 45360 - q / 3991680))))
         far = backend.where(near, 1.0, p)  # (the formula away from 0 only)
         formula = (far * Cos.call(far) - Sin.call(far)) / (far * far)
-        return grad * (backend.where(near, series, formula) * math.pi)
+        slope = backend.where(near, series, formula) * math.pi
+        return backend.where(values == 0, 0.0, grad * slope)  # (+0 at 0 whatever grad's sign, as PyTorch)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

@@ -98,6 +98,10 @@ def test_sinc_at_zero_is_one_with_zero_slope():
     y.sum().backward()
     np.testing.assert_allclose(y.detach().numpy(), [1.0, 0.0], atol=1e-16)
     np.testing.assert_allclose(x.grad.numpy(), [0.0, -1.0])
+    for sign in (1.0, -1.0):  # +0, as PyTorch, for either sign of the gradient
+        x.grad = None
+        mt.sinc(x).backward(mt.tensor([sign, 1.0], dtype=mt.float64))
+        assert not np.signbit(x.grad.numpy()[0])
 
 
 @pytest.mark.parametrize("dtype, rtol", [("float32", 2e-6), ("float64", 1e-13)])
