@@ -52,7 +52,7 @@ def conv2d(x: np.ndarray, weight: np.ndarray, bias, win: Window, groups: int) ->
     x, weight = _common(x, weight)
     out = np.empty((x.shape[0], weight.shape[0], win.oh, win.ow), x.dtype)
     if conv_depthwise.takes(x, weight, groups):
-        run = _depthwise(out, win, _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_threaded)
+        run = _depthwise(out, win, x.shape[2:], _forward_numpy, conv_depthwise.forward, conv_depthwise.forward_threaded)
     else:
         run = _gemm(out, weight[0].size, groups, _forward_numpy, conv_gemm.forward, conv_gemm.forward_threaded)
     run(x, weight, bias, win, groups, out)
@@ -64,7 +64,8 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, size: tuple, win: Wi
     grad, weight = _common(grad, weight)
     out = np.empty((grad.shape[0], weight.shape[1] * groups) + tuple(size), grad.dtype)
     if conv_depthwise.takes(out, weight, groups):
-        run = _depthwise(grad, win, _input_grad_numpy, conv_depthwise.input_grad, conv_depthwise.input_grad_threaded)
+        kernels = conv_depthwise.input_grad, conv_depthwise.input_grad_threaded
+        run = _depthwise(grad, win, size, _input_grad_numpy, *kernels)
     else:
         run = _gemm(
             grad, weight[0].size, groups, _input_grad_numpy, conv_gemm.input_grad, conv_gemm.input_grad_threaded
@@ -100,7 +101,8 @@ def conv2d_weight_grad(x: np.ndarray, grad: np.ndarray, win: Window, groups: int
     x, grad = _common(x, grad)
     out = np.empty((grad.shape[1], x.shape[1] // groups, win.kh, win.kw), x.dtype)
     if conv_depthwise.takes(x, out, groups):
-        run = _depthwise(grad, win, _weight_grad_numpy, conv_depthwise.weight_grad, conv_depthwise.weight_grad_threaded)
+        kernels = conv_depthwise.weight_grad, conv_depthwise.weight_grad_threaded
+        run = _depthwise(grad, win, x.shape[2:], _weight_grad_numpy, *kernels)
     else:
         run = _gemm(
             grad, out[0].size, groups, _weight_grad_numpy, conv_gemm.weight_grad, conv_gemm.weight_grad_threaded
@@ -162,17 +164,17 @@ def _gemm(y: np.ndarray, window_size: int, groups: int, reference, serial, threa
     return BlasKernel(reference, serial, threaded, ns=ns, launch=LAUNCH_SECONDS).on(y)
 
 
-def _depthwise(grad_or_out: np.ndarray, win: Window, reference, serial, parallel):
-    """The depthwise implementation for a pass whose output-sized array is ``grad_or_out``: each of
-    its elements costs kh * kw multiply-adds (~0.066 ns each, vectorised over the plane), and each
-    plane ~300 ns of setting up (its phases, the copies in and out), which is what a small plane
-    costs (measured: 0.6 ns per element for 32 x 32 outputs of a 3x3 kernel, 2.4 ns for LeNet-5's
-    14 x 14 of a 2x2 stride-2 one, 8 ns for 5 x 5).  Windows that tile the input skip the set-up
-    (``conv_depthwise._tiled``): ~0.6 ns a multiply-add (not vectorised) and ~115 ns a plane
-    (measured on the Intel VM, the slower of the two here: 3.0 ns per element for 14 x 14 outputs of
-    a 2x2 kernel, 7.0 ns for 5 x 5; the AMD VM 1.6 and 3.7)."""
+def _depthwise(grad_or_out: np.ndarray, win: Window, size: tuple, reference, serial, parallel):
+    """The depthwise implementation for a pass whose output-sized array is ``grad_or_out`` (the input's
+    planes: ``size``, (h, w)): each of its elements costs kh * kw multiply-adds (~0.066 ns each,
+    vectorised over the plane), and each plane ~300 ns of setting up (its phases, the copies in and
+    out), which is what a small plane costs (measured: 0.6 ns per element for 32 x 32 outputs of a
+    3x3 kernel, 2.4 ns for LeNet-5's 14 x 14 of a 2x2 stride-2 one, 8 ns for 5 x 5).  Windows that
+    tile the input skip the set-up (``conv_depthwise._tiled``): ~0.6 ns a multiply-add (not
+    vectorised) and ~115 ns a plane (measured on the Intel VM, the slower of the two here: 3.0 ns per
+    element for 14 x 14 outputs of a 2x2 kernel, 7.0 ns for 5 x 5; the AMD VM 1.6 and 3.7)."""
     plane = max(1, win.oh * win.ow)
-    if conv_depthwise.tiles(win):
+    if conv_depthwise.tiles(win, *size):
         ns = 0.6 * win.kh * win.kw + 115.0 / plane
     else:
         ns = 0.066 * win.kh * win.kw + 300.0 / plane

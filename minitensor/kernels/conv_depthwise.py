@@ -13,8 +13,8 @@ of its zero-padded copy and the output summed in the pitched layout (``phases.py
 output pixel reads kernel position (i, j) at the same shift; the (oh, ow) part is copied out at the
 end.
 
-Windows that tile the input (stride = kernel size, no padding, no dilation: LeNet's trainable
-subsampling) need no phases: each output pixel reads its own window in place (``_tiled``), which
+Windows that tile the input (stride = kernel size, no padding, no dilation, every window inside
+it: LeNet's trainable subsampling) need no phases: each output pixel reads its own window in place (``_tiled``), which
 saves the ~200 ns of phase split, pitch and copy-out per plane that dominate small planes (10 x 10).
 
 The two gradients are the same loops the other way round: the input's gradient adds each output
@@ -56,11 +56,15 @@ def takes(x, weight, groups: int) -> bool:
     return groups == x.shape[1] and weight.shape[1] == 1 and weight.shape[0] <= 2 * groups
 
 
-def tiles(win) -> bool:
-    """Do the windows tile the input (stride = kernel size, no padding, no dilation)?"""
+def tiles(win, h: int, w: int) -> bool:
+    """Do the windows tile the (h, w) input (stride = kernel size, no padding, no dilation) and lie
+    inside it?  (A window can reach past the input's far edge, into the implicit zeros there, in the
+    forward convolution that computes a transposed one, ``conv.as_forward``: e.g. a transposed 1x1
+    convolution with ``output_padding``.  Such windows take the zero-padded phases.)"""
     return (
         win.sh == win.kh and win.sw == win.kw and win.pt == 0 and win.pl == 0
         and (win.dh == 1 or win.kh == 1) and (win.dw == 1 or win.kw == 1)
+        and win.oh * win.kh <= h and win.ow * win.kw <= w
     )  # fmt: skip
 
 
@@ -109,7 +113,7 @@ def _forward_tiled(x, w, bias, win, out):
 def _forward_planes(x, weight, bias, win, out, start, stop):
     c, co = x.shape[1], out.shape[1]
     m = co // c
-    tiled = _tiled(win)
+    tiled = _tiled(win, x.shape[2], x.shape[3])
     phases, y = _scratch(x, win)
     for k in range(start, stop):
         n, o = k // co, k % co
@@ -165,7 +169,7 @@ def _input_grad_tiled(grad, w, win, dx):
 def _input_grad_planes(grad, weight, win, out, start, stop):
     c, co = out.shape[1], grad.shape[1]
     m = co // c
-    tiled = _tiled(win)
+    tiled = _tiled(win, out.shape[2], out.shape[3])
     phases, g = _scratch(out, win)
     for k in range(start, stop):
         n, ci = k // c, k % c
@@ -251,7 +255,7 @@ def _weight_grad_channels(x, grad, win, out, start, stop):
     # (the tiled dot products read x at a stride, without SIMD: past a few hundred products a plane the
     # phases' vectorised ones win; measured: 5 x 5 outputs of a 2x2 kernel 86 us against 243, 14 x 14
     # 219 against 180, LeNet-5's two subsampling layers at batch 64)
-    tiled = _tiled(win) and win.kh * win.kw * win.oh * win.ow <= TILED_WEIGHT_TAPS
+    tiled = _tiled(win, x.shape[2], x.shape[3]) and win.kh * win.kw * win.oh * win.ow <= TILED_WEIGHT_TAPS
     phases, g = _scratch(x, win)
     zero = np.zeros(1, x.dtype)[0]
     for o in range(start, stop):

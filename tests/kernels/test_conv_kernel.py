@@ -169,10 +169,56 @@ def test_the_reference_is_the_definition(rng) -> None:
 
 
 def test_windows_that_tile_the_input_are_recognised() -> None:
-    tiling = [case[5] for case in DEPTHWISE if conv_depthwise.tiles(case[5])]
+    tiling = [case[5] for case in DEPTHWISE if conv_depthwise.tiles(case[5], case[3], case[4])]
     assert [(w.kh, w.kw, w.oh) for w in tiling] == [(2, 2, 4), (2, 3, 3), (3, 3, 3), (2, 2, 20)]
-    assert not conv_depthwise.tiles(Window(2, 2, 2, 2, 1, 0, 1, 1, 4, 4))  # (padding)
-    assert not conv_depthwise.tiles(Window(1, 1, 2, 2, 0, 0, 1, 1, 3, 3))  # (stride past the kernel)
+    assert not conv_depthwise.tiles(Window(2, 2, 2, 2, 1, 0, 1, 1, 4, 4), 8, 8)  # (padding)
+    assert not conv_depthwise.tiles(Window(1, 1, 2, 2, 0, 0, 1, 1, 3, 3), 5, 5)  # (stride past the kernel)
+    assert conv_depthwise.tiles(Window(1, 1, 1, 1, 0, 0, 1, 2, 2, 3), 2, 3)  # (a 1x1 kernel: its dilation is moot)
+    assert not conv_depthwise.tiles(Window(1, 1, 1, 1, 0, 0, 1, 2, 2, 4), 2, 3)  # (windows past the last column)
+    assert not conv_depthwise.tiles(Window(2, 2, 2, 2, 0, 0, 1, 1, 3, 2), 5, 4)  # (past the last row)
+
+
+# (C, Co, H, W, window): windows reaching past the input's far edges, into its implicit zeros, as the
+# forward convolution computing a transposed one has them (``K.as_forward``: a transposed 1x1
+# convolution with output_padding): windows that would tile the input but for the last column or
+# row, and a 3x3 window with padding before only.
+PAST_THE_EDGE = [
+    (1, 2, 1, 3, Window(1, 1, 1, 1, 0, 0, 1, 2, 1, 4)),
+    (2, 2, 3, 4, Window(1, 1, 1, 1, 0, 0, 2, 2, 4, 5)),
+    (2, 4, 5, 4, Window(2, 2, 2, 2, 0, 0, 1, 1, 3, 2)),
+    (1, 1, 4, 4, Window(3, 3, 1, 1, 1, 1, 1, 1, 5, 5)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", PAST_THE_EDGE, ids=lambda case: f"C{case[0]}-Co{case[1]}-{case[2]}x{case[3]}")
+def test_depthwise_windows_past_the_far_edges_read_zeros_there(rng, dtype, case) -> None:
+    """Each plane is followed in memory by NaN (the next plane, and past the last one), so a kernel
+    that read beyond a plane instead of the zeros around it gives NaN (the tiled loops did: garbage
+    in the output_padding column of a transposed 1x1 convolution)."""
+    c, co, h, w, win = case
+    size = 2 * c * h * w
+    memory = np.full(2 * size, np.nan, dtype)
+    memory[::2] = rng.standard_normal(size)
+    x = memory.reshape(2, c, h, 2 * w)[..., ::2]  # (every value followed by a NaN: the kernels take a copy)
+    planes = np.full(size + h * w, np.nan, dtype)
+    planes[:size] = rng.standard_normal(size)
+    x_tight = planes[:size].reshape(2, c, h, w)  # (C-contiguous, the NaN right after its last plane)
+    weight = rng.standard_normal((co, 1, win.kh, win.kw)).astype(dtype)
+    grad = rng.standard_normal((2, co, win.oh, win.ow)).astype(dtype)
+    assert conv_depthwise.takes(x, weight, c)
+
+    def run():
+        return (
+            K.conv2d(x, weight, None, win, c),
+            K.conv2d(x_tight, weight, None, win, c),
+            K.conv2d_input_grad(grad, weight, (h, w), win, c),
+            K.conv2d_weight_grad(x_tight, grad, win, c),
+        )
+
+    for got, expected in zip(jitted(run), reference(run)):
+        assert not np.isnan(expected).any()
+        np.testing.assert_allclose(got, expected, **tolerance(dtype))
 
 
 @pytest.mark.parametrize("case", DEPTHWISE, ids=case_id)

@@ -44,6 +44,10 @@ TRANSPOSED = [
     ),  # fmt: skip
     ("conv_transpose2d", (2, 3, 3), (2, 2, 2, 2), {"stride": 1, "dilation": 3, "output_padding": 2}),
     ("conv_transpose1d", (1, 2, 4), (2, 3, 3), {"stride": 3, "padding": 1, "output_padding": 2}),
+    # a 1x1 kernel with output_padding: the forward convolution that computes it has windows past the
+    # gradient's far edges (the depthwise loops read beyond each plane there, found by the vision fuzz test)
+    ("conv_transpose2d", (2, 1, 3, 4), (1, 2, 1, 1), {"dilation": 2, "output_padding": 1}),
+    ("conv_transpose1d", (1, 3), (1, 2, 1), {"dilation": 2, "output_padding": 1}),
 ]
 
 
