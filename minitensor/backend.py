@@ -238,6 +238,7 @@ adam_apply = _adam.adam_apply  # one Adam step of one parameter, in place, in on
 
 # ------------------------------------------------------------------ vision
 max_pool = _pool.max_pool  # (planes, rows, cols) -> (each window's max, its flat index)
+empty_windows = _pool.empty_windows  # (rows, cols) -> (Ho, Wo) True where a window has no tap inside, or None
 window_mean = _window_mean.window_mean  # (planes, rows, cols, divisor): each window's sum / its divisor
 window_mean_transpose = _window_mean.window_mean_transpose  # (grad, rows, cols, divisor, size): its backward
 batch_norm_stats = _batch_norm.batch_norm_stats  # (x (N, C, L),) -> (mean, biased var) per channel, float64

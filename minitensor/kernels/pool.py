@@ -6,7 +6,8 @@ Every pooling of ``minitensor`` reaches the kernels with its input seen as plane
 and its windows described per dim by three things, computed once by the caller::
 
     start (O,)  the first input position of each output's window (inside the input)
-    count (O,)  how many positions the window has inside the input (>= 1)
+    count (O,)  how many positions the window has inside the input (>= 1; 0 where a dilated
+                window steps over the input: ``max_pool`` gives -inf there, as PyTorch)
     step        the distance between them (the dilation; 1 for average pooling)
 
 so output ``(i, j)`` pools ``x[p, start_h[i] + a * step_h, start_w[j] + b * step_w]`` for
@@ -50,10 +51,33 @@ def max_pool(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
     shape = (x.shape[0], h0.shape[0], w0.shape[0])
     value, index = np.empty(shape, x.dtype), np.empty(shape, np.int64)
     x = np.ascontiguousarray(x)
+    empty = empty_windows(rows, cols)
+    if empty is not None:  # (the kernels pool one tap of the input there instead, overwritten below)
+        (h0, hn), (w0, wn) = _inside(h0, hn), _inside(w0, wn)
     kh, kw = _common(hn), _common(wn)  # the counts the runs are made for
     kernel = _MAX_WINDOWS if kw >= _WIDE else _MAX_POOL
     kernel.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
+    if empty is not None:
+        value[:, empty] = -np.inf
+        index[:, empty] = (rows[0][:, None] * x.shape[2] + cols[0][None, :])[empty]
     return value, index
+
+
+def empty_windows(rows: tuple, cols: tuple) -> np.ndarray | None:
+    """(Ho, Wo) True where a window has no tap inside the input (a dilated window over the padding
+    can step over the input: ``kernel_size=2, dilation=2, padding=1`` on one column), else None
+    when there is none.  Such a window's max is -inf and its index ``h * W + w`` of its first tap
+    past the padding (which may lie outside the plane), as PyTorch's."""
+    empty_h, empty_w = rows[1] == 0, cols[1] == 0
+    if not (empty_h.any() or empty_w.any()):
+        return None
+    return empty_h[:, None] | empty_w[None, :]
+
+
+def _inside(start: np.ndarray, count: np.ndarray) -> tuple:
+    """The windows with the empty ones (count 0) replaced by the input's first tap."""
+    empty = count == 0
+    return np.where(empty, 0, start), np.where(empty, 1, count)
 
 
 def _common(count: np.ndarray) -> int:

@@ -133,22 +133,32 @@ def _with_batched_index(b: Batch):
 class MaxPool(Op):
     """y = the max of each window of x's ``dims`` trailing dims (``rows``, ``cols``: the windows),
     found by the kernel with its flat index (``ctx.index``, x's leading dims then y's);
-    dx = AddFlat(dy) at those indices (the gradient added where the max was read)."""
+    dx = AddFlat(dy) at those indices (the gradient added where the max was read).
+
+    A dilated window over the padding can step over the input and hold no tap of it
+    (``backend.empty_windows``): its max is -inf and its index PyTorch's (which may lie outside the
+    plane), a constant, so it sends no gradient and has no tangent (``ctx.taps``: False there, and
+    ``ctx.read`` the index backward reads: 0 there; PyTorch adds the gradient at its index)."""
 
     @staticmethod
     def forward(ctx, x, rows=None, cols=None, dims=2):
         lead = x.shape[: x.ndim - dims]
         value, index = backend.max_pool(as_planes(x, dims), rows, cols)
         ctx.index, ctx.dims, ctx.shape_in = from_planes(index, lead, dims), dims, x.shape
+        empty = backend.empty_windows(rows, cols)  # (Ho, Wo), or None: every window has taps
+        ctx.taps = None if empty is None else ~empty.reshape(empty.shape[2 - dims :])
+        ctx.read = ctx.index if empty is None else np.where(ctx.taps, ctx.index, 0)
         return from_planes(value, lead, dims)
 
     @staticmethod
     def backward(ctx, grad):
-        return AddFlat.call(grad, index=ctx.index, dims=ctx.dims, shape=ctx.shape_in)
+        grad = grad if ctx.taps is None else np.where(ctx.taps, grad, 0)
+        return AddFlat.call(grad, index=ctx.read, dims=ctx.dims, shape=ctx.shape_in)
 
     @staticmethod
     def jvp(ctx, x_dot):  # the choice held fixed, y is x read at the indices: so is its tangent
-        return TakeFlat.call(x_dot, index=ctx.index, dims=ctx.dims)
+        y_dot = TakeFlat.call(x_dot, index=ctx.read, dims=ctx.dims)
+        return y_dot if ctx.taps is None else np.where(ctx.taps, y_dot, 0)
 
 
 def max_pool(input: Tensor, dims: int, rows: Windows, cols: Windows, return_indices: bool = False):  # noqa: A002

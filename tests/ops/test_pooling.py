@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from op_checks import check_op
 
 import minitensor as mt
+import minitensor.autograd.forward_ad as fwAD
 import minitensor.nn.functional as F
 
 torch = pytest.importorskip("torch")
@@ -113,6 +114,32 @@ def test_empty_batch() -> None:
     for fn, tfn in [(F.max_pool2d, tF.max_pool2d), (F.avg_pool2d, tF.avg_pool2d)]:
         assert fn(mt.zeros(0, 3, 4, 4), 2).shape == tuple(tfn(torch.zeros(0, 3, 4, 4), 2).shape)
     assert F.adaptive_avg_pool2d(mt.zeros(2, 3, 4, 4), 0).shape == (2, 3, 0, 0)
+
+
+def test_windows_that_step_over_the_input_give_minus_inf_pytorchs_indices_and_no_gradient(jit_path) -> None:
+    """A dilated window over the padding can hold no tap of the input (on a 1-wide input: taps at -1
+    and 1): its max is -inf and its index PyTorch's (the first tap past the padding, outside the
+    plane).  It is a constant: no gradient, no tangent, no second derivative (PyTorch adds the
+    gradient at that index, in the next plane's memory: docs/pytorch_ops.md)."""
+    x = rng.standard_normal((2, 2, 3, 1))
+    for fn, tfn, a, kw in [
+        (F.max_pool2d, tF.max_pool2d, x, {"kernel_size": (1, 2), "padding": (0, 1), "dilation": (1, 2)}),
+        (F.max_pool1d, tF.max_pool1d, x[0].reshape(2, 3, 1), {"kernel_size": 2, "padding": 1, "dilation": 2}),
+    ]:  # fmt: skip
+        xm = mt.tensor(a, dtype=mt.float64, requires_grad=True)
+        y, index = fn(xm, return_indices=True, **kw)
+        ty, tindex = tfn(torch.tensor(a), return_indices=True, **kw)
+        np.testing.assert_array_equal(y.numpy(), ty.numpy())
+        assert np.isneginf(y.numpy()).all()
+        np.testing.assert_array_equal(index.numpy(), tindex.numpy())
+        w = mt.tensor(rng.standard_normal(y.shape), dtype=mt.float64, requires_grad=True)
+        (grad,) = mt.autograd.grad((y * w).sum(), xm, create_graph=True)
+        np.testing.assert_array_equal(grad.numpy(), np.zeros(a.shape))
+        second = mt.autograd.grad((grad * mt.tensor(a, dtype=mt.float64)).sum(), [xm, w], allow_unused=True)
+        assert all(g is None or not g.numpy().any() for g in second)
+        with fwAD.dual_level():
+            tangent = fwAD.unpack_dual(fn(fwAD.make_dual(xm.detach(), mt.ones_like(xm)), **kw)).tangent
+        assert tangent is None or not tangent.numpy().any()
 
 
 # ------------------------------------------------------------------ a sweep against PyTorch
