@@ -67,7 +67,11 @@ def empty_windows(rows: tuple, cols: tuple) -> np.ndarray | None:
     """(Ho, Wo) True where a window has no tap inside the input (a dilated window over the padding
     can step over the input: ``kernel_size=2, dilation=2, padding=1`` on one column), else None
     when there is none.  Such a window's max is -inf and its index ``h * W + w`` of its first tap
-    past the padding (which may lie outside the plane), as PyTorch's."""
+    past the padding (which may lie outside the plane), as PyTorch's.  Only dilated windows can:
+    without dilation every window holds a tap (PyTorch's padding is at most half the kernel, and a
+    ``ceil_mode`` window starts inside the input or its left padding)."""
+    if rows[2] == 1 and cols[2] == 1:
+        return None
     empty_h, empty_w = rows[1] == 0, cols[1] == 0
     if not (empty_h.any() or empty_w.any()):
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import doctest
 import functools
+import itertools
 
 import numpy as np
 import pytest
@@ -80,6 +81,28 @@ def test_max_pool_on_random_windows_matches_reference(rng) -> None:
         got, expected = jitted(run), reference(run)
         np.testing.assert_array_equal(got[1], expected[1])
         np.testing.assert_array_equal(got[0], expected[0])
+
+
+def test_only_dilated_windows_can_hold_no_tap_of_the_input() -> None:
+    """``pool.empty_windows`` looks for windows without a tap inside the input only where the taps
+    are dilated: every sliding geometry PyTorch allows (padding at most half the kernel) without
+    dilation has a tap in each window; with dilation some have none (and then the kernels' values
+    and indices are -inf and PyTorch's, on both paths)."""
+    empty = []  # (n, dilation, windows)
+    for n, k, s, d, ceil in itertools.product(range(1, 12), range(1, 6), range(1, 4), (1, 2, 3), (False, True)):
+        for p in range(k // 2 + 1):
+            out = output_size(n, k, s, p, d, ceil)
+            windows = sliding(n, out, k, s, p, d) if out >= 1 else None
+            if windows is not None and (windows.count == 0).any():
+                empty.append((n, d, windows))
+    assert empty and all(d > 1 for n, d, windows in empty)
+    for n, _, windows in empty[:5]:
+        x = np.arange(2.0 * 3 * n).reshape(2, 3, n)
+        for run in (jitted, reference):
+            value, index = run(lambda: pool.max_pool(x, IDENTITY, windows))  # noqa: B023
+            mask = pool.empty_windows(IDENTITY, windows)[0]
+            assert np.isneginf(value[:, 0, mask]).all() and not np.isneginf(value[:, 0, ~mask]).any()
+            np.testing.assert_array_equal(index[:, 0, mask], np.broadcast_to(windows.start[mask], (2, mask.sum())))
 
 
 def test_max_pool_rule_on_ties_and_nan() -> None:
