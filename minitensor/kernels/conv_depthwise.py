@@ -14,8 +14,9 @@ output pixel reads kernel position (i, j) at the same shift; the (oh, ow) part i
 end.
 
 Windows that tile the input (stride = kernel size, no padding, no dilation, every window inside
-it: LeNet's trainable subsampling) need no phases: each output pixel reads its own window in place (``_tiled``), which
-saves the ~200 ns of phase split, pitch and copy-out per plane that dominate small planes (10 x 10).
+it: LeNet's trainable subsampling) need no phases: each output pixel reads its own window in place
+(``_tiled``), which saves the ~200 ns of phase split, pitch and copy-out per plane that dominate
+small planes (10 x 10).
 
 The two gradients are the same loops the other way round: the input's gradient adds each output
 gradient plane, pitched (its columns q >= ow 0), onto the phases of the padded input's gradient
