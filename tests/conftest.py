@@ -1,7 +1,8 @@
 """Shared test set-up: hypothesis profiles, the kernels' compilation, and the optional PyTorch oracle.
 
 ``HYPOTHESIS_PROFILE=ci`` (set by .ci/run) runs more examples per property
-(and 1,000 random graphs in the fuzz tests).
+(and 1,000 random graphs in the fuzz tests); ``HYPOTHESIS_PROFILE=hunt`` runs new examples
+every time (README.md, "Set-up").
 
 The tests wait for the compiler (``MINITENSOR_JIT_WAIT=1``, also in the Python processes they
 start): a kernel's first call compiles it, where a program would run its NumPy reference while a
@@ -31,6 +32,10 @@ settings.register_profile(
 # (1,000 in CI), which tests/fuzz/ splits between its tests.
 settings.register_profile("dev-fuzz", settings.get_profile("dev"), max_examples=100)
 settings.register_profile("ci-fuzz", settings.get_profile("ci"), max_examples=1000)
+# "hunt": examples no run has tried (not derandomized, no example database), a search for failures
+# rather than a gate: a failure it finds is fixed with a test of its own (session 16's two defects)
+settings.register_profile("hunt", settings.get_profile("ci"), max_examples=100, derandomize=False, database=None)
+settings.register_profile("hunt-fuzz", settings.get_profile("hunt"), max_examples=5000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 if "MINITENSOR_JIT_WAIT" not in os.environ:

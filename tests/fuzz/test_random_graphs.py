@@ -21,7 +21,7 @@ them in forward mode: each output's tangent in a random direction against centra
 differences, and against reverse mode by the dot-product test ``u·(J v) = (Jᵀ u)·v``.
 
 The number of examples comes from the "<profile>-fuzz" hypothesis profile
-(tests/conftest.py): 1,000 in CI, 100 on a developer run; the second-order test
+(tests/conftest.py): 1,000 in CI, 100 on a developer run, 5,000 new ones with "hunt"; the second-order test
 runs half of that (500 in CI, 10-20 s on a shared 2-core machine).
 """
 
@@ -38,7 +38,7 @@ import minitensor as mt
 from minitensor.autograd import gradcheck, gradgradcheck
 
 _PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-FUZZ = settings.get_profile(f"{_PROFILE}-fuzz" if _PROFILE in ("dev", "ci") else "dev-fuzz")
+FUZZ = settings.get_profile(f"{_PROFILE}-fuzz" if _PROFILE in ("dev", "ci", "hunt") else "dev-fuzz")
 
 
 @settings(FUZZ)

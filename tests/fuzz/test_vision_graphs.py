@@ -20,7 +20,7 @@ import minitensor as mt
 from minitensor.autograd import gradcheck, gradgradcheck
 
 _PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
-FUZZ = settings.get_profile(f"{_PROFILE}-fuzz" if _PROFILE in ("dev", "ci") else "dev-fuzz")
+FUZZ = settings.get_profile(f"{_PROFILE}-fuzz" if _PROFILE in ("dev", "ci", "hunt") else "dev-fuzz")
 MIXED = VISION + [op for op in UNARY if op.name in ("tanh", "sigmoid", "affine", "reshape", "unsqueeze", "permute")]
 VISION_GRAPHS = graphs(min_ops=3, max_ops=6, unary=MIXED, dims=[3, 4])
 
