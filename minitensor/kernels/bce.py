@@ -108,21 +108,32 @@ def _bce_backward_numpy(p, t, w, lp, lq, g, c, dp, dt, dw) -> None:
             out[...] = value
 
 
-@njit(fastmath={"contract"}, error_model="numpy")
+@njit(inline="always")
+def _weighted(g, c, w, i):
+    """The incoming gradient's factor at ``i`` times the weight: ``c``, times ``g[i]`` and ``w[i]``
+    where they are arrays."""
+    scale = c if g is None else g[i] * c
+    return scale if w is None else scale * w[i]
+
+
+@njit(fastmath={"contract"}, error_model="numpy", optional={"dp": "p", "dt": "p", "dw": "p"})
 def _bce_backward(p, t, w, lp, lq, g, c, dp, dt, dw):
-    for i in range(p.size):
-        scale = c if g is None else g[i] * c
-        ws = scale if w is None else scale * w[i]
-        pi, ti, q = p[i], t[i], _ONE - p[i]
-        a, b = _clamp(lp[i]), _clamp(lq[i])
-        if dp is not None:
+    if dp is not None:
+        out = dp[:]  # (the array out of its Optional, once)
+        for i in range(p.size):
+            pi, ti, q = p[i], t[i], _ONE - p[i]
             slope_p = ti / pi if (pi > _ZERO) & (lp[i] >= _FLOOR) else _ZERO
             slope_q = (_ONE - ti) / q if (q > _ZERO) & (lq[i] >= _FLOOR) else _ZERO
-            dp[i] = -ws * (slope_p - slope_q)
-        if dt is not None:
-            dt[i] = -ws * (a - b)
-        if dw is not None:
-            dw[i] = -scale * (ti * a + (_ONE - ti) * b)
+            out[i] = -_weighted(g, c, w, i) * (slope_p - slope_q)
+    if dt is not None:
+        out = dt[:]
+        for i in range(p.size):
+            out[i] = -_weighted(g, c, w, i) * (_clamp(lp[i]) - _clamp(lq[i]))
+    if dw is not None:
+        out = dw[:]
+        for i in range(p.size):
+            scale = c if g is None else g[i] * c
+            out[i] = -scale * (t[i] * _clamp(lp[i]) + (_ONE - t[i]) * _clamp(lq[i]))
 
 
 # Serial ns per element of the kernels (the ``Kernel``'s ``ns``; measured).

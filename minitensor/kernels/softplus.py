@@ -112,7 +112,7 @@ def _bce_logits_numpy(x, t, w, pw, loss, s, sp) -> float:
     return float(np.sum(each, dtype=np.float64))
 
 
-@njit(fastmath={"contract"}, error_model="numpy")
+@njit(fastmath={"contract"}, error_model="numpy", optional={"w": "x", "pw": "x", "loss": "x", "s": "x", "sp": "x"})
 def _bce_logits(x, t, w, pw, loss, s, sp):
     k = log_consts(x)
     total = 0.0
@@ -128,16 +128,23 @@ def _bce_logits(x, t, w, pw, loss, s, sp):
             for j in range(xs.size):
                 e = each[j]
                 ss[j] = (k.one if xs[j] >= k.zero else e) / (k.one + e)
-        for j in range(xs.size):
+        for j in range(xs.size):  # softplus(-x)
             v = xs[j]
-            soft = (-v if v < k.zero else k.zero) + log1p_unit(each[j], k)
-            if sp is not None:
-                sp[start + j] = soft
-            if pw is not None:
-                soft = soft * (k.one + (pw[start + j] - k.one) * ts[j])
-            each[j] = (k.one - ts[j]) * v + soft
-            if w is not None:
-                each[j] = each[j] * w[start + j]
+            each[j] = (-v if v < k.zero else k.zero) + log1p_unit(each[j], k)
+        if sp is not None:
+            sps = sp[start:stop]
+            for j in range(xs.size):
+                sps[j] = each[j]
+        if pw is not None:
+            pws = pw[start:stop]
+            for j in range(xs.size):
+                each[j] = each[j] * (k.one + (pws[j] - k.one) * ts[j])
+        for j in range(xs.size):
+            each[j] = (k.one - ts[j]) * xs[j] + each[j]
+        if w is not None:
+            ws = w[start:stop]
+            for j in range(xs.size):
+                each[j] = each[j] * ws[j]
         if loss is not None:
             ls = loss[start:stop]
             for j in range(xs.size):
@@ -170,18 +177,30 @@ def _bce_logits_backward_numpy(x, t, w, pw, s, sp, g, c, dx, dt) -> None:
         dt[...] = (-x if pw is None else (pw - 1) * sp - x) * scale
 
 
-@njit(fastmath={"contract"}, error_model="numpy")
+@njit(inline="always")
+def _scale(g, c, w, i):
+    """The incoming gradient's factor at ``i``: ``c``, times ``g[i]`` and ``w[i]`` where they are arrays."""
+    scale = c if g is None else g[i] * c
+    return scale if w is None else scale * w[i]
+
+
+@njit(fastmath={"contract"}, error_model="numpy", optional={"s": "x", "sp": "x", "dx": "x", "dt": "x"})
 def _bce_logits_backward(x, t, w, pw, s, sp, g, c, dx, dt):
     one = log_consts(x).one
-    for i in range(x.size):
-        scale = c if g is None else g[i] * c
-        if w is not None:
-            scale = scale * w[i]
-        if dx is not None:
-            d = s[i] - t[i] if pw is None else (one + (pw[i] - one) * t[i]) * s[i] - pw[i] * t[i]
-            dx[i] = d * scale
-        if dt is not None:
-            dt[i] = (-x[i] if pw is None else (pw[i] - one) * sp[i] - x[i]) * scale
+    if dx is not None:
+        dxs, ss = dx[:], s[:]  # (the arrays out of their Optional, once)
+        for i in range(x.size):
+            d = ss[i] - t[i] if pw is None else (one + (pw[i] - one) * t[i]) * ss[i] - pw[i] * t[i]
+            dxs[i] = d * _scale(g, c, w, i)
+    if dt is not None:
+        dts = dt[:]
+        if pw is None:
+            for i in range(x.size):
+                dts[i] = -x[i] * _scale(g, c, w, i)
+        else:
+            sps = sp[:]
+            for i in range(x.size):
+                dts[i] = ((pw[i] - one) * sps[i] - x[i]) * _scale(g, c, w, i)
 
 
 # Serial ns per element (the ``Kernel``'s ``ns``; measured).
