@@ -10,7 +10,8 @@ a Python number, and no ``fastmath``, so nothing is fused or reordered): the two
 give the same bits (``tests/kernels/test_adam_kernel.py``).
 
 Arrays: ``param``, ``grad``, ``m`` (exp_avg), ``v`` (exp_avg_sq) and ``v_max``
-(max_exp_avg_sq, or None without amsgrad), 1-D views of one size and dtype.
+(max_exp_avg_sq, or None without amsgrad), of one shape and dtype; the kernel takes them as
+1-D views (one specialisation for parameters of every shape).
 
 >>> p, g = np.array([1.0, -2.0]), np.array([2.0, -4.0])
 >>> m, v = np.zeros(2), np.zeros(2)
@@ -52,8 +53,9 @@ def adam_apply(param, grad, m, v, v_max, maximize: bool, settings: np.ndarray) -
     """``adam_update`` with the step's ``settings`` from ``adam_settings``: the kernel when the arrays
     are C-contiguous of the parameter's shape and dtype, else the reference."""
     flat = _same_layout(param, grad) and _same_layout(param, m) and _same_layout(param, v)
-    if flat and (v_max is None or _same_layout(param, v_max)):
-        _ADAM.on(param)(param, grad, m, v, v_max, maximize, settings)
+    if flat and (v_max is None or _same_layout(param, v_max)):  # (1-D views: one specialisation for all shapes)
+        arrays = [None if a is None else a.reshape(-1) for a in (param, grad, m, v, v_max)]
+        _ADAM.on(param)(*arrays, maximize, settings)
     else:
         _adam_numpy(param, grad, m, v, v_max, maximize, settings)
 
@@ -88,20 +90,11 @@ def _adam_lines(param, grad, m, v, v_max, maximize, shrink, l2, b1, c1, b2, c2, 
     param -= step_size * (m / denom)
 
 
-@njit
-def _flat(a):
-    """The C-contiguous array ``a`` as a 1-D view (None stays None: numba drops the dead branch)."""
-    if a is None:
-        return None
-    return a.reshape(a.size)
-
-
 @njit(error_model="numpy")  # (division by zero gives inf, as NumPy; python's model would not vectorise)
 def _adam(param, grad, m, v, v_max, maximize, settings):
-    # One flat loop over the C-contiguous arrays (views of any shape).  No branches inside the
-    # loop, only selects, so that LLVM vectorises it (x * 1 and -x are exact).
+    # One loop over the 1-D arrays.  No branches inside the loop, only selects, so that LLVM
+    # vectorises it (x * 1 and -x are exact).
     shrink, l2, b1, c1, b2, c2, bias2, eps, step_size = settings
-    param, grad, m, v, v_top = _flat(param), _flat(grad), _flat(m), _flat(v), _flat(v_max)
     sign = -shrink / shrink if maximize else shrink / shrink  # -1 or 1 in the parameter's dtype
     use_l2 = l2 != 0
     for i in range(param.size):
@@ -113,9 +106,9 @@ def _adam(param, grad, m, v, v_max, maximize, settings):
         m[i] = mi
         v[i] = vi
         if v_max is not None:  # (decided when compiling: None is a type of its own)
-            top = v_top[i]
+            top = v_max[i]
             vi = top if (top > vi) | (top != top) else vi  # np.maximum: NaN if either is NaN
-            v_top[i] = vi
+            v_max[i] = vi
         param[i] = p - step_size * (mi / (np.sqrt(vi) / bias2 + eps))
 
 
