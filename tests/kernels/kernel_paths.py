@@ -41,6 +41,13 @@ MODULES = tuple(
 # would triple the suite's time on a fresh machine.  Use with ``indirect=["kernel"]``.
 MODES = [("serial", "float32"), ("serial", "float64"), ("parallel", "float32")]
 
+# (on_blas_threads, dtype) pairs for the tests of work split over two threads, by the same rule: the
+# tasks on BLAS's threads run the serial bodies (both dtypes); numba's ``_parallel`` kernels are
+# prange loops over those bodies (float32: a float64 one costs 2-8 s of compiling and runs the same
+# float64 bodies).  Use with ``@pytest.mark.parametrize("on_blas_threads,dtype", SPLITS, ids=SPLIT_IDS)``.
+SPLITS = [(True, "float32"), (True, "float64"), (False, "float32")]
+SPLIT_IDS = ["blas-threads-float32", "blas-threads-float64", "numba-threads-float32"]
+
 
 def _refuse(name: str):
     def refused(*args, **kwargs):

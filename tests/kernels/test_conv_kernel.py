@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_paths import MODES, counted_splits, jitted, reference, tolerance
+from kernel_paths import MODES, SPLIT_IDS, SPLITS, counted_splits, jitted, reference, tolerance
 
 from minitensor.kernels import conv as K
 from minitensor.kernels import conv_depthwise, conv_direct, conv_gemm, dot_tiles
@@ -258,8 +258,7 @@ def test_other_dtypes_and_empty_batches_take_the_reference(rng) -> None:
     assert empty.shape == (4, 3, 3, 3) and not empty.any()
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
+@pytest.mark.parametrize("on_blas_threads,dtype", SPLITS, ids=SPLIT_IDS)
 def test_images_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
     """The threaded kernels (each thread a range of images, on BLAS's threads or numba's) give the
     one-thread results, for every image count around the split (1, 2, 3, 5 images)."""
@@ -275,8 +274,7 @@ def test_images_split_over_two_threads_match_one_thread(rng, dtype, on_blas_thre
     assert runs == [2] * 9  # (three passes on 2, 3 and 5 images; 1 image runs on one thread)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
+@pytest.mark.parametrize("on_blas_threads,dtype", SPLITS, ids=SPLIT_IDS)
 @pytest.mark.parametrize("case", [5, 7], ids=["phases", "tiled"])
 def test_depthwise_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, case, two_blas_threads,
                                                                  monkeypatch):  # fmt: skip

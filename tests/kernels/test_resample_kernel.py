@@ -8,7 +8,7 @@ import doctest
 
 import numpy as np
 import pytest
-from kernel_paths import MODES, counted_splits, jitted, reference, tolerance
+from kernel_paths import MODES, SPLIT_IDS, SPLITS, counted_splits, jitted, reference, tolerance
 
 from minitensor.kernels import resample
 
@@ -44,8 +44,7 @@ def test_docstring_examples() -> None:
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("on_blas_threads", [True, False], ids=["blas-threads", "numba-threads"])
+@pytest.mark.parametrize("on_blas_threads,dtype", SPLITS, ids=SPLIT_IDS)
 def test_planes_split_over_two_threads_match_one_thread(rng, dtype, on_blas_threads, two_blas_threads, monkeypatch):
     """The passes with their planes split over two threads (tasks on BLAS's threads, or numba's pool
     where BLAS has none) give the one-thread results: weights on either dim or both, and the gathers."""
