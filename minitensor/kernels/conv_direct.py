@@ -90,8 +90,15 @@ def weight_rows(weight):
 @njit
 def flipped_weight_rows(weight):
     """The weight of the input gradient's convolution, as rows (C, kh * kw * Co): the channel dims
-    swapped and the kernel flipped, W'[c, o, i, j] = W[o, c, kh - 1 - i, kw - 1 - j]."""
-    return weight_rows(weight.transpose((1, 0, 2, 3))[:, :, ::-1, ::-1])
+    swapped and the kernel flipped, W'[c, o, i, j] = W[o, c, kh - 1 - i, kw - 1 - j] (``weight_rows`` of W')."""
+    co, c, kh, kw = weight.shape
+    rows = np.empty((c, kh, kw, co), weight.dtype)
+    for k in range(c):
+        for o in range(co):
+            for i in range(kh):
+                for j in range(kw):
+                    rows[k, i, j, o] = weight[o, k, kh - 1 - i, kw - 1 - j]
+    return rows.reshape((c, kh * kw * co))
 
 
 @njit(inline="always")

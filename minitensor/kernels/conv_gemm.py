@@ -174,7 +174,9 @@ def _forward_images(x, weight, bias, win, groups, out, start, stop):
         if bias is not None:
             rows = out[i].reshape((co, length))
             for o in range(co):
-                rows[o] += bias[o]
+                b, row = bias[o], rows[o]
+                for j in range(length):  # (in place: ``rows[o] += b`` would also copy the row onto itself)
+                    row[j] += b
 
 
 @njit
@@ -233,7 +235,10 @@ def _weight_grad_images(x, grad, win, groups, out, start, stop):
                 gemm(source[g * ckg : (g + 1) * ckg], False, dy[g], True, dw_t[g], beta)
     if not tiles and start < stop:
         for g in range(groups):
-            dw[g] = dw_t[g].T
+            source, target = dw_t[g], dw[g]
+            for o in range(cog):
+                for q in range(ckg):
+                    target[o, q] = source[q, o]
 
 
 # ------------------------------------------------------------------ every image, one thread
