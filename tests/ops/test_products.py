@@ -105,7 +105,8 @@ def test_cdist_by_matrix_products_as_pytorch(mode) -> None:
     """p = 2 with more than 25 rows (or asked for) goes through one matrix product, as PyTorch's: the same
     values, gradients (second order and forward mode by check_op) and the distances of the difference path."""
     torch = pytest.importorskip("torch")
-    a, b = rng.standard_normal((2, 30, 5)), rng.standard_normal((2, 27, 5))
+    rows = (30, 27) if mode == "use_mm_for_euclid_dist_if_necessary" else (5, 4)  # (if necessary: past 25 rows)
+    a, b = rng.standard_normal((2, rows[0], 3)), rng.standard_normal((2, rows[1], 3))
     check_op(
         lambda u, v: mt.cdist(u, v, compute_mode=mode),
         lambda u, v: torch.cdist(u, v, compute_mode=mode),

@@ -14,7 +14,7 @@ import minitensor as mt
 import minitensor.nn as nn
 from minitensor.autograd import gradcheck, gradgradcheck
 
-N, T, S, E, H, FF = 2, 4, 5, 8, 2, 12
+N, T, S, E, H, FF = 2, 3, 4, 4, 2, 6
 
 
 def _layer(norm_first=False, activation="relu", dropout=0.0, dtype=mt.float64, bias=True, batch_first=True):

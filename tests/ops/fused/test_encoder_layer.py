@@ -12,7 +12,7 @@ import minitensor as mt
 import minitensor.nn as nn
 from minitensor.autograd import gradcheck, gradgradcheck
 
-N, S, E, H, FF = 2, 5, 8, 2, 12
+N, S, E, H, FF = 2, 4, 4, 2, 6
 
 
 def _layer(norm_first=False, activation="relu", dropout=0.0, dtype=mt.float64, bias=True, seed=0):
