@@ -109,9 +109,9 @@ def _bce_backward_numpy(p, t, w, lp, lq, g, c, dp, dt, dw) -> None:
 
 
 @njit(inline="always")
-def _weighted(g, c, w, i):
+def grad_factor(g, c, w, i):
     """The incoming gradient's factor at ``i`` times the weight: ``c``, times ``g[i]`` and ``w[i]``
-    where they are arrays."""
+    where they are arrays (None: numba compiles that case apart).  Also the logits kernels'."""
     scale = c if g is None else g[i] * c
     return scale if w is None else scale * w[i]
 
@@ -124,11 +124,11 @@ def _bce_backward(p, t, w, lp, lq, g, c, dp, dt, dw):
             pi, ti, q = p[i], t[i], _ONE - p[i]
             slope_p = ti / pi if (pi > _ZERO) & (lp[i] >= _FLOOR) else _ZERO
             slope_q = (_ONE - ti) / q if (q > _ZERO) & (lq[i] >= _FLOOR) else _ZERO
-            out[i] = -_weighted(g, c, w, i) * (slope_p - slope_q)
+            out[i] = -grad_factor(g, c, w, i) * (slope_p - slope_q)
     if dt is not None:
         out = dt[:]
         for i in range(p.size):
-            out[i] = -_weighted(g, c, w, i) * (_clamp(lp[i]) - _clamp(lq[i]))
+            out[i] = -grad_factor(g, c, w, i) * (_clamp(lp[i]) - _clamp(lq[i]))
     if dw is not None:
         out = dw[:]
         for i in range(p.size):

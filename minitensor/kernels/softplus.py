@@ -35,6 +35,7 @@ import numpy as np
 from ._exp import exp_inplace
 from ._log import log1p_unit, log_consts
 from ._sum import vector_sum
+from .bce import grad_factor
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit
 
@@ -177,13 +178,6 @@ def _bce_logits_backward_numpy(x, t, w, pw, s, sp, g, c, dx, dt) -> None:
         dt[...] = (-x if pw is None else (pw - 1) * sp - x) * scale
 
 
-@njit(inline="always")
-def _scale(g, c, w, i):
-    """The incoming gradient's factor at ``i``: ``c``, times ``g[i]`` and ``w[i]`` where they are arrays."""
-    scale = c if g is None else g[i] * c
-    return scale if w is None else scale * w[i]
-
-
 @njit(fastmath={"contract"}, error_model="numpy", optional={"s": "x", "sp": "x", "dx": "x", "dt": "x"})
 def _bce_logits_backward(x, t, w, pw, s, sp, g, c, dx, dt):
     one = log_consts(x).one
@@ -191,16 +185,16 @@ def _bce_logits_backward(x, t, w, pw, s, sp, g, c, dx, dt):
         dxs, ss = dx[:], s[:]  # (the arrays out of their Optional, once)
         for i in range(x.size):
             d = ss[i] - t[i] if pw is None else (one + (pw[i] - one) * t[i]) * ss[i] - pw[i] * t[i]
-            dxs[i] = d * _scale(g, c, w, i)
+            dxs[i] = d * grad_factor(g, c, w, i)
     if dt is not None:
         dts = dt[:]
         if pw is None:
             for i in range(x.size):
-                dts[i] = -x[i] * _scale(g, c, w, i)
+                dts[i] = -x[i] * grad_factor(g, c, w, i)
         else:
             sps = sp[:]
             for i in range(x.size):
-                dts[i] = ((pw[i] - one) * sps[i] - x[i]) * _scale(g, c, w, i)
+                dts[i] = ((pw[i] - one) * sps[i] - x[i]) * grad_factor(g, c, w, i)
 
 
 # Serial ns per element (the ``Kernel``'s ``ns``; measured).
