@@ -52,18 +52,23 @@ def _close(shown: str, printed: str) -> bool:
 
 
 def _same_heatmap_row(shown: str, printed: str) -> bool:
-    """Same row label; each cell at most one shade apart (a weight near a shade's boundary may round
-    either way)."""
+    """Same row label and the same picture: each cell at most three shades apart and the row's cells on
+    average at most half a shade.  A weight near a shade's boundary may round either way, and on another
+    CPU (other vector widths in NumPy's and numba's loops) 150 float32 training steps end a few last bits
+    apart: on an AVX2 AMD EPYC against the AVX-512 Xeon the transcript was made on, one cell of 64 three
+    shades, one two, eight one (row means <= 0.375)."""
     a, b = _HEATMAP_ROW.match(shown.rstrip()), _HEATMAP_ROW.match(printed.rstrip())
     if not (a and b) or a.group(1) != b.group(1):
         return False
     width = max(len(a.group(2)), len(b.group(2)))
     cells_a, cells_b = a.group(2).ljust(width), b.group(2).ljust(width)
+    apart = []
     for i in range(0, width, 3):
-        x, y = cells_a[i : i + 2], cells_b[i : i + 2]
-        if x[0] not in SHADES or y[0] not in SHADES or abs(SHADES.index(x[0]) - SHADES.index(y[0])) > 1:
+        x, y = cells_a[i], cells_b[i]
+        if x not in SHADES or y not in SHADES:
             return False
-    return True
+        apart.append(abs(SHADES.index(x) - SHADES.index(y)))
+    return max(apart) <= 3 and sum(apart) <= len(apart) / 2
 
 
 def missing_lines(shown: list, printed: list) -> list:
@@ -103,13 +108,16 @@ def test_the_readme_transcript_is_what_the_quick_demo_prints(tmp_path: Path) -> 
 
 
 def test_the_transcript_comparison_can_fail() -> None:
-    printed = ["trained in 3.1 s", "held-out accuracy: 99.30% (bar: 80%)", "    G ..    %% ##"]
+    printed = ["trained in 3.1 s", "held-out accuracy: 99.30% (bar: 80%)", "    G ..    %% ## .. .."]
     assert (
-        missing_lines(["trained in 12.0 s", "held-out accuracy: 99.31% (bar: 80%)", "    G :: .. %% %%"], printed) == []
+        missing_lines(["trained in 12.0 s", "held-out accuracy: 99.31% (bar: 80%)", "    G ::    %% ## .. .."], printed)
+        == []
     )
+    assert missing_lines(["    G ..    %% ** .. .."], printed) == []  # one cell three shades apart
     assert missing_lines(["held-out accuracy: 97.30% (bar: 80%)"], printed)  # a different result
     assert missing_lines(["held-out accuracy: 99.30% (bar: 98%)"], printed)  # a different integer
-    assert missing_lines(["    G @@    %% ##"], printed)  # a cell far from the printed one
+    assert missing_lines(["    G @@    %% ## .. .."], printed)  # a cell four shades apart
+    assert missing_lines(["    G :: .. @@ %% :: ::"], printed)  # every cell a shade apart: another picture
     assert missing_lines(["trained in 3.1 s", "held-out accuracy: 99.30% (bar: 80%)"][::-1], printed)  # order
 
 
