@@ -4,7 +4,10 @@ each in one pass.
 PyTorch's one kernel for the three, with ``negcoef = scale * alpha`` and ``s = input_scale``::
 
     y  = negcoef * expm1(s * x)          where x <= 0,   scale * x elsewhere (NaN too)
-    dx = grad * negcoef * s * exp(s * x) where x <= 0,   grad * scale elsewhere
+    dx = grad * scale where x > 0,   grad * negcoef * s * exp(s * x) elsewhere (NaN too)
+
+At a NaN the gradient is NaN, as in PyTorch's vectorised loop (which every tensor of 16 or more
+elements takes; its scalar loop, for the tail, answers ``grad * scale``).
 
 NumPy needs five passes and three temporaries (the negative part, its expm1 or exp, the choice);
 the kernels inline ``expm1.py``'s and ``_exp.py``'s SIMD polynomials, ``expm1_negative_32``/``exp32``
@@ -59,7 +62,7 @@ def _elu_numpy(x, negcoef, scale, s, out) -> None:
 
 @njit(inline="always", fastmath={"contract"})
 def _negative_part(v, s):
-    return (v if v <= _ZERO else _ZERO) * s
+    return (_ZERO if v > _ZERO else v) * s  # min(v, 0) * s, NaN kept
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
@@ -77,7 +80,7 @@ def _elu(x, negcoef, scale, s, out):
 def _elu_backward_numpy(grad, x, slope, scale, s, out) -> None:
     """Reference (1-D; ``grad`` of x's size or one value; ``slope`` = negcoef * s)."""
     with np.errstate(over="ignore"):
-        out[...] = np.where(x <= 0, grad * (slope * np.exp(np.where(x <= 0, x, 0) * s)), grad * scale)
+        out[...] = np.where(x > 0, grad * scale, grad * (slope * np.exp(np.minimum(x, 0) * s)))
 
 
 @njit(fastmath={"contract"}, error_model="numpy")
@@ -86,11 +89,11 @@ def _elu_backward(grad, x, slope, scale, s, out):
     if x.itemsize == 4:
         for i in range(x.size):
             v, g = x[i], grad[i if full else 0]
-            out[i] = g * (slope * exp32(_negative_part(v, s))) if v <= _ZERO else g * scale
+            out[i] = g * scale if v > _ZERO else g * (slope * exp32(_negative_part(v, s)))
     else:
         for i in range(x.size):
             v, g = x[i], grad[i if full else 0]
-            out[i] = g * (slope * exp64(_negative_part(v, s))) if v <= _ZERO else g * scale
+            out[i] = g * scale if v > _ZERO else g * (slope * exp64(_negative_part(v, s)))
 
 
 _ELU = Kernel(_elu_numpy, _elu, ns=0.3)

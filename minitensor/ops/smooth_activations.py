@@ -41,8 +41,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _negative_part(x):
-    """min(x, 0) for arrays and Tensors (``backend.where`` answers both; ``np.minimum`` only arrays)."""
-    return backend.where(x <= 0, x, 0.0)
+    """min(x, 0), NaN kept, for arrays and Tensors (``backend.where`` answers both; ``np.minimum`` only arrays)."""
+    return backend.where(x > 0, 0.0, x)
 
 
 class Elu(Op):
@@ -60,7 +60,7 @@ class Elu(Op):
         if on_arrays(grad) and on_arrays(x):  # first order: one kernel pass (else the formula, for create_graph)
             return backend.elu_backward(grad, x, ctx.alpha, ctx.scale, ctx.input_scale)
         slope = (ctx.scale * ctx.alpha * ctx.input_scale) * backend.exp(_negative_part(x) * ctx.input_scale)
-        return backend.where(x <= 0, grad * slope, grad * ctx.scale)  # (NaN takes the linear piece, as PyTorch)
+        return backend.where(x > 0, grad * ctx.scale, grad * slope)  # (NaN: NaN, as PyTorch's vectorised loop)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 
