@@ -23,9 +23,10 @@ divides the summed loss by the summed weight of the counted rows
 is 0 (every target ignored) the loss is 0, not PyTorch's 0/0 = NaN.
 
 Higher order: NLL and MSE write their backward with operators and NumPy
-functions (they run on Tensors as they are); the two cross-entropies return,
-for ``create_graph=True``, ``composite_grads`` of their plain form in Tensor
-ops (``_cross_entropy_plain``, ``_soft_cross_entropy_plain``).
+functions (they run on Tensors as they are); for ``create_graph=True`` (and forward
+mode over a backward) cross-entropy writes the ``dx`` above in Tensor ops around one
+``Softmax`` (``_cross_entropy_backward_graph``), the soft-label cross-entropy returns
+``composite_grads`` of its plain form in Tensor ops (``_soft_cross_entropy_plain``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import numpy as np
 from .. import backend
 from ..autograd.function import Op
 from .nn_ops import (
+    Softmax,
     _reduce_examples,
     batched_loss,
     batched_row_loss,
@@ -45,7 +47,7 @@ from .nn_ops import (
     on_arrays,
     save_with_state,
 )
-from .reduce import PutAlongDim, TakeAlongDim
+from .reduce import PutAlongDim
 
 
 def class_axis(x: np.ndarray) -> int:
@@ -83,7 +85,7 @@ def _broadcast_weight(weight: np.ndarray, x: np.ndarray, axis: int) -> np.ndarra
 
 def _original_layout(index, valid, w, target_shape: tuple, axis: int) -> tuple:
     """The flat (R,) ``index, valid, w`` of ``target_losses`` in the layout of the plain forms
-    (``_cross_entropy_plain``, ``PutAlongDim``): valid and w in the target's shape, the index
+    (``_cross_entropy_backward_graph``, ``PutAlongDim``): valid and w in the target's shape, the index
     with a size-1 class axis."""
     index = np.expand_dims(index.reshape(target_shape), axis)
     return index, valid.reshape(target_shape), w.reshape(target_shape)
@@ -152,7 +154,7 @@ class CrossEntropy(Op):
         axis, weight, reduction, eps, denom = ctx.settings
         if not on_arrays(grad):
             state = _original_layout(index, valid, w, ctx.target_shape, axis)
-            return composite(_cross_entropy_plain, (x, None), ctx, grad, state=state, settings=ctx.settings)
+            return _cross_entropy_backward_graph(x, grad, state, ctx.settings), None
         n_classes = p.shape[1]
         scale = _row_scale(np.reshape(grad, -1) if reduction == "none" else grad, reduction, denom, valid)
         at_target = scale * w if not eps else scale * (1 - eps) * w
@@ -282,19 +284,25 @@ class MSELoss(Op):
 
 
 # ------------------------------------------------------------------ plain forms (create_graph)
-def _cross_entropy_plain(x, target, state=(), settings=()):
-    """CrossEntropy in Tensor ops, from the op's constants ``state`` = (index, valid, w) and ``settings``."""
-    index, valid, w = state
+def _cross_entropy_backward_graph(x, grad, state, settings):
+    """CrossEntropy's backward in Tensor ops (create_graph, forward mode): the module docstring's dx_i, each
+    row scaled by d(output)/d(loss_i) (``grad``: 0-d, or the target's shape for ``reduction='none'``), 0 on
+    ignored rows.  It depends on x through one ``Softmax``, so it is differentiable again (and has a JVP)."""
+    index, valid, w = state  # (_original_layout's: index with a size-1 class axis, valid and w the target's shape)
     axis, weight, reduction, eps, denom = settings
     n_classes = x.shape[axis]
-    logp = x - x.logsumexp(dim=axis, keepdim=True)
-    picked = TakeAlongDim.apply(logp, index=index, dim=axis)
-    loss = -(backend.where(valid, picked, 0) * w)
+    if reduction == "mean":
+        grad = grad / denom if denom != 0 else grad * 0
+    scale = backend.where(valid, grad, 0)  # (target's shape)
+    onehot = np.zeros(x.shape, x.dtype)
+    np.put_along_axis(onehot, index, 1, axis)
+    p = Softmax.apply(x, dim=axis)
+    dx = (p - onehot) * (scale * ((1 - eps) * w)).unsqueeze(axis)
     if eps:
+        total = n_classes if weight is None else weight.sum()
         w_c = 1 if weight is None else _broadcast_weight(weight, x, axis)
-        smooth = backend.where(valid, -(logp * w_c).sum(dim=axis), 0)
-        loss = (1 - eps) * loss + (eps / n_classes) * smooth
-    return _reduce_tensor(loss, reduction, denom)
+        dx = dx + (scale * (eps / n_classes)).unsqueeze(axis) * (total * p - w_c)
+    return dx
 
 
 def _soft_cross_entropy_plain(x, target, settings=()):
