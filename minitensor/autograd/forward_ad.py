@@ -100,7 +100,10 @@ def attach(level: dual.Level, primal: Tensor, tangent: Tensor) -> Tensor:
     (same shape) at ``level``.  Inside vmap, a tangent batched where the primal is not (``jacfwd``'s
     columns) takes the primal along into its batch: a tangent is kept with its value's batch dims."""
     out = Alias.apply(primal)
-    if batching.levels_of(tangent) - batching.levels_of(primal):
+    own_levels = batching.levels_of(primal)
+    if batching.levels_of(tangent) - own_levels and not own_levels:  # (a view: every example reads the one primal)
+        out = batching.like(tangent, out.expand(*batching.physical(tangent).shape))
+    elif batching.levels_of(tangent) - own_levels:  # (batched at other levels too: broadcast against zeros)
         zeros = Tensor._make(np.zeros(batching.physical(tangent).shape, primal.dtype), False, None)
         out = out + batching.like(tangent, zeros)
     if tangent.dtype != primal.dtype:
