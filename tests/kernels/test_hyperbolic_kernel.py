@@ -1,0 +1,72 @@
+"""The sinh and cosh kernels (kernels/hyperbolic.py) against the exact values (NumPy's float64, or its long
+double for float64 inputs): within 2.6 ulp on every range (near 0, where the sum switches to one term, near
+overflow), the special values and -0.0 as NumPy, and the op's gradient through them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_paths import assert_same_values, jitted, reference, ulps
+
+import minitensor as mt
+from minitensor.kernels import hyperbolic
+
+FUNCTIONS = {"sinh": (hyperbolic.sinh, np.sinh), "cosh": (hyperbolic.cosh, np.cosh)}
+
+
+def _samples(dtype: str) -> np.ndarray:
+    """Random values near 0 (down to 1e-30), over the whole finite range, and around the two switches (a = 10
+    or 20, the sums' one-term form) and overflow (89.4 in float32, 710.5 in float64)."""
+    r = np.random.default_rng(0)
+    top, switch = (89.4, 10.0) if dtype == "float32" else (710.4, 20.0)
+    tiny = 10 ** r.uniform(-30, 0, 5000) * r.choice([-1, 1], 5000)
+    parts = [tiny, r.uniform(-3, 3, 20_000), r.uniform(-top, top, 20_000), r.uniform(switch - 0.5, switch + 0.5, 5000)]
+    return np.concatenate(parts).astype(dtype)
+
+
+def _exact(fn, x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return fn(x.astype(np.longdouble)) if x.dtype == np.float64 else fn(x.astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["sinh", "cosh"])
+def test_within_two_point_six_ulp_of_the_exact_value(name, dtype) -> None:
+    kernel, exact_fn = FUNCTIONS[name]
+    x = _samples(dtype)
+    exact = _exact(exact_fn, x)
+    finite = np.isfinite(exact.astype(dtype))
+    got = jitted(lambda: kernel(x))
+    assert got.dtype == x.dtype and got.shape == x.shape
+    assert ulps(got[finite], exact[finite]).max() <= 2.6  # (measured: 2.57, float64 sinh near 0)
+    assert np.all(np.isinf(got[~finite]))
+    assert ulps(reference(lambda: kernel(x))[finite], exact[finite]).max() <= 2.6  # (NumPy's own function)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["sinh", "cosh"])
+def test_special_values_as_numpy(name, dtype) -> None:
+    kernel, numpy_fn = FUNCTIONS[name]
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 711.0, -711.0], dtype)
+    if dtype == "float32":  # (past float32's overflow, e^a's already at 88.72)
+        x = np.concatenate([x, np.array([89.42, 89.43, -89.5], dtype)])
+    with np.errstate(over="ignore"):
+        expected = numpy_fn(x)
+    for got in (jitted(lambda: kernel(x)), reference(lambda: kernel(x))):
+        assert_same_values(got, expected)  # (sinh(-0.0) is -0.0)
+
+
+def test_shapes_and_strides_are_kept() -> None:
+    x = np.linspace(-20, 20, 120, dtype=np.float32).reshape(4, 30)[:, ::3]
+    for kernel, _ in FUNCTIONS.values():
+        got = jitted(lambda kernel=kernel: kernel(x))
+        assert got.shape == (4, 10) and got.flags.c_contiguous
+        np.testing.assert_array_equal(got, jitted(lambda kernel=kernel: kernel(np.ascontiguousarray(x))))
+
+
+@pytest.mark.parametrize("op, derivative", [(mt.sinh, np.cosh), (mt.cosh, np.sinh)])
+def test_the_ops_gradients_run_on_the_kernels(op, derivative) -> None:
+    x = np.linspace(-5, 5, 64, dtype=np.float32)
+    t = mt.tensor(x, requires_grad=True)
+    jitted(lambda: op(t).sum().backward())
+    assert ulps(t.grad.numpy(), derivative(x.astype(np.float64))).max() <= 2.6
