@@ -16,8 +16,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - the engine: ``sum_to_shape``, ``owned``, ``copy``, ``adapt_threads``; bias gradients: ``column_sums``; the
   backward of a reduction: ``expand``; a C-order copy (a transposed gradient by BLAS): ``contiguous``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
-  ``cos``, ``sinh``, ``cosh``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the
-  backward passes that need more than a product (``tanh_backward``, ...); the special functions
+  ``cos``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``,
+  ``softplus`` and the backward passes that need more than a product (``tanh_backward``, ...); the special functions
   ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``reduce_product``, ``cumsum``, ``cumprod``,
@@ -137,6 +137,7 @@ sin = _trig.sin  # the kernel for float32, NumPy's for float64
 cos = _trig.cos  # the kernel for float32, NumPy's for float64
 sinh = _hyperbolic.sinh  # the hyperbolic sine (NumPy's AVX-512 loop where it has one)
 cosh = _hyperbolic.cosh  # the hyperbolic cosine (likewise)
+atanh = _hyperbolic.atanh  # the inverse hyperbolic tangent: ±inf at ±1, NaN beyond (likewise)
 tanh = _tanh.tanh  # (NumPy's tanh for other than floats)
 tanh_backward = _tanh.tanh_backward  # (grad, y): grad * (1 - y^2) from the output y
 erf = _erf.erf  # the error function (Cody's approximation)

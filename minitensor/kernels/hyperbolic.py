@@ -1,26 +1,31 @@
-"""``sinh`` and ``cosh`` of whole arrays in one vectorised pass each, from the SIMD ``exp``.
+"""``sinh``, ``cosh`` and ``atanh`` of whole arrays in one vectorised pass each, from the SIMD ``exp``,
+``expm1`` and ``log1p``.
 
-NumPy's ``np.sinh`` / ``np.cosh`` have SIMD loops only for AVX-512 (``cpu.numpy_avx512``: those run
-instead, ``numpy_simd``); elsewhere they call the C library one element at a time: on the AVX2 AMD
-EPYC of 2026-12-01, float32 at 2^17 elements, sinh 4.0 ms and cosh 1.3 ms against PyTorch's 0.37 and
-0.33 on one thread (the kernels ~0.1).  With ``a = |x|``::
+NumPy's loops for these are SIMD only for AVX-512 (``cpu.numpy_avx512``: those run instead,
+``numpy_simd``); elsewhere they call the C library one element at a time: on the AVX2 AMD EPYC of
+2026-12-01, float32 at 2^17 elements, sinh 4.0 ms, cosh 1.3, atanh 3.6 against PyTorch's 0.37, 0.33
+and 0.37 on one thread (the kernels ~0.1).  With ``a = |x|``::
 
-    sinh x = sign(x) (u + u / (u + 1)) / 2,   u = expm1(a)      (e^a - e^-a = u + 1 - 1 / (u + 1))
-    cosh x = (1 / t + t) / 2,                  t = exp(-a)
+    sinh x  = sign(x) (u + u / (u + 1)) / 2,   u = expm1(a)      (e^a - e^-a = u + 1 - 1 / (u + 1))
+    cosh x  = (1 / t + t) / 2,                  t = exp(-a)
     both, where a > BIG (e^-a below half an ulp of e^a):  e^a / 2 = 2^(k - 1) exp(r),  a = k ln2 + r
+    atanh x = sign(x) log1p(w) / 2,  w = 2a / (1 - a), or 2a + 2a a / (1 - a) below a = 1/2 (fdlibm's)
 
 ``expm1`` keeps sinh's relative precision near 0 (``expm1.py``'s ``expm1_32``/``expm1_64``), ``exp``
 takes arguments <= 0 (``_exp.py``'s ``exp32``/``exp64``), and ``e^a / 2`` is ``_exp.py``'s range
 reduction and polynomial with the exponent one less: one rounding, and no overflow before the
-result's own (float32 sinh reaches inf at a = 89.42, e^a already at 88.72).  Within 2.6 ulp of the
-exact value in both dtypes
-(``tests/kernels/test_hyperbolic_kernel.py``); ``sinh(-0.0)`` is -0.0, ``±inf`` gives ``±inf`` (``cosh``:
-inf), NaN NaN.  The references are ``np.sinh`` and ``np.cosh``.
+result's own (float32 sinh reaches inf at a = 89.42, e^a already at 88.72); ``log1p`` is
+``log1p.py``'s.  Within 2.6 ulp of the exact value in both dtypes
+(``tests/kernels/test_hyperbolic_kernel.py``); -0.0 stays -0.0 (sinh, atanh), ``±inf`` gives ``±inf``
+(``cosh``: inf), atanh ``±1`` gives ``±inf`` and NaN beyond, NaN NaN.  The references are NumPy's
+``np.sinh``, ``np.cosh`` and ``np.arctanh``.
 
 >>> sinh(np.array([0.0, 1.0, -np.inf]))
 array([ 0.        ,  1.17520119,        -inf])
 >>> cosh(np.array([0.0, 1.0, -np.inf]))
 array([1.        , 1.54308063,        inf])
+>>> atanh(np.array([0.0, 0.5, -1.0]))
+array([ 0.        ,  0.54930614,        -inf])
 """
 
 from __future__ import annotations
@@ -42,7 +47,9 @@ from ._exp import (
     scale32,
     scale64,
 )
+from ._log import log_consts, split32, split64
 from .expm1 import expm1_32, expm1_64
+from .log1p import _log1p_one
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit
 
@@ -59,6 +66,11 @@ def cosh(x: np.ndarray) -> np.ndarray:
     return _COSH.map(x)
 
 
+def atanh(x: np.ndarray) -> np.ndarray:
+    """The inverse hyperbolic tangent elementwise (a new array of ``x``'s shape and dtype)."""
+    return _ATANH.map(x)
+
+
 def _sinh_numpy(x: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(over="ignore"):  # (inf beyond |x| ~ 89 / 710, silently as PyTorch)
         np.sinh(x, out=out)
@@ -67,6 +79,11 @@ def _sinh_numpy(x: np.ndarray, out: np.ndarray) -> None:
 def _cosh_numpy(x: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(over="ignore"):
         np.cosh(x, out=out)
+
+
+def _atanh_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    with np.errstate(divide="ignore", invalid="ignore"):  # (±inf at ±1, NaN beyond, silently as PyTorch)
+        np.arctanh(x, out=out)
 
 
 @njit(inline="always", fastmath={"contract"})
@@ -138,5 +155,28 @@ def _cosh(x, out):
             out[i] = _cosh64(x[i])
 
 
+@njit(fastmath={"contract"}, error_model="numpy")
+def _atanh(x, out):
+    k = log_consts(x)
+    half = k.one / (k.one + k.one)
+    if x.itemsize == 4:
+        for i in range(x.size):
+            a = abs(x[i])
+            w = (a + a) / (k.one - a)
+            w = (a + a) + (a + a) * a / (k.one - a) if a < half else w
+            u = k.one + w
+            e, m = split32(u)
+            out[i] = math.copysign(half * _log1p_one(w, u, e, m, k), x[i])
+    else:
+        for i in range(x.size):
+            a = abs(x[i])
+            w = (a + a) / (k.one - a)
+            w = (a + a) + (a + a) * a / (k.one - a) if a < half else w
+            u = k.one + w
+            e, m = split64(u)
+            out[i] = math.copysign(half * _log1p_one(w, u, e, m, k), x[i])
+
+
 _SINH = Kernel(_sinh_numpy, _sinh, numpy_simd="sinh")
 _COSH = Kernel(_cosh_numpy, _cosh, numpy_simd="cosh")
+_ATANH = Kernel(_atanh_numpy, _atanh, numpy_simd="arctanh")

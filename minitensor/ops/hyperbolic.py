@@ -98,8 +98,7 @@ class Atanh(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        with np.errstate(divide="ignore"):
-            return np.arctanh(x)
+        return backend.atanh(x)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,4 +1,4 @@
-"""The sinh and cosh kernels (kernels/hyperbolic.py) against the exact values (NumPy's float64, or its long
+"""The sinh, cosh and atanh kernels (kernels/hyperbolic.py) against the exact values (NumPy's float64, or its long
 double for float64 inputs): within 2.6 ulp on every range (near 0, where the sum switches to one term, near
 overflow), the special values and -0.0 as NumPy, and the op's gradient through them."""
 
@@ -11,7 +11,19 @@ from kernel_paths import assert_same_values, jitted, reference, ulps
 import minitensor as mt
 from minitensor.kernels import hyperbolic
 
-FUNCTIONS = {"sinh": (hyperbolic.sinh, np.sinh), "cosh": (hyperbolic.cosh, np.cosh)}
+FUNCTIONS = {
+    "sinh": (hyperbolic.sinh, np.sinh),
+    "cosh": (hyperbolic.cosh, np.cosh),
+    "atanh": (hyperbolic.atanh, np.arctanh),
+}
+
+
+def _atanh_samples(dtype: str) -> np.ndarray:
+    """Random values on (-1, 1): near 0, around the two forms' switch at 1/2, and up to the last floats below 1."""
+    r = np.random.default_rng(1)
+    tiny = 10 ** r.uniform(-30, 0, 5000) * r.choice([-1, 1], 5000)
+    near_one = (1 - 10 ** r.uniform(-7 if dtype == "float32" else -15, -1, 5000)) * r.choice([-1, 1], 5000)
+    return np.concatenate([tiny, r.uniform(-1, 1, 20_000), r.uniform(0.49, 0.51, 5000), near_one]).astype(dtype)
 
 
 def _samples(dtype: str) -> np.ndarray:
@@ -25,15 +37,15 @@ def _samples(dtype: str) -> np.ndarray:
 
 
 def _exact(fn, x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", divide="ignore"):
         return fn(x.astype(np.longdouble)) if x.dtype == np.float64 else fn(x.astype(np.float64))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", ["sinh", "cosh"])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh"])
 def test_within_two_point_six_ulp_of_the_exact_value(name, dtype) -> None:
     kernel, exact_fn = FUNCTIONS[name]
-    x = _samples(dtype)
+    x = _atanh_samples(dtype) if name == "atanh" else _samples(dtype)
     exact = _exact(exact_fn, x)
     finite = np.isfinite(exact.astype(dtype))
     got = jitted(lambda: kernel(x))
@@ -44,13 +56,15 @@ def test_within_two_point_six_ulp_of_the_exact_value(name, dtype) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", ["sinh", "cosh"])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh"])
 def test_special_values_as_numpy(name, dtype) -> None:
     kernel, numpy_fn = FUNCTIONS[name]
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 711.0, -711.0], dtype)
-    if dtype == "float32":  # (past float32's overflow, e^a's already at 88.72)
+    if name == "atanh":  # (±inf at ±1, NaN beyond)
+        x = np.concatenate([x, np.array([1.0, -1.0, 1.5, -2.0], dtype)])
+    elif dtype == "float32":  # (past float32's overflow, e^a's already at 88.72)
         x = np.concatenate([x, np.array([89.42, 89.43, -89.5], dtype)])
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         expected = numpy_fn(x)
     for got in (jitted(lambda: kernel(x)), reference(lambda: kernel(x))):
         assert_same_values(got, expected)  # (sinh(-0.0) is -0.0)
@@ -64,9 +78,11 @@ def test_shapes_and_strides_are_kept() -> None:
         np.testing.assert_array_equal(got, jitted(lambda kernel=kernel: kernel(np.ascontiguousarray(x))))
 
 
-@pytest.mark.parametrize("op, derivative", [(mt.sinh, np.cosh), (mt.cosh, np.sinh)])
+@pytest.mark.parametrize(
+    "op, derivative", [(mt.sinh, np.cosh), (mt.cosh, np.sinh), (mt.atanh, lambda x: 1 / (1 - x * x))]
+)
 def test_the_ops_gradients_run_on_the_kernels(op, derivative) -> None:
-    x = np.linspace(-5, 5, 64, dtype=np.float32)
+    x = np.linspace(-5, 5, 64, dtype=np.float32) / (5.5 if op is mt.atanh else 1)
     t = mt.tensor(x, requires_grad=True)
     jitted(lambda: op(t).sum().backward())
     assert ulps(t.grad.numpy(), derivative(x.astype(np.float64))).max() <= 2.6
