@@ -16,7 +16,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - the engine: ``sum_to_shape``, ``owned``, ``copy``, ``adapt_threads``; bias gradients: ``column_sums``; the
   backward of a reduction: ``expand``; a C-order copy (a transposed gradient by BLAS): ``contiguous``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
-  ``cos``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``,
+  ``cos``, ``tan``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``,
   ``softplus`` and the backward passes that need more than a product (``tanh_backward``, ...); the special functions
   ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
@@ -135,6 +135,7 @@ expm1 = _expm1.expm1  # e ** x - 1, precise near 0
 log1p = _log1p.log1p  # ln(1 + x), precise near 0
 sin = _trig.sin  # the kernel for float32, NumPy's for float64
 cos = _trig.cos  # the kernel for float32, NumPy's for float64
+tan = _trig.tan  # the kernel for float32, NumPy's for float64
 sinh = _hyperbolic.sinh  # the hyperbolic sine (NumPy's AVX-512 loop where it has one)
 cosh = _hyperbolic.cosh  # the hyperbolic cosine (likewise)
 atanh = _hyperbolic.atanh  # the inverse hyperbolic tangent: ±inf at ±1, NaN beyond (likewise)

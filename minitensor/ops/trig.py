@@ -66,7 +66,7 @@ class Tan(Op):
 
     @staticmethod
     def forward(ctx, x):
-        y = np.tan(x)
+        y = backend.tan(x)
         ctx.save_for_backward(y)
         return y
 
