@@ -16,8 +16,9 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - the engine: ``sum_to_shape``, ``owned``, ``copy``, ``adapt_threads``; bias gradients: ``column_sums``; the
   backward of a reduction: ``expand``; a C-order copy (a transposed gradient by BLAS): ``contiguous``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
-  ``cos``, ``tan``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``,
-  ``softplus`` and the backward passes that need more than a product (``tanh_backward``, ...); the special functions
+  ``cos``, ``tan``, ``asin``, ``acos``, ``atan``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``,
+  ``relu``, ``silu``, ``gelu``, ``softplus`` and the backward passes that need more than a product
+  (``tanh_backward``, ...); the special functions
   ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``reduce_product``, ``cumsum``, ``cumprod``,
@@ -82,6 +83,7 @@ from .kernels import gru as _gru
 from .kernels import hyperbolic as _hyperbolic
 from .kernels import hypot as _hypot
 from .kernels import im2col as _im2col
+from .kernels import inverse_trig as _inverse_trig
 from .kernels import layer_norm as _layer_norm
 from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
@@ -136,6 +138,9 @@ log1p = _log1p.log1p  # ln(1 + x), precise near 0
 sin = _trig.sin  # the kernel for float32, NumPy's for float64
 cos = _trig.cos  # the kernel for float32, NumPy's for float64
 tan = _trig.tan  # the kernel for float32, NumPy's for float64
+asin = _inverse_trig.asin  # likewise (NaN outside [-1, 1], silently)
+acos = _inverse_trig.acos  # likewise
+atan = _inverse_trig.atan  # likewise
 sinh = _hyperbolic.sinh  # the hyperbolic sine (NumPy's AVX-512 loop where it has one)
 cosh = _hyperbolic.cosh  # the hyperbolic cosine (likewise)
 atanh = _hyperbolic.atanh  # the inverse hyperbolic tangent: ±inf at ±1, NaN beyond (likewise)

@@ -86,7 +86,7 @@ class Asin(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.arcsin(x)
+        return backend.asin(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -104,7 +104,7 @@ class Acos(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.arccos(x)
+        return backend.acos(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -122,7 +122,7 @@ class Atan(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.arctan(x)
+        return backend.atan(x)
 
     @staticmethod
     def backward(ctx, grad):
