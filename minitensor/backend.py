@@ -15,11 +15,11 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 
 - the engine: ``sum_to_shape``, ``owned``, ``copy``, ``adapt_threads``; bias gradients: ``column_sums``; the
   backward of a reduction: ``expand``; a C-order copy (a transposed gradient by BLAS): ``contiguous``;
-- elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``,
-  ``cos``, ``tan``, ``asin``, ``acos``, ``atan``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``,
+- elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``, ``cos``,
+  ``tan``, ``asin``, ``acos``, ``atan``, ``atan2``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``,
   ``relu``, ``silu``, ``gelu``, ``softplus`` and the backward passes that need more than a product
-  (``tanh_backward``, ...); the special functions
-  ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
+  (``tanh_backward``, ...); the special functions ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``,
+  ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``reduce_product``, ``cumsum``, ``cumprod``,
   ``logcumsumexp``, ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for
@@ -141,6 +141,7 @@ tan = _trig.tan  # the kernel for float32, NumPy's for float64
 asin = _inverse_trig.asin  # likewise (NaN outside [-1, 1], silently)
 acos = _inverse_trig.acos  # likewise
 atan = _inverse_trig.atan  # likewise
+atan2 = _inverse_trig.atan2  # (y, x), broadcast: the kernel for two float32 arrays
 sinh = _hyperbolic.sinh  # the hyperbolic sine (NumPy's AVX-512 loop where it has one)
 cosh = _hyperbolic.cosh  # the hyperbolic cosine (likewise)
 atanh = _hyperbolic.atanh  # the inverse hyperbolic tangent: ±inf at ±1, NaN beyond (likewise)

@@ -1,5 +1,5 @@
-"""``asin``, ``acos`` and ``atan`` of float32 arrays in one vectorised pass each (Cephes' ``asinf``,
-``acosf``, ``atanf``).
+"""``asin``, ``acos``, ``atan`` and ``atan2`` of float32 arrays in one vectorised pass each (Cephes'
+``asinf``, ``acosf``, ``atanf``).
 
 NumPy's float32 ``arcsin`` / ``arccos`` / ``arctan`` are SIMD only for AVX-512 (``cpu.numpy_avx512``:
 those run instead, ``numpy_simd``); elsewhere they call the C library one element at a time: at 2^17
@@ -12,6 +12,8 @@ in float64 here (one rounding at the end, no cancellation in ``π/2 - 2y``)::
     acos x:  π/2 - asin x for |x| <= 1/2;  2 asin(sqrt((1 - x) / 2)) above;  π - 2 asin(sqrt((1 + x) / 2)) below
     atan x:  a = |x| reduced to t = a, (a - 1) / (a + 1) (+ π/4) or -1 / a (+ π/2) by a's size,
              then t + t t² Q(t²)
+    atan2(y, x):  atan(y / x) (the quotient in float64: no overflow), ± π for x < 0 by y's sign;
+             where x is 0 or either is not finite, a second pass takes the C library's ``atan2``
 
 with the sign of x (asin, atan; -0.0 stays -0.0).  Within 1 ulp of the exact value (0.58, 0.58 and
 0.82 measured; NumPy's own 0.84-0.89: ``tests/kernels/test_inverse_trig_kernel.py``); |x| > 1 gives NaN
@@ -51,6 +53,15 @@ def atan(x: np.ndarray) -> np.ndarray:
     return _ATAN_KERNEL.map(x) if x.dtype == np.float32 else np.arctan(x)
 
 
+def atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """arctan2(y, x) elementwise, the two broadcast (the kernel for two float32 arrays)."""
+    if y.dtype != np.float32 or x.dtype != np.float32:
+        return np.arctan2(y, x)
+    if y.shape != x.shape:
+        y, x = np.broadcast_arrays(y, x)
+    return _ATAN2_KERNEL.map(y, x)
+
+
 def _numpy(ufunc, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     with np.errstate(invalid="ignore"):  # (NaN outside [-1, 1], silently as PyTorch)
         return ufunc(x, out=out)
@@ -66,6 +77,10 @@ def _acos_numpy(x: np.ndarray, out: np.ndarray) -> None:
 
 def _atan_numpy(x: np.ndarray, out: np.ndarray) -> None:
     np.arctan(x, out=out)
+
+
+def _atan2_numpy(y: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
+    np.arctan2(y, x, out=out)
 
 
 @njit(inline="always", fastmath={"contract"})
@@ -102,18 +117,35 @@ def _acos(x, out):
         out[i] = np.float32(_HALF_PI - math.copysign(h, v) if a <= 0.5 else outer)
 
 
+@njit(inline="always", fastmath={"contract"})
+def _atan64(v):
+    """atan of a float64 ``v`` (Cephes' reduction and float32 polynomial: float32 precision)."""
+    a = abs(v)
+    t = -1.0 / a if a > _TAN_3PI_8 else ((a - 1.0) / (a + 1.0) if a > _TAN_PI_8 else a)
+    base = _HALF_PI if a > _TAN_3PI_8 else (_QUARTER_PI if a > _TAN_PI_8 else 0.0)
+    z = t * t
+    q = ((_ATAN[0] * z + _ATAN[1]) * z + _ATAN[2]) * z + _ATAN[3]
+    return math.copysign(base + (t + t * z * q), v)
+
+
 @njit(fastmath={"contract"}, error_model="numpy")
 def _atan(x, out):
     for i in range(x.size):
-        v = np.float64(x[i])
-        a = abs(v)
-        t = -1.0 / a if a > _TAN_3PI_8 else ((a - 1.0) / (a + 1.0) if a > _TAN_PI_8 else a)
-        base = _HALF_PI if a > _TAN_3PI_8 else (_QUARTER_PI if a > _TAN_PI_8 else 0.0)
-        z = t * t
-        q = ((_ATAN[0] * z + _ATAN[1]) * z + _ATAN[2]) * z + _ATAN[3]
-        out[i] = np.float32(math.copysign(base + (t + t * z * q), v))
+        out[i] = np.float32(_atan64(np.float64(x[i])))
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _atan2(y, x, out):
+    for i in range(out.size):
+        b, a = np.float64(x[i]), np.float64(y[i])
+        angle = _atan64(a / b)
+        out[i] = np.float32(angle + math.copysign(math.pi, a) if b < 0.0 else angle)
+    for i in range(out.size):  # (x = 0, infinities, NaN: the C library's signed zeros and quadrants)
+        if x[i] == 0 or not (abs(x[i]) < np.inf and abs(y[i]) < np.inf):
+            out[i] = np.float32(math.atan2(np.float64(y[i]), np.float64(x[i])))
 
 
 _ASIN_KERNEL = Kernel(_asin_numpy, _asin, numpy_simd="arcsin")
 _ACOS_KERNEL = Kernel(_acos_numpy, _acos, numpy_simd="arccos")
 _ATAN_KERNEL = Kernel(_atan_numpy, _atan, numpy_simd="arctan")
+_ATAN2_KERNEL = Kernel(_atan2_numpy, _atan2, numpy_simd="arctan2")

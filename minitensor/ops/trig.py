@@ -141,7 +141,7 @@ class Atan2(Op):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.arctan2(a, b)
+        return backend.atan2(a, b)
 
     @staticmethod
     def backward(ctx, grad):

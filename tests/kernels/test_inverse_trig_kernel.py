@@ -1,6 +1,7 @@
-"""The float32 asin/acos/atan kernels (kernels/inverse_trig.py) against the exact values (the float64 C
-library): within 1 ulp (0.58, 0.58, 0.82 measured; NumPy's own 0.84-0.89) near 0, near ±1 and, for atan,
-up to the largest floats; the special values as NumPy; float64 keeps NumPy's; the ops' gradients on them."""
+"""The float32 asin/acos/atan/atan2 kernels (kernels/inverse_trig.py) against the exact values (the float64
+C library): within 1 ulp (0.58, 0.58, 0.82, 0.82 measured; NumPy's own 0.84-1.26) near 0, near ±1 and, for
+atan and atan2, up to the largest floats; the special values as NumPy; float64 keeps NumPy's; the ops'
+gradients on them."""
 
 from __future__ import annotations
 
@@ -82,3 +83,35 @@ def test_the_ops_run_on_the_kernels_and_their_gradients_hold(op, derivative) -> 
     y = jitted(lambda: op(t))
     jitted(lambda: y.sum().backward())
     np.testing.assert_allclose(t.grad.numpy(), derivative(x.astype(np.float64)), rtol=2e-6)
+
+
+def test_atan2_within_one_ulp_over_every_quadrant_and_scale() -> None:
+    r = np.random.default_rng(1)
+    y = (r.standard_normal(100_000) * 10 ** r.uniform(-20, 20, 100_000)).astype(np.float32)
+    x = (r.standard_normal(100_000) * 10 ** r.uniform(-20, 20, 100_000)).astype(np.float32)
+    exact = np.arctan2(y.astype(np.float64), x.astype(np.float64))
+    got = jitted(lambda: inverse_trig.atan2(y, x))
+    assert got.dtype == np.float32 and ulps(got, exact).max() <= 1.0  # (measured 0.82; NumPy's 1.26)
+
+
+def test_atan2_zeros_infinities_and_nan_as_numpy() -> None:
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0], np.float32)
+    y, x = (a.ravel() for a in np.meshgrid(special, special))
+    assert_same_values(jitted(lambda: inverse_trig.atan2(y, x)), np.arctan2(y, x))  # (signed zeros, ±π, ±π/4)
+
+
+def test_atan2_broadcasts_and_keeps_numpy_for_float64() -> None:
+    y, x = np.linspace(-2, 2, 6, dtype=np.float32).reshape(3, 2, 1), np.linspace(-3, 3, 4, dtype=np.float32)
+    got = jitted(lambda: inverse_trig.atan2(y, x))
+    assert got.shape == (3, 2, 4)
+    assert ulps(got, np.arctan2(y.astype(np.float64), x.astype(np.float64))).max() <= 1.0
+    np.testing.assert_array_equal(inverse_trig.atan2(y.astype(np.float64), x), np.arctan2(y.astype(np.float64), x))
+
+
+def test_atan2_op_runs_on_the_kernel_and_its_gradients_hold() -> None:
+    r = np.random.default_rng(2)
+    a, b = (mt.tensor(r.standard_normal(32).astype(np.float32), requires_grad=True) for _ in range(2))
+    jitted(lambda: mt.atan2(a, b).sum().backward())
+    r2 = a.detach().numpy().astype(np.float64) ** 2 + b.detach().numpy().astype(np.float64) ** 2
+    np.testing.assert_allclose(a.grad.numpy(), b.detach().numpy() / r2, rtol=2e-6)
+    np.testing.assert_allclose(b.grad.numpy(), -a.detach().numpy() / r2, rtol=2e-6)
