@@ -16,10 +16,10 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
 - the engine: ``sum_to_shape``, ``owned``, ``copy``, ``adapt_threads``; bias gradients: ``column_sums``; the
   backward of a reduction: ``expand``; a C-order copy (a transposed gradient by BLAS): ``contiguous``;
 - elementwise: ``exp``, ``log``, ``log2``, ``log10``, ``exp2``, ``expm1``, ``log1p``, ``sin``, ``cos``,
-  ``tan``, ``asin``, ``acos``, ``atan``, ``atan2``, ``sinh``, ``cosh``, ``atanh``, ``tanh``, ``erf``, ``sigmoid``,
-  ``relu``, ``silu``, ``gelu``, ``softplus`` and the backward passes that need more than a product
-  (``tanh_backward``, ...); the special functions ``erfc``, ``erfinv``, ``lgamma``, ``polygamma``, ``i0``,
-  ``i1`` (and ``erf_backward``, ...);
+  ``tan``, ``asin``, ``acos``, ``atan``, ``atan2``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``,
+  ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the backward passes that
+  need more than a product (``tanh_backward``, ...); the special functions ``erfc``, ``erfinv``,
+  ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``reduce_product``, ``cumsum``, ``cumprod``,
   ``logcumsumexp``, ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for
@@ -144,6 +144,8 @@ atan = _inverse_trig.atan  # likewise
 atan2 = _inverse_trig.atan2  # (y, x), broadcast: the kernel for two float32 arrays
 sinh = _hyperbolic.sinh  # the hyperbolic sine (NumPy's AVX-512 loop where it has one)
 cosh = _hyperbolic.cosh  # the hyperbolic cosine (likewise)
+asinh = _hyperbolic.asinh  # the inverse hyperbolic sine (NumPy's AVX-512 loop where it has one)
+acosh = _hyperbolic.acosh  # the inverse hyperbolic cosine: NaN below 1 (likewise)
 atanh = _hyperbolic.atanh  # the inverse hyperbolic tangent: ±inf at ±1, NaN beyond (likewise)
 tanh = _tanh.tanh  # (NumPy's tanh for other than floats)
 tanh_backward = _tanh.tanh_backward  # (grad, y): grad * (1 - y^2) from the output y

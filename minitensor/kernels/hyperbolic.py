@@ -10,6 +10,8 @@ and 0.37 on one thread (the kernels ~0.1).  With ``a = |x|``::
     cosh x  = (1 / t + t) / 2,                  t = exp(-a)
     both, where a > BIG (e^-a below half an ulp of e^a):  e^a / 2 = 2^(k - 1) exp(r),  a = k ln2 + r
     atanh x = sign(x) log1p(w) / 2,  w = 2a / (1 - a), or 2a + 2a a / (1 - a) below a = 1/2 (fdlibm's)
+    asinh x = sign(x) log1p(a + a² / (1 + sqrt(1 + a²)));  acosh x = log1p(t + sqrt(2t + t²)), t = x - 1
+    both, where a (x) > HUGE (the rest below 2^-26 of the result):  log1p(a - 1) + ln 2 = log(2a)
 
 ``expm1`` keeps sinh's relative precision near 0 (``expm1.py``'s ``expm1_32``/``expm1_64``), ``exp``
 takes arguments <= 0 (``_exp.py``'s ``exp32``/``exp64``), and ``e^a / 2`` is ``_exp.py``'s range
@@ -17,8 +19,8 @@ reduction and polynomial with the exponent one less: one rounding, and no overfl
 result's own (float32 sinh reaches inf at a = 89.42, e^a already at 88.72); ``log1p`` is
 ``log1p.py``'s.  Within 2.6 ulp of the exact value in both dtypes
 (``tests/kernels/test_hyperbolic_kernel.py``); -0.0 stays -0.0 (sinh, atanh), ``±inf`` gives ``±inf``
-(``cosh``: inf), atanh ``±1`` gives ``±inf`` and NaN beyond, NaN NaN.  The references are NumPy's
-``np.sinh``, ``np.cosh`` and ``np.arctanh``.
+(``cosh``: inf), atanh ``±1`` gives ``±inf`` and NaN beyond, acosh NaN below 1, NaN NaN.  The
+references are NumPy's ``np.sinh``, ``np.cosh``, ``np.arcsinh``, ``np.arccosh`` and ``np.arctanh``.
 
 >>> sinh(np.array([0.0, 1.0, -np.inf]))
 array([ 0.        ,  1.17520119,        -inf])
@@ -54,6 +56,7 @@ from .runtime.dispatch import Kernel
 from .runtime.jit import njit
 
 _BIG32, _BIG64 = 10.0, 20.0  # e^-2a below 2^-28 / 2^-57: the small term is gone from the sum
+_HUGE32, _HUGE64 = 4096.0, 268435456.0  # 2^12, 2^28: 1 / (4 a²) below 2^-26 / 2^-58 of log(2a)
 
 
 def sinh(x: np.ndarray) -> np.ndarray:
@@ -71,6 +74,16 @@ def atanh(x: np.ndarray) -> np.ndarray:
     return _ATANH.map(x)
 
 
+def asinh(x: np.ndarray) -> np.ndarray:
+    """The inverse hyperbolic sine elementwise (a new array of ``x``'s shape and dtype)."""
+    return _ASINH.map(x)
+
+
+def acosh(x: np.ndarray) -> np.ndarray:
+    """The inverse hyperbolic cosine elementwise: NaN below 1 (a new array of ``x``'s shape and dtype)."""
+    return _ACOSH.map(x)
+
+
 def _sinh_numpy(x: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(over="ignore"):  # (inf beyond |x| ~ 89 / 710, silently as PyTorch)
         np.sinh(x, out=out)
@@ -79,6 +92,15 @@ def _sinh_numpy(x: np.ndarray, out: np.ndarray) -> None:
 def _cosh_numpy(x: np.ndarray, out: np.ndarray) -> None:
     with np.errstate(over="ignore"):
         np.cosh(x, out=out)
+
+
+def _asinh_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    np.arcsinh(x, out=out)
+
+
+def _acosh_numpy(x: np.ndarray, out: np.ndarray) -> None:
+    with np.errstate(invalid="ignore"):  # (NaN below 1, silently as PyTorch)
+        np.arccosh(x, out=out)
 
 
 def _atanh_numpy(x: np.ndarray, out: np.ndarray) -> None:
@@ -155,6 +177,21 @@ def _cosh(x, out):
             out[i] = _cosh64(x[i])
 
 
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _log1p32(w, k):
+    """log1p of a float32 ``w`` (``log1p.py``'s core; ``k``: ``log_consts``)."""
+    u = k.one + w
+    e, m = split32(u)
+    return _log1p_one(w, u, e, m, k)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _log1p64(w, k):
+    u = k.one + w
+    e, m = split64(u)
+    return _log1p_one(w, u, e, m, k)
+
+
 @njit(fastmath={"contract"}, error_model="numpy")
 def _atanh(x, out):
     k = log_consts(x)
@@ -164,19 +201,53 @@ def _atanh(x, out):
             a = abs(x[i])
             w = (a + a) / (k.one - a)
             w = (a + a) + (a + a) * a / (k.one - a) if a < half else w
-            u = k.one + w
-            e, m = split32(u)
-            out[i] = math.copysign(half * _log1p_one(w, u, e, m, k), x[i])
+            out[i] = math.copysign(half * _log1p32(w, k), x[i])
     else:
         for i in range(x.size):
             a = abs(x[i])
             w = (a + a) / (k.one - a)
             w = (a + a) + (a + a) * a / (k.one - a) if a < half else w
-            u = k.one + w
-            e, m = split64(u)
-            out[i] = math.copysign(half * _log1p_one(w, u, e, m, k), x[i])
+            out[i] = math.copysign(half * _log1p64(w, k), x[i])
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _asinh(x, out):
+    k = log_consts(x)
+    if x.itemsize == 4:
+        huge, ln2 = np.float32(_HUGE32), np.float32(math.log(2.0))
+        for i in range(x.size):
+            a = abs(x[i])
+            w = a + a * a / (k.one + math.sqrt(k.one + a * a))
+            r = _log1p32(a - k.one, k) + ln2 if a > huge else _log1p32(w, k)
+            out[i] = math.copysign(r, x[i])
+    else:
+        for i in range(x.size):
+            a = abs(x[i])
+            w = a + a * a / (k.one + math.sqrt(k.one + a * a))
+            r = _log1p64(a - k.one, k) + math.log(2.0) if a > _HUGE64 else _log1p64(w, k)
+            out[i] = math.copysign(r, x[i])
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _acosh(x, out):
+    k = log_consts(x)
+    if x.itemsize == 4:
+        huge, ln2 = np.float32(_HUGE32), np.float32(math.log(2.0))
+        for i in range(x.size):
+            v = x[i]
+            t = v - k.one
+            r = _log1p32(t, k) + ln2 if v > huge else _log1p32(t + math.sqrt(t + t + t * t), k)
+            out[i] = r if v >= k.one else np.float32(np.nan)
+    else:
+        for i in range(x.size):
+            v = x[i]
+            t = v - k.one
+            r = _log1p64(t, k) + math.log(2.0) if v > _HUGE64 else _log1p64(t + math.sqrt(t + t + t * t), k)
+            out[i] = r if v >= k.one else np.nan
 
 
 _SINH = Kernel(_sinh_numpy, _sinh, numpy_simd="sinh")
 _COSH = Kernel(_cosh_numpy, _cosh, numpy_simd="cosh")
+_ASINH = Kernel(_asinh_numpy, _asinh, numpy_simd="arcsinh")
+_ACOSH = Kernel(_acosh_numpy, _acosh, numpy_simd="arccosh")
 _ATANH = Kernel(_atanh_numpy, _atanh, numpy_simd="arctanh")

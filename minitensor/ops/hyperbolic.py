@@ -62,7 +62,7 @@ class Asinh(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.arcsinh(x)
+        return backend.asinh(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -80,7 +80,7 @@ class Acosh(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.arccosh(x)
+        return backend.acosh(x)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,6 +1,7 @@
-"""The sinh, cosh and atanh kernels (kernels/hyperbolic.py) against the exact values (NumPy's float64, or its long
-double for float64 inputs): within 2.6 ulp on every range (near 0, where the sum switches to one term, near
-overflow), the special values and -0.0 as NumPy, and the op's gradient through them."""
+"""The sinh, cosh, asinh, acosh and atanh kernels (kernels/hyperbolic.py) against the exact values
+(NumPy's float64, or its long double for float64 inputs): within 2.5-2.75 ulp on every range (near 0,
+where the sum switches to one term, near overflow), the special values and -0.0 as NumPy, and the op's
+gradient through them."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ from minitensor.kernels import hyperbolic
 FUNCTIONS = {
     "sinh": (hyperbolic.sinh, np.sinh),
     "cosh": (hyperbolic.cosh, np.cosh),
+    "asinh": (hyperbolic.asinh, np.arcsinh),
+    "acosh": (hyperbolic.acosh, np.arccosh),
     "atanh": (hyperbolic.atanh, np.arctanh),
 }
+# (measured: 2.57, 1.8, 2.61, 2.55, 2.4)
+MOST_ULPS = {"sinh": 2.6, "cosh": 2.6, "asinh": 2.75, "acosh": 2.75, "atanh": 2.6}
 
 
 def _atanh_samples(dtype: str) -> np.ndarray:
@@ -24,6 +29,19 @@ def _atanh_samples(dtype: str) -> np.ndarray:
     tiny = 10 ** r.uniform(-30, 0, 5000) * r.choice([-1, 1], 5000)
     near_one = (1 - 10 ** r.uniform(-7 if dtype == "float32" else -15, -1, 5000)) * r.choice([-1, 1], 5000)
     return np.concatenate([tiny, r.uniform(-1, 1, 20_000), r.uniform(0.49, 0.51, 5000), near_one]).astype(dtype)
+
+
+def _inverse_samples(name: str, dtype: str) -> np.ndarray:
+    """asinh: both signs, near 0, around the switch to log(2a) (2^12, 2^28) and up to 1e30 / 1e300; acosh:
+    1 and just above it, and up to the same."""
+    r = np.random.default_rng(2)
+    top, huge, near = (30, 4096.0, -7) if dtype == "float32" else (300, 268435456.0, -15)
+    sign = r.choice([-1, 1], 20_000)
+    parts = [r.uniform(-10, 10, 20_000), 10 ** r.uniform(-30, top, 20_000) * sign, r.uniform(0.9, 1.1, 5000) * huge]
+    x = np.concatenate(parts)
+    if name == "acosh":
+        x = np.concatenate([np.abs(x) + 1, 1 + 10 ** r.uniform(near, 0, 20_000)])
+    return x.astype(dtype)
 
 
 def _samples(dtype: str) -> np.ndarray:
@@ -42,26 +60,31 @@ def _exact(fn, x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh"])
-def test_within_two_point_six_ulp_of_the_exact_value(name, dtype) -> None:
+@pytest.mark.parametrize("name", ["sinh", "cosh", "asinh", "acosh", "atanh"])
+def test_within_a_few_ulp_of_the_exact_value(name, dtype) -> None:
     kernel, exact_fn = FUNCTIONS[name]
-    x = _atanh_samples(dtype) if name == "atanh" else _samples(dtype)
+    if name in ("asinh", "acosh"):
+        x = _inverse_samples(name, dtype)
+    else:
+        x = _atanh_samples(dtype) if name == "atanh" else _samples(dtype)
     exact = _exact(exact_fn, x)
     finite = np.isfinite(exact.astype(dtype))
     got = jitted(lambda: kernel(x))
     assert got.dtype == x.dtype and got.shape == x.shape
-    assert ulps(got[finite], exact[finite]).max() <= 2.6  # (measured: 2.57, float64 sinh near 0)
+    assert ulps(got[finite], exact[finite]).max() <= MOST_ULPS[name]
     assert np.all(np.isinf(got[~finite]))
-    assert ulps(reference(lambda: kernel(x))[finite], exact[finite]).max() <= 2.6  # (NumPy's own function)
+    assert ulps(reference(lambda: kernel(x))[finite], exact[finite]).max() <= MOST_ULPS[name]  # (NumPy's own function)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", ["sinh", "cosh", "atanh"])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "asinh", "acosh", "atanh"])
 def test_special_values_as_numpy(name, dtype) -> None:
     kernel, numpy_fn = FUNCTIONS[name]
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 711.0, -711.0], dtype)
     if name == "atanh":  # (±inf at ±1, NaN beyond)
         x = np.concatenate([x, np.array([1.0, -1.0, 1.5, -2.0], dtype)])
+    elif name == "acosh":  # (0 at 1, NaN below, also far below)
+        x = np.concatenate([x, np.array([1.0, 0.5, -1.0, -1e7], dtype)])
     elif dtype == "float32":  # (past float32's overflow, e^a's already at 88.72)
         x = np.concatenate([x, np.array([89.42, 89.43, -89.5], dtype)])
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -79,7 +102,13 @@ def test_shapes_and_strides_are_kept() -> None:
 
 
 @pytest.mark.parametrize(
-    "op, derivative", [(mt.sinh, np.cosh), (mt.cosh, np.sinh), (mt.atanh, lambda x: 1 / (1 - x * x))]
+    "op, derivative",
+    [
+        (mt.sinh, np.cosh),
+        (mt.cosh, np.sinh),
+        (mt.asinh, lambda x: 1 / np.sqrt(x * x + 1)),
+        (mt.atanh, lambda x: 1 / (1 - x * x)),
+    ],
 )
 def test_the_ops_gradients_run_on_the_kernels(op, derivative) -> None:
     x = np.linspace(-5, 5, 64, dtype=np.float32) / (5.5 if op is mt.atanh else 1)
