@@ -30,8 +30,9 @@ from .runtime.jit import njit
 
 
 def tanh(x: np.ndarray) -> np.ndarray:
-    """tanh(x) elementwise, a new array of x's shape and dtype (NumPy's ``tanh`` for other than floats)."""
-    if x.dtype.kind != "f":
+    """tanh(x) elementwise, a new array of x's shape and dtype (NumPy's ``tanh`` for other than float
+    arrays, e.g. a Tensor in a backward formula under create_graph, which answers it with its own op)."""
+    if type(x) is not np.ndarray or x.dtype.kind != "f":
         return np.tanh(x)
     return _TANH.map(x)
 

@@ -73,12 +73,12 @@ class Mish(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x * np.tanh(Softplus.run(x, beta=1.0, threshold=20.0))
+        return x * backend.tanh(Softplus.run(x, beta=1.0, threshold=20.0))
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        t = np.tanh(Softplus.call(x, beta=1.0, threshold=20.0))
+        t = backend.tanh(Softplus.call(x, beta=1.0, threshold=20.0))
         return grad * (t + x * Sigmoid.call(x) * (1 - t * t))
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
@@ -137,12 +137,12 @@ class Tanhshrink(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x - np.tanh(x)
+        return x - backend.tanh(x)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        t = np.tanh(x)
+        t = backend.tanh(x)
         return grad * (t * t)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
