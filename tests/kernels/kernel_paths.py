@@ -130,6 +130,15 @@ def tolerance(dtype) -> dict:
     return {"rtol": 2e-5, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-11, "atol": 1e-13}
 
 
+def assert_strided_input_as_its_copy(kernel, low: float, high: float) -> None:
+    """``kernel`` (one float32 array -> one array, compiled) of a strided (4, 10) view of values in [low, high]:
+    a new C-contiguous array of the view's shape, equal to the kernel of the view's contiguous copy."""
+    x = np.linspace(low, high, 120, dtype=np.float32).reshape(4, 30)[:, ::3]
+    got = jitted(lambda: kernel(x))
+    assert got.shape == (4, 10) and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, jitted(lambda: kernel(np.ascontiguousarray(x))))
+
+
 def ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
     """|got - exact| in units of the last place of ``got``'s dtype at ``exact`` (exact: float64
     or long double)."""
