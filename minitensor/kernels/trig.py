@@ -16,9 +16,10 @@ of 2026-11-30 (``numpy_simd``).  The kernel works on float32 SIMD lanes::
 ``fma`` is LLVM's ``llvm.fma`` (``_rows.py``): the FMA instruction, or the C library's
 ``fmaf`` on a machine without one (correct, one element at a time).  Within 1.5 ulp
 of the exact value for every float32 with |x| < 2^17 (checked over all of them:
-1.49 ulp at most; NumPy's own float32 sin: 1.46 on a sample), ``tan`` within 1.5 (its polynomials and
-quotient in float64, one rounding; NumPy's ``tan`` calls the C library per element off AVX-512: float32
-at 2^17, 2.5 ms against PyTorch's 0.39 on one thread, on the AVX2 AMD EPYC of 2026-12-01), -0.0 kept.  Beyond
+1.49 ulp at most; NumPy's own float32 sin: 1.46 on a sample), ``tan`` within 2.5 (2.37
+measured: its polynomials and quotient in float64, one rounding; NumPy's ``tan`` calls the C
+library per element off AVX-512: float32 at 2^17, 2.5 ms against PyTorch's 0.39 on one thread,
+on the AVX2 AMD EPYC of 2026-12-01), -0.0 kept.  Beyond
 ``_LIMIT``, and for inf and NaN, a second pass takes the C library's float64 ``sin`` /
 ``cos`` (inf gives NaN, as NumPy).  float64 arrays keep NumPy's functions.
 

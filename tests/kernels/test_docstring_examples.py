@@ -29,6 +29,8 @@ from minitensor.kernels import (
     flip,
     gamma,
     gelu,
+    hyperbolic,
+    inverse_trig,
     layer_norm,
     log1p,
     pointwise,
@@ -61,7 +63,7 @@ MODULES = [
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
 MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums, gamma, bessel, cpu, dot_tiles]
-MODULES += [shared_types]
+MODULES += [shared_types, hyperbolic, inverse_trig]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
