@@ -39,13 +39,14 @@ class Level:
     """One forward-mode level: a table from tensors to their tangents.  Keyed by identity and
     weakly (a tensor that is gone takes its tangent with it): ``tangents[id(x)] = (ref to x, tangent)``."""
 
-    __slots__ = ("index", "tangents", "hidden", "active")
+    __slots__ = ("index", "tangents", "hidden", "active", "nodes")
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.tangents = {}
         self.hidden = False  # while this level's own tangent is being computed
         self.active = True
+        self.nodes = []  # weak references to the recorded nodes that remember a tangent of this level
 
     def get(self, x: Tensor):
         """x's tangent at this level (an array or a Tensor), or None.  (Inside vmap, the tangent of a
@@ -89,7 +90,19 @@ def exit(level: Level) -> None:  # noqa: A001  (the pair of enter)
         raise RuntimeError("forward-mode levels must be exited innermost first")
     levels.pop()
     level.active = False
-    level.tangents = {}
+    # Drop the tangents where they could only go by the cyclic garbage collector: the table's entries
+    # (their weakref callbacks hold the table) and the nodes' remembered output tangents (a tangent
+    # computed from the output, as tanh's, leads back to the node through its graph).  Their arrays
+    # go now, not at the next collection (a Hessian-vector product of a large MLP left ~16 MB a call).
+    level.tangents.clear()
+    for ref in level.nodes:
+        node = ref()
+        dual = None if node is None else node.__dict__.get("dual")
+        if dual is not None:
+            dual[1].pop(level, None)
+            if not dual[1]:
+                del node.dual
+    level.nodes = []
 
 
 def in_use() -> bool:
@@ -174,11 +187,13 @@ def _check_broadcast(got: tuple, shape: tuple, name: str) -> None:
 
 
 def _remember(ctx, inputs: tuple, level: Level, tangent) -> None:
+    """``ctx.dual``: the op's inputs and its output's tangent at ``level`` (until the level exits)."""
     dual = ctx.__dict__.get("dual")
     if dual is None:
         ctx.dual = (tuple(inputs), {level: tangent})
     else:
         dual[1][level] = tangent
+    level.nodes.append(weakref.ref(ctx))
 
 
 def as_tensor(t):

@@ -86,7 +86,8 @@ class Node(graph.Node):
             array itself), -1 for the output, None for anything else.
     """
 
-    __slots__ = ("parents", "needs_input_grad", "shape", "dtype", "__dict__")
+    # (``__weakref__``: a forward-mode level keeps weak references to the nodes that remember its tangents)
+    __slots__ = ("parents", "needs_input_grad", "shape", "dtype", "__dict__", "__weakref__")
     function: type = None  # the Function subclass, set per generated Node class
     tensor_hooks = None  # hooks registered on the tensor this node made (Tensor.register_hook)
     # What a node that saved nothing has (class defaults: apply sets them only when they differ).

@@ -3,6 +3,8 @@ through views and in-place ops, no reverse graph, and composition with reverse m
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -118,6 +120,34 @@ def test_forward_over_reverse_gives_a_hessian_vector_product():
     hessian = np.diag(6 * x) + np.array([[0.0, 1.0], [1.0, 0.0]])
     np.testing.assert_allclose(g.numpy(), 3 * x**2 + x[::-1])
     np.testing.assert_allclose(hvp.numpy(), hessian @ v)
+
+
+@pytest.mark.parametrize("how", ["dual_level", "func.jvp of func.grad"])
+def test_leaving_a_level_leaves_no_reference_cycles(how):
+    """A tangent computed from an op's output (tanh's: ẋ (1 - y²)) leads back to the op's node through its
+    graph, and the node remembers it for a backward inside the level: leaving the level breaks that cycle,
+    so the arrays go at once (by reference counting), not at the garbage collector's next full pass."""
+    x, v = f64(np.linspace(-1.0, 1.0, 5)), f64(np.ones(5))
+
+    def f(a):
+        return (a.tanh() * a).tanh().sum()
+
+    gc.collect()
+    gc.disable()
+    try:
+        if how == "dual_level":
+            with fwAD.dual_level():
+                leaf = fwAD.make_dual(x, v).requires_grad_(False) * 1.0
+                leaf.requires_grad_(True)
+                (g,) = mt.autograd.grad(f(leaf), leaf)
+                hvp = fwAD.unpack_dual(g).tangent
+        else:
+            g, hvp = mt.func.jvp(mt.func.grad(f), (x,), (v,))
+        del g
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert hvp.shape == (5,) and np.isfinite(hvp.numpy()).all()
 
 
 def test_reverse_over_forward_differentiates_the_tangent():
