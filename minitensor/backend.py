@@ -25,7 +25,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``logcumsumexp``, ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for
   the ops that keep rows;
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``add_picked_rows``, ``where``,
-  ``flip``, ``triangle``; triangular systems: ``solve_triangular``;
+  ``flip``, ``triangle``; triangular systems: ``solve_triangular``; stacks of small matrices by LU: ``det``,
+  ``slogdet``, ``solve``, ``inv``;
 - losses: ``bce``, ``bce_logits``, ``kl_div``, ``robust_loss``, ``target_losses`` (cross-entropy), the CTC
   recursions (``ctc_alpha``, ``ctc_gradient``);
 - products: ``matmul``, ``rows_product`` (a linear layer's ``x @ Wᵀ``), convolution (``conv2d``
@@ -87,6 +88,7 @@ from .kernels import inverse_trig as _inverse_trig
 from .kernels import layer_norm as _layer_norm
 from .kernels import log1p as _log1p
 from .kernels import lstm as _lstm
+from .kernels import lu as _lu
 from .kernels import matmul as _matmul
 from .kernels import modulo as _modulo
 from .kernels import pdist as _pdist
@@ -206,6 +208,11 @@ where_backward = _where.where_backward  # (cond, grad, need) -> (grad where cond
 flip = _flip.flip  # (x, dims): a reversed copy
 triangle = _triangle.triangle  # (x, diagonal, upper): tril / triu
 solve_triangular = _triangular_solve.solve_triangular  # (t, b, upper, unit): X = T^-1 B by substitution
+# stacks of small square matrices by LU (NumPy's LAPACK for larger ones): as np.linalg's functions
+det = _lu.det  # (a,) -> det
+slogdet = _lu.slogdet  # (a,) -> (sign, log |det|)
+solve = _lu.solve  # (a, b) -> a^-1 b
+inv = _lu.inv  # (a,) -> a^-1
 
 # ------------------------------------------------------------------ losses
 bce_logs = _bce.logs  # (p,) -> (log p, log(1 - p))

@@ -38,7 +38,7 @@ class Det(Op):
 
     @staticmethod
     def forward(ctx, a):
-        d = np.asarray(np.linalg.det(a))
+        d = backend.det(a)
         ctx.save_for_backward(a, d)
         return d
 
@@ -92,7 +92,7 @@ class LogAbsDet(Op):
     @staticmethod
     def forward(ctx, a, value=None):
         ctx.save_for_backward(a)
-        return np.asarray(np.linalg.slogdet(a)[1] if value is None else value)
+        return backend.slogdet(a)[1] if value is None else np.asarray(value)
 
     @staticmethod
     def backward(ctx, grad):
@@ -120,8 +120,8 @@ def det(A):  # noqa: N803
 def slogdet(A):  # noqa: N803
     """``(sign, logabsdet)``: the sign of the determinant (-1, 0 or 1; no gradient) and log |det|."""
     matrix_input(A, "linalg.slogdet", square=True)
-    sign, value = np.linalg.slogdet(A._data)
-    return SlogdetResult(Tensor._make(np.asarray(sign), False, None), LogAbsDet.apply(A, value=value))
+    sign, value = backend.slogdet(A._data)
+    return SlogdetResult(Tensor._make(sign, False, None), LogAbsDet.apply(A, value=value))
 
 
 @batching.per_example  # (reads the values: under vmap, once per example)

@@ -1,9 +1,10 @@
 """Solving linear systems: ``inv``, ``solve``, ``solve_triangular``, ``pinv``, ``lstsq`` (``torch.linalg``'s),
 with PyTorch's first- and second-order gradients (determinants: ``ops/determinant.py``).
 
-Each op's forward is NumPy's LAPACK call; each backward is the matrix-calculus formula written with
-``matmul``, ``mT``, triangles and the ops themselves (``ops/matrices.py``), so it is differentiable
-again (M. Giles, "An extended collection of matrix derivative results", 2008)::
+Each op's forward is a backend call (NumPy's LAPACK; stacks of small matrices by the LU kernels of
+``kernels/lu.py``); each backward is the matrix-calculus formula written with ``matmul``, ``mT``,
+triangles and the ops themselves (``ops/matrices.py``), so it is differentiable again (M. Giles, "An
+extended collection of matrix derivative results", 2008)::
 
     Y = A^-1:            gA = -Y^T gY Y^T
     X = A^-1 B:          gB = A^-T gX,  gA = -gB X^T
@@ -47,7 +48,7 @@ class Inv(Op):
 
     @staticmethod
     def forward(ctx, a):
-        y = _lapack(np.linalg.inv, "linalg.inv", a)
+        y = _lapack(backend.inv, "linalg.inv", a)
         ctx.save_for_backward(y)
         return y
 
@@ -70,7 +71,7 @@ class Solve(Op):
 
     @staticmethod
     def forward(ctx, a, b):
-        x = _lapack(np.linalg.solve, "linalg.solve", a, b)
+        x = _lapack(backend.solve, "linalg.solve", a, b)
         ctx.save_for_backward(a, x)
         return x
 
