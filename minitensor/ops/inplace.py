@@ -11,7 +11,10 @@ They follow PyTorch:
   the tensor's own memory (every other name of it, and every view of the same
   memory, sees the new values), and the tensor's ``grad_fn`` becomes the new
   node.  ``out[0] = w; out[1] = w * w`` therefore back-propagates into ``w``
-  through both rows (PyTorch calls this node ``CopySlices``);
+  through both rows (PyTorch calls this node ``CopySlices``).  Where nothing
+  else can see the tensor's memory (no view, NumPy handle or saved copy: the
+  reference count says), nothing is copied: the op is recorded on the old
+  array itself and the tensor takes the result's (``_unshared``);
 - when the tensor is a view of another tensor (``v = h[0]; v += w``), that
   base tensor's history is rewritten too: it becomes "the old base with the
   view's region replaced" (``ViewUpdate``), and the view is re-derived from it.
@@ -68,7 +71,12 @@ def apply_inplace(t, op: str, update, recompute, *others, output_only: bool = Fa
         )
     chain = _view_chain(t, op, in_graph)
     new = None
-    if output_only and len(chain) == 1 and not dual.levels and not saved.hooks:
+    plain = len(chain) == 1 and not dual.levels and not saved.hooks
+    alone = plain and _unshared(t)
+    if alone:  # no one else sees t's memory: the op reads t's array as it is, and t takes the result's
+        olds = [Tensor._make(t._data, t._requires_grad, t.grad_fn)]
+        new = recompute(olds[0], *others)
+    elif output_only and plain:
         new, olds = _without_snapshot(t, recompute, others), [t]
     if new is None:
         olds = [_snapshot(x) for x in chain]  # the values before the op, for the recorded nodes
@@ -77,7 +85,11 @@ def apply_inplace(t, op: str, update, recompute, *others, output_only: bool = Fa
         new = new.to(t.dtype)
     if new.shape != t.shape:
         raise ValueError(f"{op}: the result has shape {new.shape}, which does not fit the tensor's shape {t.shape}")
-    t._data[...] = new._data
+    if alone and _takes(new._data, t._data):
+        t._data = new._data
+        _saved_output_follows(t, new)
+    else:
+        t._data[...] = new._data
     _take_history(t, new, in_graph)
     for view, base, old_base in zip(chain, chain[1:], olds[1:]):  # rewrite each base's history, inner to outer
         _, cls, settings = view._view_of
@@ -101,6 +113,34 @@ def _view_chain(t, op: str, in_graph: bool = True) -> list:
             )
         chain.append(base)
     return chain
+
+
+def _unshared(t) -> bool:
+    """Whether no one but ``t`` can see its array: an array of its own (not a view), writeable, held by
+    ``t`` alone (no view of it, no saved copy in a node, no ``.numpy()`` handle: told by the reference
+    count).  Then an in-place op need not write into that memory: t may take the result's array, and the
+    recorded op keep the old one (no copies), and nothing can tell the difference."""
+    data = t._data
+    return type(data) is np.ndarray and data.base is None and data.flags.writeable and sys.getrefcount(data) <= 3
+
+
+def _takes(result: np.ndarray, old: np.ndarray) -> bool:
+    """Whether a tensor holding ``old`` may hold ``result`` instead: a new array of its own with old's
+    layout (so ``stride()`` does not change)."""
+    return type(result) is np.ndarray and result.base is None and result is not old and result.strides == old.strides
+
+
+def _saved_output_follows(t, new) -> None:
+    """``t`` took the array of ``new``, the output of the op just recorded: where that op saved its output
+    (``exp_``, ``relu_``), its version record follows t's counter, at the version this in-place op gives t,
+    so a later in-place change of t is caught in backward as one of the output would be."""
+    node, counter = new.grad_fn, new._version_counter
+    if node is None or counter is None or not node.saved_versions:
+        return
+    mine = t._counter()
+    node.saved_versions = tuple(
+        (p, mine, mine.value + 1, shape) if c is counter else (p, c, v, shape) for p, c, v, shape in node.saved_versions
+    )
 
 
 def _without_snapshot(t, recompute, others: tuple):

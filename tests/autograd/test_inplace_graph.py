@@ -262,25 +262,32 @@ ACTIVATIONS_IN_PLACE = [
 ]
 
 
+@pytest.mark.parametrize("seen", [False, True], ids=["memory-alone", "memory-seen-elsewhere"])
 @pytest.mark.parametrize(("in_place", "out_of_place", "of_result"), ACTIVATIONS_IN_PLACE)
-def test_in_place_activations_keep_their_result_not_a_snapshot(in_place, out_of_place, of_result, monkeypatch) -> None:
-    """``leaky_relu_`` (slope >= 0), ``hardtanh_``, ``relu6(inplace=True)``, ``threshold_`` (value <=
-    threshold) and ``rrelu_`` record a node that keeps the result, as PyTorch's in-place forms do, and
-    copy nothing first; where the result cannot tell the gradient (a negative slope, a value above
-    the threshold) a snapshot is taken.  Values and gradients as the out-of-place form's."""
+def test_in_place_activations_keep_their_result_not_a_snapshot(in_place, out_of_place, of_result, seen,
+                                                                monkeypatch) -> None:  # fmt: skip
+    """Where something else sees the tensor's memory (here a NumPy handle, which then shows the new
+    values), ``leaky_relu_`` (slope >= 0), ``hardtanh_``, ``relu6(inplace=True)``, ``threshold_`` (value
+    <= threshold) and ``rrelu_`` record a node that keeps the result, as PyTorch's in-place forms do,
+    and copy nothing first; where the result cannot tell the gradient (a negative slope, a value above
+    the threshold) a snapshot is taken.  Where nothing else sees it, nothing is copied at all: the
+    tensor takes the result's array.  Values and gradients as the out-of-place form's."""
     F = mt.nn.functional
     snapshots = []
     monkeypatch.setattr(inplace, "_snapshot", lambda x, real=inplace._snapshot: snapshots.append(x) or real(x))
     x = mt.tensor(np.linspace(-1.5, 1.5, 12).reshape(3, 4), dtype=mt.float64, requires_grad=True)
     weights = mt.tensor(np.arange(12.0).reshape(3, 4))
     y = x * 1
+    handle = y.numpy() if seen else None
     out = in_place(F, y)
     expected = out_of_place(F, x * 1)
     np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy())
+    if seen and out is y:
+        np.testing.assert_array_equal(handle, expected.detach().numpy())
     (g,) = mt.autograd.grad((out * weights).sum(), x)
     (g_expected,) = mt.autograd.grad((expected * weights).sum(), x)
     np.testing.assert_allclose(g.numpy(), g_expected.numpy())
-    assert len(snapshots) == (0 if of_result else 1)
+    assert len(snapshots) == (1 if seen and not of_result and out is y else 0)
 
 
 @pytest.mark.parametrize("in_place", [case[0] for case in ACTIVATIONS_IN_PLACE if case[2]])
@@ -305,11 +312,13 @@ def test_leaky_relu_in_place_saves_its_result_as_pytorch() -> None:
 def test_an_output_only_declaration_that_does_not_hold_falls_back_to_a_snapshot(monkeypatch) -> None:
     """Where the recorded op keeps the old values after all (here ``old * old``, which saves its
     input), the check sees t's memory held and the op runs again on a snapshot: the gradient is
-    still right."""
+    still right.  (t's memory is seen elsewhere, by a NumPy handle: else t would take the result's
+    array and the op keep the old one, nothing copied.)"""
     snapshots = []
     monkeypatch.setattr(inplace, "_snapshot", lambda x, real=inplace._snapshot: snapshots.append(x) or real(x))
     x = mt.tensor(W, requires_grad=True)
     y = x * 1
+    handle = y.numpy()
 
     def update(array):
         array *= array
@@ -317,4 +326,26 @@ def test_an_output_only_declaration_that_does_not_hold_falls_back_to_a_snapshot(
     inplace.apply_inplace(y, "square_", update, lambda old: old * old, output_only=True)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.array(W))
+    np.testing.assert_allclose(handle, np.square(W))
     assert len(snapshots) == 1
+
+
+def test_an_in_place_op_on_memory_no_one_else_sees_copies_nothing(monkeypatch) -> None:
+    """No view, handle or saved copy of y's array: ``y.mul_(x)`` records the product on y's old array
+    (no snapshot) and y takes the result's array (no write back); values, gradient and the version
+    counter as before, and a later in-place op on y's result, which the node saved, still raises in
+    backward."""
+    snapshots = []
+    monkeypatch.setattr(inplace, "_snapshot", lambda x, real=inplace._snapshot: snapshots.append(x) or real(x))
+    x = mt.tensor(W, requires_grad=True)
+    y = x * 1
+    old, version = id(y._data), y._version  # (the id only: a reference would be one more holder)
+    y.mul_(x)
+    assert id(y._data) != old and y._version == version + 1 and not snapshots
+    np.testing.assert_allclose(y.detach().numpy(), np.square(W))
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array(W))
+    z = (x * 1).exp_()  # (exp_ keeps its result: z's array is seen by the node)
+    z.mul_(2)
+    with pytest.raises(RuntimeError, match="ExpBackward: its output .* was modified in place after it was saved"):
+        z.sum().backward()
