@@ -145,20 +145,31 @@ def _log_of(v, e, m, k, base2):
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def log32(v, k, base2=False):
+    """log(v) (log2(v) when ``base2``) of one float32 ``v``, ``k`` its ``log_consts``: the kernels' loop
+    body, also for the loops of other kernels (``logit.py``)."""
+    tiny = v < np.float32(1.1754944e-38)  # subnormal (or 0, or negative): scaled by 2^24
+    e, m = split32(v * np.float32(16777216.0) if tiny else v)
+    return _log_of(v, e - np.float32(24.0) if tiny else e, m, k, base2)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def log64(v, k, base2=False):
+    """``log32`` of a float64 ``v``."""
+    tiny = v < 2.2250738585072014e-308
+    e, m = split64(v * 18014398509481984.0 if tiny else v)  # (2^54)
+    return _log_of(v, e - 54.0 if tiny else e, m, k, base2)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _log_loop(x, out, base2):
     k = log_consts(x)
     if x.itemsize == 4:
         for i in range(x.size):
-            v = x[i]
-            tiny = v < np.float32(1.1754944e-38)  # subnormal (or 0, or negative): scaled by 2^24
-            e, m = split32(v * np.float32(16777216.0) if tiny else v)
-            out[i] = _log_of(v, e - np.float32(24.0) if tiny else e, m, k, base2)
+            out[i] = log32(x[i], k, base2)
     else:
         for i in range(x.size):
-            v = x[i]
-            tiny = v < 2.2250738585072014e-308
-            e, m = split64(v * 18014398509481984.0 if tiny else v)  # (2^54)
-            out[i] = _log_of(v, e - 54.0 if tiny else e, m, k, base2)
+            out[i] = log64(x[i], k, base2)
 
 
 @njit(fastmath={"contract"}, error_model="numpy")

@@ -106,14 +106,13 @@ class Logit(Op):
     def forward(ctx, x, eps=None):
         ctx.save_for_backward(x)
         ctx.eps = eps
-        z = x if eps is None else np.clip(x, eps, 1 - eps)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.subtract(1, z, out=np.empty_like(z))  # (an array also for a 0-d z, which 1 - z is not)
-            return backend.log(np.divide(z, ratio, out=ratio))
+        return backend.logit(x, eps)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if type(grad) is np.ndarray:  # first order: one pass
+            return backend.logit_backward(grad, x, ctx.eps)
         if ctx.eps is None:  # outside [0, 1] is where x (1 - x) < 0: finite there, nothing to keep out
             spread = x * (1 - x)
             return backend.where(getattr(spread, "_data", spread) < 0, np.nan, grad / spread)
