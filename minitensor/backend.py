@@ -19,7 +19,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``tan``, ``asin``, ``acos``, ``atan``, ``atan2``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``,
   ``tanh``, ``erf``, ``sigmoid``, ``relu``, ``silu``, ``gelu``, ``softplus`` and the backward passes that
   need more than a product (``tanh_backward``, ...); the special functions ``erfc``, ``erfinv``, ``logit``,
-  ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
+  ``logaddexp``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``reduce_product``, ``cumsum``, ``cumprod``,
   ``logcumsumexp``, ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for
@@ -87,6 +87,7 @@ from .kernels import im2col as _im2col
 from .kernels import inverse_trig as _inverse_trig
 from .kernels import layer_norm as _layer_norm
 from .kernels import log1p as _log1p
+from .kernels import logaddexp as _logaddexp
 from .kernels import logit as _logit
 from .kernels import lstm as _lstm
 from .kernels import lu as _lu
@@ -158,6 +159,10 @@ erfc = _erf.erfc  # 1 - erf(x), keeping its relative precision in the tail
 erfc_backward = _erf.erfc_backward  # (grad, x): grad * -2/sqrt(pi) exp(-x^2)
 erfinv = _erfinv.erfinv  # the inverse of erf on [-1, 1]
 erfinv_backward = _erfinv.erfinv_backward  # (grad, y): grad * sqrt(pi)/2 exp(y^2) from the output y
+logaddexp = _logaddexp.logaddexp  # (a, b): log(e^a + e^b) without overflow
+logaddexp_backward = (
+    _logaddexp.logaddexp_backward
+)  # (grad, a, b, need_a, need_b) -> (da, db): grad * sigmoid(+-(a - b))
 logit = _logit.logit  # (x, eps): log(z / (1 - z)), z = x clamped to [eps, 1 - eps] (eps None: not clamped)
 logit_backward = _logit.logit_backward  # (grad, x, eps): grad / (x (1 - x)), 0 outside the clamp (NaN outside [0, 1])
 lgamma = _gamma.lgamma  # log |Gamma(x)|

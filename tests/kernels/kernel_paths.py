@@ -30,9 +30,9 @@ MODULES = tuple(
     for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "class_targets",
                  "constant_pad", "conv", "conv_depthwise", "cross", "ctc", "divergence", "dot_tiles", "elu", "erf",
                  "erfinv", "exp2", "exp_log", "expand", "expm1", "gamma", "gelu", "glu", "hyperbolic", "hypot",
-                 "im2col", "inverse_trig", "layer_norm", "log1p", "logit", "lu", "matmul", "modulo", "pdist",
-                 "piecewise", "pointwise", "pool", "product", "resample", "robust_loss", "running_extremum", "softmax",
-                 "softplus", "tanh", "total", "triangular_solve", "trig", "where", "window_mean")
+                 "im2col", "inverse_trig", "layer_norm", "log1p", "logaddexp", "logit", "lu", "matmul", "modulo",
+                 "pdist", "piecewise", "pointwise", "pool", "product", "resample", "robust_loss", "running_extremum",
+                 "softmax", "softplus", "tanh", "total", "triangular_solve", "trig", "where", "window_mean")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial

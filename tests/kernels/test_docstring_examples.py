@@ -33,6 +33,7 @@ from minitensor.kernels import (
     inverse_trig,
     layer_norm,
     log1p,
+    logaddexp,
     logit,
     lu,
     pointwise,
@@ -65,7 +66,7 @@ MODULES = [
 ]
 MODULES += [attention_softmax, _log, _sum, bce, divergence, gelu, pointwise, softplus, where]
 MODULES += [exp2, exp_log, expm1, log1p, tanh, trig, dispatch, erf, column_sums, gamma, bessel, cpu, dot_tiles]
-MODULES += [shared_types, hyperbolic, inverse_trig, lu, logit]
+MODULES += [shared_types, hyperbolic, inverse_trig, lu, logit, logaddexp]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
