@@ -47,6 +47,9 @@ def index_add(out: np.ndarray, key, values) -> None:
     if values2.dtype != out.dtype:
         np.add.at(out2, idx, values2)
         return
+    if not any(values2.strides):  # one value throughout (the gradient ``sum`` hands back): read once
+        _ADD_VALUE.on(out2)(out2, idx, values2[:1, 0])
+        return
     _ADD_ROWS.on(values2)(out2, idx, values2)
 
 
@@ -105,6 +108,25 @@ def _add_rows(out, idx, values):
 
 
 _ADD_ROWS = Kernel(_add_rows_numpy, _add_rows)
+
+
+def _add_value_numpy(out: np.ndarray, idx: np.ndarray, value: np.ndarray) -> None:
+    """Reference: out[idx[i]] += value[0] for every i (out 2-D; idx 1-D; value one element)."""
+    np.add.at(out, idx, value[0])
+
+
+@njit
+def _add_value(out, idx, value):
+    """out[idx[i]] += value[0] for every i, in order: ``_add_rows`` of rows that are all one value (a
+    numba loop reading a stride-0 view of it ran ~3x slower)."""
+    v = value[0]
+    for i in range(idx.shape[0]):
+        row = out[idx[i]]
+        for j in range(np.uint64(row.shape[0])):  # (unsigned: vectorised)
+            row[j] += v
+
+
+_ADD_VALUE = Kernel(_add_value_numpy, _add_value)
 
 
 def add_picked_rows(out: np.ndarray, rows: np.ndarray, source: np.ndarray, picked: np.ndarray) -> None:

@@ -35,6 +35,18 @@ def test_rows_with_repeats_and_negative_indices(dtype) -> None:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_values_of_one_value_throughout_add_the_same_sums(dtype) -> None:
+    """A stride-0 view of one value (the gradient ``sum`` hands an embedding back) is read once per row
+    added: the same sums as np.add.at, in the same order (equal, not just close)."""
+    idx = np.random.default_rng(2).integers(-7, 7, size=(5, 9))
+    values = np.broadcast_to(np.asarray(0.1, dtype), (5, 9, 3, 4))
+    kernel, reference, plain = index_add_results((7, 3, 4), (idx,), values, dtype)
+    np.testing.assert_array_equal(kernel, plain)
+    np.testing.assert_array_equal(reference, plain)
+    assert kernel.max() > 0.1  # (a row added more than once)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_gather_style_keys_on_every_dim(dtype) -> None:
     rng = np.random.default_rng(1)
     index = rng.integers(0, 6, size=(4, 5))
