@@ -72,14 +72,21 @@ def _factor(m, order):
 
 
 @njit
-def _copy(a, s, m):
-    """m = a[s] (a local copy of matrix s of the stack); whether all its values are finite."""
+def _scratch(a):
+    """(m, order): a matrix and a permutation for one matrix of the stack ``a`` at a time."""
+    return np.empty(a.shape[1:], a.dtype), np.empty(a.shape[1], np.int64)
+
+
+@njit
+def _factored(a, s, m, order):
+    """Matrix s of the stack factored into ``m`` and ``order`` (``_factor``, on a copy): sign(P), 0.0 where
+    it is singular, NaN where it holds a NaN or an infinity (not factored)."""
     finite = True
     for r in range(m.shape[0]):
         for c in range(m.shape[1]):
             m[r, c] = a[s, r, c]
             finite &= np.isfinite(m[r, c])
-    return finite
+    return _factor(m, order) if finite else np.nan
 
 
 # ------------------------------------------------------------------ determinants
@@ -87,14 +94,11 @@ def _copy(a, s, m):
 def _det(a, out, odd):
     """out[s] = det a[s] for the (count, n, n) stack ``a``; odd[s] = True (out[s] not set) where a[s]
     holds a NaN or an infinity."""
-    n = a.shape[1]
-    m, order = np.empty((n, n), a.dtype), np.empty(n, np.int64)
+    m, order = _scratch(a)
     for s in range(a.shape[0]):
-        odd[s] = not _copy(a, s, m)
-        if odd[s]:
-            continue
-        d = _factor(m, order)
-        for j in range(n if d != 0 else 0):
+        d = _factored(a, s, m, order)
+        odd[s] = d != d
+        for j in range(a.shape[1] if d != 0 and not odd[s] else 0):
             d *= m[j, j]
         out[s] = d
 
@@ -107,15 +111,12 @@ def _det_numpy(a, out, odd) -> None:
 @njit(read_only=("a",))
 def _slogdet(a, sign, logabs, odd):
     """sign[s], logabs[s] = the sign and log |det| of a[s] (log |det| summed in float64); odd as for ``_det``."""
-    n = a.shape[1]
-    m, order = np.empty((n, n), a.dtype), np.empty(n, np.int64)
+    m, order = _scratch(a)
     for s in range(a.shape[0]):
-        odd[s] = not _copy(a, s, m)
-        if odd[s]:
-            continue
-        sg = _factor(m, order)
+        sg = _factored(a, s, m, order)
+        odd[s] = sg != sg
         total = 0.0
-        for j in range(n if sg != 0 else 0):
+        for j in range(a.shape[1] if sg != 0 and not odd[s] else 0):
             u = m[j, j]
             total += math.log(abs(u))
             if u < 0:
@@ -135,9 +136,9 @@ def _solve(a, b, out, odd):
     broadcast over the stack for an inverse); odd[s] = True (out[s] not set) where a[s] is singular or
     holds a NaN or an infinity."""
     n, k = a.shape[1], b.shape[2]
-    m, order = np.empty((n, n), a.dtype), np.empty(n, np.int64)
+    m, order = _scratch(a)
     for s in range(a.shape[0]):
-        odd[s] = not _copy(a, s, m) or _factor(m, order) == 0
+        odd[s] = not abs(_factored(a, s, m, order)) > 0  # (singular: 0; NaN or infinity: NaN)
         if odd[s]:
             continue
         x = out[s]
