@@ -85,9 +85,11 @@ def apply_inplace(t, op: str, update, recompute, *others, output_only: bool = Fa
         new = new.to(t.dtype)
     if new.shape != t.shape:
         raise ValueError(f"{op}: the result has shape {new.shape}, which does not fit the tensor's shape {t.shape}")
-    if alone and _takes(new._data, t._data):
-        t._data = new._data
-        _saved_output_follows(t, new)
+    if alone:  # (never into t's old array: the recorded op may have kept it)
+        taken = _takes(new._data, t._data)
+        t._data = new._data if taken else _copy_in_layout(new._data, t._data)
+        if taken:
+            _saved_output_follows(t, new)
     else:
         t._data[...] = new._data
     _take_history(t, new, in_graph)
@@ -128,6 +130,14 @@ def _takes(result: np.ndarray, old: np.ndarray) -> bool:
     """Whether a tensor holding ``old`` may hold ``result`` instead: a new array of its own with old's
     layout (so ``stride()`` does not change)."""
     return type(result) is np.ndarray and result.base is None and result is not old and result.strides == old.strides
+
+
+def _copy_in_layout(result: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """``result``'s values in a new array laid out as ``old`` (an array of its own: C, F or another order
+    of its dims), for a tensor that cannot take ``result`` itself (``_takes``)."""
+    out = np.empty_like(old)
+    out[...] = result
+    return out
 
 
 def _saved_output_follows(t, new) -> None:

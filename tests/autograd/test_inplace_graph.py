@@ -330,6 +330,22 @@ def test_an_output_only_declaration_that_does_not_hold_falls_back_to_a_snapshot(
     assert len(snapshots) == 1
 
 
+def test_an_unshared_tensor_of_another_layout_keeps_it_and_the_saved_old_values() -> None:
+    """y Fortran-ordered (an F-ordered x times 1), ``y.mul_(w)``: the product comes back C-ordered, so y
+    cannot take its array; y gets a copy in its own layout, and the old values the product kept for w's
+    gradient are not overwritten (they were, silently, before this test)."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = mt.tensor(np.asfortranarray(a), requires_grad=True)
+    y = x * 1
+    w = mt.tensor(np.full((2, 3), 2.0), requires_grad=True)
+    y.mul_(w)
+    assert y._data.flags.f_contiguous and not y._data.flags.c_contiguous
+    np.testing.assert_array_equal(y.detach().numpy(), 2 * a)
+    y.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), a)
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
+
+
 def test_an_in_place_op_on_memory_no_one_else_sees_copies_nothing(monkeypatch) -> None:
     """No view, handle or saved copy of y's array: ``y.mul_(x)`` records the product on y's old array
     (no snapshot) and y takes the result's array (no write back); values, gradient and the version
