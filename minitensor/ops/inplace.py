@@ -86,7 +86,7 @@ def apply_inplace(t, op: str, update, recompute, *others, output_only: bool = Fa
     if new.shape != t.shape:
         raise ValueError(f"{op}: the result has shape {new.shape}, which does not fit the tensor's shape {t.shape}")
     if alone:  # (never into t's old array: the recorded op may have kept it)
-        taken = _takes(new._data, t._data)
+        taken = _takes(new, t._data, others)
         t._data = new._data if taken else _copy_in_layout(new._data, t._data)
         if taken:
             _saved_output_follows(t, new)
@@ -126,10 +126,18 @@ def _unshared(t) -> bool:
     return type(data) is np.ndarray and data.base is None and data.flags.writeable and sys.getrefcount(data) <= 3
 
 
-def _takes(result: np.ndarray, old: np.ndarray) -> bool:
-    """Whether a tensor holding ``old`` may hold ``result`` instead: a new array of its own with old's
-    layout (so ``stride()`` does not change)."""
-    return type(result) is np.ndarray and result.base is None and result is not old and result.strides == old.strides
+def _takes(new, old: np.ndarray, others: tuple) -> bool:
+    """Whether a tensor holding ``old`` may hold ``new``'s array instead: an array the op just recorded made
+    (not an operand returned as it is, as ``copy_`` returns its source: the two tensors would then share
+    memory), held by ``new`` alone (and by its node where that kept its output), with old's layout (so
+    ``stride()`` does not change)."""
+    result = new._data
+    if type(result) is not np.ndarray or result.base is not None or result is old or result.strides != old.strides:
+        return False
+    if any(new is o or getattr(o, "_data", o) is result for o in others):
+        return False
+    kept = new.grad_fn is not None and any(a is result for a in new.grad_fn.saved_tensors)
+    return sys.getrefcount(result) <= 3 + kept  # (new's slot, this name, getrefcount's argument; the node's)
 
 
 def _copy_in_layout(result: np.ndarray, old: np.ndarray) -> np.ndarray:

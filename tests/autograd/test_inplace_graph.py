@@ -346,6 +346,20 @@ def test_an_unshared_tensor_of_another_layout_keeps_it_and_the_saved_old_values(
     np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
 
 
+def test_copy_into_an_unshared_tensor_does_not_share_the_source_s_memory() -> None:
+    """``t.copy_(src)`` records src itself as the result: t must not take src's array (a later in-place
+    change of t would change src too, as it did before this test)."""
+    x = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    src, t = x * 2, x * 1
+    t.copy_(src)
+    assert t._data is not src._data
+    t.add_(1.0)
+    np.testing.assert_array_equal(src.detach().numpy(), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(t.detach().numpy(), [3.0, 5.0, 7.0])
+    (t.sum() + src.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 4.0, 4.0])
+
+
 def test_an_in_place_op_on_memory_no_one_else_sees_copies_nothing(monkeypatch) -> None:
     """No view, handle or saved copy of y's array: ``y.mul_(x)`` records the product on y's old array
     (no snapshot) and y takes the result's array (no write back); values, gradient and the version
