@@ -1,6 +1,6 @@
-"""kernels/dot_tiles.py: the numba product of rows ``c = a · bᵀ + beta · c`` against NumPy's, on shapes
-with and without whole 4 x 4 tiles, both dtypes, strided operands, and where it pays (the shapes, and
-the machines whose BLAS it beats)."""
+"""kernels/dot_tiles.py: the numba product of rows ``c = a · bᵀ + beta · c`` against NumPy's, both tile
+shapes (4 x 4 and 4 x 2, whichever this machine runs), on shapes with and without whole tiles, both
+dtypes, strided operands, and where it pays (the shapes, and the machines whose BLAS it beats)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,19 @@ import pytest
 from kernel_paths import tolerance
 
 from minitensor.kernels import dot_tiles
+from minitensor.kernels.runtime.cpu import cpu
+
+TILES = {"4x4": dot_tiles.dot_rows_4x4, "4x2": dot_tiles.dot_rows_4x2}
 
 # (M, K, N): one entry, rows and columns short of a tile, whole tiles, tiles with rows and columns left
 # over, a sum shorter than a vector, a convolution weight gradient's one-image product.
 SHAPES = [(1, 1, 1), (3, 5, 2), (4, 4, 4), (8, 3, 12), (9, 17, 6), (5, 130, 7), (16, 160, 150)]
 
 
+@pytest.mark.parametrize("tile", TILES)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_dot_rows_matches_numpy(rng, dtype, shape) -> None:
+def test_dot_rows_matches_numpy(rng, tile, dtype, shape) -> None:
     m, k, n = shape
     a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((n, k)).astype(dtype)
     before = rng.standard_normal((m, n)).astype(dtype)
@@ -26,27 +30,40 @@ def test_dot_rows_matches_numpy(rng, dtype, shape) -> None:
     # both sum in their own order: each within k rounding errors of the terms' magnitudes (per entry)
     bound = 2 * k * np.finfo(dtype).eps * (np.abs(a) @ np.abs(b).T + np.abs(before))
     for beta in got:
-        dot_tiles.dot_rows(a, b, got[beta], beta)
+        TILES[tile](a, b, got[beta], beta)
         dot_tiles.dot_rows_numpy(a, b, expected[beta], beta)
         assert np.all(np.abs(got[beta] - expected[beta]) <= bound)
     np.testing.assert_allclose(expected[1.0], a @ b.T + before, **tolerance(dtype))
 
 
-def test_beta_zero_never_reads_the_output(rng) -> None:
+@pytest.mark.parametrize("tile", TILES)
+def test_beta_zero_never_reads_the_output(rng, tile) -> None:
     """With beta 0 the output may hold anything (an ``np.empty``): NaN and inf there do not leak."""
     a, b = rng.standard_normal((6, 9)), rng.standard_normal((5, 9))
     c = np.full((6, 5), np.nan)
     c[0, 0] = np.inf
-    dot_tiles.dot_rows(a, b, c, 0.0)
+    TILES[tile](a, b, c, 0.0)
     np.testing.assert_allclose(c, a @ b.T, rtol=1e-12)
 
 
-def test_strided_operands_give_the_same_product(rng) -> None:
+@pytest.mark.parametrize("tile", TILES)
+def test_strided_operands_give_the_same_product(rng, tile) -> None:
     a = rng.standard_normal((9, 20)).astype(np.float32)[:, ::2]
     b = np.asfortranarray(rng.standard_normal((7, 10)).astype(np.float32))
     c = np.empty((9, 7), np.float32)
-    dot_tiles.dot_rows(a, b, c, 0.0)
+    TILES[tile](a, b, c, 0.0)
     np.testing.assert_allclose(c, a @ b.T, **tolerance("float32"))
+
+
+@pytest.mark.parametrize("flags, tile", [({"avx2", "avx512f"}, "4x4"), ({"avx2", "fma"}, "4x2"), (set(), "4x2")])
+def test_the_tile_fits_the_vector_registers(flags, tile) -> None:
+    """4 x 4 tiles with AVX-512's 32 vector registers, 4 x 2 with AVX2's 16 (or none known); this
+    machine runs the one its flags ask for."""
+    assert (
+        dot_tiles.dot_rows_4x4 if dot_tiles.registers_for_4x4(frozenset(flags)) else dot_tiles.dot_rows_4x2
+    ) is TILES[tile]
+    here = "4x4" if dot_tiles.registers_for_4x4(cpu()["flags"]) else "4x2"
+    assert dot_tiles.dot_rows is TILES[here]
 
 
 def test_the_tiles_pay_for_long_sums_on_operands_that_fit_the_cache() -> None:
