@@ -140,24 +140,29 @@ class Pow(Op):
 
 def _base_grad(a, b, out):
     """d(a ** b)/da = b * a ** (b - 1); 0 where b == 0 (as PyTorch: x ** 0 is constant, even at x = 0)."""
-    if type(a) is np.ndarray and isinstance(b, (int, float)) and b != 0 and out.dtype.kind == "f":
-        return b * _power_from_output(a, b, out)
+    if type(a) is np.ndarray and out.dtype.kind == "f":
+        if isinstance(b, (int, float)) and b != 0:
+            return b * _power_from_output(a, b, out)
+        if type(b) is np.ndarray:
+            return backend.where(b == 0, 0.0, b * _power_from_output(a, b, out))
     with np.errstate(divide="ignore", invalid="ignore"):
         d = b * a ** (b - 1)
     return backend.where(b == 0, 0.0, d) if not isinstance(b, (int, float)) else (d if b != 0 else 0.0 * a)
 
 
-def _power_from_output(a: np.ndarray, b: float, out: np.ndarray) -> np.ndarray:
-    """a ** (b - 1) as out / a (out = a ** b): a division instead of a second ``np.power``, the
-    C library's pow per element.  Where that is not the power (a = 0 or inf, out not a normal
-    number: overflowed, or underflowed and short of bits) those elements take ``np.power``."""
+def _power_from_output(a: np.ndarray, b, out: np.ndarray) -> np.ndarray:
+    """a ** (b - 1) as out / a (out = a ** b; b a number or an array, a and b broadcast to out's
+    shape): a division instead of a second ``np.power``, the C library's pow per element.  Where
+    that is not the power (a = 0 or inf, out not a normal number: overflowed, or underflowed and
+    short of bits) those elements take ``np.power``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         d = np.divide(out, a, out=np.empty_like(out))  # (an array, also for 0-d inputs)
     tiny = np.finfo(out.dtype).tiny
     redo = ~np.isfinite(d) | ((out < tiny) & (out > -tiny))
     if redo.any():
+        exponent = b if isinstance(b, (int, float)) else np.broadcast_to(b, out.shape)[redo]
         with np.errstate(divide="ignore", invalid="ignore"):
-            d[redo] = np.power(a[redo], b - 1)
+            d[redo] = np.power(np.broadcast_to(a, out.shape)[redo], exponent - 1)
     return d
 
 
@@ -169,8 +174,9 @@ def _exponent_grad(a, b, out):
     if isinstance(a, (int, float)):  # a Python-scalar base: keep the gradient in the output's dtype
         a = np.asarray(a, dtype=out.dtype)
     masked = np.logical_and(a == 0, b >= 0)
+    safe = backend.where(masked, 1.0, a)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = out * np.log(backend.where(masked, 1.0, a))
+        d = out * (backend.log(safe) if type(safe) is np.ndarray else np.log(safe))  # (a Tensor: recorded)
     return backend.where(masked, 0.0, d)
 
 

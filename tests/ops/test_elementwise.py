@@ -236,6 +236,37 @@ def test_pow_base_gradient_from_the_output_matches_the_power_form(dtype, p) -> N
     np.testing.assert_allclose(_base_grad(zero_d, p, np.power(zero_d, p)), p * 2.0 ** (p - 1), rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pow_base_gradient_with_an_array_exponent_divides_the_output_where_it_can(dtype) -> None:
+    """With an array exponent too, x ** p's gradient is p * out / x, np.power where that is not
+    x ** (p - 1), and 0 where p == 0; x (12, 1) and p (5,) broadcast."""
+    from minitensor.ops.elementwise import _base_grad
+
+    tiny = np.finfo(dtype).tiny
+    x = np.array([0.0, -0.0, tiny, tiny * 1e3, 1e-20, 2.0, 1e16, 3e30, np.inf, -2.0, 0.5, np.nan], dtype)[:, None]
+    p = np.array([2.5, 0.0, -1.5, 1.0, 7.5], dtype)
+    with np.errstate(all="ignore"):
+        out = np.power(x, p)
+        got = _base_grad(x, p, out)
+        expected = (p * np.power(x.astype(np.longdouble), p.astype(np.longdouble) - 1)).astype(dtype)
+    expected[:, p == 0] = 0.0
+    assert got.dtype == np.dtype(dtype) and got.shape == out.shape
+    subnormal = 2 * np.finfo(dtype).smallest_subnormal
+    np.testing.assert_allclose(got, expected, rtol=4 * np.finfo(dtype).eps, atol=subnormal, equal_nan=True)
+
+
+def test_pow_base_gradient_with_a_tensor_exponent_at_zero_and_inf_like_torch() -> None:
+    torch = pytest.importorskip("torch")
+    base = [0.0, 0.0, 0.0, 0.0, 0.0, np.inf, 2.0, -3.0]
+    exponent = [0.0, 1.0, 2.0, 0.5, -1.0, 2.0, 0.0, 3.0]
+    grads = []
+    for lib in (mt, torch):
+        a = lib.tensor(base, dtype=lib.float64, requires_grad=True)
+        (a ** lib.tensor(exponent, dtype=lib.float64)).sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_array_equal(*grads)
+
+
 def test_pow_tensor_exponent_and_scalar_base(rng):
     a, b = np.abs(rng.standard_normal((3, 4))) + 0.5, rng.standard_normal((3, 4))
     check_op(lambda s, e: mt.pow(s, e), lambda s, e: s.pow(e), a, b)
