@@ -80,6 +80,7 @@ from .kernels import flip as _flip
 from .kernels import gamma as _gamma
 from .kernels import gelu as _gelu
 from .kernels import glu as _glu
+from .kernels import group_norm as _group_norm
 from .kernels import gru as _gru
 from .kernels import hyperbolic as _hyperbolic
 from .kernels import hypot as _hypot
@@ -273,8 +274,8 @@ batch_norm_stats = _batch_norm.batch_norm_stats  # (x (N, C, L),) -> (mean, bias
 batch_norm_forward = _batch_norm.batch_norm_forward  # (x, mean, invstd, weight, bias, shape) -> y
 batch_norm_backward = _batch_norm.batch_norm_backward  # (grad, x, mean, invstd, weight, training, shape) -> dx, dw, db
 channel_affine = _batch_norm.channel_affine  # (x (N, C, L), a, b): x * a[c] + b[c]
-group_norm_forward = _batch_norm.group_norm_forward  # (x, groups, weight, bias, eps, shape) -> y, mean, invstd
-group_norm_backward = _batch_norm.group_norm_backward  # (grad, x, mean, invstd, weight, shape) -> dx, dw, db
+group_norm_forward = _group_norm.group_norm_forward  # (x, groups, weight, bias, eps, shape) -> y, mean, invstd
+group_norm_backward = _group_norm.group_norm_backward  # (grad, x, mean, invstd, weight, shape) -> dx, dw, db
 
 # ------------------------------------------------------------------ distances
 pdist_forward = _pdist.pdist_forward  # (x (N, M),) -> the Euclidean distances of the pairs of rows i < j
