@@ -22,8 +22,8 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``logaddexp``, ``lgamma``, ``polygamma``, ``i0``, ``i1`` (and ``erf_backward``, ...);
 - along one dim (the dim moved last, rows of a C-contiguous array): ``softmax``, ``log_softmax``,
   ``logsumexp`` and their backward passes, ``amax``, ``amin``, ``reduce_product``, ``cumsum``, ``cumprod``,
-  ``logcumsumexp``, ``layer_norm``, ``topk_indices``; the rows layout itself (``as_rows``, ``from_rows``) for
-  the ops that keep rows;
+  ``logcumsumexp``, ``layer_norm``, ``rms_norm``, ``topk_indices``; the rows layout itself (``as_rows``,
+  ``from_rows``) for the ops that keep rows;
 - indexing and selection: ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``add_picked_rows``, ``where``,
   ``flip``, ``triangle``; triangular systems: ``solve_triangular``; stacks of small matrices by LU: ``det``,
   ``slogdet``, ``solve``, ``inv``;
@@ -100,6 +100,7 @@ from .kernels import pointwise as _pointwise
 from .kernels import pool as _pool
 from .kernels import product as _product
 from .kernels import resample as _resample
+from .kernels import rms_norm as _rms_norm
 from .kernels import robust_loss as _robust_loss
 from .kernels import running_extremum as _running_extremum
 from .kernels import scatter as _scatter
@@ -202,6 +203,8 @@ logcumsumexp = _cumsum.logcumsumexp  # (x, dim): running log-sum-exps, likewise
 running_extremum_index = _running_extremum.running_extremum_index  # (x, dim, largest): cummax/cummin's indices
 layer_norm = _layer_norm.layer_norm_forward  # (rows, weight, bias, eps, ...) -> (y, mean, rstd)
 layer_norm_backward = _layer_norm.layer_norm_backward  # (grad, s, mean, rstd, weight) -> (dx, dw, db)
+rms_norm = _rms_norm.rms_norm_forward  # (rows, weight, eps, shape) -> (y, rstd)
+rms_norm_backward = _rms_norm.rms_norm_backward  # (grad, rows, rstd, weight) -> (dx, dw)
 topk_indices = _topk.topk_indices  # (rows, k, largest): the k best positions of each row, ties by index
 first_of_stable_sort = _topk.first_of_stable_sort  # (rows, k, largest): the same by a stable sort (any k)
 

@@ -31,7 +31,7 @@ MODULES = tuple(
                  "constant_pad", "conv", "conv_depthwise", "cross", "ctc", "divergence", "dot_tiles", "elu", "erf",
                  "erfinv", "exp2", "exp_log", "expand", "expm1", "gamma", "gelu", "glu", "group_norm", "hyperbolic",
                  "hypot", "im2col", "inverse_trig", "layer_norm", "log1p", "logaddexp", "logit", "lu", "matmul",
-                 "modulo", "pdist", "piecewise", "pointwise", "pool", "product", "resample", "robust_loss",
+                 "modulo", "pdist", "piecewise", "pointwise", "pool", "product", "resample", "rms_norm", "robust_loss",
                  "running_extremum", "softmax", "softplus", "tanh", "total", "triangular_solve", "trig", "where",
                  "window_mean")
 )  # fmt: skip

@@ -1,6 +1,7 @@
 """nn/rms_norm.py: ``nn.RMSNorm`` and ``F.rms_norm``: PyTorch's values, gradients, second derivatives
-and JVPs (eps None and given, one and two normalised dims, with and without weight), the layer's
-defaults, repr, state dict, init and dtype, and bad arguments."""
+and JVPs (eps None and given, one and two normalised dims, with and without weight), the fused op
+against its definition (also under vmap), the layer's defaults, repr, state dict, init and dtype,
+and bad arguments."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from op_checks import check_op
 import minitensor as mt
 import minitensor.nn as nn
 import minitensor.nn.functional as F
+from minitensor.ops.rms_norm import RmsNorm, rms_norm_definition
+from minitensor.testing import assert_close
 
 rms_rng = np.random.default_rng(5)
 RMS_X = rms_rng.standard_normal((2, 3, 4))
@@ -26,6 +29,26 @@ def test_rms_norm_against_pytorch_to_second_order(shape, eps, torch):
         w,
     )
     check_op(lambda x: F.rms_norm(x, shape, eps=eps), lambda x: torch.nn.functional.rms_norm(x, shape, eps=eps), RMS_X)
+
+
+@pytest.mark.parametrize("weighted", [True, False])
+def test_rms_norm_op_equals_its_definition(weighted) -> None:
+    """The fused op's output and first gradients against the definition's, two normalised dims."""
+    x = mt.tensor(rms_rng.standard_normal((3, 2, 5)) * 3 + 1, dtype=mt.float64, requires_grad=True)
+    w = mt.tensor(rms_rng.standard_normal((2, 5)), dtype=mt.float64, requires_grad=True) if weighted else None
+    g = mt.tensor(rms_rng.standard_normal((3, 2, 5)), dtype=mt.float64)
+    fused, defined = RmsNorm.apply(x, w, n_dims=2, eps=1e-5), rms_norm_definition(x, w, n_dims=2, eps=1e-5)
+    assert_close(fused, defined, rtol=1e-12, atol=1e-12)
+    inputs = (x, w) if weighted else (x,)
+    for ours, theirs in zip(mt.autograd.grad(fused, inputs, g), mt.autograd.grad(defined, inputs, g), strict=True):
+        assert_close(ours, theirs, rtol=1e-11, atol=1e-12)
+
+
+def test_rms_norm_under_vmap_is_each_example_s() -> None:
+    x = mt.tensor(rms_rng.standard_normal((4, 3, 5)), dtype=mt.float64)
+    w = mt.tensor(rms_rng.standard_normal(5), dtype=mt.float64)
+    batched = mt.func.vmap(lambda v: F.rms_norm(v, (5,), w, 1e-6))(x)
+    assert_close(batched, mt.stack([F.rms_norm(v, (5,), w, 1e-6) for v in x]), rtol=1e-13, atol=1e-14)
 
 
 def test_rms_norm_default_eps_is_the_dtype_epsilon_as_pytorch(torch):

@@ -1,4 +1,4 @@
-"""The docstring examples of the op modules of the math, reductions, building and linear-algebra families run
+"""The docstring examples of the op modules of the math, reductions, building, linear-algebra and norm families run
 and give what they show (``>>>`` lines with ``mt`` and ``np`` in scope)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 import minitensor as mt
 
 MODULES = """arguments trig hyperbolic special gamma binary_math order_stats scan statistics counting diagonal products
-grids selection reorder matrices solve determinant decompositions matrix_functions method_forms""".split()
+grids selection reorder matrices solve determinant decompositions matrix_functions method_forms group_norm
+rms_norm""".split()
 
 
 @pytest.mark.parametrize("name", MODULES)

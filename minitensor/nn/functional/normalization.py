@@ -1,11 +1,12 @@
 """``layer_norm``: normalise over the trailing dims, one fused op (``ops.nn_ops.LayerNorm``); ``rms_norm``:
-scale by the root mean square over the trailing dims (Tensor ops)."""
+scale by the root mean square over the trailing dims, one fused op (``ops.rms_norm.RmsNorm``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...ops import nn_ops
+from ...ops.rms_norm import RmsNorm
 from ...tensor import Tensor
 from ._checks import as_input, check_float, check_same_dtype, check_tensor, float_like
 
@@ -63,8 +64,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
 
         y = x / sqrt(mean(x^2) + eps) * weight
 
-    ``eps=None`` is the input dtype's machine epsilon (``mt.finfo(dtype).eps``), as PyTorch.  Written in
-    Tensor ops (differentiable to any order).
+    ``eps=None`` is the input dtype's machine epsilon (``mt.finfo(dtype).eps``), as PyTorch.  One fused
+    op (``ops.rms_norm.RmsNorm``; differentiable to any order through its definition).
 
     >>> F.rms_norm(mt.tensor([[3.0, -3.0], [1.0, 7.0]]), (2,), eps=0.0).tolist()  # the RMS: 3, then 5
     [[1.0, -1.0], [0.2..., 1.3999...]]
@@ -80,12 +81,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
         eps = float(np.finfo(input.dtype).eps)
     elif isinstance(eps, bool) or not isinstance(eps, (int, float)) or eps < 0:
         raise ValueError(f"rms_norm: eps must be a non-negative number or None, got {eps!r}")
-    dims = tuple(range(-len(shape), 0))
-    y = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
-    if weight is None:
-        return y
-    check_tensor(weight, "weight", "rms_norm")
-    if weight.shape != shape:
-        raise ValueError(f"rms_norm: weight must have shape normalized_shape={shape}, got {weight.shape}")
-    check_same_dtype(input, weight, "weight", "rms_norm")
-    return y * weight
+    if weight is not None:
+        check_tensor(weight, "weight", "rms_norm")
+        if weight.shape != shape:
+            raise ValueError(f"rms_norm: weight must have shape normalized_shape={shape}, got {weight.shape}")
+        check_same_dtype(input, weight, "weight", "rms_norm")
+    return RmsNorm.apply(input, weight, n_dims=len(shape), eps=float(eps))
