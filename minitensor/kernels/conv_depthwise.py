@@ -97,7 +97,14 @@ def _forward_plane(w, bias, win, phases, y, out):
 @njit(fastmath={"contract"}, inline="always")
 def _forward_tiled(x, w, bias, win, out):
     """out (oh, ow) = the plane x convolved with w, plus bias, for windows that tile x: each row of
-    windows kernel position by kernel position, reading x in place (the sums in ``_forward_plane``'s order)."""
+    windows kernel position by kernel position, reading x in place (the sums in ``_forward_plane``'s order).
+    2x2 and 3x3 windows take ``_forward_windows`` with their size as a constant."""
+    if win.kh == 2 and win.kw == 2:
+        _forward_windows(x, w, bias, out, 2, 2)
+        return
+    if win.kh == 3 and win.kw == 3:
+        _forward_windows(x, w, bias, out, 3, 3)
+        return
     for r in range(win.oh):
         row = out[r]
         for q in range(win.ow):
@@ -108,6 +115,24 @@ def _forward_tiled(x, w, bias, win, out):
                 wij = w[i, j]
                 for q in range(win.ow):
                     row[q] += wij * src[q * win.kw + j]
+
+
+@njit(fastmath={"contract"}, inline="always")
+def _forward_windows(x, w, bias, out, kh: int, kw: int):
+    """``_forward_tiled`` with the window's size (kh, kw) given as constants: each output pixel sums
+    its whole window at once (the same order of sums).  Inlined with constant kh and kw, LLVM
+    unrolls the window and vectorises the output row, reading the window's columns interleaved
+    (a strided read it cannot vectorise for a size known only at run time): LeNet-5's 2x2
+    subsampling, 64 x 6 planes of 28 x 28, 54 µs against 182 (one thread)."""
+    for r in range(out.shape[0]):
+        row = out[r]
+        for q in range(out.shape[1]):
+            total = bias
+            for i in range(kh):
+                src = x[r * kh + i]
+                for j in range(kw):
+                    total += w[i, j] * src[q * kw + j]
+            row[q] = total
 
 
 @njit(fastmath={"contract"})  # (the flags of the tiled loops, inlined here)
@@ -154,8 +179,16 @@ def _input_grad_plane(grad, w, win, g, phases):
 
 
 @njit(fastmath={"contract"}, inline="always")
-def _input_grad_tiled(grad, w, win, dx):
-    """dx (H, W) += grad (oh, ow) spread back with w (kh, kw) over windows that tile dx."""
+def _input_grad_tiled(grad, w, win, dx, first: bool):
+    """dx (H, W) += grad (oh, ow) spread back with w (kh, kw) over windows that tile dx (2x2 and 3x3
+    windows: ``_input_grad_windows``, their size a constant; for the ``first`` output channel of the
+    plane they write their values instead of adding them to the zeros)."""
+    if win.kh == 2 and win.kw == 2:
+        _input_grad_windows(grad, w, dx, 2, 2, first)
+        return
+    if win.kh == 3 and win.kw == 3:
+        _input_grad_windows(grad, w, dx, 3, 3, first)
+        return
     for r in range(win.oh):
         g = grad[r]
         for i in range(win.kh):
@@ -164,6 +197,25 @@ def _input_grad_tiled(grad, w, win, dx):
                 wij = w[i, j]
                 for q in range(win.ow):
                     dst[q * win.kw + j] += wij * g[q]
+
+
+@njit(fastmath={"contract"}, inline="always")
+def _input_grad_windows(grad, w, dx, kh: int, kw: int, first: bool):
+    """``_input_grad_tiled`` with the window's size as constants: each row of dx under a row of
+    windows gets its kw values per window at once (stored interleaved, which LLVM vectorises for a
+    store, not for an addition: so the first channel stores, into the plane's zeros)."""
+    for r in range(grad.shape[0]):
+        g = grad[r]
+        for i in range(kh):
+            dst = dx[r * kh + i]
+            if first:
+                for q in range(grad.shape[1]):
+                    for j in range(kw):
+                        dst[q * kw + j] = w[i, j] * g[q]
+            else:
+                for q in range(grad.shape[1]):
+                    for j in range(kw):
+                        dst[q * kw + j] += w[i, j] * g[q]
 
 
 @njit(fastmath={"contract"})  # (the flags of the tiled loops, inlined here)
@@ -177,7 +229,7 @@ def _input_grad_planes(grad, weight, win, out, start, stop):
         if tiled:
             out[n, ci] = 0
             for o in range(ci * m, (ci + 1) * m):
-                _input_grad_tiled(grad[n, o], weight[o, 0], win, out[n, ci])
+                _input_grad_tiled(grad[n, o], weight[o, 0], win, out[n, ci], o == ci * m)
             continue
         phases[:] = 0
         for o in range(ci * m, (ci + 1) * m):
