@@ -17,8 +17,8 @@ from minitensor.kernels.phases import from_phases, phase_scratch, to_phases
 # 3x3 'same', a channel multiplier, strided and dilated, LeNet-5's 2x2 stride 2, 5x5 'same' on an odd plane, an even
 # kernel padded after more than before (multiplier 2), a stride longer than the kernel with wide padding, dilated
 # stride 1, 1x1 stride 2, input rows and columns no window reaches; windows that tile the input
-# (conv_depthwise.tiles): 2x3 with a multiplier and rows and columns left over, 3x3 stride 3, 2x2 stride 2 on a plane
-# large enough that the weight gradient takes the phases, and 2x2 with a multiplier and a row and a column left over;
+# (conv_depthwise.tiles): 2x3 with a multiplier and rows and columns left over, 3x3 stride 3, 2x2 stride 2 on a larger
+# plane, and 2x2 with a multiplier and a row and a column left over;
 # one input channel with two filters (the depthwise loops) and with six (LeNet-5's first layer: im2col + BLAS,
 # ``conv_depthwise.takes``); planes of >= 128 output pixels, whose weight gradients take ``dot_tiles`` (plain and
 # grouped); last, windows of >= 128 values, which take ``conv_direct``: 3x3 'same' (forward and input gradient), a
