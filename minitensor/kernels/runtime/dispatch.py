@@ -52,7 +52,8 @@ import time
 
 import numpy as np
 
-from . import blas, jit
+from . import blas, flat_split, jit
+from .blas_threads import LAUNCH_SECONDS
 from .cpu import numpy_avx512
 from .jit import LazyKernel, njit, prange
 from .threads import threads
@@ -64,6 +65,9 @@ PAYS_FROM = 4  # launches' worth of serial work from which a parallel kernel is 
 # elements from which NumPy's AVX-512 loop beats a ``numpy_simd`` kernel: below, the errstate around the
 # reference's call (~1.5 µs) costs more than the faster loop saves (0.1-0.7 ns an element in float32)
 NUMPY_FROM = 16384
+# a map kernel's serial ns (``ns`` * elements) from which it splits over BLAS's threads (``flat_split.py``):
+# three regions' worth; at two (100 µs) exp's 90 µs at 2^17 split into 94
+SPLIT_NS = 3 * LAUNCH_SECONDS * 1e9
 _launch = {"seconds": None}  # what one parallel launch costs here (launch_seconds, measured once)
 _numpy_loops = {"enabled": True}  # False: the kernels run where NumPy's loop is the faster too (numpy_loops)
 
@@ -103,14 +107,26 @@ class Kernel:
         ``y``, ``out = f(x, y)`` by ``implementation(x, y, out)`` (a backward pass: ``(grad, y)``).  x and
         y of one shape and dtype, any layout (``ravel()`` copies a non-contiguous one, and a broadcast one,
         which ``reshape(-1)`` would keep as a stride-0 view that a kernel runs 20x slower on); out a new
-        array of the last one's shape and dtype.  (Two arguments, not ``*arrays``: packing and
-        unpacking them would cost ~0.25 µs, a twentieth of a small op.)"""
+        array of the last one's shape and dtype.  Where the serial kernel would run long enough to pay
+        for a region on BLAS's threads (``SPLIT_NS`` of work), its elements are split over them
+        (``flat_split.py``).  (Two arguments, not ``*arrays``: packing and unpacking them would cost
+        ~0.25 µs, a twentieth of a small op.)"""
         if y is None:
             out = np.empty(x.shape, x.dtype)
-            self.on(x)(x.ravel(), out.ravel())
+            run, flat_x, flat_out = self.on(x), x.ravel(), out.ravel()
+            if run is self.serial and x.size * self.ns >= SPLIT_NS and flat_split.split_map(run, (flat_x, flat_out)):
+                return out
+            run(flat_x, flat_out)
         else:
             out = np.empty(y.shape, y.dtype)
-            self.on(y)(x.ravel(), y.ravel(), out.ravel())
+            run, flat_x, flat_y, flat_out = self.on(y), x.ravel(), y.ravel(), out.ravel()
+            if (
+                run is self.serial
+                and y.size * self.ns >= SPLIT_NS
+                and flat_split.split_map(run, (flat_x, flat_y, flat_out))
+            ):
+                return out
+            run(flat_x, flat_y, flat_out)
         return out
 
     def along(self, x: np.ndarray, dim: int, *others: np.ndarray) -> np.ndarray:
