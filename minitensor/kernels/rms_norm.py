@@ -28,6 +28,11 @@ from .runtime.dispatch import Kernel
 from .runtime.jit import njit, prange
 
 
+def _weight_row(weight, d: int, dtype) -> np.ndarray:
+    """weight as a contiguous (D,) row in x's dtype; ones for None (one kernel serves both cases)."""
+    return np.ones(d, dtype) if weight is None else np.ascontiguousarray(weight.reshape(d), dtype=dtype)
+
+
 # ------------------------------------------------------------------ forward
 @njit(fastmath={"reassoc", "contract"}, error_model="numpy")
 def _reciprocal_rms(x, eps, rstd):
@@ -81,7 +86,7 @@ def rms_norm_forward(x: np.ndarray, weight, eps: float, shape=None) -> tuple:
     (rows,)."""
     rows, d = x.shape
     x = np.ascontiguousarray(x)
-    w = np.ones(d, x.dtype) if weight is None else np.ascontiguousarray(weight.reshape(d), dtype=x.dtype)
+    w = _weight_row(weight, d, x.dtype)
     y, rstd = np.empty(x.shape if shape is None else shape, x.dtype), np.empty(rows)
     if x.size:
         _FORWARD.on(x)(x, w, float(eps), y.reshape(rows, d), rstd)
@@ -153,7 +158,7 @@ def rms_norm_backward(grad, x: np.ndarray, rstd: np.ndarray, weight) -> tuple:
     x's dtype."""
     rows, d = x.shape
     x = np.ascontiguousarray(x)
-    w = np.ones(d, x.dtype) if weight is None else np.ascontiguousarray(weight.reshape(d), dtype=x.dtype)
+    w = _weight_row(weight, d, x.dtype)
     dx, dw = np.empty(np.shape(grad), x.dtype), np.zeros(d)
     if x.size:
         dy = np.ascontiguousarray(grad, dtype=x.dtype).reshape(rows, d)
