@@ -6,9 +6,10 @@ import itertools
 
 import numpy as np
 import pytest
+from kernel_paths import both_paths
 
 import minitensor as mt
-from minitensor.kernels.column_sums import column_sums, sum_to_shape
+from minitensor.kernels.column_sums import column_sums, middle_sums, sum_to_shape
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -99,3 +100,40 @@ def test_sum_to_shape_over_stretched_leading_dims_is_one_matrix_vector_product(m
         axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad_shape[i] != 1)
         np.testing.assert_allclose(sum_to_shape(g, shape), g.sum(axis=axes, keepdims=True), rtol=1e-5, atol=1e-5)
     assert calls == [(64, 48), (30, 48), (5, 288)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (8, 3, 4), (64, 6, 784), (5, 16, 1), (3, 2, 1000)])
+def test_middle_sums_kernel_equals_its_reference(dtype, shape) -> None:
+    """The numba sums over the first and last dims of (A, B, K) against the NumPy reference (a float64
+    sum), with an inf, a NaN and a -inf where they meet another channel's values."""
+    g = (np.random.default_rng(5).standard_normal(shape) * 4).astype(dtype)
+    if shape[1] >= 3:
+        g[0, 0, 0], g[-1, 1, -1], g[0, 2, 0], g[-1, 2, -1] = np.inf, np.nan, np.inf, -np.inf
+    got, expected = both_paths(lambda: middle_sums(g))
+    assert got.dtype == expected.dtype == g.dtype and got.shape == (shape[1],)
+    np.testing.assert_allclose(got, expected, rtol=1e-6 if dtype == "float32" else 1e-13, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sum_to_shape_over_leading_and_trailing_dims_reads_the_array_once(dtype, monkeypatch) -> None:
+    """A bias's gradient from images, (N, C, H, W) -> (C, 1, 1) (also (N, C, L) -> (C, 1) and a kept
+    block of two dims), runs ``middle_sums`` on the array as (A, B, K) and equals NumPy's sum; a
+    non-contiguous gradient, and one of ``MIDDLE_UNTIL`` values or more, take the BLAS products."""
+    from minitensor.kernels import column_sums as module
+
+    rng = np.random.default_rng(6)
+    calls, real = [], module.middle_sums
+    monkeypatch.setattr(module, "middle_sums", lambda g: calls.append(g.shape) or real(g))
+
+    def check(g, shape):
+        axes = tuple(i for i, n in enumerate((1,) * (g.ndim - len(shape)) + shape) if n == 1 and g.shape[i] != 1)
+        np.testing.assert_allclose(sum_to_shape(g, shape), g.sum(axis=axes).reshape(shape), rtol=1e-5, atol=1e-5)
+
+    for grad_shape, shape in (((4, 6, 5, 7), (6, 1, 1)), ((4, 6, 9), (6, 1)), ((2, 3, 4, 5), (3, 4, 1))):
+        check((rng.standard_normal(grad_shape) * 4).astype(dtype), shape)
+    assert calls == [(4, 6, 35), (4, 6, 9), (2, 12, 5)]
+    check(rng.standard_normal((4, 7, 6, 5)).astype(dtype).transpose(0, 2, 1, 3), (6, 1, 1))
+    monkeypatch.setattr(module, "MIDDLE_UNTIL", 4 * 6 * 35)
+    check(rng.standard_normal((4, 6, 5, 7)).astype(dtype), (6, 1, 1))
+    assert len(calls) == 3
