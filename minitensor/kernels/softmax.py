@@ -112,7 +112,7 @@ def softmax_parts(x: np.ndarray) -> tuple:
     p = np.empty_like(x)
     shift = np.empty(x.shape[0], x.dtype)
     log_total = np.empty(x.shape[0], x.dtype)
-    _SOFTMAX.on(x)(x, p, shift, log_total)
+    _SOFTMAX.rows(x, p, shift, log_total)
     return p, shift, log_total
 
 

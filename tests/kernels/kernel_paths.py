@@ -171,7 +171,7 @@ def counted_splits(monkeypatch, on_blas_threads: bool, module, parallel_names) -
     runs = []
     if on_blas_threads:
         run = blas_threads.run
-        monkeypatch.setattr(blas_threads, "run", lambda task, r: runs.append(len(r)) or run(task, r))
+        monkeypatch.setattr(blas_threads, "run", lambda task, r, **kw: runs.append(len(r)) or run(task, r, **kw))
     else:
         monkeypatch.setattr(blas_threads, "available", lambda: False)
         for name in parallel_names:

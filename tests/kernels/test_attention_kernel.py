@@ -315,7 +315,9 @@ def test_threaded_passes_run_on_blas_threads(kernel, rng, monkeypatch, two_blas_
         pytest.skip("NumPy's BLAS is not OpenBLAS on pthreads here")
     rows = []
     real_run = blas_threads.run
-    monkeypatch.setattr(blas_threads, "run", lambda task, r: (rows.append(r[:, :2].tolist()), real_run(task, r))[1])
+    monkeypatch.setattr(
+        blas_threads, "run", lambda task, r, **kw: (rows.append(r[:, :2].tolist()), real_run(task, r, **kw))[1]
+    )
     q, k, v = qkv(rng, "float32")
     out, p = jitted(lambda: attention.attention_forward(q, k, v, None, 0.5, None))
     jitted(lambda: attention.attention_backward(np.ones_like(out), q, k, v, p, 0.5, None))

@@ -52,8 +52,7 @@ import time
 
 import numpy as np
 
-from . import blas, flat_split, jit
-from .blas_threads import LAUNCH_SECONDS
+from . import blas, jit, row_split
 from .cpu import numpy_avx512
 from .jit import LazyKernel, njit, prange
 from .threads import threads
@@ -65,9 +64,11 @@ PAYS_FROM = 4  # launches' worth of serial work from which a parallel kernel is 
 # elements from which NumPy's AVX-512 loop beats a ``numpy_simd`` kernel: below, the errstate around the
 # reference's call (~1.5 µs) costs more than the faster loop saves (0.1-0.7 ns an element in float32)
 NUMPY_FROM = 16384
-# a map kernel's serial ns (``ns`` * elements) from which it splits over BLAS's threads (``flat_split.py``):
-# three regions' worth; at two (100 µs) exp's 90 µs at 2^17 split into 94
-SPLIT_NS = 3 * LAUNCH_SECONDS * 1e9
+# a map or row kernel's serial ns (``ns`` * elements) from which it splits over BLAS's threads
+# (``row_split.py``): a split costs ~26 µs beyond half the work (its checks, record and region; measured
+# on the 2-core AMD VM, tanh / tan / log_softmax at 2^12 .. 2^17 float32), so it pays from ~55 µs
+# (tanh 72.7 -> 60.1 µs at 2^16, 146 -> 99 at 2^17; 36 -> 42 at 2^15)
+SPLIT_NS = 75e3
 _launch = {"seconds": None}  # what one parallel launch costs here (launch_seconds, measured once)
 _numpy_loops = {"enabled": True}  # False: the kernels run where NumPy's loop is the faster too (numpy_loops)
 
@@ -109,12 +110,12 @@ class Kernel:
         which ``reshape(-1)`` would keep as a stride-0 view that a kernel runs 20x slower on); out a new
         array of the last one's shape and dtype.  Where the serial kernel would run long enough to pay
         for a region on BLAS's threads (``SPLIT_NS`` of work), its elements are split over them
-        (``flat_split.py``).  (Two arguments, not ``*arrays``: packing and unpacking them would cost
+        (``row_split.py``).  (Two arguments, not ``*arrays``: packing and unpacking them would cost
         ~0.25 µs, a twentieth of a small op.)"""
         if y is None:
             out = np.empty(x.shape, x.dtype)
             run, flat_x, flat_out = self.on(x), x.ravel(), out.ravel()
-            if run is self.serial and x.size * self.ns >= SPLIT_NS and flat_split.split_map(run, (flat_x, flat_out)):
+            if run is self.serial and x.size * self.ns >= SPLIT_NS and row_split.split_rows(run, (flat_x, flat_out)):
                 return out
             run(flat_x, flat_out)
         else:
@@ -123,7 +124,7 @@ class Kernel:
             if (
                 run is self.serial
                 and y.size * self.ns >= SPLIT_NS
-                and flat_split.split_map(run, (flat_x, flat_y, flat_out))
+                and row_split.split_rows(run, (flat_x, flat_y, flat_out))
             ):
                 return out
             run(flat_x, flat_y, flat_out)
@@ -135,8 +136,18 @@ class Kernel:
         rows, _ = as_rows(x, dim)
         other_rows = [as_rows(o, dim)[0] for o in others]
         result, out = _empty_result(x, dim, rows.shape)
-        self.on(rows)(rows, *other_rows, out)
+        self.rows(rows, *other_rows, out)
         return result
+
+    def rows(self, *arrays: np.ndarray) -> None:
+        """A row kernel ``implementation(*arrays)`` on C-contiguous (R, D) arrays and (R,) row values
+        of the first one's dtype, its outputs among them; split over BLAS's threads by rows where the
+        serial kernel would run long enough (``SPLIT_NS``, as ``map``)."""
+        x = arrays[0]
+        run = self.on(x)
+        if run is self.serial and x.size * self.ns >= SPLIT_NS and row_split.split_rows(run, arrays):
+            return
+        run(*arrays)
 
 
 def flat_operand(a, like: np.ndarray) -> np.ndarray:
