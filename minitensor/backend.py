@@ -312,6 +312,7 @@ shrink_backward = _piecewise.shrink_backward  # (grad, x, lambd): both shrinks' 
 frac = _piecewise.frac  # (x,): x - trunc(x)
 reduce_sum = _total.total_sum  # (x, axis, keepdims): np.sum, one pass in float64 lanes over all of a float32 array
 reduce_mean = _total.total_mean  # (x, axis, keepdims): np.mean, the same
+row_dots = _total.row_dots  # (a, b): (...,) the dot products of the rows (last dim) of two float arrays, float64 sums
 reduce_product = _product.product  # (x, axis, keepdims): np.multiply.reduce; along rows in SIMD lanes
 negative = _expand.negative  # (grad,): -grad, a broadcast view (sum's gradient) kept a view
 elu = _elu.elu  # (x, alpha, scale, input_scale): ELU, SELU and CELU

@@ -31,6 +31,7 @@ from .decompositions import svdvals
 from .diagonal import diagonal as _diagonal
 from .norms import vector_norm
 from .operands import matmul as _matmul
+from .products import vecdot as _vecdot
 from .reorder import movedim
 from .solve import _cutoff, inv
 
@@ -142,7 +143,9 @@ def vecdot(x, y, *, dim: int = -1):
     """The dot products of the vectors along ``dim`` (x and y broadcast)."""
     tensor_input(x, "linalg.vecdot", "x")
     tensor_input(y, "linalg.vecdot", "y")
-    return (x * y).sum(dim)
+    if x.dtype.kind != "f" or y.dtype.kind != "f":
+        raise TypeError(f"linalg.vecdot: expected floating point tensors, got {x.dtype} and {y.dtype}")
+    return _vecdot(x, y, dim)
 
 
 def matmul(input, other):  # noqa: A002

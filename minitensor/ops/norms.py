@@ -19,12 +19,18 @@ from .reduce import _unsqueeze
 
 
 class Norm2(Op):
-    """sqrt(sum(x**2)) over ``axis``;  dx = grad * x / norm (0 where the norm is 0)."""
+    """sqrt(sum(x**2)) over ``axis``;  dx = x * (grad / norm) (0 where the norm is 0: one pass over x).
+    Over the last dim alone the squares are summed by ``backend.row_dots`` (one pass, float64 sums)."""
 
     @staticmethod
     def forward(ctx, x, axis=(), keepdim=False):
         ctx.axis, ctx.keepdim = axis, keepdim
-        out = np.asarray(np.sqrt(backend.reduce_sum(x * x, axis, keepdim)))  # 0-d: an array, not a scalar
+        if axis == (x.ndim - 1,) and x.ndim:
+            squares = backend.row_dots(x, x)
+            squares = squares[..., None] if keepdim else squares
+        else:
+            squares = backend.reduce_sum(x * x, axis, keepdim)
+        out = np.asarray(np.sqrt(squares))  # 0-d: an array, not a scalar
         ctx.save_for_backward(x, out)
         return out
 
@@ -33,7 +39,7 @@ class Norm2(Op):
         x, out = ctx.saved_tensors
         norm = _unsqueeze(out, ctx.axis, ctx.keepdim)
         norm = backend.where(norm == 0, np.inf, norm)  # x is 0 there too: 0 / inf = 0
-        return _unsqueeze(grad, ctx.axis, ctx.keepdim) * (x / norm)
+        return x * (_unsqueeze(grad, ctx.axis, ctx.keepdim) / norm)
 
     @staticmethod
     def jvp(ctx, dx):

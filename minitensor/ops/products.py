@@ -1,5 +1,5 @@
-"""Products of vectors and tensors: ``dot``, ``vdot``, ``inner``, ``outer``/``ger``, ``cross``, ``kron``,
-``tensordot``, ``chain_matmul``/``multi_dot``, and pairwise distances ``cdist``.
+"""Products of vectors and tensors: ``dot``, ``vdot``, ``vecdot``, ``inner``, ``outer``/``ger``, ``cross``,
+``kron``, ``tensordot``, ``chain_matmul``/``multi_dot``, and pairwise distances ``cdist``.
 
 Most are compositions of ``matmul``, broadcasting products, reshapes and permutes, so their gradients
 (of every order) come from those ops; ``cross``, ``outer`` and ``kron`` are ops of their own,
@@ -9,6 +9,8 @@ bilinear, whose gradients are written with ops again:
   flattened to matrices, one ``matmul``;
 - ``cross(a, b, dim)``: ``c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}`` (indices mod 3): the op ``Cross``
   (one kernel pass; its gradients are cross products again), defined by rolls;
+- ``vecdot(a, b, dim)``: the dot products of the vectors along ``dim``, the op ``VecDot``: one pass
+  without the (a * b) temporary forward, ``g * b`` and ``g * a`` (g along dim) backward;
 - ``outer(a, b)``: the op ``Outer``, whose gradients are two matrix-vector products;
 - ``kron(a, b)``: the op ``Kron``, whose gradients are two ``tensordot``s; its forward, and its
   definition, ``a`` and ``b`` interleaved by reshapes, one broadcasting product;
@@ -77,6 +79,50 @@ def inner(input, other):  # noqa: A002
     if input.shape[-1] != other.shape[-1]:
         raise ValueError(f"inner: the last dims must match, got shapes {input.shape} and {other.shape}")
     return tensordot(input, other, ([-1], [-1]))
+
+
+def vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
+    """The dot products of the vectors along ``dim`` of x and y (they broadcast): ``(x * y).sum(dim)``
+    as one op."""
+    try:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise ValueError(f"vecdot: shapes {x.shape} and {y.shape} cannot be broadcast together") from None
+    d = _dim(dim, len(shape))
+    dtype = dtypes.result_type(x, y)
+    return VecDot.apply(_as_operand(x, shape, dtype), _as_operand(y, shape, dtype), dim=d)
+
+
+def vecdot_definition(a, b, dim: int):
+    """``VecDot``'s definition in Tensor ops."""
+    return (a * b).sum(dim)
+
+
+class VecDot(Op):
+    """y = the sum over ``dim`` of a * b (a and b of one shape and dtype).  Bilinear: with g the
+    gradient unsqueezed at dim, da = g * b and db = g * a (products again: every order is exact);
+    its tangent is the product rule."""
+
+    @staticmethod
+    def forward(ctx, a, b, dim=-1):
+        ctx.dim = dim
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        if dim == a.ndim - 1 and a.dtype.kind == "f":
+            return backend.row_dots(a, b)  # (one pass, float64 sums)
+        letters = "abcdefghijklmnopqrstuvwxyz"[: a.ndim]  # (einsum: one pass, no a * b temporary)
+        return np.asarray(np.einsum(f"{letters},{letters}->{letters.replace(letters[dim], '')}", a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        g = np.expand_dims(grad, ctx.dim) if isinstance(grad, np.ndarray) else grad.unsqueeze(ctx.dim)
+        return g * b if need_a else None, g * a if need_b else None
+
+    jvp = bilinear  # the product rule
+
+    batch = decompose(vecdot_definition)  # vmap: the definition (a product and a sum), whose ops have rules
 
 
 def outer(input, vec2):  # noqa: A002

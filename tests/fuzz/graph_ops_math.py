@@ -465,6 +465,15 @@ MATH_BINARY = [
     ),  # fmt: skip
     Op("inner", 2, mt.inner, np.inner, lambda a, b: f"mt.inner({a}, {b})", ok=_last_dims_match),
     Op(
+        "vecdot",
+        2,
+        lambda a, b, dim: mt.linalg.vecdot(a, b, dim=dim),
+        lambda a, b, dim: np.sum(a * b, axis=dim),
+        lambda a, b, dim: f"mt.linalg.vecdot({a}, {b}, dim={dim})",
+        ok=lambda a, b: _broadcasts(a, b) and max(a.ndim, b.ndim) >= 1,
+        params=lambda draw, a, b: {"dim": draw(st.integers(-max(a.ndim, b.ndim), max(a.ndim, b.ndim) - 1))},
+    ),  # fmt: skip
+    Op(
         "outer",
         2,
         mt.outer,

@@ -1,7 +1,8 @@
 """kernels/total.py: the sum and mean of all elements of a float32 array, and over its last dims
 (kernels: float64 lanes), equal the reference (NumPy's sum in float64) and the exact sum to float32
 rounding, in any layout (all elements) and with keepdims; other reductions and dtypes are NumPy's
-own, unchanged."""
+own, unchanged.  The dot products of rows (``row_dots``) equal the reference in both dtypes and
+layouts, with special values and empty shapes."""
 
 from __future__ import annotations
 
@@ -76,3 +77,21 @@ def test_tensor_sum_and_mean_on_the_kernel_keep_their_gradients() -> None:
     y.backward()
     assert y.item() == 66 + 5.5
     np.testing.assert_array_equal(x.grad.numpy(), np.full((3, 4), 1 + 1 / 12, np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(37, 41), (2, 3, 300), (5,), (0, 4), (3, 0)])
+def test_row_dots_kernel_equals_reference(dtype, shape) -> None:
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(dtype)
+    b = rng.standard_normal(shape).astype(dtype)
+    if a.ndim == 2 and a.size:
+        a[0, 0], b[1, 1], a[2, 2], b[2, 3] = np.inf, np.nan, np.inf, 0.0  # (inf, NaN, inf * 0 = NaN)
+        a = a.T.copy().T  # (a column-major operand: copied to rows)
+    kernel, reference = both_paths(lambda: total.row_dots(a, b))
+    assert kernel.dtype == reference.dtype == a.dtype and kernel.shape == reference.shape == shape[:-1]
+    tol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(kernel, reference, rtol=tol, atol=tol)
+    with np.errstate(invalid="ignore"):
+        exact = np.einsum("...i,...i->...", a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(kernel, exact.astype(dtype), rtol=tol, atol=tol)

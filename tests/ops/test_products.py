@@ -1,5 +1,5 @@
-"""dot, vdot, inner, outer/ger, cross (and linalg.cross), kron, tensordot, multi_dot, chain_matmul, cdist
-(ops/products.py): float64 gradcheck, second order and PyTorch as the oracle; PyTorch's warnings and errors."""
+"""dot, vdot, vecdot, inner, outer/ger, cross (and linalg.cross), kron, tensordot, multi_dot, chain_matmul,
+cdist (ops/products.py): float64 gradcheck, second order and PyTorch as the oracle; PyTorch's warnings and errors."""
 
 from __future__ import annotations
 
@@ -22,6 +22,30 @@ def test_vector_products():
     check_op(mt.outer, lambda x, y: x.outer(y), a, X[1, :3])
     check_op(mt.ger, lambda x, y: x.ger(y), a, X[1, :3])
     check_op(mt.inner, lambda x, y: x.inner(y), X, Y)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_vecdot_op_along_each_dim_with_broadcasting(dim):
+    """The ``VecDot`` op (linalg.vecdot): forward, backward, second order and forward mode against
+    PyTorch along the first, middle and last dim, one operand broadcast; float32 along the last dim
+    (the row kernel) as float64 rounded; under vmap; the errors for integers and shapes that do not broadcast."""
+    torch = pytest.importorskip("torch")
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((3, 1))
+    check_op(lambda x, y: mt.linalg.vecdot(x, y, dim=dim), lambda x, y: torch.linalg.vecdot(x, y, dim=dim), a, b)
+    wide = rng.standard_normal((5, 300)).astype(np.float32)
+    got = mt.linalg.vecdot(mt.tensor(wide), mt.tensor(wide[::-1].copy()), dim=dim if dim else 0)
+    expected = torch.linalg.vecdot(torch.tensor(wide, dtype=torch.float64), torch.tensor(wide[::-1].copy(),
+                                   dtype=torch.float64), dim=dim if dim else 0)  # fmt: skip
+    assert got.dtype == mt.float32
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-4)
+    with pytest.raises(TypeError, match="linalg.vecdot: expected floating point tensors, got int64 and int64"):
+        mt.linalg.vecdot(mt.tensor([[1, 2], [3, 4]]), mt.tensor([5, 6]))  # (PyTorch refuses integers too)
+    batched = mt.func.vmap(lambda x: mt.linalg.vecdot(x, mt.tensor(b, dtype=mt.float64), dim=dim))(
+        mt.tensor(a, dtype=mt.float64)
+    )
+    np.testing.assert_allclose(batched.numpy(), np.stack([np.sum(x * b, axis=dim) for x in a]), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"vecdot: shapes \(2, 3\) and \(4,\) cannot be broadcast together"):
+        mt.linalg.vecdot(mt.ones(2, 3), mt.ones(4))
 
 
 def test_cross_along_a_dim_and_linalg_cross():

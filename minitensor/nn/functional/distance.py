@@ -23,6 +23,7 @@ import numpy as np
 from ...ops.norms import vector_norm
 from ...ops.operands import stretched
 from ...ops.pdist import Pdist, pdist_definition
+from ...ops.products import vecdot
 from ...tensor import Tensor
 from ._checks import as_input, check_float, check_number, float_like
 
@@ -56,7 +57,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     x1, x2 = stretched(x1, shape), stretched(x2, shape)
     n1 = _clamped_below(vector_norm(x1, 2, dim), eps)
     n2 = _clamped_below(vector_norm(x2, 2, dim), eps)
-    return (x1 * x2).sum(dim) / (n1 * n2)  # (PyTorch's (x1 / n1) * (x2 / n2), summed: two full-size divisions fewer)
+    return vecdot(x1, x2, dim) / (n1 * n2)  # (PyTorch's (x1 / n1) * (x2 / n2), summed: two full-size divisions fewer)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:

@@ -33,6 +33,8 @@ from ...autograd.batching import BatchedTensor, physical
 from ...ops import smooth_activations as S
 from ...ops.loss import _reduce_tensor
 from ...ops.margin_loss import MultilabelMarginLoss, MultiMarginLoss, _multi_plain
+from ...ops.norms import vector_norm
+from ...ops.products import vecdot
 from ...ops.shape import where
 from ...ops.softplus import Softplus
 from ...tensor import Tensor
@@ -247,7 +249,8 @@ def cosine_embedding_loss(
         raise ValueError(f"{fn}: target must have shape {x1.shape[:-1]} for inputs {x1.shape}, got {y.shape}")
     dim = x1.ndim - 1
     eps = 1e-12  # (PyTorch's: added to each squared norm)
-    cos = (x1 * x2).sum(dim) / (((x1 * x1).sum(dim) + eps) * ((x2 * x2).sum(dim) + eps)).sqrt()
+    n1, n2 = vector_norm(x1, 2, dim), vector_norm(x2, 2, dim)  # (n^2: sum(x^2), one pass each way)
+    cos = vecdot(x1, x2, dim) / ((n1 * n1 + eps) * (n2 * n2 + eps)).sqrt()
     loss = where(y == 1, 1 - cos, 0.0) + where(y == -1, _positive_part(cos - check_number(margin, "margin", fn)), 0.0)
     return _reduce(loss, reduction)
 
