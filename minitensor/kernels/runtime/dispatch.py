@@ -18,12 +18,14 @@ Every kernel module declares each of its kernels once, as a ``Kernel``::
   that loop for here (``cpu.numpy_avx512``).
 
 and runs it with ``on(x)(...)`` (the implementation for the array ``x``, then called),
-``map(x)`` or ``map(grad, y)`` (an elementwise kernel on flat arrays) or ``along(x, dim, ...)`` (a
-row kernel along a dim).  The choice, per call: the reference when the JIT is off
-(``mt.set_jit_enabled(False)``, ``MINITENSOR_DISABLE_JIT=1``), ``x`` is empty or not
-float32/float64, or NumPy's own loop is the faster here (``numpy_simd``); else the parallel
-kernel when it pays (``parallel_pays``: the serial time is at least ``PAYS_FROM`` launches of
-the thread pool, and the thread policy allows more than one thread), else the serial one.
+``map(x)`` or ``map(grad, y)`` (an elementwise kernel on flat arrays), ``rows(*arrays)`` (a row
+kernel on (R, D) arrays and (R,) row values) or ``along(x, dim, ...)`` (a row kernel along a dim).
+The choice, per call: the reference when the JIT is off (``mt.set_jit_enabled(False)``,
+``MINITENSOR_DISABLE_JIT=1``), ``x`` is empty or not float32/float64, or NumPy's own loop is the
+faster here (``numpy_simd``); else the parallel kernel when it pays (``parallel_pays``: the serial
+time is at least ``PAYS_FROM`` launches of the thread pool, and the thread policy allows more than
+one thread), else the serial one, which ``map``, ``rows`` and ``along`` split by rows over BLAS's
+threads from ``SPLIT_NS`` of work (``row_split.py``).
 
 Why the parallel wrappers are written by hand, beside their block.  numba's disk cache
 (``cache=True``: a later process loads the compiled kernel instead of compiling it again, ~1 s
