@@ -117,7 +117,8 @@ class VecDot(Op):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
-        g = np.expand_dims(grad, ctx.dim) if isinstance(grad, np.ndarray) else grad.unsqueeze(ctx.dim)
+        # (a 0-d output's gradient may come as a NumPy scalar: np.expand_dims makes it an array)
+        g = grad.unsqueeze(ctx.dim) if isinstance(grad, Tensor) else np.expand_dims(grad, ctx.dim)
         return g * b if need_a else None, g * a if need_b else None
 
     jvp = bilinear  # the product rule

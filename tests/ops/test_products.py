@@ -48,6 +48,16 @@ def test_vecdot_op_along_each_dim_with_broadcasting(dim):
         mt.linalg.vecdot(mt.ones(2, 3), mt.ones(4))
 
 
+def test_vecdot_of_vectors_whose_gradient_arrives_as_a_numpy_scalar():
+    """A 0-d dot product's gradient from an elementwise op on 0-d arrays is a NumPy scalar in the
+    backward of the backward (the graph fuzzer's cosine_similarity of 1-D tensors, then tanh)."""
+    from minitensor.autograd import gradgradcheck
+
+    x = mt.tensor(rng.standard_normal(3), dtype=mt.float64, requires_grad=True)
+    assert gradgradcheck(lambda v: mt.nn.functional.cosine_similarity(v, v, -1).tanh(), [x])
+    assert gradgradcheck(lambda v: mt.linalg.vecdot(v, v * 2).tanh(), [x])
+
+
 def test_cross_along_a_dim_and_linalg_cross():
     torch = pytest.importorskip("torch")
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((1, 3))
