@@ -5,11 +5,13 @@ its range of rows: the elements of flat arrays (``Kernel.map``), the rows of (R,
 Why not the kernels' numba ``parallel`` versions: waking numba's pool costs ~100 µs on a small VM
 (``dispatch.launch_seconds``: 103 µs on the 2-core AMD VM), so they pay only from ~0.4 ms of work,
 and most passes of a training step or of a 2^17-element op are shorter.  A region on BLAS's
-threads costs a few µs when its workers poll (as they do after a product, and after the last region,
-for ~0.1 s), and a split ~26 µs beyond half the work with its checks and record, so it pays from ~55
-µs of work (``dispatch.SPLIT_NS``).  Measured on the 2-core AMD VM (median of 400, one thread / two,
+threads costs a few µs while its workers poll (after a product or the last region; on the 2-core
+AMD VM they sleep within ~1-10 ms: a tanh split of 2^16 values took 64 µs back to back, 82 after
+1 ms idle, 194 after 10 ms), and a split ~26 µs beyond half the work with its checks and record.
+So in a loop of its own a split pays from ~55 µs of work; beside another library's spinning
+threads only later (``dispatch.SPLIT_NS``).  Measured on that VM (median of 400, one thread / two,
 float32): tanh 72.7 / 60.1 µs at 2^16 values, 146 / 99 at 2^17; tan 136 / 93, 273 / 162;
-log_softmax of 256 / 512 rows of 256 66 / 59, 132 / 95.
+log_softmax of 256 / 512 / 2048 rows of 256 66 / 59, 132 / 95, 532 / 306.
 
 The task of a kernel is a numba ``cfunc`` made once per (kernel, dtype, the arrays' numbers of dims):
 it reads its range and the arrays from its record row (``blas_threads.records``) and calls the
@@ -38,8 +40,7 @@ def split_rows(kernel, arrays: tuple) -> bool:
     """Run ``kernel(*arrays)`` (a ``LazyKernel`` on two to four C-contiguous arrays of one dtype, 1-D or
     2-D, all of as many rows: their first dim) over BLAS's threads, each on its share of the rows;
     False, with nothing run, where it cannot (no kernel, no BLAS threads, one share, mixed dtypes,
-    its task still compiling).  (Its checks and record take ~10 µs: the split pays from a few tens of
-    µs of work, ``dispatch.SPLIT_NS``.)"""
+    its task still compiling).  (Its checks and record take ~10 µs of the ~26 a split costs.)"""
     if not 2 <= len(arrays) <= 4 or not isinstance(kernel, LazyKernel) or not blas_threads.available():
         return False
     x = arrays[0]
