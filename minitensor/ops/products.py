@@ -84,10 +84,7 @@ def inner(input, other):  # noqa: A002
 def vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
     """The dot products of the vectors along ``dim`` of x and y (they broadcast): ``(x * y).sum(dim)``
     as one op."""
-    try:
-        shape = np.broadcast_shapes(x.shape, y.shape)
-    except ValueError:
-        raise ValueError(f"vecdot: shapes {x.shape} and {y.shape} cannot be broadcast together") from None
+    shape = _broadcast_shape("vecdot", x, y)
     d = _dim(dim, len(shape))
     dtype = dtypes.result_type(x, y)
     return VecDot.apply(_as_operand(x, shape, dtype), _as_operand(y, shape, dtype), dim=d)
@@ -168,10 +165,7 @@ def cross(input, other, dim=None):  # noqa: A002
     dim of size 3, with PyTorch's deprecation warning (``linalg.cross`` uses -1)."""
     tensor_input(input, "cross")
     tensor_input(other, "cross", "other")
-    try:
-        shape = np.broadcast_shapes(input.shape, other.shape)
-    except ValueError:
-        raise ValueError(f"cross: shapes {input.shape} and {other.shape} cannot be broadcast together") from None
+    shape = _broadcast_shape("cross", input, other)
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated. Please either pass the dim "
                       "explicitly or simply use torch.linalg.cross.", UserWarning, stacklevel=2)  # fmt: skip
@@ -183,6 +177,14 @@ def cross(input, other, dim=None):  # noqa: A002
         raise ValueError(f"cross: dim {dim} must have size 3, got {shape[d]} (shape {shape})")
     dtype = dtypes.result_type(input, other)
     return Cross.apply(_as_operand(input, shape, dtype), _as_operand(other, shape, dtype), dim=d)
+
+
+def _broadcast_shape(fn: str, a, b) -> tuple:
+    """The shape ``a`` and ``b`` broadcast to, or ``fn``'s ValueError naming both shapes."""
+    try:
+        return np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ValueError(f"{fn}: shapes {a.shape} and {b.shape} cannot be broadcast together") from None
 
 
 def _as_operand(t, shape: tuple, dtype):

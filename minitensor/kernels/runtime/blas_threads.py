@@ -100,7 +100,7 @@ def records(ranges, arrays, scalar: float = 0.0) -> np.ndarray:
     ``scalar`` and each 4-D array of ``arrays`` in its slot (address, sizes, strides; any strides;
     None leaves its slot zero).  (Made from one Python list: ~6 µs for two arrays, a part of what a
     region costs.)"""
-    fields = [0, 0, int(np.float64(scalar).view(np.int64)) if scalar else 0, 0]
+    fields = [0, 0, int(np.float64(scalar).view(np.int64)), 0]
     for a in arrays:
         fields += [0] * SLOT if a is None else [a.ctypes.data, *a.shape, *a.strides]
     rows = []
