@@ -317,6 +317,7 @@ reduce_product = _product.product  # (x, axis, keepdims): np.multiply.reduce; al
 negative = _expand.negative  # (grad,): -grad, a broadcast view (sum's gradient) kept a view
 elu = _elu.elu  # (x, alpha, scale, input_scale): ELU, SELU and CELU
 elu_backward = _elu.elu_backward  # (grad, x, alpha, scale, input_scale)
+elu_backward_of_result = _elu.elu_backward_of_result  # (grad, y, alpha, scale, input_scale): from the result
 hypot = _hypot.hypot  # (a, b): sqrt(a^2 + b^2) without overflow
 hypot_backward = _hypot.hypot_backward  # (grad, a, b, out, need_a, need_b) -> (da, db)
 exp2_backward = _exp2.exp2_backward  # (grad, y): grad * y * ln 2 from the output y

@@ -9,6 +9,12 @@ PyTorch's one kernel for the three, with ``negcoef = scale * alpha`` and ``s = i
 At a NaN the gradient is NaN, as in PyTorch's vectorised loop (which every tensor of 16 or more
 elements takes; its scalar loop, for the tail, answers ``grad * scale``).
 
+The in-place forms (``elu_``, ``selu_``, ``celu_``, with ``negcoef >= 0``) keep only the result y, as
+PyTorch's do, and take the gradient from it: ``negcoef * s * exp(s * x) = s * (y + negcoef)`` and y > 0
+exactly where x > 0, so ``elu_backward_of_result`` needs no exponential (5x faster than the backward
+from x).  Far in the negative tail ``y + negcoef`` cancels: there it gives 0 where exp(s * x) is below
+y's rounding, as PyTorch's in-place forms do.
+
 NumPy needs five passes and three temporaries (the negative part, its expm1 or exp, the choice);
 the kernels inline ``expm1.py``'s and ``_exp.py``'s SIMD polynomials, ``expm1_negative_32``/``exp32``
 or their float64 forms by the dtype.  The exponential is taken of ``s * min(x, 0)``: no large ``x``
@@ -54,6 +60,18 @@ def elu_backward(grad: np.ndarray, x: np.ndarray, alpha: float, scale: float, in
     return out
 
 
+def elu_backward_of_result(
+    grad: np.ndarray, y: np.ndarray, alpha: float, scale: float, input_scale: float
+) -> np.ndarray:
+    """The same gradient from the result y (``scale * alpha >= 0``): grad * scale where y > 0,
+    grad * input_scale * (y + scale * alpha) elsewhere (NaN too)."""
+    out = np.empty(y.shape, y.dtype)
+    t = y.dtype.type
+    run = _ELU_BACKWARD_OF_RESULT.on(y)
+    run(flat_operand(grad, y), y.ravel(), t(scale * alpha), t(scale), t(input_scale), out.ravel())
+    return out
+
+
 def _elu_numpy(x, negcoef, scale, s, out) -> None:
     """Reference (1-D)."""
     with np.errstate(over="ignore"):
@@ -96,5 +114,19 @@ def _elu_backward(grad, x, slope, scale, s, out):
             out[i] = g * scale if v > _ZERO else g * (slope * exp64(_negative_part(v, s)))
 
 
+def _elu_backward_of_result_numpy(grad, y, negcoef, scale, s, out) -> None:
+    """Reference (1-D; ``grad`` of y's size or one value)."""
+    out[...] = np.where(y > 0, grad * scale, grad * (s * (y + negcoef)))
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def _elu_backward_of_result(grad, y, negcoef, scale, s, out):
+    full = grad.size > 1
+    for i in range(y.size):
+        v, g = y[i], grad[i if full else 0]
+        out[i] = g * scale if v > _ZERO else g * (s * (v + negcoef))
+
+
 _ELU = Kernel(_elu_numpy, _elu, ns=0.3)
 _ELU_BACKWARD = Kernel(_elu_backward_numpy, _elu_backward, ns=0.3)
+_ELU_BACKWARD_OF_RESULT = Kernel(_elu_backward_of_result_numpy, _elu_backward_of_result, ns=0.06)

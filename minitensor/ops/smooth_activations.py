@@ -46,21 +46,30 @@ def _negative_part(x):
 
 
 class Elu(Op):
-    """scale * alpha * (exp(input_scale * x) - 1) where x <= 0, else scale * x."""
+    """scale * alpha * (exp(input_scale * x) - 1) where x <= 0, else scale * x.
+
+    ``of_result=True`` (the in-place ``elu_``, ``selu_``, ``celu_``, with ``scale * alpha >= 0``): the
+    node keeps y, not x, as PyTorch's in-place forms do; y > 0 exactly where x > 0, and the slope
+    elsewhere is ``s * (y + scale * alpha)`` (no exponential)."""
 
     @staticmethod
-    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
-        ctx.save_for_backward(x)
-        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
-        return backend.elu(x, alpha, scale, input_scale)
+    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0, of_result=False):
+        y = backend.elu(x, alpha, scale, input_scale)
+        ctx.save_for_backward(y if of_result else x)
+        ctx.alpha, ctx.scale, ctx.input_scale, ctx.of_result = alpha, scale, input_scale, of_result
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        if on_arrays(grad) and on_arrays(x):  # first order: one kernel pass (else the formula, for create_graph)
-            return backend.elu_backward(grad, x, ctx.alpha, ctx.scale, ctx.input_scale)
-        slope = (ctx.scale * ctx.alpha * ctx.input_scale) * backend.exp(_negative_part(x) * ctx.input_scale)
-        return backend.where(x > 0, grad * ctx.scale, grad * slope)  # (NaN: NaN, as PyTorch's vectorised loop)
+        (v,) = ctx.saved_tensors  # x, or y with of_result
+        settings = ctx.alpha, ctx.scale, ctx.input_scale
+        if on_arrays(grad) and on_arrays(v):  # first order: one kernel pass (else the formula, for create_graph)
+            return (backend.elu_backward_of_result if ctx.of_result else backend.elu_backward)(grad, v, *settings)
+        if ctx.of_result:
+            slope = ctx.input_scale * (v + ctx.scale * ctx.alpha)
+        else:
+            slope = (ctx.scale * ctx.alpha * ctx.input_scale) * backend.exp(_negative_part(v) * ctx.input_scale)
+        return backend.where(v > 0, grad * ctx.scale, grad * slope)  # (NaN: NaN, as PyTorch's vectorised loop)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

@@ -259,6 +259,10 @@ ACTIVATIONS_IN_PLACE = [
     (lambda F, y: F.threshold_(y, 0.3, -2.0), lambda F, y: F.threshold(y, 0.3, -2.0), True),
     (lambda F, y: F.threshold_(y, 0.3, 1.0), lambda F, y: F.threshold(y, 0.3, 1.0), False),  # (value above it)
     (lambda F, y: F.rrelu_(y), lambda F, y: F.rrelu(y), True),
+    (lambda F, y: F.elu_(y, 0.7), lambda F, y: F.elu(y, 0.7), True),
+    (lambda F, y: F.elu_(y, -0.5), lambda F, y: F.elu(y, -0.5), False),  # (y > 0 where x < 0 too)
+    (lambda F, y: F.selu_(y), lambda F, y: F.selu(y), True),
+    (lambda F, y: F.celu_(y, 0.5), lambda F, y: F.celu(y, 0.5), True),
 ]
 
 
@@ -268,10 +272,10 @@ def test_in_place_activations_keep_their_result_not_a_snapshot(in_place, out_of_
                                                                 monkeypatch) -> None:  # fmt: skip
     """Where something else sees the tensor's memory (here a NumPy handle, which then shows the new
     values), ``leaky_relu_`` (slope >= 0), ``hardtanh_``, ``relu6(inplace=True)``, ``threshold_`` (value
-    <= threshold) and ``rrelu_`` record a node that keeps the result, as PyTorch's in-place forms do,
-    and copy nothing first; where the result cannot tell the gradient (a negative slope, a value above
-    the threshold) a snapshot is taken.  Where nothing else sees it, nothing is copied at all: the
-    tensor takes the result's array.  Values and gradients as the out-of-place form's."""
+    <= threshold), ``rrelu_`` and ``elu_``/``selu_``/``celu_`` (alpha >= 0) record a node that keeps the result, as
+    PyTorch's in-place forms do, and copy nothing first; where the result cannot tell the gradient (a negative
+    slope, a value above the threshold) a snapshot is taken. Where nothing else sees it, nothing is copied at all:
+    the tensor takes the result's array.  Values and gradients as the out-of-place form's."""
     F = mt.nn.functional
     snapshots = []
     monkeypatch.setattr(inplace, "_snapshot", lambda x, real=inplace._snapshot: snapshots.append(x) or real(x))
@@ -299,6 +303,20 @@ def test_in_place_activations_that_keep_their_result_pass_gradcheck_and_gradgrad
     x.requires_grad_(True)
     assert mt.autograd.gradcheck(lambda t: in_place(F, t * 1), (x,))
     assert mt.autograd.gradgradcheck(lambda t: in_place(F, t * 1), (x,))
+
+
+@pytest.mark.parametrize("in_place", [case[0] for case in ACTIVATIONS_IN_PLACE if case[2]])
+def test_in_place_activations_that_keep_their_result_give_the_out_of_place_jvp(in_place) -> None:
+    """Forward mode through the nodes that read y: the tangent equals the out-of-place form's."""
+    F = mt.nn.functional
+    out_of_place = {case[0]: case[1] for case in ACTIVATIONS_IN_PLACE}[in_place]
+    x = mt.tensor([[-1.3, -0.7, 0.45, 0.6], [1.5, -0.2, 0.9, 0.15], [-0.35, 1.9, 0.55, 2.2]], dtype=mt.float64)
+    v = mt.tensor(np.arange(1.0, 13.0).reshape(3, 4))
+    mt.manual_seed(0)
+    _, got = mt.func.jvp(lambda t: in_place(F, t * 1), (x,), (v,))
+    mt.manual_seed(0)
+    _, expected = mt.func.jvp(lambda t: out_of_place(F, t * 1), (x,), (v,))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12)
 
 
 def test_leaky_relu_in_place_saves_its_result_as_pytorch() -> None:

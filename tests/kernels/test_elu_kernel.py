@@ -1,6 +1,7 @@
-"""kernels/elu.py: ELU, SELU and CELU forward and backward equal their NumPy references (float32
-and float64; zeros of both signs, ±inf, NaN, large |x|), a gradient that is one value throughout
-(``sum``'s) included; a negative input scale takes the reference; the ops match PyTorch."""
+"""kernels/elu.py: ELU, SELU and CELU forward and backward (from x, and from the result y for the
+in-place forms) equal their NumPy references (float32 and float64; zeros of both signs, ±inf, NaN,
+large |x|), a gradient that is one value throughout (``sum``'s) included; a negative input scale
+takes the reference; the ops, in place and not, match PyTorch."""
 
 from __future__ import annotations
 
@@ -42,10 +43,15 @@ def test_kernels_equal_references(dtype, name) -> None:
     settings = SETTINGS[name]
     g = np.random.default_rng(1).standard_normal(x.shape).astype(dtype)
     uniform = np.broadcast_to(np.asarray(1.5, dtype), x.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y = elu.elu(x, *settings)
     for fn in (
         lambda: elu.elu(x, *settings),
         lambda: elu.elu_backward(g, x, *settings),
         lambda: elu.elu_backward(uniform, x, *settings),
+        lambda: elu.elu_backward_of_result(g, y, *settings),
+        lambda: elu.elu_backward_of_result(uniform, y, *settings),
     ):
         assert_close(*both_paths(fn), dtype)
 
@@ -76,3 +82,27 @@ def test_ops_match_pytorch(name) -> None:
     y.backward(mt.tensor(g))
     np.testing.assert_allclose(y.numpy(), theirs(torch.tensor(x)).numpy(), rtol=3e-6, atol=1e-7)
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=3e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_in_place_forms_match_pytorch_from_their_result(name) -> None:
+    """``elu_``, ``selu_`` and ``celu_`` keep only y and take the gradient from it, as PyTorch's in-place
+    forms: the same values, 0 far in the negative tail (where the out-of-place gradient is ~1e-14), NaN at NaN."""
+    torch = pytest.importorskip("torch")
+    mine = {"elu": F.elu_, "selu": F.selu_, "celu": lambda t: F.celu_(t, 0.5)}[name]
+    theirs = {"elu": torch.nn.functional.elu_, "selu": torch.nn.functional.selu_,
+              "celu": lambda t: torch.nn.functional.celu_(t, 0.5)}[name]  # fmt: skip
+    x = np.concatenate([[-30.0, np.nan], inputs("float32")[:-4]]).astype(np.float32)  # (NaN in PyTorch's vector loop)
+    g = np.random.default_rng(3).standard_normal(x.shape).astype(np.float32)
+    tx = torch.tensor(x, requires_grad=True)
+    ty = tx * 1
+    theirs(ty)
+    ty.backward(torch.tensor(g))
+    mx = mt.tensor(x, requires_grad=True)
+    my = mx * 1
+    assert mine(my) is my
+    assert my.grad_fn._saved_result is not None  # (the node keeps y, as PyTorch's ``_saved_result``)
+    my.backward(mt.tensor(g))
+    np.testing.assert_allclose(my.detach().numpy(), ty.detach().numpy(), rtol=3e-6, atol=1e-7)
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=3e-6, atol=1e-7, equal_nan=True)
+    assert mx.grad.numpy()[0] == 0.0 and np.isnan(mx.grad.numpy()[1])

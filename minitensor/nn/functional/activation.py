@@ -292,11 +292,19 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
 
 
 # ---------------------------------------------------------------- smooth
+def _elu_of_result(**settings):
+    """Elu recorded keeping y (the in-place forms, as PyTorch's), or None where y cannot tell the slope
+    (a negative ``scale * alpha``: PyTorch's in-place backward raises there, minitensor keeps x)."""
+    if settings.get("alpha", 1.0) * settings.get("scale", 1.0) < 0:
+        return None
+    return lambda x: S.Elu.apply(x, **settings, of_result=True)
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where x > 0, ``alpha * (exp(x) - 1)`` elsewhere."""
     input = _float_input(input, "elu")  # noqa: A001
     alpha = check_number(alpha, "alpha", "elu")
-    return in_place_or_not(input, inplace, "elu_", lambda x: S.Elu.apply(x, alpha=alpha))
+    return in_place_or_not(input, inplace, "elu_", lambda x: S.Elu.apply(x, alpha=alpha), _elu_of_result(alpha=alpha))
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
@@ -307,7 +315,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``scale * elu(x, alpha)`` with the self-normalising constants (scale 1.0507..., alpha 1.6732...)."""
     input = _float_input(input, "selu")  # noqa: A001
     settings = {"alpha": S.SELU_ALPHA, "scale": S.SELU_SCALE}
-    return in_place_or_not(input, inplace, "selu_", lambda x: S.Elu.apply(x, **settings))
+    return in_place_or_not(input, inplace, "selu_", lambda x: S.Elu.apply(x, **settings), _elu_of_result(**settings))
 
 
 def selu_(input: Tensor) -> Tensor:  # noqa: A002
@@ -320,7 +328,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     alpha = check_number(alpha, "alpha", "celu")
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0 (the input is divided by it), got 0")
-    return in_place_or_not(input, inplace, "celu_", lambda x: S.Elu.apply(x, alpha=alpha, input_scale=1.0 / alpha))
+    settings = {"alpha": alpha, "input_scale": 1.0 / alpha}
+    return in_place_or_not(input, inplace, "celu_", lambda x: S.Elu.apply(x, **settings), _elu_of_result(**settings))
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
