@@ -244,6 +244,7 @@ def _walk(roots: list, root_grads: list, retain_graph: bool, capture: list | Non
                 counts[key] -= 1
                 if counts[key] == 0:
                     ready.append(parent)
+    grad = None  # (the last node's gradient, which it may have passed to a leaf: held here, it would be copied)
     for key, leaf in leaves.items():  # each leaf once, with the sum of its contributions (hooks see the sum)
         _deliver_leaf(leaf, grads.pop(key), wanted, captured)
     if capture is not None:
