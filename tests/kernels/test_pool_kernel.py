@@ -31,15 +31,17 @@ def _windows(h, w, k, s, p, d, ceil):
 
 
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
-@pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide"])
+@pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide", "big"])
 def test_max_pool_matches_reference(kernel, rng, dtype, case) -> None:
     """Sliding windows (padding, dilation, ceil_mode: some cut short by the edges), adaptive ones
-    (of two sizes) and wide ones (of 64 taps or more along W, window by window): the same values
-    and indices as the reference."""
+    (of two sizes), wide ones (of 64 taps or more along W) and big ones (11-12 x 11-12 taps), the
+    last two window by window: the same values and indices as the reference."""
     if case == "adaptive":
         (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4)
     elif case == "wide":  # 70 taps along W: window by window
         (h, w), rows, cols = (7, 140), adaptive(7, 3), adaptive(140, 2)
+    elif case == "big":  # 32 x 32 planes to 3 x 3: window by window
+        (h, w), rows, cols = (32, 32), adaptive(32, 3), adaptive(32, 3)
     else:
         (h, w), rows, cols = case[:2], *_windows(*case)
     x = rng.standard_normal((6, h, w)).astype(dtype)
@@ -65,6 +67,12 @@ def _random_windows(rng, n: int):
     d = 2 if rng.random() < 0.3 and 2 * (k - 1) < n else 1
     p, s, ceil = int(rng.integers(0, k // 2 + 1)), int(rng.integers(1, 4)), bool(rng.integers(0, 2))
     return sliding(n, output_size(n, k, s, p, d, ceil), k, s, p, d)
+
+
+def test_windows_are_pooled_one_by_one_where_they_hold_many_taps_for_the_runs_passes() -> None:
+    """``by_window``: 1-D windows of 64 taps, 2-D ones of 11 x 11 or more; not 1 x 1 nor 8 x 8 (the runs)."""
+    assert pool.by_window(1, 64) and pool.by_window(11, 11) and pool.by_window(32, 32)
+    assert not any(pool.by_window(k, k) for k in (1, 2, 3, 8))
 
 
 def test_max_pool_on_random_windows_matches_reference(rng) -> None:
