@@ -2,8 +2,9 @@
 ``heaviside``, ``float_power``, ``lerp``, ``addcmul``, ``addcdiv``, ``true_divide``.
 
 ``Hypot``, ``LogAddExp``, ``LogAddExp2``, ``Copysign`` and ``Lerp`` are ops of their own (stable
-forward, one node); the others are compositions of existing ops, so their gradients (of any order) come
-from those::
+forward, one node), ``AddCMul`` and ``AddCDiv`` too (one node, two or three passes where the
+composition took five and a temporary each); the others are compositions of existing ops, so their
+gradients (of any order) come from those::
 
     hypot(a, b)      = sqrt(a^2 + b^2)        da = a / out, db = b / out
     logaddexp(a, b)  = log(e^a + e^b)         da = sigmoid(a - b), db = sigmoid(b - a)
@@ -259,25 +260,123 @@ def lerp(input, end, weight):  # noqa: A002
     return Lerp.apply(input, end, weight)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
-    """``input + value * tensor1 * tensor2`` (all three broadcast)."""
+class AddCMul(Op):
+    """input + value * t1 * t2 (all three broadcast);  d input = grad, d t1 = value grad t2, d t2 = value grad t1.
+    First order in the new arrays, in place: the product, scaled, plus input (where the product has
+    the result's shape); ``grad * t2`` scaled."""
+
+    @staticmethod
+    def forward(ctx, input, t1, t2, value=1):  # noqa: A002
+        _, need_t1, need_t2 = ctx.needs_input_grad
+        ctx.save_for_backward(t1 if need_t2 else None, t2 if need_t1 else None)
+        ctx.value = value
+        return _plus(input, _scaled(np.multiply(t1, t2), value))
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        need_input, need_t1, need_t2 = ctx.needs_input_grad
+        if on_arrays(grad):  # first order: each gradient one product, scaled in place
+            return (
+                grad if need_input else None,
+                _scaled(grad * t2, ctx.value) if need_t1 else None,
+                _scaled(grad * t1, ctx.value) if need_t2 else None,
+            )
+        scaled = grad * ctx.value
+        return grad if need_input else None, scaled * t2 if need_t1 else None, scaled * t1 if need_t2 else None
+
+    @staticmethod
+    def jvp(ctx, d_input, d_t1, d_t2):
+        _, t1, t2 = ctx.inputs
+        d_product = plus(None if d_t1 is None else d_t1 * t2, None if d_t2 is None else t1 * d_t2)
+        return plus(d_input, None if d_product is None else d_product * ctx.value)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+class AddCDiv(Op):
+    """input + value * t1 / t2 (all three broadcast);  d input = grad, d t1 = value grad / t2,
+    d t2 = -d t1 * t1 / t2.  First order in the new arrays, in place, as ``AddCMul``."""
+
+    @staticmethod
+    def forward(ctx, input, t1, t2, value=1):  # noqa: A002
+        _, need_t1, need_t2 = ctx.needs_input_grad
+        ctx.save_for_backward(t1 if need_t2 else None, t2 if need_t1 or need_t2 else None)
+        ctx.value = value
+        return _plus(input, _scaled(np.divide(t1, t2), value))
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        need_input, need_t1, need_t2 = ctx.needs_input_grad
+        if not (need_t1 or need_t2):
+            return grad if need_input else None, None, None
+        if on_arrays(grad):  # first order: grad / t2 scaled, and from it the t2 gradient, in place
+            d_t1 = _scaled(grad / t2, ctx.value)
+            d_t2 = -(d_t1 * t1) / t2 if need_t2 else None
+            return grad if need_input else None, d_t1 if need_t1 else None, d_t2
+        d_t1 = grad * ctx.value / t2
+        return grad if need_input else None, d_t1 if need_t1 else None, -d_t1 * t1 / t2 if need_t2 else None
+
+    @staticmethod
+    def jvp(ctx, d_input, d_t1, d_t2):
+        _, t1, t2 = ctx.inputs
+        d_quotient = plus(None if d_t1 is None else d_t1 / t2, None if d_t2 is None else -(t1 * d_t2) / (t2 * t2))
+        return plus(d_input, None if d_quotient is None else d_quotient * ctx.value)
+
+    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
+
+
+def _scaled(part, value):
+    """``part * value``, in place where ``part`` is an array (a new one of the op's own: not a NumPy
+    scalar, which a product of 0-d arrays is)."""
+    if value == 1:
+        return part
+    if type(part) is not np.ndarray:
+        return part * value
+    return np.multiply(part, value, out=part)
+
+
+def _plus(input, part):  # noqa: A002
+    """``input + part``, into ``part`` where it is an array of the result's shape (a new one of the op's own)."""
+    if type(part) is np.ndarray and np.broadcast_shapes(np.shape(input), part.shape) == part.shape:
+        return np.add(part, input, out=part)
+    return np.add(input, part)
+
+
+def _three_operands(fn: str, input, tensor1, tensor2, value):  # noqa: A002
+    """The three tensors in their promoted dtype (as PyTorch), after checking them and their shapes;
+    ``value`` as the result's kind takes it (an integer result truncates it, as PyTorch)."""
     for name, t in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
-        tensor_input(t, "addcmul", name)
-    number_arg(value, "addcmul", "value")
-    product = tensor1 * tensor2
-    return input + (product if value == 1 else product * value)
+        tensor_input(t, fn, name)
+    number_arg(value, fn, "value")
+    try:
+        np.broadcast_shapes(input.shape, tensor1.shape, tensor2.shape)
+    except ValueError:
+        raise ValueError(
+            f"{fn}: shapes {input.shape}, {tensor1.shape} and {tensor2.shape} cannot be broadcast together"
+        ) from None
+    dtype = dtypes.result_type(input, tensor1, tensor2)
+    if fn == "addcdiv" and dtype.kind != "f":
+        dtype = dtypes.get_default_dtype()
+    tensors = tuple(t if t.dtype == dtype else t.to(dtype) for t in (input, tensor1, tensor2))
+    return tensors, (int(value) if dtype.kind in "iu" else value)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """``input + value * tensor1 * tensor2`` (``AddCMul``; all three broadcast)."""
+    tensors, value = _three_operands("addcmul", input, tensor1, tensor2, value)
+    return AddCMul.apply(*tensors, value=value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
-    """``input + value * tensor1 / tensor2`` (all three broadcast; integer tensor1 and tensor2 refused,
-    as PyTorch)."""
-    for name, t in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
-        tensor_input(t, "addcdiv", name)
-    if tensor1.dtype.kind in "biu" and tensor2.dtype.kind in "biu":
-        raise TypeError("addcdiv: integer division of tensors is not supported; pass floating tensor1 or tensor2")
-    number_arg(value, "addcdiv", "value")
-    quotient = tensor1 / tensor2
-    return input + (quotient if value == 1 else quotient * value)
+    """``input + value * tensor1 / tensor2`` (``AddCDiv``; all three broadcast; integer tensor1 and
+    tensor2 refused, as PyTorch)."""
+    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
+        if tensor1.dtype.kind in "biu" and tensor2.dtype.kind in "biu":
+            raise TypeError("addcdiv: integer division of tensors is not supported; pass floating tensor1 or tensor2")
+    tensors, value = _three_operands("addcdiv", input, tensor1, tensor2, value)
+    return AddCDiv.apply(*tensors, value=value)
 
 
 def true_divide(input, other):  # noqa: A002

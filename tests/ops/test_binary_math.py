@@ -83,6 +83,39 @@ def test_addcmul_and_addcdiv():
     check_op(lambda x, y, z: mt.addcdiv(x, y, z, value=-2), lambda x, y, z: x.addcdiv(y, z, value=-2), A, B, c)
     with pytest.raises(TypeError, match="addcdiv: integer division"):
         mt.addcdiv(mt.ones(2), mt.tensor([1, 2]), mt.tensor([1, 2]))
+    with pytest.raises(ValueError, match=r"addcmul: shapes \(2,\), \(3,\) and \(2,\) cannot be broadcast"):
+        mt.addcmul(mt.ones(2), mt.ones(3), mt.ones(2))
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("shapes", [((3, 4), (4,), (1,)), ((), (), ()), ((4,), (3, 4), (3, 1))], ids=str)
+@pytest.mark.parametrize("needs", [(True,) * 3, (False, True, False), (False, False, True), (True, False, False)])
+def test_addcmul_and_addcdiv_one_node_against_pytorch(name, shapes, needs) -> None:
+    """``AddCMul`` / ``AddCDiv`` (one node): float32 values and the gradients of the tensors that need
+    one, against PyTorch, with input wider than the product, 0-d operands and a product wider than input."""
+    torch = pytest.importorskip("torch")
+    arrays = [rng.uniform(0.5, 2.0, shape).astype(np.float32) for shape in shapes]
+    seed = rng.standard_normal(np.broadcast_shapes(*shapes)).astype(np.float32)
+    mine = [mt.tensor(a, requires_grad=need) for a, need in zip(arrays, needs)]
+    theirs = [torch.tensor(a, requires_grad=need) for a, need in zip(arrays, needs)]
+    out = getattr(mt, name)(*mine, value=-0.75)
+    expected = getattr(torch, name)(*theirs, value=-0.75)
+    assert out.grad_fn.name() == {"addcmul": "AddCMulBackward", "addcdiv": "AddCDivBackward"}[name]
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-6, atol=1e-6)
+    out.backward(mt.tensor(seed))
+    expected.backward(torch.tensor(seed))
+    for m, t in zip(mine, theirs):
+        assert (m.grad is None) == (t.grad is None)
+        if t.grad is not None:
+            np.testing.assert_allclose(m.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_addcmul_of_integers_truncates_a_float_value_as_pytorch() -> None:
+    """Integer tensors: ``value`` 0.5 is 0 there (PyTorch's cast), the result stays int64."""
+    out = mt.addcmul(mt.tensor([1, 2]), mt.tensor([1, 2]), mt.tensor([3, 4]), value=0.5)
+    assert out.dtype == mt.int64 and out.tolist() == [1, 2]
+    assert mt.addcmul(mt.tensor([1, 2]), mt.tensor([1, 2]), mt.tensor([3, 4]), value=2).tolist() == [7, 18]
+    assert mt.addcmul(mt.tensor([1, 2]), mt.tensor([1.0, 2.0]), mt.tensor([3, 4]), value=0.5).tolist() == [2.5, 6.0]
 
 
 def test_heaviside_values_and_no_gradient():
