@@ -296,7 +296,7 @@ class AddCMul(Op):
 
 class AddCDiv(Op):
     """input + value * t1 / t2 (all three broadcast);  d input = grad, d t1 = value grad / t2,
-    d t2 = -d t1 * t1 / t2.  First order in the new arrays, in place, as ``AddCMul``."""
+    d t2 = -d t1 * t1 / t2.  The quotient and ``grad / t2`` scaled in place, as ``AddCMul``'s products."""
 
     @staticmethod
     def forward(ctx, input, t1, t2, value=1):  # noqa: A002
@@ -311,7 +311,7 @@ class AddCDiv(Op):
         need_input, need_t1, need_t2 = ctx.needs_input_grad
         if not (need_t1 or need_t2):
             return grad if need_input else None, None, None
-        if on_arrays(grad):  # first order: grad / t2 scaled, and from it the t2 gradient, in place
+        if on_arrays(grad):  # first order: grad / t2 scaled in place, and from it the t2 gradient
             d_t1 = _scaled(grad / t2, ctx.value)
             d_t2 = -(d_t1 * t1) / t2 if need_t2 else None
             return grad if need_input else None, d_t1 if need_t1 else None, d_t2
