@@ -103,6 +103,7 @@ from .kernels import resample as _resample
 from .kernels import rms_norm as _rms_norm
 from .kernels import robust_loss as _robust_loss
 from .kernels import running_extremum as _running_extremum
+from .kernels import scaled as _scaled
 from .kernels import scatter as _scatter
 from .kernels import softmax as _softmax
 from .kernels import softplus as _softplus
@@ -134,6 +135,7 @@ adapt_threads = _threads.threads
 
 
 # ------------------------------------------------------------------ elementwise
+multiply = _scaled.multiply  # a * b; an array by one value per row or per column in one pass
 exp = _exp_log.exp  # e ** x (NumPy's exp for other than floats)
 log = _exp_log.log  # ln x; log 0 = -inf, negative numbers NaN, silently (as PyTorch)
 log2 = _exp_log.log2  # exact on powers of two

@@ -39,7 +39,7 @@ class Norm2(Op):
         x, out = ctx.saved_tensors
         norm = _unsqueeze(out, ctx.axis, ctx.keepdim)
         norm = backend.where(norm == 0, np.inf, norm)  # x is 0 there too: 0 / inf = 0
-        return x * (_unsqueeze(grad, ctx.axis, ctx.keepdim) / norm)
+        return backend.multiply(x, _unsqueeze(grad, ctx.axis, ctx.keepdim) / norm)
 
     @staticmethod
     def jvp(ctx, dx):

@@ -116,7 +116,7 @@ class VecDot(Op):
         need_a, need_b = ctx.needs_input_grad
         # (a 0-d output's gradient may come as a NumPy scalar: np.expand_dims makes it an array)
         g = grad.unsqueeze(ctx.dim) if isinstance(grad, Tensor) else np.expand_dims(grad, ctx.dim)
-        return g * b if need_a else None, g * a if need_b else None
+        return backend.multiply(g, b) if need_a else None, backend.multiply(g, a) if need_b else None
 
     jvp = bilinear  # the product rule
 

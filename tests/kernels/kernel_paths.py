@@ -32,8 +32,8 @@ MODULES = tuple(
                  "elu", "erf", "erfinv", "exp2", "exp_log", "expand", "expm1", "gamma", "gelu", "glu", "group_norm",
                  "hyperbolic", "hypot", "im2col", "inverse_trig", "layer_norm", "log1p", "logaddexp", "logit", "lu",
                  "matmul", "modulo", "pdist", "piecewise", "pointwise", "pool", "product", "resample", "rms_norm",
-                 "robust_loss", "running_extremum", "softmax", "softplus", "tanh", "total", "triangular_solve", "trig",
-                 "where", "window_mean")
+                 "robust_loss", "running_extremum", "scaled", "softmax", "softplus", "tanh", "total",
+                 "triangular_solve", "trig", "where", "window_mean")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial
