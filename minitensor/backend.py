@@ -135,7 +135,7 @@ adapt_threads = _threads.threads
 
 
 # ------------------------------------------------------------------ elementwise
-multiply = _scaled.multiply  # a * b; an array by one value per row or per column in one pass
+multiply = _scaled.multiply  # a * b; an array by one value per row or per column in one pass (norm, vecdot backward)
 exp = _exp_log.exp  # e ** x (NumPy's exp for other than floats)
 log = _exp_log.log  # ln x; log 0 = -inf, negative numbers NaN, silently (as PyTorch)
 log2 = _exp_log.log2  # exact on powers of two

@@ -53,20 +53,19 @@ class Sub(Op):
 
 
 class Mul(Op):
-    """a * b;  da = grad * b, db = grad * a (each operand is saved only if the other needs a gradient).
-    ``backend.multiply``: ``np.multiply``, one pass for an array by a row or column factor."""
+    """a * b;  da = grad * b, db = grad * a (each operand is saved only if the other needs a gradient)."""
 
     @staticmethod
     def forward(ctx, a, b):
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
-        return backend.multiply(a, b)
+        return np.multiply(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = backend.multiply(grad, b) if ctx.needs_input_grad[0] else None
-        gb = backend.multiply(grad, a) if ctx.needs_input_grad[1] else None
+        ga = grad * b if ctx.needs_input_grad[0] else None
+        gb = grad * a if ctx.needs_input_grad[1] else None
         return ga, gb
 
     @staticmethod
