@@ -59,6 +59,10 @@ _TINY32 = -126.0  # 2^k is a normal float32 for k >= -126
 _LN2_HI64 = 0.693145751953125
 _LN2_LO64 = 1.42860682030941723212e-6
 _LOWEST64 = -708.0  # exp(-708) ~ 3e-308, the smallest normal float64 is 2.2e-308
+# k as an integer without a float64 -> int64 conversion (AVX2 has none: LLVM would convert lane by
+# lane): adding 1.5 * 2^52 rounds to an integer held in the low mantissa bits, read with ``.view``.
+_ROUNDER64 = 6755399441055744.0
+_ROUNDER64_BITS = np.int64(0x4338000000000000)  # the bits of _ROUNDER64 itself
 
 
 @njit(inline="always", fastmath={"contract"})
@@ -111,9 +115,10 @@ def exp32(v):
 def exp64(v):
     """exp(v) for a float64 ``v <= 0`` (0 below ``_LOWEST64``), as float64."""
     w = v if v >= _LOWEST64 else _LOWEST64  # (NaN too: k below stays a finite integer)
-    k = np.floor(w * _LOG2E + 0.5)
+    shifted = w * _LOG2E + _ROUNDER64  # k = round(w log2 e) in the low bits of its mantissa
+    k = shifted - _ROUNDER64
     p = near_zero64((w - k * _LN2_HI64) - k * _LN2_LO64)
-    two_k = np.int64((np.int64(k) + 1023) << 52).view(np.float64)
+    two_k = np.int64((np.float64(shifted).view(np.int64) - _ROUNDER64_BITS + 1023) << 52).view(np.float64)
     return p * two_k if v >= _LOWEST64 else (v if v != v else 0.0)  # NaN stays NaN
 
 
@@ -131,9 +136,10 @@ def scale32(p, k):
 @njit(inline="always")
 def scale64(p, k):
     """As ``scale32`` for float64, ``k`` in [-1100, 1030]."""
-    half = np.int64(k) >> 1
+    whole = np.int64(np.int32(k))  # (through int32: AVX2 converts float64 to int32 in vectors)
+    half = whole >> 1
     one = np.int64((half + 1023) << 52).view(np.float64)
-    two = np.int64((np.int64(k) - half + 1023) << 52).view(np.float64)
+    two = np.int64((whole - half + 1023) << 52).view(np.float64)
     return p * one * two
 
 
