@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import along_dim
 from .runtime.dispatch import Kernel
 from .runtime.jit import njit
 
@@ -64,17 +65,17 @@ def _stable_argsort(rows: np.ndarray) -> np.ndarray:
     the stable order wherever a row holds no two equal values (nor -0.0 and 0.0): NaN sort as +inf (the
     SIMD sort slows down 4x on NaN) and are then put in index order at the end, and only the rows with
     equal values, or with +inf beside NaN, are sorted again stably (512 rows of 256 random float32: 0.86
-    ms against 3.0)."""
+    ms against 3.0; with 10 % NaN 2.0 against 6.0)."""
     if rows.dtype.kind != "f" or rows.size < FAST_SORT_FROM:
         return np.argsort(rows, axis=1, kind="stable")
     has_nan = np.isnan(rows)
     some_nan = has_nan.any()
     order = np.argsort(np.where(has_nan, np.inf, rows) if some_nan else rows, axis=1)
-    values = np.take_along_axis(rows, order, axis=1)
+    values = along_dim.gather(rows, order, 1)
     tied = (values[:, 1:] == values[:, :-1]).any(axis=1)
-    if some_nan:  # (each row's NaN take its last places: their indices sorted, after the numbers' -1)
+    if some_nan:  # (each row's NaN take its last places, in index order: ``nonzero`` lists them so, row by row)
         nan = np.isnan(values)
-        order = np.where(nan, np.sort(np.where(nan, order, -1), axis=1), order)
+        order.reshape(-1)[np.flatnonzero(nan)] = np.flatnonzero(has_nan) % rows.shape[1]
         tied |= nan.any(axis=1) & np.isposinf(values).any(axis=1)
     tied = np.flatnonzero(tied)
     if tied.size:
