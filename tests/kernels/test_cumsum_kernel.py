@@ -100,6 +100,20 @@ def test_log_sum_exps_keep_infinities_as_numpy() -> None:
         np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, axis", [((12, 40), 1), ((3, 9, 40), 2), ((5, 40, 6), 1), ((7, 40), 1)])
+def test_log_sum_exps_across_rows_equal_the_reference(dtype, shape, axis) -> None:
+    """From ``LSE_ACROSS_FROM`` rows the scan along them runs across them on a transposed copy (and
+    along an inner axis, across it): both equal the reference, with NaN and infinities among the terms."""
+    x = _data(np.random.default_rng(6), shape, dtype)
+    mt.set_jit_enabled(True)
+    got = K.logcumsumexp(x, axis)
+    with mt.jit_disabled():
+        expected = K.logcumsumexp(x, axis)
+    assert got.dtype == x.dtype and got.flags.c_contiguous
+    _equal(got, expected, K.LOG_SUM_EXP)
+
+
 def test_integers_take_the_reference() -> None:
     x = np.array([[1, 2, 3], [4, 5, 6]], np.int64)
     np.testing.assert_array_equal(K.cumsum(x, 1, reverse=True), [[6, 5, 3], [15, 11, 6]])
