@@ -65,7 +65,7 @@ def _stable_argsort(rows: np.ndarray) -> np.ndarray:
     the stable order wherever a row holds no two equal values (nor -0.0 and 0.0): NaN sort as +inf (the
     SIMD sort slows down 4x on NaN) and are then put in index order at the end, and only the rows with
     equal values, or with +inf beside NaN, are sorted again stably (512 rows of 256 random float32: 0.86
-    ms against 3.0; with 10 % NaN 2.0 against 6.0)."""
+    ms against 3.0; on the AVX2 AMD EPYC with 10 % NaN 2.3 against 6.0)."""
     if rows.dtype.kind != "f" or rows.size < FAST_SORT_FROM:
         return np.argsort(rows, axis=1, kind="stable")
     has_nan = np.isnan(rows)
