@@ -55,20 +55,26 @@ def _logaddexp_numpy(a, b, out) -> None:
     out[...] = np.where(a == b, a + a.dtype.type(_LN2), value)
 
 
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def logaddexp64(x, y, k):
+    """log(e^x + e^y) of two float64 numbers (``k``: float64 ``log_consts``), branch-free: a loop of
+    them vectorises (also the running log-sum-exps of ``cumsum.py``)."""
+    value = max(x, y) + log1p_unit(exp64(-abs(x - y)), k)
+    return x + _LN2 if x == y else value
+
+
 @njit(fastmath={"contract"}, error_model="numpy")
 def _logaddexp(a, b, out):
     k = log_consts(a)
-    ln2 = a.dtype.type(_LN2)
     if a.itemsize == 4:
+        ln2 = a.dtype.type(_LN2)
         for i in range(a.size):
             x, y = a[i], b[i]
             value = max(x, y) + log1p_unit(exp32(-abs(x - y)), k)
             out[i] = x + ln2 if x == y else value
     else:
         for i in range(a.size):
-            x, y = a[i], b[i]
-            value = max(x, y) + log1p_unit(exp64(-abs(x - y)), k)
-            out[i] = x + ln2 if x == y else value
+            out[i] = logaddexp64(a[i], b[i], k)
 
 
 def _logaddexp_backward_numpy(grad, a, b, da, db) -> None:
