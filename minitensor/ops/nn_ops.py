@@ -193,11 +193,9 @@ class Linear(Op):
     @staticmethod
     def jvp(ctx, dx, dweight, dbias=None):
         x, weight = ctx.inputs[:2]
-        return plus(
-            None if dx is None else Linear.call(dx, weight),
-            None if dweight is None else Linear.call(x, dweight),
-            dbias,
-        )
+        if dweight is not None:  # x dWᵀ + db in one op (the product's own bias pass)
+            dweight, dbias = Linear.call(x, dweight, dbias), None
+        return plus(None if dx is None else Linear.call(dx, weight), dweight, dbias)
 
     @staticmethod
     def batch(b):
