@@ -12,9 +12,12 @@ so a change of machine load hits all rows alike; ratios compare times from the s
   its time);
 - Jacobians both ways: ``jacfwd`` and ``jacrev`` of tanh(W x) for R^4 -> R^1000 (forward mode
   should win: 4 JVPs against 1000 VJPs) and for R^1000 -> R^4 (reverse mode should win);
-- a Hessian-vector product by forward-over-reverse (``jvp`` of ``grad``) of an MLP loss in its
-  parameters, against one gradient evaluation (target: <= 2 gradients' time), at a small size
-  (where the per-op cost of an eager library decides, PyTorch's included) and a large one.
+- a Hessian-vector product of an MLP loss in its parameters, against one gradient evaluation
+  (target: <= 2 gradients' time), by reverse-over-forward (``autograd.functional.hvp``: the
+  gradient of the derivative along v) and by forward-over-reverse (``jvp`` of ``grad``), at a small
+  size (where the per-op cost of an eager library decides, PyTorch's included) and a large one
+  (where the matrix products do: the large layer reads the data, and reverse-over-forward runs
+  three of its products where forward-over-reverse runs four and the gradient two).
 
 Targets are printed as met or not, never asserted.
 """
@@ -127,24 +130,39 @@ def jacobian_steps(rng, n_in: int, n_out: int) -> dict:
 
 
 def hvp_steps(rng, batch: int, n_in: int, hidden: int) -> dict:
+    """A Hessian-vector product of the MLP loss in its parameters two ways, and one gradient:
+    forward-over-reverse (``jvp`` of ``grad``: the gradient and its tangent) and reverse-over-forward
+    (``autograd.functional.hvp``: the gradient of the derivative along v, never the gradient itself;
+    PyTorch's the same composition by ``torch.func``, its ``autograd.functional.hvp`` being the slower
+    double-vjp trick).  Each HVP step returns H v as a dict of the parameters' names."""
     arrays = _mlp_arrays(rng, n_in, hidden)
     xs = rng.standard_normal((batch, n_in)).astype(np.float32)
     ys = rng.integers(0, CLASSES, batch)
     params = {k: mt.tensor(v) for k, v in arrays.items()}
     v = {k: mt.tensor(rng.standard_normal(a.shape).astype(np.float32)) for k, a in arrays.items()}
     x, y = mt.tensor(xs), mt.tensor(ys)
+    names = list(arrays)
     grad = mf.grad(lambda p: _loss(mt, p, x, y))
+
+    def rev_fwd():
+        loss = lambda *ts: _loss(mt, dict(zip(names, ts)), x, y)  # noqa: E731
+        _, hv = mt.autograd.functional.hvp(loss, tuple(params.values()), tuple(v.values()))
+        return dict(zip(names, hv))
+
     steps = {
         "minitensor gradient": lambda: grad(params),
-        "minitensor HVP (jvp of grad)": lambda: mf.jvp(grad, (params,), (v,)),
+        "minitensor HVP (jvp of grad)": lambda: mf.jvp(grad, (params,), (v,))[1],
+        "minitensor HVP (grad of jvp)": rev_fwd,
     }
     if tf is not None:
         tparams = {k: torch.tensor(a) for k, a in arrays.items()}
         tv = {k: torch.tensor(t.numpy()) for k, t in v.items()}
         tx, ty = torch.tensor(xs), torch.tensor(ys)
-        tgrad = tf.grad(lambda p: _loss(torch, p, tx, ty))
+        tloss = lambda p: _loss(torch, p, tx, ty)  # noqa: E731
+        tgrad = tf.grad(tloss)
         steps["torch.func gradient"] = lambda: tgrad(tparams)
-        steps["torch.func HVP (jvp of grad)"] = lambda: tf.jvp(tgrad, (tparams,), (tv,))
+        steps["torch.func HVP (jvp of grad)"] = lambda: tf.jvp(tgrad, (tparams,), (tv,))[1]
+        steps["torch.func HVP (grad of jvp)"] = lambda: tf.grad(lambda p: tf.jvp(tloss, (p,), (tv,))[1])(tparams)
     return steps
 
 
@@ -192,8 +210,9 @@ def main() -> None:
     lines.append(_ratio_line(j_tall, "minitensor jacfwd", "minitensor jacrev", "R^1000 -> R^4: > 1", lambda r: r > 1))
     for hv, size in ((hv_small, "small: per-op overhead decides"), (hv_large, "large: arithmetic decides")):
         for lib in ("minitensor", "torch.func"):
-            hvp, grad = f"{lib} HVP (jvp of grad)", f"{lib} gradient"
-            lines.append(_ratio_line(hv, hvp, grad, f"{size}, target <= 2", lambda r: r <= 2))
+            for way in ("grad of jvp", "jvp of grad"):
+                hvp, grad = f"{lib} HVP ({way})", f"{lib} gradient"
+                lines.append(_ratio_line(hv, hvp, grad, f"{size}, target <= 2", lambda r: r <= 2))
     for table, shape in ((j_wide, "R^4 -> R^1000"), (j_tall, "R^1000 -> R^4")):
         for key in ("minitensor jacfwd", "minitensor jacrev"):
             lines.append(_ratio_line(table, key, key.replace("minitensor", "torch.func"), f"{shape}, no target"))

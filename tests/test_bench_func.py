@@ -47,13 +47,14 @@ def test_jacobians_both_ways_agree(bench) -> None:
         np.testing.assert_allclose(forward, reverse, rtol=1e-5, atol=1e-6)
 
 
-def test_the_hvp_is_the_change_of_the_gradient_along_the_vector(bench) -> None:
-    """The case's HVP against central differences of the gradient, from the same draws."""
+@pytest.mark.parametrize("way", ["jvp of grad", "grad of jvp"])
+def test_the_hvp_is_the_change_of_the_gradient_along_the_vector(bench, way) -> None:
+    """The case's HVP (both ways, and PyTorch's) against central differences of the gradient, from the same draws."""
     import minitensor as mt
     import minitensor.func as mf
 
     steps = bench.hvp_steps(np.random.default_rng(2), 8, 6, 5)
-    _, hvp = steps["minitensor HVP (jvp of grad)"]()
+    hvp = steps[f"minitensor HVP ({way})"]()
     rng = np.random.default_rng(2)  # the case's draws again, in its order
     arrays = bench._mlp_arrays(rng, 6, 5)
     xs, ys = rng.standard_normal((8, 6)).astype(np.float32), rng.integers(0, bench.CLASSES, 8)
@@ -64,6 +65,9 @@ def test_the_hvp_is_the_change_of_the_gradient_along_the_vector(bench) -> None:
         return grad({k: mt.tensor(a.astype(np.float64) + step * v[k], dtype=mt.float64) for k, a in arrays.items()})
 
     ahead, behind = at(1e-4), at(-1e-4)
+    theirs = steps[f"torch.func HVP ({way})"]() if f"torch.func HVP ({way})" in steps else None
     for k in arrays:
         expected = (ahead[k].numpy() - behind[k].numpy()) / 2e-4
         np.testing.assert_allclose(hvp[k].numpy(), expected, rtol=2e-3, atol=2e-4, err_msg=k)
+        if theirs is not None:
+            np.testing.assert_allclose(hvp[k].numpy(), theirs[k].numpy(), rtol=1e-4, atol=1e-6, err_msg=k)

@@ -9,8 +9,8 @@ Built from ``autograd.grad`` (reverse mode) and forward mode (``dual.py``), as P
   returns a Tensor or inputs is a Tensor); ``hessian``: ``H[i][j]`` of shape
   ``inputs[i].shape + inputs[j].shape``.
 
-Forward-mode products (``jvp``, ``hvp``, ``jacobian(strategy="forward-mode")``) run
-forward mode: one pass carries tangents from the inputs to the outputs.  (PyTorch computes
+Forward-mode products (``jvp``, ``jacobian(strategy="forward-mode")``) run forward mode: one
+pass carries tangents from the inputs to the outputs; ``hvp`` differentiates such a pass.  (PyTorch computes
 them with the *double-vjp trick*, two reverse passes; docs/transforms.md tells that lesson.)
 
 ``vectorize=True`` is accepted and runs the same loop (one reverse pass per row
@@ -147,11 +147,11 @@ def _vectors(v, refs: tuple, refs_tuple: bool, fn: str, of: str) -> tuple:
     return vs
 
 
-def _forward(func, xs: tuple, vs: tuple, fn: str, strict: bool, gradient: bool = False) -> tuple:
+def _forward(func, xs: tuple, vs: tuple, fn: str, strict: bool, scalar: bool = False) -> tuple:
     """(was_tuple, outputs, J v) in one forward pass at a forward-mode level of its own (``dual.py``):
-    the inputs carry the tangents ``vs``, and each output arrives with its tangent.  ``gradient``:
-    func's output is replaced by its gradient (``_gradient``), so J v is the Hessian times v
-    (forward-over-reverse)."""
+    the inputs carry the tangents ``vs``, and each output arrives with its tangent (recorded in the
+    reverse graph where it depends on the inputs, so it can be differentiated).  ``scalar``: func
+    must return one single-element Tensor (``hvp``)."""
     level = dual.enter()
     try:
         duals = []
@@ -159,9 +159,8 @@ def _forward(func, xs: tuple, vs: tuple, fn: str, strict: bool, gradient: bool =
             d = Alias.apply(x)
             level.set(d, v if v.requires_grad else v._data)
             duals.append(d)
-        if gradient:
-            out, g = _gradient(func, tuple(duals), fn, strict)
-            was_tuple, outs = True, g
+        if scalar:
+            was_tuple, outs = False, (_scalar_output(func, tuple(duals), fn, strict),)
         else:
             was_tuple, outs = _call(func, tuple(duals), fn, strict)
         found = [level.get(o) for o in outs]
@@ -169,7 +168,7 @@ def _forward(func, xs: tuple, vs: tuple, fn: str, strict: bool, gradient: bool =
         dual.exit(level)
     tangents = [t if t is None or isinstance(t, Tensor) else Tensor._make(t, False, None) for t in found]
     why = "output {i} of the user-provided function is independent of the inputs (its tangent is zero)"
-    return (out if gradient else was_tuple), outs, _fill_zeros(tangents, outs, strict, fn, why)
+    return was_tuple, outs, _fill_zeros(tangents, outs, strict, fn, why)
 
 
 # ------------------------------------------------------------------ products
@@ -259,9 +258,13 @@ def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 
 def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
-    """(func(inputs), H v) for a scalar func: forward mode over its gradient (forward-over-reverse).
+    """(func(inputs), H v) for a scalar func: the gradient of its derivative along v (reverse-over-forward).
 
-    Equal to ``vhp`` when H is symmetric (twice continuously differentiable func).
+    One forward pass carries v as the inputs' tangent: func's derivative along v, ``∇f · v``, arrives
+    as a graph; one reverse pass differentiates it: ``∇(∇f · v) = H v``.  The gradient itself is never
+    computed, where forward-over-reverse (the tangent of the gradient, ``func.jvp(func.grad(f))``)
+    computes it and its tangent: for a layer that reads data, one matrix product fewer
+    (docs/transforms.md measures both).  Equal to ``vhp`` when H is symmetric.
 
     >>> x = mt.tensor([1.0, 2.0])
     >>> hvp(lambda t: (t**3).sum(), x, mt.tensor([1.0, 1.0]))[1]
@@ -270,7 +273,12 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     in_tuple, xs = _as_tuple(inputs, "inputs", "hvp")
     xs = _prepare(xs, create_graph)
     vs = _vectors(v, xs, in_tuple, "hvp", "input")
-    out, _, h = _forward(func, xs, vs, "hvp", strict, gradient=True)
+    _, (out,), (slope,) = _forward(func, xs, vs, "hvp", strict, scalar=True)
+    if strict:  # (which is independent of an input: the output, or its gradient)
+        why = "the output is independent of input {i}"
+        _fill_zeros(_grads([out], xs, [ones_like(out)], False), xs, strict, "hvp", why)
+    why = "the gradient with respect to input {i} is independent of the inputs"
+    h = _fill_zeros(_grads([slope], xs, [ones_like(slope)], create_graph), xs, strict, "hvp", why)
     _check_graph(h, "hvp", "Hessian-vector product for input", strict, create_graph)
     return _finish((out,), create_graph)[0], _untuple(in_tuple, _finish(h, create_graph))
 

@@ -202,6 +202,15 @@ def test_strict_raises_for_independent_inputs_and_zero_otherwise():
     # linear: its Hessian does not depend on the inputs
     with pytest.raises(RuntimeError, match="independent"):
         F.hessian(lambda a: (a * 3).sum(), mt_(X), strict=True)
+    with pytest.raises(RuntimeError, match="output is independent of input 1"):  # (hvp's two reasons, as torch's)
+        F.hvp(lambda a, b: (a * a).sum(), args, args, strict=True)
+    with pytest.raises(RuntimeError, match="gradient with respect to input 0 is independent of the inputs"):
+        F.hvp(lambda a, b: a.sum() + (b * b).sum(), args, args, strict=True)
+    for strict in (False, True):  # a product of the two: H v nonzero, though each gradient is linear in the other
+        same(
+            F.hvp(lambda a, b: (a * b).sum(), args, args, strict=strict),
+            TF.hvp(lambda a, b: (a * b).sum(), (th(X), th(X)), (th(X), th(X))),
+        )
     ours = F.jacobian(f, args)
     theirs = TF.jacobian(f, (th(X), th(X)))
     same(ours, theirs)
