@@ -18,6 +18,7 @@ from .. import backend
 from ..autograd.batching import elementwise
 from ..autograd.dual import plus
 from ..autograd.function import Op
+from .activation_backwards import SigmoidBackward, TanhBackward
 
 
 class Add(Op):
@@ -283,38 +284,9 @@ class Tanh(Op):
         (y,) = ctx.saved_tensors
         if type(grad) is np.ndarray:  # first order: one pass
             return backend.tanh_backward(grad, y)
-        return TanhBackward.apply(grad, y)
+        return TanhBackward.apply(grad, y)  # (beyond first order: the same pass, as an op with its own derivatives)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
-
-    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
-
-
-class TanhBackward(Op):
-    """grad * (1 - y^2), tanh's backward from its output y, as an op of its own (PyTorch's
-    ``tanh_backward``): the backward of ``Tanh`` beyond first order and its tangent, one pass each
-    where the formula in Tensor ops took three (and its tangent seven: a Hessian-vector product
-    through a tanh layer ran ten passes for the layer's backward).
-
-    d grad = g (1 - y^2) (this op again);  d y = -2 g grad y;  tangent: the same two with the tangents."""
-
-    @staticmethod
-    def forward(ctx, grad, y):
-        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, y)  # (grad: for y's gradient)
-        return backend.tanh_backward(grad, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        grad, y = ctx.saved_tensors
-        need_grad, need_y = ctx.needs_input_grad
-        return TanhBackward.call(g, y) if need_grad else None, g * grad * y * -2 if need_y else None
-
-    @staticmethod
-    def jvp(ctx, d_grad, d_y):
-        grad, y = ctx.inputs
-        return plus(
-            None if d_grad is None else TanhBackward.call(d_grad, y), None if d_y is None else grad * y * d_y * -2
-        )
 
     batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
@@ -334,38 +306,9 @@ class Sigmoid(Op):
         (y,) = ctx.saved_tensors
         if type(grad) is np.ndarray:  # first order: one pass
             return backend.sigmoid_backward(grad, y)
-        return SigmoidBackward.apply(grad, y)
+        return SigmoidBackward.apply(grad, y)  # (beyond first order: the same pass, as an op with its own derivatives)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
-
-    batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
-
-
-class SigmoidBackward(Op):
-    """grad * y (1 - y), the sigmoid's backward from its output y, as an op of its own (PyTorch's
-    ``sigmoid_backward``): one pass for the backward of ``Sigmoid`` beyond first order and for its
-    tangent, as ``TanhBackward``.
-
-    d grad = g y (1 - y) (this op again);  d y = g grad (1 - 2y);  tangent: the same two with the tangents."""
-
-    @staticmethod
-    def forward(ctx, grad, y):
-        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, y)  # (grad: for y's gradient)
-        return backend.sigmoid_backward(grad, y)
-
-    @staticmethod
-    def backward(ctx, g):
-        grad, y = ctx.saved_tensors
-        need_grad, need_y = ctx.needs_input_grad
-        return SigmoidBackward.call(g, y) if need_grad else None, g * grad * (1 - 2 * y) if need_y else None
-
-    @staticmethod
-    def jvp(ctx, d_grad, d_y):
-        grad, y = ctx.inputs
-        return plus(
-            None if d_grad is None else SigmoidBackward.call(d_grad, y),
-            None if d_y is None else grad * (1 - 2 * y) * d_y,
-        )
 
     batch = elementwise  # vmap: an elementwise op runs on the whole batch at once
 
