@@ -159,6 +159,16 @@ def test_clamp_gradient_is_one_inside_zero_outside():
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 3.0, 4.0, 0.0])
 
 
+@pytest.mark.parametrize("bounds", [(0, None), (None, 0), (None, 0.3), (-1, 1), (1, -1), (0.5, None)])
+def test_clamp_values_like_torch_with_nan_infinities_and_signed_zeros(bounds):
+    torch = pytest.importorskip("torch")
+    x = np.array([-2.0, -0.5, 0.0, 0.5, np.nan, np.inf, -np.inf, -0.0], np.float32)
+    ours, theirs = mt.tensor(x).clamp(*bounds).numpy(), torch.tensor(x).clamp(*bounds).numpy()
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))  # (a tie keeps x: clamp(-0.0, min=0) is -0.0)
+
+
 def test_relu_and_abs_gradient_at_zero_is_zero():
     x = mt.tensor([-1.0, 0.0, 2.0], dtype=mt.float64, requires_grad=True)
     (x.relu() + x.abs()).sum().backward()
