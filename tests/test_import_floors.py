@@ -7,7 +7,7 @@ as ``torch.func`` and ``torch.distributions`` do, but sit on floor 4: they are b
 
 These tests read every module's imports with ``ast`` (nothing is imported), module-level and
 function-level alike (a function's import is still a dependency), and hold the package to:
-imports run down the floors except the two exceptions the README names; no module-level import
+imports run down the floors except the one exception the README names; no module-level import
 cycle; no late import (``noqa: E402``); the engine imports nothing from the kernels.
 """
 
@@ -22,12 +22,8 @@ FLOORS = {"kernels": 0, "ops": 2, "nn": 3}
 FLOORS.update(dict.fromkeys(("optim", "utils", "func", "distributions"), 4))
 FLOORS.update(dict.fromkeys(("compat", "course", "demo", "viz", "pretrained"), 5))
 
-# The README's two exceptions: vmap's loop fallback stacks with the ops' stack (in a function, as
-# ops import autograd), and the ``mt.linalg`` namespace at the package root re-exports ops' functions.
-DOCUMENTED_UPWARD = {
-    ("minitensor.autograd.batching", "minitensor.ops.shape"),
-    ("minitensor.linalg", "minitensor.ops.linalg_functions"),
-}
+# The README's one exception: the ``mt.linalg`` namespace at the package root re-exports ops' functions.
+DOCUMENTED_UPWARD = {("minitensor.linalg", "minitensor.ops.linalg_functions")}
 
 
 def floor(module: str) -> int:
@@ -79,7 +75,7 @@ def test_the_scan_sees_the_whole_package():
     assert floor("minitensor.kernels.softmax") == 0 and floor("minitensor.distributions.normal") == 4
 
 
-def test_imports_run_down_the_floors_but_the_two_the_readme_names():
+def test_imports_run_down_the_floors_but_the_one_the_readme_names():
     upward = {(a, b) for a, b, _ in EDGES if floor(a) < floor(b) and not b.startswith(a + ".")}
     assert upward == DOCUMENTED_UPWARD
 

@@ -257,10 +257,9 @@ def _warn_once(name: str, stacklevel: int) -> None:
 
 
 def _stacked(pieces: list):
-    """The examples' results stacked along a new dim 0 (each result a Tensor)."""
-    from ..ops.shape import stack  # noqa: PLC0415  (the fallback stacks with the ops floor's stack)
-
-    return stack(pieces)
+    """The examples' results stacked along a new dim 0 (each result a Tensor): ``np.stack`` on Tensors
+    is the ops floor's differentiable ``stack``, through the Tensors' NumPy protocol (ops/numpy_protocol.py)."""
+    return np.stack(pieces)
 
 
 # ------------------------------------------------------------------ functions that are not ops

@@ -110,6 +110,22 @@ def test_an_op_without_a_rule_loops_with_a_warning_naming_it_once() -> None:
     np.testing.assert_array_equal(got.numpy(), np.sort(X, axis=-1))
 
 
+def test_the_loop_fallback_stacks_differentiably() -> None:
+    """The examples' results are stacked by an op (np.stack on Tensors, answered by mt.stack): gradients
+    flow back through the fallback, and through grad inside it, as through sort without vmap."""
+    weights = np.arange(X.shape[-1], dtype=np.float64)
+    x = T(X).requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (the loop fallback's warning)
+        stacked = mf.vmap(lambda e: mt.sort(e, dim=-1).values)(x)
+        per_example = mf.vmap(mf.grad(lambda e: (mt.sort(e, dim=-1).values * T(weights)).sum()))(T(X))
+    (stacked * T(weights)).sum().backward()
+    direct = T(X).requires_grad_()
+    (mt.sort(direct, dim=-1).values * T(weights)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), direct.grad.numpy())
+    np.testing.assert_array_equal(per_example.numpy(), direct.grad.numpy())
+
+
 def test_functions_that_read_values_run_per_example() -> None:
     """max/argmax/topk/sort pick indices from the values themselves: under vmap each example picks its own."""
     with warnings.catch_warnings():
