@@ -17,7 +17,9 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from . import batching, functional, graph  # (functional's functions call grad, below, when they run)
+
+# the submodules PyTorch's torch.autograd has as attributes (functional's functions call grad, below, when they run)
+from . import batching, forward_ad, functional, graph, profiler
 from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import _seed_grad, run_backward
 from .function import Function, Node

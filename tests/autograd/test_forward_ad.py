@@ -4,6 +4,8 @@ through views and in-place ops, no reverse graph, and composition with reverse m
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -210,3 +212,11 @@ def test_make_dual_inside_vmap_with_a_batched_tangent_and_a_shared_primal():
 
     out = mt.func.vmap(tangent_of)(mt.eye(3, dtype=mt.float64), r)
     np.testing.assert_array_equal(out.numpy(), np.diag(np.diag(r.numpy())))
+
+
+def test_the_autograd_submodules_are_attributes_after_import_minitensor() -> None:
+    """As ``torch.autograd.forward_ad`` after ``import torch``: in a fresh interpreter, where no test has
+    imported a submodule first (which alone would make the attribute exist)."""
+    names = ["forward_ad.dual_level", "profiler.profile", "functional.hvp", "graph.saved_tensors_hooks"]
+    code = "import minitensor as mt\n" + "\n".join(f"mt.autograd.{name}" for name in names)
+    subprocess.run([sys.executable, "-c", code], check=True)

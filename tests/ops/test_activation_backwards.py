@@ -1,6 +1,6 @@
 """ops/activation_backwards.py: tanh's and the sigmoid's backwards as ops (float64): their values,
 gradients to second order, their tangents against central differences and against PyTorch's
-``aten.tanh_backward`` / ``aten.sigmoid_backward`` under forward AD, and that ``Tanh`` and ``Sigmoid``
+``aten.tanh_backward`` / ``aten.sigmoid_backward`` (forward AD, first and second derivatives), and that ``Tanh`` and ``Sigmoid``
 hand them their backward beyond first order."""
 
 from __future__ import annotations
@@ -67,3 +67,20 @@ def test_activation_backward_op_against_pytorch_forward_ad(name, rng):
         )
     np.testing.assert_allclose(ours.primal.numpy(), t.primal.numpy(), rtol=1e-14)
     np.testing.assert_allclose(ours.tangent.numpy(), t.tangent.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATION_BACKWARDS))
+def test_activation_backward_op_gradients_to_second_order_against_pytorch(name, rng):
+    torch = pytest.importorskip("torch")
+    op = ACTIVATION_BACKWARDS[name][0]
+    theirs = getattr(torch.ops.aten, f"{name}_backward")
+    g, y, w = rng.standard_normal((3, 4)), rng.uniform(-0.9, 0.9, (3, 4)), rng.standard_normal((3, 4))
+    ours_in, their_in = (f64(g), f64(y)), (torch.tensor(g, requires_grad=True), torch.tensor(y, requires_grad=True))
+    ours_first = mt.autograd.grad((op.apply(*ours_in) * f64(w, False)).sum(), ours_in, create_graph=True)
+    their_first = torch.autograd.grad((theirs(*their_in) * torch.tensor(w)).sum(), their_in, create_graph=True)
+    for a, b in zip(ours_first, their_first):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-13, atol=1e-15)
+    ours_second = mt.autograd.grad(sum((d * d).sum() for d in ours_first), ours_in)
+    their_second = torch.autograd.grad(sum((d * d).sum() for d in their_first), their_in)
+    for a, b in zip(ours_second, their_second):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-13, atol=1e-15)
