@@ -1,7 +1,7 @@
 """ops/activation_backwards.py: tanh's and the sigmoid's backwards as ops (float64): their values,
 gradients to second order, their tangents against central differences and against PyTorch's
-``aten.tanh_backward`` / ``aten.sigmoid_backward`` (forward AD, first and second derivatives), and that ``Tanh`` and ``Sigmoid``
-hand them their backward beyond first order."""
+``aten.tanh_backward`` / ``aten.sigmoid_backward`` (forward AD, first and second derivatives), and
+that ``Tanh`` and ``Sigmoid`` hand them their backward beyond first order."""
 
 from __future__ import annotations
 
