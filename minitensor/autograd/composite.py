@@ -23,7 +23,7 @@ from ..tensor import Tensor
 from . import dual
 from .batching import elementwise
 from .function import Function, Op
-from .grad_mode import enable_grad
+from .grad_mode import enable_grad, is_grad_enabled
 
 
 def composite_grads(forward, inputs: tuple, grad, needs: tuple) -> tuple:
@@ -42,12 +42,20 @@ def composite_grads(forward, inputs: tuple, grad, needs: tuple) -> tuple:
     """
     from . import grad as autograd_grad
 
-    with enable_grad():
-        aliases = [Alias.apply(x) if need else x for x, need in zip(inputs, needs)]
+    recording = is_grad_enabled()  # (else, as under no_grad, the gradients join no graph; tangents still flow)
+    with enable_grad():  # (an input that needs no gradient outside, e.g. forward mode under no_grad: a leaf)
+        aliases = [_use(x) if need else x for x, need in zip(inputs, needs)]
         out = forward(*aliases)
         wanted = [a for a, need in zip(aliases, needs) if need]
-        found = iter(autograd_grad(out, wanted, grad, create_graph=True, allow_unused=True))
+        found = iter(autograd_grad(out, wanted, grad, create_graph=recording, allow_unused=True))
     return tuple(next(found) if need else None for need in needs)
+
+
+def _use(x: Tensor) -> Tensor:
+    """This use of ``x``, differentiable: an ``Alias`` of it (with x's tangents), made a leaf that
+    requires grad when x does not."""
+    alias = Alias.apply(x)
+    return alias if alias.requires_grad else alias.requires_grad_()
 
 
 def composite_jvp(forward, inputs: tuple, tangents: tuple, held: tuple = ()):

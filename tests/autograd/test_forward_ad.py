@@ -59,6 +59,22 @@ def test_tangents_flow_under_no_grad_and_stop_at_detach():
         assert fwAD.unpack_dual(d.data).tangent is None
 
 
+@pytest.mark.parametrize("op", ["gelu", "layer_norm"])
+def test_a_fused_op_under_no_grad_with_inputs_that_require_grad(op):
+    """Its tangent comes from its formula's gradients (``composite_grads``): under no_grad, with a primal
+    and a tangent that require grad, the same tangent as outside it, and nothing requiring grad."""
+    fn = {"gelu": mt.nn.functional.gelu, "layer_norm": lambda a: mt.nn.functional.layer_norm(a, (3,))}[op]
+    rng = np.random.default_rng(0)
+    x, v = (mt.tensor(rng.standard_normal((2, 3)), dtype=mt.float64, requires_grad=True) for _ in range(2))
+    with fwAD.dual_level():
+        expected = fwAD.unpack_dual(fn(fwAD.make_dual(x.detach(), v.detach()))).tangent
+        with mt.no_grad():
+            out = fn(fwAD.make_dual(x, v))
+        tangent = fwAD.unpack_dual(out).tangent
+    np.testing.assert_allclose(tangent.numpy(), expected.numpy(), rtol=1e-12)
+    assert not out.requires_grad and not tangent.requires_grad
+
+
 def test_levels_and_their_errors_as_pytorch():
     with pytest.raises(RuntimeError, match="no level exists, make sure to enter_dual_level"):
         fwAD.make_dual(f64([1.0]), f64([1.0]))
