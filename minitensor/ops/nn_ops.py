@@ -56,7 +56,7 @@ def jvp_by_backward(ctx, *tangents):
     (``reduction='none'``), nothing for per-element ones.  On arrays or on Tensors, as backward."""
     out = ctx.output
     ones = np.ones(out.shape, out.dtype)
-    grads = ctx.function.backward(ctx, ones if isinstance(out, np.ndarray) else type(out)(ones))
+    grads = ctx.function.backward(ctx, ones if isinstance(out, np.ndarray) else Tensor._make(ones, False, None))
     grads = grads if isinstance(grads, tuple) else (grads,)
     total = None
     for i, (g, t) in enumerate(zip(grads, tangents)):
@@ -86,19 +86,36 @@ def batched_row_loss(b: Batch):
     """The vmap rule of a class-index loss (cross-entropy, NLL): the examples' rows merged into one
     batch of rows (``reduction='none'``), then each example's own reduction (a weighted mean divides
     by the summed class weights of its counted targets, as the op does)."""
-    x, target = b.expanded(0), b.expanded(1)
-    reduction, weight = b.settings["reduction"], b.settings.get("weight")
-    rows = x.reshape(b.size * x.shape[1], *x.shape[2:]) if b.ndims[0] > 1 else x
+    x, target, reduction = b.expanded(0), b.expanded(1), b.settings["reduction"]
+    merged = [b.expanded(i) for i in (0, *range(2, len(b.values)))]  # (x, and a tangent of x: CrossEntropyTangent)
+    rows = [a.reshape(b.size * a.shape[1], *a.shape[2:]) for a in merged] if b.ndims[0] > 1 else merged
     targets = target.reshape(-1, *target.shape[2:]) if b.ndims[0] > 1 else target
-    losses = b.run(rows, targets, **{**b.settings, "reduction": "none"})
+    losses = b.run(rows[0], targets, *rows[1:], **{**b.settings, "reduction": "none"})
     losses = losses.reshape(b.size, x.shape[1], *losses.shape[1:]) if b.ndims[0] > 1 else losses
     if reduction != "mean":
         return _reduce_examples(losses, reduction, b)
-    t = targets._data if isinstance(targets, Tensor) else np.asarray(targets)
-    counted = t != b.settings.get("ignore_index", -100)
+    return _reduce_examples(losses, "sum", b) / _counted_weights(targets, b, x.dtype)
+
+
+def _counted_weights(targets, b: Batch, dtype) -> Tensor:
+    """(B,): each example's summed class weights of its counted targets, a class-index loss's mean's
+    denominators, 1 where none counts (the op's loss is then 0, as the summed losses are).  ``targets``:
+    every example's, merged; in nested vmap a Tensor batched at an outer level, whose examples each
+    count their own: then in Tensor ops, which batch."""
+    ignore_index, weight = b.settings.get("ignore_index", -100), b.settings.get("weight")
+    if isinstance(targets, Tensor):
+        counted = targets != ignore_index
+        w = counted.to(dtype)
+        if weight is not None:  # (an ignored target picks some class, counted out by w)
+            table = Tensor._make(weight.reshape(-1, 1), False, None)
+            w = w * Embedding.apply(table, targets.clamp(0, len(weight) - 1)).reshape(targets.shape)
+        totals = w.reshape(b.size, -1).sum(1)
+        return totals + (totals == 0).to(dtype)
+    t = np.asarray(targets)
+    counted = t != ignore_index
     w = counted * (1.0 if weight is None else weight[backend.where(counted, t, 0)])
-    denominators = w.reshape(b.size, -1).sum(1).astype(x.dtype)
-    return _reduce_examples(losses, "sum", b) / Tensor._make(denominators, False, None)
+    totals = np.asarray(w).reshape(b.size, -1).sum(1).astype(dtype)
+    return Tensor._make(backend.where(totals == 0, 1, totals).astype(dtype, copy=False), False, None)
 
 
 def _reduce_examples(losses, reduction: str, b: Batch):

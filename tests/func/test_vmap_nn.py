@@ -137,3 +137,17 @@ def test_multi_class_margin_losses_batch_as_a_loop(reduction, no_loop):
                 xk = x[k].detach().requires_grad_()
                 loss(xk, target[k]).backward()
                 np.testing.assert_allclose(grads[k], xk.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_class_index_loss_in_nested_vmap_with_targets_of_the_outer_level(weighted, no_loop):
+    """cross_entropy and nll_loss (mean) inside two vmaps, the targets batched at the outer level only:
+    each outer example's mean divides by its own counted weights (0 where all its targets are ignored)."""
+    rng = np.random.default_rng(5)
+    x = mt.tensor(rng.standard_normal((4, 5, 2, 3)), dtype=mt.float64)  # 4 outer examples of 5 inner ones
+    y = mt.tensor(np.array([[0, -100], [1, 2], [2, 2], [-100, -100]]))
+    weight = mt.tensor([0.5, 1.0, 2.0], dtype=mt.float64) if weighted else None
+    for loss in (F.cross_entropy, lambda v, t, weight: F.nll_loss(v.log_softmax(-1), t, weight=weight)):
+        got = func.vmap(lambda xo, yo: func.vmap(lambda xi: loss(xi, yo, weight=weight))(xo))(x, y).numpy()
+        expected = [[loss(x[i, j], y[i], weight=weight).item() for j in range(5)] for i in range(4)]
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
