@@ -27,6 +27,8 @@ functions (they run on Tensors as they are); for ``create_graph=True`` (and forw
 mode over a backward) cross-entropy writes the ``dx`` above in Tensor ops around one
 ``Softmax`` (``_cross_entropy_backward_graph``), the soft-label cross-entropy returns
 ``composite_grads`` of its plain form in Tensor ops (``_soft_cross_entropy_plain``).
+Cross-entropy's JVP rule is an op of its own, ``CrossEntropyTangent`` (forward mode
+and Hessian-vector products: one pass instead of the backward's graph).
 """
 
 from __future__ import annotations
@@ -155,20 +157,89 @@ class CrossEntropy(Op):
         if not on_arrays(grad):
             state = _original_layout(index, valid, w, ctx.target_shape, axis)
             return _cross_entropy_backward_graph(x, grad, state, ctx.settings), None
-        n_classes = p.shape[1]
         scale = _row_scale(np.reshape(grad, -1) if reduction == "none" else grad, reduction, denom, valid)
-        at_target = scale * w if not eps else scale * (1 - eps) * w
-        coef = at_target
-        if eps:  # (eps / C) * sum_c w[c] * p[i, c] in every row's loss
-            coef = at_target + scale * (eps / n_classes * (n_classes if weight is None else weight.sum()))
-        dx = backend.scaled_rows(p, coef, index, at_target)  # (p - onehot) * scale, in one pass
-        if eps:
-            dx -= (scale * (eps / n_classes))[:, None] * (1 if weight is None else weight)
+        dx = _logit_grads(p, scale, index, w, weight, eps)
         return backend.from_rows(dx, ctx.moved_shape, axis, x), None
+
+    @staticmethod
+    def jvp(ctx, d_x, d_target):  # (one op: the backward's dx dotted with the tangent, row by row)
+        x, target = ctx.inputs
+        return None if d_x is None else CrossEntropyTangent.call(x, target, d_x, **ctx.keywords)
+
+    batch = batched_row_loss  # vmap: every example's losses at once, then each example's reduction
+
+
+def _coefficients(scale: np.ndarray, w: np.ndarray, weight, eps: float, n_classes: int) -> tuple:
+    """(at_target, coef), each (R,): a row's dx_i (module docstring) scaled by ``scale`` is
+    ``coef * p_i``, ``at_target`` taken off at the target, ``scale * eps / C * w`` taken off too."""
+    at_target = scale * w if not eps else scale * (1 - eps) * w
+    if not eps:
+        return at_target, at_target
+    return at_target, at_target + scale * (eps / n_classes * (n_classes if weight is None else weight.sum()))
+
+
+def _logit_grads(p: np.ndarray, scale: np.ndarray, index: np.ndarray, w: np.ndarray, weight, eps: float):
+    """The (R, C) rows dx_i of the module docstring, each scaled by ``scale`` (R,): one pass without
+    label smoothing (``(p - onehot) * scale``)."""
+    n_classes = p.shape[1]
+    at_target, coef = _coefficients(scale, w, weight, eps, n_classes)
+    dx = backend.scaled_rows(p, coef, index, at_target)
+    if eps:
+        dx -= (scale * (eps / n_classes))[:, None] * (1 if weight is None else weight)
+    return dx
+
+
+class CrossEntropyTangent(Op):
+    """CrossEntropy's derivative along ``t``, a tangent of the logits ``x`` (its JVP rule as one op, for
+    forward mode and Hessian-vector products; arguments as CrossEntropy's, ``t`` last).  Each row's loss
+    changes by its gradient dotted with the tangent, ``dx_i · t_i`` (module docstring):
+
+        tangent_i = coef_i (p_i · t_i) - at_i t_i[target_i] - (eps / C) (w · t_i)
+
+    with ``at_i = (1 - eps) w[t_i]``, ``coef_i = at_i + (eps / C) W`` (0 on ignored rows), reduced as the
+    loss.  Backward: d t is CrossEntropy's backward (the same dx_i); d x is the softmax's Jacobian
+    applied to t, ``coef_i p_i * (t_i - p_i · t_i)``.  Written as Tensor ops (the backward's dx dotted
+    with t) this was nine recorded ops and their nodes."""
+
+    @staticmethod
+    def forward(ctx, x, target, t, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        axis, eps = class_axis(x), label_smoothing
+        rows, moved_shape = backend.as_rows(x, axis)
+        t_rows, _ = backend.as_rows(t, axis)
+        p, shift, log_total = _softmax_rows(rows)
+        valid, index, w, _ = backend.target_losses(rows, shift, log_total, target.reshape(-1), ignore_index, weight)
+        at_target, coef = _coefficients(valid.astype(x.dtype), w, weight, eps, rows.shape[1])
+        tangent = coef * backend.row_dots(p, t_rows) - at_target * t_rows[np.arange(len(index)), index]
+        if eps:
+            weighted_t = t_rows.sum(1) if weight is None else t_rows @ weight
+            tangent -= backend.where(valid, (eps / rows.shape[1]) * weighted_t, 0)
+        denom = w.sum()
+        save_with_state(ctx, x, t, state=(p, t_rows, index, valid, w))
+        ctx.settings = (axis, weight, reduction, eps, denom)
+        ctx.moved_shape, ctx.target_shape = moved_shape, target.shape
+        return _reduce(tangent.astype(x.dtype, copy=False).reshape(target.shape), reduction, denom)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t, (p, t_rows, index, valid, w) = ctx.saved_tensors
+        axis, weight, reduction, eps, denom = ctx.settings
+        need_x, _, need_t = ctx.needs_input_grad
+        if not on_arrays(grad):
+            state = _original_layout(index, valid, w, ctx.target_shape, axis)
+            return _cross_entropy_tangent_graph(x, t, grad, state, ctx.settings, need_x, need_t)
+        scale = _row_scale(np.reshape(grad, -1) if reduction == "none" else grad, reduction, denom, valid)
+        dx = dt = None
+        if need_x:
+            _, coef = _coefficients(scale, w, weight, eps, p.shape[1])
+            dx_rows = backend.scaled_rows(backend.softmax_backward(p, t_rows, 1), coef)  # (two passes)
+            dx = backend.from_rows(dx_rows, ctx.moved_shape, axis, x)
+        if need_t:
+            dt = backend.from_rows(_logit_grads(p, scale, index, w, weight, eps), ctx.moved_shape, axis, t)
+        return dx, None, dt
 
     jvp = jvp_by_backward
 
-    batch = batched_row_loss  # vmap: every example's losses at once, then each example's reduction
+    batch = batched_row_loss  # vmap: every example's rows at once, then each example's reduction
 
 
 class SoftCrossEntropy(Op):
@@ -291,9 +362,7 @@ def _cross_entropy_backward_graph(x, grad, state, settings):
     index, valid, w = state  # (_original_layout's: index with a size-1 class axis, valid and w the target's shape)
     axis, weight, reduction, eps, denom = settings
     n_classes = x.shape[axis]
-    if reduction == "mean":
-        grad = grad / denom if denom != 0 else grad * 0
-    scale = backend.where(valid, grad, 0)  # (target's shape)
+    scale = _row_scale_graph(grad, valid, reduction, denom)
     onehot = np.zeros(x.shape, x.dtype)
     np.put_along_axis(onehot, index, 1, axis)
     p = Softmax.apply(x, dim=axis)
@@ -303,6 +372,27 @@ def _cross_entropy_backward_graph(x, grad, state, settings):
         w_c = 1 if weight is None else _broadcast_weight(weight, x, axis)
         dx = dx + (scale * (eps / n_classes)).unsqueeze(axis) * (total * p - w_c)
     return dx
+
+
+def _cross_entropy_tangent_graph(x, t, grad, state, settings, need_x: bool, need_t: bool) -> tuple:
+    """CrossEntropyTangent's backward in Tensor ops (as ``_cross_entropy_backward_graph``): (dx, None, dt)."""
+    dt = _cross_entropy_backward_graph(x, grad, state, settings) if need_t else None
+    if not need_x:
+        return None, None, dt
+    _, valid, w = state
+    axis, weight, reduction, eps, denom = settings
+    n_classes = x.shape[axis]
+    total = n_classes if weight is None else weight.sum()
+    coef = _row_scale_graph(grad, valid, reduction, denom) * ((1 - eps) * w + eps / n_classes * total)
+    p = Softmax.apply(x, dim=axis)
+    return coef.unsqueeze(axis) * p * (t - (p * t).sum(dim=axis, keepdim=True)), None, dt
+
+
+def _row_scale_graph(grad, valid: np.ndarray, reduction: str, denom):
+    """``_row_scale`` on a Tensor ``grad`` (0-d, or the target's shape)."""
+    if reduction == "mean":
+        grad = grad / denom if denom != 0 else grad * 0
+    return backend.where(valid, grad, 0)
 
 
 def _soft_cross_entropy_plain(x, target, settings=()):
