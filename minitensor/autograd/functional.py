@@ -60,10 +60,15 @@ def _nested(res, outer_tuple: bool, inner_tuple: bool):
 
 
 def _prepare(inputs: tuple, create_graph: bool) -> tuple:
-    """Inputs to differentiate w.r.t.: kept in the caller's graph only with create_graph."""
-    if create_graph:
-        return tuple(t if t.requires_grad else t.detach().requires_grad_(True) for t in inputs)
-    return tuple(t.detach().requires_grad_(True) for t in inputs)
+    """Inputs to differentiate w.r.t., each a tensor of its own: kept in the caller's graph only with
+    create_graph (a Tensor given twice then differentiated per use, through an ``Alias``, as PyTorch's)."""
+    if not create_graph:
+        return tuple(t.detach().requires_grad_(True) for t in inputs)
+    twice = [sum(t is o for o in inputs) > 1 for t in inputs]
+    return tuple(
+        t.detach().requires_grad_(True) if not t.requires_grad else Alias.apply(t) if repeated else t
+        for t, repeated in zip(inputs, twice)
+    )
 
 
 def _finish(items, create_graph: bool):
@@ -154,11 +159,9 @@ def _forward(func, xs: tuple, vs: tuple, fn: str, strict: bool, scalar: bool = F
     must return one single-element Tensor (``hvp``)."""
     level = dual.enter()
     try:
-        duals = []
-        for x, v in zip(xs, vs):
-            d = Alias.apply(x)
-            level.set(d, v if v.requires_grad else v._data)
-            duals.append(d)
+        for x, v in zip(xs, vs):  # (each input a tensor of its own: _prepare's)
+            level.set(x, v if v.requires_grad else v._data)
+        duals = xs
         if scalar:
             was_tuple, outs = False, (_scalar_output(func, tuple(duals), fn, strict),)
         else:

@@ -141,6 +141,22 @@ def test_hvp_vhp_match_torch(name, func, inputs, create_graph):
     same(ours, theirs)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", ["jvp", "hvp"])
+def test_one_tensor_given_twice_carries_each_vector(name, create_graph):
+    """The forward-mode products with the same Tensor as both inputs: each use carries its own vector
+    (with create_graph the inputs themselves are differentiated, not copies)."""
+    x_ours, x_theirs = mt_(X, True), th(X, True)
+    v1, v2 = RNG.standard_normal(X.shape), RNG.standard_normal(X.shape)
+    ours = getattr(F, name)(scalar_two_same, (x_ours, x_ours), (mt_(v1), mt_(v2)), create_graph=create_graph)
+    theirs = getattr(TF, name)(scalar_two_same, (x_theirs, x_theirs), (th(v1), th(v2)), create_graph=create_graph)
+    same(ours, theirs)
+
+
+def scalar_two_same(a, b):
+    return (a.sin() * b.exp()).sum()
+
+
 def test_create_graph_results_can_be_differentiated_again_like_torch():
     x_ours, x_theirs = mt_(X, True), th(X, True)
     h_ours = F.hessian(scalar_one, x_ours, create_graph=True)
