@@ -210,15 +210,65 @@ class Linear(Op):
     @staticmethod
     def jvp(ctx, dx, dweight, dbias=None):
         x, weight = ctx.inputs[:2]
-        if dweight is not None:  # x dWᵀ + db in one op (the product's own bias pass)
-            dweight, dbias = Linear.call(x, dweight, dbias), None
-        return plus(None if dx is None else Linear.call(dx, weight), dweight, dbias)
+        return linear_tangent(x, dx, weight, dweight, dbias)
 
     @staticmethod
     def batch(b):
         if not any(b.batched[1:]):  # a batch of inputs through one layer: the batch dim is one more row dim
             return b.run(*b.values)
         return decompose(lambda x, w, bias=None: x @ w.mT if bias is None else x @ w.mT + bias)(b)  # (an ensemble)
+
+
+def linear_tangent(x, dx, weight, dweight, dbias):
+    """The tangent of ``x Wᵀ + b``, ``dx Wᵀ + x dWᵀ + db`` (a tangent None where there is none), as
+    one op: ``Linear`` when one product is there (with db as its bias), ``LinearTangent`` for both."""
+    if dx is not None and dweight is not None:
+        return LinearTangent.call(x, dx, weight, dweight, dbias)
+    if dx is None and dweight is None:
+        return dbias
+    return Linear.call(x, dweight, dbias) if dx is None else Linear.call(dx, weight, dbias)
+
+
+class LinearTangent(Op):
+    """y = dx Wᵀ + x dWᵀ + db: Linear's tangent when both its input and its weight carry one (a
+    hidden layer in a Hessian-vector product or a neural tangent kernel), one op where it was two
+    Linears and an Add (three nodes for a backward through the tangent).  x, dx (..., in); W, dW
+    (out, in); db (out,) or None.  Backward: dx' = g dW, d(dx) = g W, dW' = gᵀ dx, d(dW) = gᵀ x,
+    d(db) = sum(g); its tangent is two of these (the product rule on each product)."""
+
+    @staticmethod
+    def forward(ctx, x, dx, weight, dweight, dbias=None):
+        shape = x.shape[:-1] + weight.shape[:1]
+        y = affine(_rows_view(dx), weight, dbias, shape)
+        y += affine(_rows_view(x), dweight, None, shape)
+        ctx.save_for_backward(x, dx, weight, dweight)
+        ctx.x_shape = x.shape
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, dx, weight, dweight = ctx.saved_tensors  # (as Linear's: arrays or Tensors alike)
+        needs = ctx.needs_input_grad
+        g = grad.reshape(math.prod(ctx.x_shape[:-1]), grad.shape[-1])  # (M, out)
+        grads = (
+            (g @ dweight).reshape(ctx.x_shape) if needs[0] else None,
+            (g @ weight).reshape(ctx.x_shape) if needs[1] else None,
+            g.T @ _rows_view(dx) if needs[2] else None,
+            g.T @ _rows_view(x) if needs[3] else None,
+        )
+        return grads if len(needs) == 4 else (*grads, backend.column_sums(g) if needs[4] else None)
+
+    @staticmethod
+    def jvp(ctx, t_x, t_dx, t_weight, t_dweight, t_dbias=None):
+        x, dx, weight, dweight = ctx.inputs[:4]
+        through_weight = linear_tangent(dx, t_dx, weight, t_weight, t_dbias)  # (the product rule on dx Wᵀ)
+        return plus(through_weight, linear_tangent(x, t_x, dweight, t_dweight, None))  # (and on x dWᵀ)
+
+    @staticmethod
+    def batch(b):
+        if not any(b.batched[2:]):  # the weights shared: the batch dim is one more row dim
+            return b.run(*b.values)
+        return decompose(lambda x, dx, w, dw, db=None: dx @ w.mT + x @ dw.mT + (0 if db is None else db))(b)
 
 
 def layer_norm(x, weight=None, bias=None, n_dims: int = 1, eps: float = 1e-5):
