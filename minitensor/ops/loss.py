@@ -164,7 +164,8 @@ class CrossEntropy(Op):
     @staticmethod
     def jvp(ctx, d_x, d_target):  # (one op: the backward's dx dotted with the tangent, row by row)
         x, target = ctx.inputs
-        return None if d_x is None else CrossEntropyTangent.call(x, target, d_x, **ctx.keywords)
+        state = ctx.saved_tensors[-1]  # (the forward's softmax and targets' weights, for the tangent's)
+        return None if d_x is None else CrossEntropyTangent.call(x, target, d_x, **ctx.keywords, state=state)
 
     batch = batched_row_loss  # vmap: every example's losses at once, then each example's reduction
 
@@ -202,12 +203,15 @@ class CrossEntropyTangent(Op):
     with t) this was nine recorded ops and their nodes."""
 
     @staticmethod
-    def forward(ctx, x, target, t, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    def forward(ctx, x, target, t, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0, state=None):
         axis, eps = class_axis(x), label_smoothing
         rows, moved_shape = backend.as_rows(x, axis)
         t_rows, _ = backend.as_rows(t, axis)
-        p, shift, log_total = _softmax_rows(rows)
-        valid, index, w, _ = backend.target_losses(rows, shift, log_total, target.reshape(-1), ignore_index, weight)
+        if state is None:  # (else CrossEntropy's forward computed them: ``(p, index, valid, w)``)
+            p, shift, log_total = _softmax_rows(rows)
+            valid, index, w, _ = backend.target_losses(rows, shift, log_total, target.reshape(-1), ignore_index, weight)
+            state = (p, index, valid, w)
+        p, index, valid, w = state
         at_target, coef = _coefficients(valid.astype(x.dtype), w, weight, eps, rows.shape[1])
         tangent = coef * backend.row_dots(p, t_rows) - at_target * t_rows[np.arange(len(index)), index]
         if eps:
@@ -239,7 +243,10 @@ class CrossEntropyTangent(Op):
 
     jvp = jvp_by_backward
 
-    batch = batched_row_loss  # vmap: every example's rows at once, then each example's reduction
+    @staticmethod
+    def batch(b):  # vmap: as the loss's (CrossEntropy's state is of unbatched rows: computed again)
+        b.settings.pop("state", None)
+        return batched_row_loss(b)
 
 
 class SoftCrossEntropy(Op):
