@@ -127,8 +127,8 @@ def record(cls, inputs: tuple, settings: dict) -> tuple:
     (output Tensor, ctx).  Called by ``Function.apply`` whenever a level is active."""
     level = carrying(inputs)
     if level is None:  # (the tangents of the hidden levels are being computed: forward keeps what they need)
-        return cls.record(inputs, settings, tuple(_has_tangent(x) for x in inputs))
-    tangents = tuple(level.get(x) if isinstance(x, Tensor) else None for x in inputs)
+        return cls.record(inputs, settings, tuple([_has_tangent(x) for x in inputs]))
+    tangents = tuple([level.get(x) if isinstance(x, Tensor) else None for x in inputs])
     level.hidden = True
     try:
         result, ctx = record(cls, inputs, settings)  # the value, with the outer levels' tangents
@@ -136,7 +136,7 @@ def record(cls, inputs: tuple, settings: dict) -> tuple:
             return result, ctx
         as_tensors = _needs_tensors(inputs, tangents)
         if as_tensors:
-            tangents = tuple(as_tensor(t) for t in tangents)
+            tangents = tuple([as_tensor(t) for t in tangents])
         tangent = cls.jvp(JvpContext(ctx, inputs, result, settings, as_tensors), *tangents)
     finally:
         level.hidden = False
@@ -149,16 +149,23 @@ def record(cls, inputs: tuple, settings: dict) -> tuple:
 
 
 def _has_tangent(x) -> bool:
-    return isinstance(x, Tensor) and any(level.get(x) is not None for level in levels)
+    if isinstance(x, Tensor):  # (loops, not generators: this runs for every input of every op in a level)
+        for level in levels:
+            if level.tangents and level.get(x) is not None:
+                return True
+    return False
 
 
 def _needs_tensors(inputs: tuple, tangents: tuple) -> bool:
     """Must the rule run on Tensors?  When a tangent is a Tensor, when a primal requires grad
     (the tangent depends on it, and grad mode records), or when an outer level is involved."""
-    if any(isinstance(t, Tensor) for t in tangents):
-        return True
-    if is_grad_enabled() and any(isinstance(x, Tensor) and x._requires_grad for x in inputs):
-        return True
+    for t in tangents:
+        if isinstance(t, Tensor):
+            return True
+    if is_grad_enabled():
+        for x in inputs:
+            if isinstance(x, Tensor) and x._requires_grad:
+                return True
     return carrying(inputs) is not None
 
 
