@@ -131,7 +131,10 @@ def record(cls, inputs: tuple, settings: dict) -> tuple:
     tangents = tuple([level.get(x) if isinstance(x, Tensor) else None for x in inputs])
     level.hidden = True
     try:
-        result, ctx = record(cls, inputs, settings)  # the value, with the outer levels' tangents
+        if len(levels) == 1:  # the value (the op, keeping what the rule needs: the inputs with a tangent)
+            result, ctx = cls.record(inputs, settings, tuple([t is not None for t in tangents]))
+        else:  # the value, with the outer levels' tangents
+            result, ctx = record(cls, inputs, settings)
         if result._data.dtype.kind not in "fc":  # integer and bool results carry no tangent
             return result, ctx
         as_tensors = _needs_tensors(inputs, tangents)

@@ -81,11 +81,13 @@ def _needed_nodes(roots: list, wanted: set) -> set:
             continue
         seen.add(id(node))
         stack.append((node, True))
-        stack.extend((p, False) for p in node.parents if isinstance(p, Node) and id(p) not in seen)
+        stack.extend([(p, False) for p in node.parents if isinstance(p, Node) and id(p) not in seen])
     needed = set()
     for node in order:
-        if any(p is not None and (id(p) in wanted or id(p) in needed) for p in node.parents):
-            needed.add(id(node))
+        for p in node.parents:  # (a loop: any() over a generator costs a frame per parent)
+            if p is not None and (id(p) in wanted or id(p) in needed):
+                needed.add(id(node))
+                break
     return needed
 
 

@@ -140,10 +140,10 @@ class JvpContext:
         self.keywords = settings
         self.function = ctx.function
         if as_tensors:
-            self.inputs = tuple(x if isinstance(x, Tensor) or x is None else _constant(x) for x in inputs)
+            self.inputs = tuple([x if isinstance(x, Tensor) or x is None else _constant(x) for x in inputs])
             self.output = output
         else:
-            self.inputs = tuple(x._data if isinstance(x, Tensor) else x for x in inputs)
+            self.inputs = tuple([x._data if isinstance(x, Tensor) else x for x in inputs])
             self.output = output._data
         self._as_tensors = as_tensors
         self.tensors = inputs
@@ -153,7 +153,7 @@ class JvpContext:
         saved = self._ctx.__dict__.get("saved_for_forward", self._ctx.saved_tensors)
         if not self._as_tensors:
             return saved
-        return tuple(self._saved(a) for a in saved)
+        return tuple([self._saved(a) for a in saved])  # (list comprehensions: every op in a level runs these)
 
     def _saved(self, array):
         if not isinstance(array, np.ndarray) or array.dtype.kind not in "fc":
