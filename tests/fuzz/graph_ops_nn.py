@@ -185,6 +185,18 @@ DISTANCES = [
 ]
 
 
+LAYERS = [
+    Op(  # (the weight a graph value, its first column the bias: in forward mode, every operand carries a tangent)
+        "linear",
+        2,
+        lambda a, b: F.linear(a, b, b[:, 0]),
+        lambda a, b: a @ b.T + b[:, 0],
+        lambda a, b: f"F.linear({a}, {b}, {b}[:, 0])",
+        ok=lambda a, b: a.ndim >= 1 and b.ndim == 2 and b.shape[1] >= 1 and a.shape[-1] == b.shape[1],
+    ),
+]
+
+
 # ------------------------------------------------------------------ losses (target: the second operand)
 def _reduced(loss, reduction):
     return loss.mean() if reduction == "mean" else loss.sum()
@@ -233,6 +245,19 @@ def _two_labels(shape: tuple) -> np.ndarray:
     return target
 
 
+def _classes(shape: tuple) -> np.ndarray:
+    """Class-index targets for (N, C) scores: 0, 1, ..., C - 1, 0, ..."""
+    return np.arange(shape[0]) % shape[1]
+
+
+def _np_cross_entropy(a, smoothing: float):
+    """cross_entropy(a, _classes, label_smoothing), the mean over the rows."""
+    top = a.max(-1, keepdims=True)
+    logp = a - top - np.log(np.exp(a - top).sum(-1, keepdims=True))
+    picked = logp[np.arange(a.shape[0]), _classes(a.shape)]
+    return (-(1 - smoothing) * picked - smoothing * logp.mean(-1)).mean()
+
+
 def _np_ctc_one_label(a):
     """-log p(label 1) summed over the batch, by its closed form: the paths are blank* 1+ blank*."""
     lp = a - np.log(np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True)) - a.max(-1, keepdims=True)
@@ -247,6 +272,15 @@ def _np_ctc_one_label(a):
 
 
 LOSSES = [
+    Op(
+        "cross_entropy",
+        1,
+        lambda a, smoothing: F.cross_entropy(a, mt.tensor(_classes(a.shape)), label_smoothing=smoothing),
+        _np_cross_entropy,
+        lambda a, smoothing: f"F.cross_entropy({a}, classes 0, 1, ..., label_smoothing={smoothing})",
+        ok=lambda a: a.ndim == 2 and a.shape[1] >= 2,
+        params=lambda draw, a: {"smoothing": draw(st.sampled_from([0.0, 0.1]))},
+    ),
     _loss("soft_margin_loss", lambda a, b: np.logaddexp(0, -a * b)),
     _loss(
         "multilabel_soft_margin_loss",
@@ -302,4 +336,4 @@ LOSSES = [
 ]
 
 NN_UNARY = ACTIVATIONS + OTHERS + [op for op in LOSSES if op.arity == 1]
-NN_BINARY = DISTANCES + [op for op in LOSSES if op.arity == 2]
+NN_BINARY = DISTANCES + LAYERS + [op for op in LOSSES if op.arity == 2]
