@@ -39,16 +39,8 @@ import numpy as np
 
 from .. import backend
 from ..autograd.function import Op
-from .nn_ops import (
-    Softmax,
-    _reduce_examples,
-    batched_loss,
-    batched_row_loss,
-    composite,
-    jvp_by_backward,
-    on_arrays,
-    save_with_state,
-)
+from .loss_rules import _reduce_examples, batched_loss, batched_row_loss, jvp_by_backward
+from .nn_ops import Softmax, composite, on_arrays, save_with_state
 from .reduce import PutAlongDim
 
 

@@ -25,7 +25,8 @@ import numpy as np
 from ..autograd.function import Op
 from ..tensor import Tensor
 from .loss import _reduce, _reduce_tensor
-from .nn_ops import _reduce_examples, composite, jvp_by_backward, on_arrays, save_with_state
+from .loss_rules import _reduce_examples, jvp_by_backward
+from .nn_ops import composite, on_arrays, save_with_state
 from .shape import where
 
 

@@ -23,7 +23,8 @@ import numpy as np
 from .. import backend
 from ..autograd.function import Op
 from .loss import _reduce, _reduce_tensor
-from .nn_ops import batched_loss, composite, jvp_by_backward, on_arrays, save_with_state
+from .loss_rules import batched_loss, jvp_by_backward
+from .nn_ops import composite, on_arrays, save_with_state
 
 
 class RobustLoss(Op):
