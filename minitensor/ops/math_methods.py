@@ -61,6 +61,8 @@ class MathMethods:
         if dtype is None or dtype == self._data.dtype:
             return Tensor._make(self._data.copy(), False, None) if kwargs.get("copy") else self
         if dtype.kind != "f":  # int/bool results carry no gradient (as in PyTorch)
+            if batching.batched((self,)):  # (inside vmap: every example's values at once)
+                return batching.like(self, batching.physical(self).to(dtype))
             return Tensor._make(self._data.astype(dtype), False, None)
         return elementwise.Cast.apply(self, dtype=dtype)
 

@@ -129,3 +129,19 @@ def test_forward_over_forward_hessian_matches_torch_func(name: str) -> None:
 
     ours, theirs = run_on_both(hessian)
     assert_trees_close(ours, theirs, rtol=1e-9, atol=1e-10)
+
+
+def test_casting_to_an_integer_or_bool_dtype_batches_as_torch_func() -> None:
+    """``to(int64)``, ``long()``, ``int()``, ``bool()`` inside vmap (nested too): every example's values
+    cast at once, as torch.func's (it read one example's values directly and raised)."""
+    torch = pytest.importorskip("torch")
+    x = np.array([[1.5, -2.7, 0.0], [3.2, 0.4, -0.6]], dtype=np.float32)
+
+    def f(L, r):
+        return r.to(L.int64) * 2 + r.long() + r.int().to(L.int64) + r.bool().to(L.int64)
+
+    ours = mf.vmap(lambda r: f(mt, r))(mt.tensor(x))
+    theirs = torch.func.vmap(lambda r: f(torch, r))(torch.tensor(x))
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    nested = mf.vmap(mf.vmap(lambda v: v.to(mt.int64)))(mt.tensor(x))
+    np.testing.assert_array_equal(nested.numpy(), x.astype(np.int64))
