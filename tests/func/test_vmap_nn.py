@@ -148,6 +148,10 @@ def test_class_index_loss_in_nested_vmap_with_targets_of_the_outer_level(weighte
     y = mt.tensor(np.array([[0, -100], [1, 2], [2, 2], [-100, -100]]))
     weight = mt.tensor([0.5, 1.0, 2.0], dtype=mt.float64) if weighted else None
     for loss in (F.cross_entropy, lambda v, t, weight: F.nll_loss(v.log_softmax(-1), t, weight=weight)):
-        got = func.vmap(lambda xo, yo: func.vmap(lambda xi: loss(xi, yo, weight=weight))(xo))(x, y).numpy()
+
+        def outer(xo, yo, loss=loss):  # (one example of the outer level: the inner vmap over its rows)
+            return func.vmap(lambda xi: loss(xi, yo, weight=weight))(xo)
+
+        got = func.vmap(outer)(x, y).numpy()
         expected = [[loss(x[i, j], y[i], weight=weight).item() for j in range(5)] for i in range(4)]
         np.testing.assert_allclose(got, expected, rtol=1e-12)
