@@ -16,10 +16,12 @@ all just other starts and counts: the kernels never see them.
 
 ``max_pool``: per window, its largest value and that value's flat index ``h * W + w``, with
 PyTorch's rule: the first of equal maxima in row-major order, and a NaN wins (the last NaN of
-the window): from runs along W, then along H, over whole blocks of planes at once
-(``_max_pool_block``).  A numba kernel over the planes (in parallel over planes for big inputs)
-beside its NumPy reference, which gathers all windows at once (``windows``: a (P, Ho, Wo, kh * kw)
-array).
+the window).  Two numba kernels over the planes (each in parallel over planes for big inputs),
+whichever is the faster for the windows (``by_columns``): by runs along W, then along H, over
+whole blocks of planes at once (``_max_pool_block``: small or overlapping windows), or by columns,
+each output row's columns then each window from its columns (``_max_columns_block``: big windows
+that overlap little, adaptive and global pooling); beside their NumPy reference, which gathers all
+windows at once (``windows``: a (P, Ho, Wo, kh * kw) array).
 
 >>> x = np.array([[[1.0, 5.0, 2.0, 2.0]]])                 # one plane, H = 1, W = 4
 >>> one = np.zeros(1, np.int64), np.ones(1, np.int64)       # rows: start 0, count 1
@@ -55,7 +57,7 @@ def max_pool(x: np.ndarray, rows: tuple, cols: tuple) -> tuple:
     if empty is not None:  # (the kernels pool one tap of the input there instead, overwritten below)
         (h0, hn), (w0, wn) = _inside(h0, hn), _inside(w0, wn)
     kh, kw = _common(hn), _common(wn)  # the counts the runs are made for
-    kernel = _MAX_WINDOWS if by_window(kh, kw) else _MAX_POOL
+    kernel = _MAX_COLUMNS if by_columns(hn, wn, *x.shape[1:]) else _MAX_POOL
     kernel.on(x)(x, h0, hn, int(dh), kh, w0, wn, int(dw), kw, value, index)
     if empty is not None:
         value[:, empty] = -np.inf
@@ -291,66 +293,110 @@ def _max_pool_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
 _MAX_POOL = Kernel(_max_pool_numpy, _max_pool_planes, _max_pool_parallel, ns=0.5)
 
 
-# Windows of _WIDE taps or more along W (1-D adaptive pooling to a few outputs), or of many taps for
-# the runs' passes (global pooling, adaptive pooling of 32 x 32 planes to 3 x 3): window by window,
-# where the runs would take log2(kh) + log2(kw) passes at every position.  128 planes of 32 x 32
-# (2026-12-01, AMD Zen 3, µs, runs / window by window): windows of 8 x 8 (64 taps, 6 passes) 267 / 327,
-# 11 x 11 (121, 8) 285 / 209, 16 x 16 (256, 8) 317 / 205; 32 planes of 64 x 64, 11 x 11 365 / 331.
-_WIDE = 64
-_TAPS_PER_PASS = 12
+# Windows of many taps that overlap little (adaptive pooling of 32 x 32 planes to 3 x 3, global
+# pooling, max_pool2d(8), 1-D adaptive pooling to a few outputs): by columns.  For each output row,
+# the max of every column of its rows and where it is (``_column_max``: contiguous loops along W, in
+# SIMD lanes), then each window of that output row from its columns (``_window_of_columns``: kw
+# columns, not kh x kw taps, in two passes in SIMD lanes).  The runs make log2(kh) + log2(kw) passes
+# at every position; the columns read each window's rows once, but pay ~40 ns a window.  128 planes
+# of 32 x 32, one thread (2026-12-01, AMD Zen 3, µs, runs / columns; the window-by-window kernel
+# they replace: 11 x 11 142-161, 16 x 16 182-212): windows of 2 x 2 152 / 1,355, 3 x 3 206 / 536,
+# 4 x 4 226 / 341, 6 x 6 262 / 256, 8 x 8 259 / 164, 11 x 11 325 / 91, 16 x 16 284 / 106;
+# overlapping, stride k / 2: 6 x 6 278 / 721, 8 x 8 271 / 394, 11 x 11 317 / 326, 16 x 16 308 / 166;
+# stride 1: runs 5-18x faster.  1-D, 128 rows of 1,024 to 5 (16) windows: 331 / 91 (212 / 94).
 
 
-def by_window(kh: int, kw: int) -> bool:
-    """Whether windows of (about) kh x kw taps are pooled window by window rather than by runs."""
-    passes = (kh - 1).bit_length() + (kw - 1).bit_length()  # ceil(log2 k) each
-    return kw >= _WIDE or kh * kw >= _TAPS_PER_PASS * max(passes, 1)
+def by_columns(hn: np.ndarray, wn: np.ndarray, height: int, width: int) -> bool:
+    """Whether windows of ``hn`` rows and ``wn`` columns (their counts, (Ho,) and (Wo,)) of planes
+    (height, width) are pooled by columns rather than by runs: the time of each per plane, in ns,
+    estimated from the measurements above: the columns' scans (0.25 ns a column of a window),
+    column passes (0.35 ns an element) and windows (40 ns each); the runs' passes (0.25 ns a
+    position)."""
+    passes = (_common(hn) - 1).bit_length() + (_common(wn) - 1).bit_length()  # ceil(log2 k) each
+    columns = 0.25 * hn.size * wn.sum() + 0.35 * width * hn.sum() + 40 * hn.size * wn.size
+    return columns < 0.25 * height * width * max(passes, 1)
+
+
+@njit
+def _column_max(plane, r0, rn, dh, values, at):
+    """values[0][w], at[0][w] = the max of column w of the rows r0, r0 + dh, ... (rn of them) of
+    the plane (H, W) and its flat index ``h * W + w``: the first maximum, or the last NaN (PyTorch's
+    rule, as the runs).  (values, at: (2, W), the passes alternating between their two rows to end in
+    the first: a select written back where it was read is a masked store, slow on AMD.)"""
+    width = plane.shape[1]
+    m, m_at = values[(rn - 1) % 2], at[(rn - 1) % 2]
+    first = plane[r0]
+    for w in range(width):
+        m[w], m_at[w] = first[w], np.int32(r0 * width + w)
+    for a in range(1, rn):
+        h = r0 + a * dh
+        row, out, out_at = plane[h], values[(rn - a + 1) % 2], at[(rn - a + 1) % 2]
+        m, m_at = values[(rn - a) % 2], at[(rn - a) % 2]
+        for w in range(width):
+            v, best, k = row[w], m[w], m_at[w]
+            take = (v > best) | (v != v)
+            out[w] = v if take else best
+            out_at[w] = np.int32(h * width + w) if take else k
+
+
+@njit
+def _window_of_columns(values, at, w0, wn, dw, width):
+    """(max, flat index) of the window of columns w0, w0 + dw, ... (wn of them) from the columns'
+    maxima and their flat indices (``_column_max``; contiguous columns as contiguous arrays); a max
+    of zero the chosen one's (``maximum`` takes +0 over -0, PyTorch the first of them)."""
+    if dw == 1:
+        m, found = _columns_max_at(values[w0 : w0 + wn], at[w0 : w0 + wn])
+    else:
+        stop = w0 + (wn - 1) * dw + 1
+        m, found = _columns_max_at(values[w0:stop:dw], at[w0:stop:dw])
+    return (values[found % width] if m == 0 else m), found
+
+
+_PAST = np.int32(2**31 - 1)  # past any flat index of a plane
 
 
 @calls_intrinsics
-def _window_max(plane, h0, hn, dh, w0, wn, dw):
-    """(max, flat index) of one window of a plane: the window's max first (``maximum``: no branch,
-    NaN if a NaN is there), then the first position holding it, or the last NaN (PyTorch's
-    order).  Two passes over a window without a mispredicted branch per element are faster than
-    one with."""
-    m = plane[h0, w0]
-    for a in range(hn):
-        row = plane[h0 + a * dh]
-        for b in range(wn):
-            m = maximum(m, row[np.uint64(w0 + b * dw)])  # (unsigned: no wrap-around test)
-    return m, _first_at(plane, h0, hn, dh, w0, wn, dw, m)
+def _columns_max_at(values, at):
+    """(max, flat index) of a window's columns (values, at: (kw,)) in two passes, each in SIMD
+    lanes: the max (``maximum``: NaN if a NaN is there), then of the columns holding it the least
+    flat index (the first maximum in row-major order), or of the NaN columns the greatest (the last NaN)."""
+    m = values[0]
+    for b in range(values.size):
+        m = maximum(m, values[b])
+    if m != m:
+        last = np.int32(-1)
+        for b in range(values.size):
+            last = max(last, at[b] if values[b] != values[b] else np.int32(-1))
+        return m, last
+    first = _PAST
+    for b in range(values.size):
+        first = min(first, at[b] if values[b] == m else _PAST)
+    return m, first
 
 
 @njit
-def _first_at(plane, h0, hn, dh, w0, wn, dw, m):
-    """The flat index of the first element of the window equal to ``m`` (the last NaN when m is NaN)."""
-    width = plane.shape[1]
-    found = h0 * width + w0
-    for a in range(hn):
-        row = plane[h0 + a * dh]
-        for b in range(wn):
-            v = row[np.uint64(w0 + b * dw)]
-            if m != m:
-                if v != v:
-                    found = (h0 + a * dh) * width + w0 + b * dw
-            elif v == m:
-                return (h0 + a * dh) * width + w0 + b * dw
-    return found
-
-
-@njit
-def _max_windows_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+def _max_columns_block(x, h0, hn, dh, w0, wn, dw, value, index):
+    """The max pooling of the block of planes x (B, H, W) into value, index (B, Ho, Wo) by columns."""
+    values, at = np.empty((2, x.shape[2]), x.dtype), np.empty((2, x.shape[2]), np.int32)
+    maxima, maxima_at = values[0], at[0]  # (where _column_max ends)
     for p in range(x.shape[0]):
         for i in range(h0.shape[0]):
+            _column_max(x[p], h0[i], hn[i], dh, values, at)
             for j in range(w0.shape[0]):
-                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
+                value[p, i, j], index[p, i, j] = _window_of_columns(maxima, maxima_at, w0[j], wn[j], dw, x.shape[2])
+
+
+@njit(read_only=("x", "h0", "hn", "w0", "wn"))
+def _max_columns_planes(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+    _max_columns_block(x, h0, hn, dh, w0, wn, dw, value, index)
 
 
 @njit(parallel=True)
-def _max_windows_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
-    for p in prange(x.shape[0]):
-        for i in range(h0.shape[0]):
-            for j in range(w0.shape[0]):
-                value[p, i, j], index[p, i, j] = _window_max(x[p], h0[i], hn[i], dh, w0[j], wn[j], dw)
+def _max_columns_parallel(x, h0, hn, dh, kh, w0, wn, dw, kw, value, index):
+    per = max(1, PIECE // (x.shape[1] * x.shape[2]))
+    for block in prange((x.shape[0] + per - 1) // per):
+        p = block * per
+        _max_columns_block(x[p : p + per], h0, hn, dh, w0, wn, dw, value[p : p + per], index[p : p + per])
 
 
-_MAX_WINDOWS = Kernel(_max_pool_numpy, _max_windows_planes, _max_windows_parallel, ns=1.0)
+_MAX_COLUMNS = Kernel(_max_pool_numpy, _max_columns_planes, _max_columns_parallel, ns=0.5)

@@ -30,17 +30,24 @@ def _windows(h, w, k, s, p, d, ceil):
     return rows, cols
 
 
+@pytest.fixture(params=["runs", "columns"])
+def strategy(request, monkeypatch) -> str:
+    """Max pooling by runs or by columns (``pool.by_columns``), whichever the windows would choose."""
+    monkeypatch.setattr(pool, "by_columns", lambda *args: request.param == "columns")
+    return request.param
+
+
 @pytest.mark.parametrize("kernel,dtype", MODES, indirect=["kernel"])
 @pytest.mark.parametrize("case", SLIDING + ["adaptive", "wide", "big"])
-def test_max_pool_matches_reference(kernel, rng, dtype, case) -> None:
+def test_max_pool_matches_reference(kernel, strategy, rng, dtype, case) -> None:
     """Sliding windows (padding, dilation, ceil_mode: some cut short by the edges), adaptive ones
-    (of two sizes), wide ones (of 64 taps or more along W) and big ones (11-12 x 11-12 taps), the
-    last two window by window: the same values and indices as the reference."""
+    (of two sizes), wide ones (of 64 taps or more along W) and big ones (11-12 x 11-12 taps), by
+    runs and by columns: the same values and indices as the reference."""
     if case == "adaptive":
         (h, w), rows, cols = (7, 10), adaptive(7, 3), adaptive(10, 4)
-    elif case == "wide":  # 70 taps along W: window by window
+    elif case == "wide":  # 70 taps along W
         (h, w), rows, cols = (7, 140), adaptive(7, 3), adaptive(140, 2)
-    elif case == "big":  # 32 x 32 planes to 3 x 3: window by window
+    elif case == "big":  # 32 x 32 planes to 3 x 3
         (h, w), rows, cols = (32, 32), adaptive(32, 3), adaptive(32, 3)
     else:
         (h, w), rows, cols = case[:2], *_windows(*case)
@@ -49,12 +56,14 @@ def test_max_pool_matches_reference(kernel, rng, dtype, case) -> None:
     x[2, :, ::3] = np.nan  # NaN wins, the last NaN of a window
     x[3] = np.round(x[3])  # some ties
     x[4, ::2] = -np.inf  # windows of -inf only: their first tap
+    x[5] = np.where(rng.random((h, w)) < 0.5, -0.0, 0.0)  # zeros of both signs: the first one's
     got, expected = (
         jitted(lambda: pool.max_pool(x, rows, cols)),
         reference(lambda: pool.max_pool(x, rows, cols)),
     )
     np.testing.assert_array_equal(got[1], expected[1])
     np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(expected[0]))
     assert got[0].dtype == np.dtype(dtype) and got[1].dtype == np.int64
 
 
@@ -69,15 +78,23 @@ def _random_windows(rng, n: int):
     return sliding(n, output_size(n, k, s, p, d, ceil), k, s, p, d)
 
 
-def test_windows_are_pooled_one_by_one_where_they_hold_many_taps_for_the_runs_passes() -> None:
-    """``by_window``: 1-D windows of 64 taps, 2-D ones of 11 x 11 or more; not 1 x 1 nor 8 x 8 (the runs)."""
-    assert pool.by_window(1, 64) and pool.by_window(11, 11) and pool.by_window(32, 32)
-    assert not any(pool.by_window(k, k) for k in (1, 2, 3, 8))
+def test_windows_of_many_taps_that_overlap_little_are_pooled_by_columns() -> None:
+    """``by_columns`` on 32 x 32 planes: adaptive pooling to 3 x 3 or 1 x 1, windows of 8 x 8 and of
+    11 x 11 every 5; by runs windows of 2 x 2 and 3 x 3, and any window sliding by 1."""
+
+    def columns(k, stride):
+        windows = sliding(32, output_size(32, k, stride, 0, 1, False), k, stride, 0, 1)
+        return pool.by_columns(windows.count, windows.count, 32, 32)
+
+    assert all(pool.by_columns(adaptive(32, o).count, adaptive(32, o).count, 32, 32) for o in (1, 3))
+    assert columns(8, 8) and columns(11, 5)
+    assert not any(columns(k, s) for k, s in ((2, 2), (3, 2), (3, 3), (3, 1), (8, 1), (11, 1)))
 
 
-def test_max_pool_on_random_windows_matches_reference(rng) -> None:
-    """40 random geometries (the serial kernel: the parallel one runs the same blocks), with NaN,
-    -inf and many ties, planes from 1 (one block) to 40 (blocks of several planes)."""
+def test_max_pool_on_random_windows_matches_reference(rng, strategy) -> None:
+    """40 random geometries by runs and by columns (the serial kernel: the parallel one runs the
+    same blocks), with NaN, -inf and many ties, planes from 1 (one block) to 40 (blocks of several
+    planes)."""
     for _ in range(40):
         h, w = rng.integers(1, 40, 2)
         rows, cols = _random_windows(rng, int(h)), _random_windows(rng, int(w))
