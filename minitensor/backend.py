@@ -35,7 +35,7 @@ Every function takes and returns NumPy arrays.  Each is a kernel module's own fu
   ``gru_forward``, ...) and the feed-forward block's fused bias, activation and dropout
   (``bias_relu_dropout``, ``bias_gelu_dropout``);
 - optimizers: ``adam_settings``, ``adam_apply``; distances and vector products: ``pdist_forward``,
-  ``pdist_backward``, ``cross``;
+  ``pdist_backward``, ``cdist_forward``, ``cdist_backward``, ``cross``;
 - vision: pooling windows (``max_pool``, ``window_mean`` and its transpose), batch norm
   (``batch_norm_stats``, ``batch_norm_forward``, ``batch_norm_backward``, ``channel_affine``), group
   norm (``group_norm_forward``, ``group_norm_backward``) and
@@ -59,6 +59,7 @@ from .kernels import attention_softmax as _attention_softmax
 from .kernels import batch_norm as _batch_norm
 from .kernels import bce as _bce
 from .kernels import bessel as _bessel
+from .kernels import cdist as _cdist
 from .kernels import class_targets as _class_targets
 from .kernels import column_sums as _column_sums
 from .kernels import constant_pad as _constant_pad
@@ -285,6 +286,8 @@ group_norm_backward = _group_norm.group_norm_backward  # (grad, x, mean, invstd,
 # ------------------------------------------------------------------ distances
 pdist_forward = _pdist.pdist_forward  # (x (N, M),) -> the Euclidean distances of the pairs of rows i < j
 pdist_backward = _pdist.pdist_backward  # (grad, x, y) -> dx
+cdist_forward = _cdist.distances  # (x1 (..., P, M), x2 (..., R, M)) -> (..., P, R) Euclidean distances by a product
+cdist_backward = _cdist.distances_backward  # (grad, x1, x2, d, needs) -> dx1, dx2
 cross = _cross.cross  # (a, b, dim): the cross product of 3-vectors along dim
 ctc_alpha = _ctc.ctc_alpha  # (lp, ext, skip, states, input_lengths, target_lengths) -> (alpha, nll)
 ctc_gradient = _ctc.ctc_gradient  # (grad, lp, alpha, nll, ext, skip, states, input_lengths) -> d lp

@@ -21,6 +21,7 @@ from .binary_math import (  # noqa: F401
     logaddexp2,
     true_divide,
 )
+from .cdist import cdist  # noqa: F401
 from .counting import bincount, bucketize, histc, histogram, searchsorted  # noqa: F401
 from .cumsum import cumsum  # noqa: F401
 from .decompositions import torch_cholesky as cholesky  # noqa: F401
@@ -88,7 +89,7 @@ from .norms import norm  # noqa: F401
 from .operands import bmm, matmul  # noqa: F401
 from .order_stats import kthvalue, median, mode, nanmedian, nanquantile, quantile  # noqa: F401
 from .power import pow  # noqa: F401, A004
-from .products import cdist, chain_matmul, cross, dot, ger, inner, kron, outer, tensordot, vdot  # noqa: F401
+from .products import chain_matmul, cross, dot, ger, inner, kron, outer, tensordot, vdot  # noqa: F401
 from .put import index_add, index_put, masked_scatter  # noqa: F401
 from .reorder import (  # noqa: F401
     clone,

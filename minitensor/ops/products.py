@@ -1,5 +1,5 @@
 """Products of vectors and tensors: ``dot``, ``vdot``, ``vecdot``, ``inner``, ``outer``/``ger``, ``cross``,
-``kron``, ``tensordot``, ``chain_matmul``/``multi_dot``, and pairwise distances ``cdist``.
+``kron``, ``tensordot``, ``chain_matmul``/``multi_dot`` (pairwise distances, ``cdist``: cdist.py).
 
 Most are compositions of ``matmul``, broadcasting products, reshapes and permutes, so their gradients
 (of every order) come from those ops; ``cross``, ``outer`` and ``kron`` are ops of their own,
@@ -15,10 +15,7 @@ bilinear, whose gradients are written with ops again:
 - ``kron(a, b)``: the op ``Kron``, whose gradients are two ``tensordot``s; its forward, and its
   definition, ``a`` and ``b`` interleaved by reshapes, one broadcasting product;
 - ``multi_dot``: the matrix chain multiplied in the order that costs the fewest multiplications
-  (the classic dynamic programme), as PyTorch's;
-- ``cdist(x1, x2, p)``: ``vector_norm`` of all the differences (minitensor computes every distance
-  directly; PyTorch's default switches to a matrix-product formula for more than 25 points, which
-  rounds differently).
+  (the classic dynamic programme), as PyTorch's.
 
 >>> mt.cross(mt.tensor([1.0, 0.0, 0.0]), mt.tensor([0.0, 1.0, 0.0]), dim=0)
 tensor([0., 0., 1.])
@@ -40,12 +37,9 @@ from ..autograd.batching import decompose
 from ..autograd.dual import as_tensor, bilinear
 from ..autograd.function import Op
 from ..tensor import Tensor
-from ..tensor.creation import ones_like
-from .arguments import choice_arg, float_input, number_arg, tensor_input
-from .norms import vector_norm
+from .arguments import tensor_input
 from .operands import matmul, stretched
 from .reorder import roll
-from .shape import cat
 
 
 def _same_dtype(fn: str, a: Tensor, b: Tensor) -> None:
@@ -362,34 +356,3 @@ def chain_matmul(*matrices) -> Tensor:
     if len(matrices) == 1:
         return matrices[0].clone()
     return multi_dot(list(matrices))
-
-
-def cdist(x1, x2, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"):
-    """The ``p``-norm distances between the rows of ``x1`` (..., P, M) and of ``x2`` (..., R, M): (..., P, R)."""
-    x1, x2 = float_input(x1, "cdist", "x1"), float_input(x2, "cdist", "x2")
-    p = number_arg(p, "cdist", "p")
-    if p < 0:
-        raise ValueError(f"cdist: p must be non-negative, got {p}")
-    choice_arg(compute_mode, "cdist", "compute_mode", ("use_mm_for_euclid_dist_if_necessary",
-               "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"))  # fmt: skip
-    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
-        raise ValueError(f"cdist: x1 and x2 must be (..., P, M) and (..., R, M) with the same M, got {x1.shape} and "
-                         f"{x2.shape}")  # fmt: skip
-    _same_dtype("cdist", x1, x2)
-    by_products = compute_mode == "use_mm_for_euclid_dist" or (
-        compute_mode == "use_mm_for_euclid_dist_if_necessary" and (x1.shape[-2] > 25 or x2.shape[-2] > 25)
-    )
-    if p == 2 and by_products:
-        return _euclidean_by_products(x1, x2)
-    return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), dim=-1)
-
-
-def _euclidean_by_products(x1: Tensor, x2: Tensor) -> Tensor:
-    """``cdist``'s p = 2 as PyTorch computes it for more than 25 rows: ``|a|^2 + |b|^2 - 2 a.b`` by one
-    matrix product (never the (..., P, R, M) differences), clamped at 1e-30 before the square root
-    (so coinciding rows give 0 and no gradient, as PyTorch's).  Its gradients come from these ops."""
-    x1_norm = (x1 * x1).sum(-1, keepdim=True)  # (..., P, 1)
-    x2_norm = (x2 * x2).sum(-1, keepdim=True)  # (..., R, 1)
-    x1_ = cat([x1 * -2, x1_norm, ones_like(x1_norm)], -1)  # (..., P, M + 2)
-    x2_ = cat([x2, ones_like(x2_norm), x2_norm], -1)  # (..., R, M + 2)
-    return matmul(x1_, x2_.mT).clamp_min(1e-30).sqrt()

@@ -498,6 +498,14 @@ MATH_BINARY = [
         ok=_cdist_ok,
     ),  # fmt: skip
     Op(
+        "cdist_by_products",
+        2,
+        lambda a, b: mt.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+        lambda a, b: np.linalg.norm(a[..., :, None, :] - b[..., None, :, :], axis=-1),
+        lambda a, b: f'mt.cdist({a}, {b}, compute_mode="use_mm_for_euclid_dist")',
+        ok=_cdist_ok,
+    ),  # fmt: skip
+    Op(
         "cross",
         2,
         lambda a, b, dim: mt.cross(a, b, dim=dim),

@@ -27,13 +27,13 @@ from minitensor.kernels.runtime.dispatch import Kernel
 # The kernel modules whose ``*_numpy`` references ``jitted`` refuses.
 MODULES = tuple(
     importlib.import_module(f"minitensor.kernels.{name}")
-    for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "class_targets",
-                 "column_sums", "constant_pad", "conv", "conv_depthwise", "cross", "ctc", "divergence", "dot_tiles",
-                 "elu", "erf", "erfinv", "exp2", "exp_log", "expand", "expm1", "gamma", "gelu", "glu", "group_norm",
-                 "hyperbolic", "hypot", "im2col", "inverse_trig", "layer_norm", "log1p", "logaddexp", "logit", "lu",
-                 "matmul", "modulo", "pdist", "piecewise", "pointwise", "pool", "product", "resample", "rms_norm",
-                 "robust_loss", "running_extremum", "scaled", "softmax", "softplus", "tanh", "total",
-                 "triangular_solve", "trig", "where", "window_mean")
+    for name in ("activation", "attention", "attention_softmax", "batch_norm", "bce", "bessel", "cdist",
+                 "class_targets", "column_sums", "constant_pad", "conv", "conv_depthwise", "cross", "ctc",
+                 "divergence", "dot_tiles", "elu", "erf", "erfinv", "exp2", "exp_log", "expand", "expm1", "gamma",
+                 "gelu", "glu", "group_norm", "hyperbolic", "hypot", "im2col", "inverse_trig", "layer_norm", "log1p",
+                 "logaddexp", "logit", "lu", "matmul", "modulo", "pdist", "piecewise", "pointwise", "pool", "product",
+                 "resample", "rms_norm", "robust_loss", "running_extremum", "scaled", "softmax", "softplus", "tanh",
+                 "total", "triangular_solve", "trig", "where", "window_mean")
 )  # fmt: skip
 
 # (kernel, dtype) pairs for the comparisons with the NumPy references: both dtypes on the serial

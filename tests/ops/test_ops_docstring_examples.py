@@ -13,7 +13,7 @@ import minitensor as mt
 
 MODULES = """arguments trig hyperbolic special gamma binary_math order_stats scan statistics counting diagonal products
 grids selection reorder matrices solve determinant decompositions matrix_functions method_forms group_norm
-rms_norm""".split()
+rms_norm cdist""".split()
 
 
 @pytest.mark.parametrize("name", MODULES)
