@@ -305,6 +305,7 @@ leaky_relu = _piecewise.leaky_relu  # (x, slope)
 leaky_relu_backward = _piecewise.leaky_relu_backward  # (grad, x, slope)
 hardtanh = _piecewise.hardtanh  # (x, low, high): clip, NaN kept
 hardtanh_backward = _piecewise.hardtanh_backward  # (grad, x, low, high)
+clamp_backward = _piecewise.clamp_backward  # (grad, x, low, high): grad on [low, high], bounds included
 hardsigmoid = _piecewise.hardsigmoid  # (x,)
 hardsigmoid_backward = _piecewise.hardsigmoid_backward  # (grad, x)
 hardswish = _piecewise.hardswish  # (x,)

@@ -2,6 +2,7 @@
 
     leaky_relu     x if x > 0 else slope * x             backward: grad if x > 0 else grad * slope
     hardtanh       clip(x, low, high)                    grad strictly inside (low, high), else 0
+    clamp          (hardtanh's forward)                   grad on [low, high], else 0
     hardsigmoid    clip(x + 3, 0, 6) / 6                 grad / 6 on (-3, 3), else 0
     hardswish      x * clip(x + 3, 0, 6) / 6             0 up to -3, grad * (x/3 + 1/2) on (-3, 3), grad from 3
     threshold      x if x > threshold else value         grad if x > threshold, else 0
@@ -125,6 +126,25 @@ def _hardtanh_backward(grad, x, low, high, out):
     for i in range(x.size):
         v, g = x[i], grad[i if full else 0]
         out[i] = _ZERO if (v <= low) | (v >= high) else g
+
+
+# ------------------------------------------------------------------ clamp (forward: hardtanh's kernel)
+def clamp_backward(grad: np.ndarray, x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """grad on [low, high], the bounds included (PyTorch's clamp; hardtanh's excludes them), else 0
+    (NaN too, and an infinite gradient outside: a select, not a product)."""
+    return _backward(_CLAMP_BACKWARD, grad, x, low, high)
+
+
+def _clamp_backward_numpy(grad, x, low, high, out) -> None:
+    out[...] = np.where((x >= low) & (x <= high), grad, 0)
+
+
+@njit
+def _clamp_backward(grad, x, low, high, out):
+    full = grad.size > 1
+    for i in range(x.size):
+        v, g = x[i], grad[i if full else 0]
+        out[i] = g if (v >= low) & (v <= high) else _ZERO
 
 
 # ------------------------------------------------------------------ hardsigmoid and hardswish
@@ -289,6 +309,7 @@ _LEAKY_RELU = Kernel(_leaky_relu_numpy, _leaky_relu, ns=_NS)
 _LEAKY_RELU_BACKWARD = Kernel(_leaky_relu_backward_numpy, _leaky_relu_backward, ns=_NS)
 _HARDTANH = Kernel(_hardtanh_numpy, _hardtanh, ns=_NS)
 _HARDTANH_BACKWARD = Kernel(_hardtanh_backward_numpy, _hardtanh_backward, ns=_NS)
+_CLAMP_BACKWARD = Kernel(_clamp_backward_numpy, _clamp_backward, ns=_NS)
 _HARDSIGMOID = Kernel(_hardsigmoid_numpy, _hardsigmoid, ns=_NS)
 _HARDSIGMOID_BACKWARD = Kernel(_hardsigmoid_backward_numpy, _hardsigmoid_backward, ns=_NS)
 _HARDSWISH = Kernel(_hardswish_numpy, _hardswish, ns=_NS)

@@ -12,6 +12,8 @@ so its JVP is its backward formula applied to the tangent (``jvp = backward``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import backend
@@ -336,12 +338,16 @@ class Relu(Op):
 
 
 class Clamp(Op):
-    """Clip to [low, high] (either may be None); gradient 1 inside, 0 outside."""
+    """Clip to [low, high] (either may be None: no bound);  dx = grad on [low, high], 0 outside (and
+    at NaN).  Floats in one pass each way (``backend.hardtanh``, the same clip; its backward leaves
+    out the bounds, ``backend.clamp_backward`` keeps them, as PyTorch's clamp)."""
 
     @staticmethod
     def forward(ctx, x, low=None, high=None):
         ctx.save_for_backward(x)
-        ctx.low, ctx.high = low, high
+        ctx.low, ctx.high = -math.inf if low is None else low, math.inf if high is None else high
+        if x.dtype.kind == "f":
+            return backend.hardtanh(x, ctx.low, ctx.high)
         if high is None:  # one bound: the ufunc, without np.clip's ~4 µs of checks (x itself at a tie: -0.0 stays)
             return np.maximum(low, x)
         return np.minimum(high, x) if low is None else np.clip(x, low, high)
@@ -349,13 +355,9 @@ class Clamp(Op):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        if ctx.low is None:
-            inside = x <= ctx.high
-        elif ctx.high is None:
-            inside = x >= ctx.low
-        else:
-            inside = np.logical_and(x >= ctx.low, x <= ctx.high)
-        return grad * inside
+        if type(grad) is np.ndarray:
+            return backend.clamp_backward(grad, x, ctx.low, ctx.high)
+        return grad * np.logical_and(x >= ctx.low, x <= ctx.high)
 
     jvp = backward  # elementwise: the Jacobian is diagonal, so J·v is the backward formula applied to v
 

@@ -44,6 +44,8 @@ def backward_cases(g, x) -> dict:
     return {
         "leaky_relu": lambda: piecewise.leaky_relu_backward(g, x, SLOPE),
         "hardtanh": lambda: piecewise.hardtanh_backward(g, x, LOW, HIGH),
+        "clamp": lambda: piecewise.clamp_backward(g, x, LOW, HIGH),
+        "clamp_min": lambda: piecewise.clamp_backward(g, x, LOW, np.inf),
         "hardsigmoid": lambda: piecewise.hardsigmoid_backward(g, x),
         "hardswish": lambda: piecewise.hardswish_backward(g, x),
         "threshold": lambda: piecewise.threshold_backward(g, x, THRESHOLD),
@@ -96,6 +98,8 @@ OPS = {
     "leaky_relu": (lambda t: F.leaky_relu(t, SLOPE), lambda tf, t: tf.leaky_relu(t, SLOPE)),
     "hardtanh": (lambda t: F.hardtanh(t, LOW, HIGH), lambda tf, t: tf.hardtanh(t, LOW, HIGH)),
     "relu6": (F.relu6, lambda tf, t: tf.relu6(t)),
+    "clamp": (lambda t: t.clamp(LOW, HIGH), lambda tf, t: t.clamp(LOW, HIGH)),
+    "clamp_max": (lambda t: t.clamp(max=HIGH), lambda tf, t: t.clamp(max=HIGH)),
     "hardsigmoid": (F.hardsigmoid, lambda tf, t: tf.hardsigmoid(t)),
     "hardswish": (F.hardswish, lambda tf, t: tf.hardswish(t)),
     "threshold": (lambda t: F.threshold(t, THRESHOLD, VALUE), lambda tf, t: tf.threshold(t, THRESHOLD, VALUE)),
@@ -132,3 +136,21 @@ def test_ops_match_pytorch_at_the_kinks(dtype, name) -> None:
         np.testing.assert_array_equal(np.signbit(y[zeros]), np.signbit(ty.detach().numpy()[zeros]), err_msg=name)
         number = ~np.isnan(x)
         np.testing.assert_allclose(grad[number], tx.grad.numpy()[number], rtol=1e-6, atol=0, err_msg=name)
+
+
+def test_clamp_sends_no_gradient_outside_its_bounds_even_an_infinite_one() -> None:
+    """PyTorch's clamp selects the gradient (``where``): an infinite one outside the bounds gives 0,
+    not inf * 0; at the bounds it passes."""
+    torch = pytest.importorskip("torch")
+    x, g = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, np.nan]), np.array([np.inf, 1.0, 2.0, 3.0, -np.inf, 4.0])
+    tx = torch.tensor(x, requires_grad=True)
+    tx.clamp(0.0, 1.0).backward(torch.tensor(g))
+
+    def run():
+        mx = mt.tensor(x, dtype=mt.float64, requires_grad=True)
+        mx.clamp(0.0, 1.0).backward(mt.tensor(g, dtype=mt.float64))
+        return mx.grad.numpy()
+
+    for grad in both_paths(run):
+        np.testing.assert_array_equal(grad, tx.grad.numpy())
+        np.testing.assert_array_equal(grad, [0.0, 1.0, 2.0, 3.0, 0.0, 0.0])
