@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .runtime.dispatch import Kernel
+from .runtime.dispatch import Kernel, flat_operand
 from .runtime.jit import njit, prange
 
 CLAMP = 1e-30  # the least squared distance (PyTorch's)
@@ -45,7 +45,7 @@ def distances_backward(grad: np.ndarray, x1: np.ndarray, x2: np.ndarray, d: np.n
     where ``needs`` says no gradient is wanted; ``grad`` of d's shape, any layout."""
     shape = d.shape
     planes = d.reshape(-1, *shape[-2:])
-    g = np.ascontiguousarray(np.broadcast_to(grad, shape), d.dtype).reshape(planes.shape)
+    g = flat_operand(grad, d)  # (one value throughout, as sum's and mean's gradients: not copied out)
     q, rows, cols = np.empty_like(planes), np.empty(planes.shape[:2], d.dtype), np.empty(planes.shape[::2], d.dtype)
     _DISTANCE_GRADS.on(planes)(g, planes, q, rows, cols)
     q = q.reshape(shape)
@@ -95,8 +95,8 @@ _FROM_PRODUCTS = Kernel(_from_products_numpy, _from_products, _from_products_par
 # ------------------------------------------------------------------ backward
 def _distance_grads_numpy(g, d, q, rows, cols) -> None:
     """Reference: q = g / d where the distance was not clamped, else 0; its row and column sums
-    (all (B, P, R) but rows (B, P), cols (B, R))."""
-    q[...] = np.where(d > _clamped(d.dtype), g / d, 0)
+    (d, q (B, P, R), rows (B, P), cols (B, R); g flat, d's size or one value: ``flat_operand``)."""
+    q[...] = np.where(d > _clamped(d.dtype), (g.reshape(d.shape) if g.size > 1 else g[0]) / d, 0)
     rows[...] = q.sum(axis=2)
     cols[...] = q.sum(axis=1)
 
@@ -110,13 +110,14 @@ def _clamped(dtype) -> np.floating:
 def _distance_grads(g, d, q, rows, cols):
     floor = np.sqrt(d.dtype.type(CLAMP))
     zero = d.dtype.type(0)
+    full = g.size > 1
     for b in range(d.shape[0]):
         col = np.zeros(d.shape[2])  # (float64 sums)
         for i in range(d.shape[1]):
-            g_row, d_row, q_row = g[b, i], d[b, i], q[b, i]
+            d_row, q_row, at = d[b, i], q[b, i], (b * d.shape[1] + i) * d.shape[2]
             total = 0.0
             for j in range(d.shape[2]):
-                v = g_row[j] / d_row[j] if d_row[j] > floor else zero
+                v = g[at + j if full else 0] / d_row[j] if d_row[j] > floor else zero
                 q_row[j] = v
                 total += v
                 col[j] += v

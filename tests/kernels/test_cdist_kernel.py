@@ -32,10 +32,14 @@ def test_forward_and_backward_equal_reference(kernel, dtype, shapes) -> None:
     assert got.dtype == ref.dtype == np.dtype(dtype) and got.shape == ref.shape
     np.testing.assert_allclose(got, ref, **tolerance(dtype))
     assert (ref[..., 0, 0] == np.sqrt(np.asarray(K.CLAMP, dtype))).all()
-    g = rng.standard_normal(ref.shape).astype(dtype).T.copy().T  # (a transposed layout)
-    got, ref = both_paths(lambda: K.distances_backward(g, x1, x2, ref, (True, True)))
-    for a, b in zip(got, ref):
-        np.testing.assert_allclose(a, b, **tolerance(dtype))
+    d = ref
+    for g in (
+        rng.standard_normal(d.shape).astype(dtype).T.copy().T,  # (a transposed layout)
+        np.broadcast_to(np.asarray(2.5, dtype), d.shape),  # (one value throughout: sum's gradient)
+    ):
+        got, ref = both_paths(lambda: K.distances_backward(g, x1, x2, d, (True, True)))  # noqa: B023
+        for a, b in zip(got, ref):
+            np.testing.assert_allclose(a, b, **tolerance(dtype))
 
 
 def test_backward_is_the_definitions_gradient_zero_where_clamped() -> None:
